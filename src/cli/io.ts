@@ -1,0 +1,49 @@
+// The standard streams and what is known about them, passed into every command so that tests
+// can say "terminal" or "not a terminal" explicitly (gh's IOStreams).
+import type { Readable, Writable } from 'node:stream';
+
+export interface IO {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+  stdinIsTTY: boolean;
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+  /** Width of the terminal on stdout, for tables; 80 when unknown. */
+  columns: number;
+  env: NodeJS.ProcessEnv;
+  /** Milliseconds since the epoch; injected so that tests control time. */
+  now: () => number;
+}
+
+export function processIO(): IO {
+  return {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdinIsTTY: process.stdin.isTTY === true,
+    stdoutIsTTY: process.stdout.isTTY === true,
+    stderrIsTTY: process.stderr.isTTY === true,
+    columns: process.stdout.columns || Number(process.env.COLUMNS) || 80,
+    env: process.env,
+    now: () => Date.now(),
+  };
+}
+
+/** Prompts need both ends of a terminal, and RFS_NO_INPUT=1 turns them off (cli.md). */
+export function canPrompt(io: IO): boolean {
+  return io.stdinIsTTY && io.stderrIsTTY && !isTruthy(io.env.RFS_NO_INPUT);
+}
+
+export function isTruthy(value: string | undefined): boolean {
+  return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
+}
+
+/** Colour: never with NO_COLOR (any value) or --no-color; forced by FORCE_COLOR; else on a terminal. */
+export function colorEnabled(io: IO, flag: boolean | undefined, stream: 'stdout' | 'stderr' = 'stdout'): boolean {
+  if (flag === false) return false;
+  if (io.env.NO_COLOR !== undefined) return false;
+  const force = io.env.FORCE_COLOR;
+  if (force !== undefined) return force !== '0' && force.toLowerCase() !== 'false';
+  return stream === 'stdout' ? io.stdoutIsTTY : io.stderrIsTTY;
+}

@@ -1,0 +1,25 @@
+// Everything rfs says on stderr that is not a result: notices, warnings, verbose request lines,
+// spinners. Bound to one IO, so tests see exactly what a user would.
+// (Interface only here; the implementation lives in src/output/ui-impl.ts.)
+
+export interface Spinner {
+  update(text: string): void;
+  /** Removes the spinner; the text given is printed as a plain line when present. */
+  stop(finalText?: string): void;
+}
+
+export interface Ui {
+  /** Colour on stdout / stderr as resolved from the flags, NO_COLOR, FORCE_COLOR and terminals. */
+  readonly stdoutColor: boolean;
+  readonly stderrColor: boolean;
+  readonly quiet: boolean;
+  readonly verboseEnabled: boolean;
+  /** A notice on stderr, e.g. "more results: --cursor X"; silent with --quiet. */
+  notice(message: string): void;
+  /** `warning: …` on stderr; printed even with --quiet. */
+  warn(message: string): void;
+  /** One line on stderr with -v / RFS_DEBUG=1; the caller passes text with secrets removed. */
+  verbose(line: string): void;
+  /** A spinner on a terminal stderr without --quiet; a no-op object otherwise. */
+  spinner(text: string): Promise<Spinner>;
+}
