@@ -4,6 +4,13 @@ import type { IO } from './io.js';
 import type { ApiClient } from '../api/types.js';
 import type { Ui } from '../output/ui.js';
 
+export interface Connection {
+  /** The profile the values came from (or would be saved to). */
+  profile: string;
+  baseUrl: string;
+  apiKey: string;
+}
+
 export const OUTPUT_FORMATS = ['table', 'json', 'ndjson'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
@@ -30,6 +37,8 @@ export interface Context {
   ui: Ui;
   /** Resolves profile, key and base URL and builds the client on first use. */
   api: () => Promise<ApiClient>;
+  /** A client for an explicit connection (auth login checks a key before saving it). */
+  connect: (connection: Connection) => Promise<ApiClient>;
   /** Aborted on Ctrl-C: long commands stop, report what they did, and exit 130. */
   signal: AbortSignal;
 }
