@@ -19,6 +19,8 @@ export class RfsError extends Error {
   readonly exitCode: ExitCode = EXIT.BUG;
   /** One optional line of advice printed after the error line. */
   hint?: string;
+  /** For an `--all` that stopped: the cursor of the first page it did not get. */
+  resumeCursor?: string;
   constructor(message: string, options?: { cause?: unknown; hint?: string }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     if (options?.hint !== undefined) this.hint = options.hint;

@@ -3,12 +3,9 @@
 // do not know yet pass through to JSON output instead of being dropped or refused.
 import { z } from 'zod';
 
-export const RECORDING_STATUSES = ['DRAFT', 'PENDING', 'CLAIMED', 'REVIEW_PENDING', 'COMPLETED', 'ARCHIVED'] as const;
-export const PRIORITIES = ['LOW', 'MEDIUM', 'HIGH', 'URGENT'] as const;
-export const SYNC_STATES = ['unsynced', 'synced', 'all'] as const;
-export const INCLUDES = ['content', 'contentJson'] as const;
-export const WEBHOOK_EVENTS = ['recording.completed'] as const;
-export const API_KEY_PREFIX = 'service_pk_';
+import { INCLUDES, PRIORITIES, RECORDING_STATUSES, SYNC_STATES, WEBHOOK_EVENTS } from './vocabulary.js';
+
+export * from './vocabulary.js';
 
 export const RecordingStatus = z.enum(RECORDING_STATUSES);
 export const Priority = z.enum(PRIORITIES);

@@ -1,0 +1,52 @@
+// Typed calls for recordings and filings (api.md, Endpoints).
+import { FilingResponse, RecordingList, RecordingResponse, type FilingRequest, type RecordingListItem } from '../shared/schemas.js';
+import { listPage, paginate } from './paginate.js';
+import { apiPath, type ApiClient } from './types.js';
+
+export interface ListRecordingsParams {
+  status?: string;
+  syncState?: string;
+  updatedSince?: string;
+  include?: string;
+  limit?: number;
+  cursor?: string;
+  all: boolean;
+  maxItems?: number;
+  signal?: AbortSignal;
+  onMore?: (cursor: string) => void;
+}
+
+export function listRecordings(client: ApiClient, p: ListRecordingsParams): AsyncGenerator<RecordingListItem> {
+  return paginate(client, {
+    path: '/recordings',
+    query: { status: p.status, syncState: p.syncState, updatedSince: p.updatedSince, include: p.include, limit: p.limit },
+    page: listPage('/recordings', RecordingList),
+    cursor: p.cursor,
+    all: p.all,
+    maxItems: p.maxItems,
+    signal: p.signal,
+    onMore: p.onMore,
+  });
+}
+
+export async function getRecording(client: ApiClient, id: string, o: { include?: string; signal?: AbortSignal } = {}) {
+  const response = await client.request({
+    method: 'GET',
+    path: apiPath('recordings', id),
+    query: { include: o.include },
+    schema: RecordingResponse,
+    signal: o.signal,
+  });
+  return response.data.data;
+}
+
+export async function fileRecording(client: ApiClient, id: string, filing: FilingRequest, signal?: AbortSignal): Promise<FilingResponse> {
+  const response = await client.request({
+    method: 'POST',
+    path: apiPath('recordings', id, 'filings'),
+    body: filing,
+    schema: FilingResponse,
+    signal,
+  });
+  return response.data;
+}

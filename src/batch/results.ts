@@ -1,0 +1,54 @@
+// One result line per batch item (file --from, deliveries replay, sync): ndjson for scripts, a
+// plain row on a terminal, written as each item finishes, then a summary on stderr that says
+// exactly what was done and what was not.
+import type { Context } from '../cli/context.js';
+import { ApiError, RfsError } from '../cli/errors.js';
+import { safeJson } from '../output/safe-json.js';
+import { sanitize } from '../output/sanitize.js';
+
+export interface ItemError {
+  status: number | null;
+  code: string;
+  title: string;
+  requestId: string | null;
+}
+
+export interface ItemResult {
+  ok: boolean;
+  error?: ItemError;
+  [field: string]: unknown;
+}
+
+export function itemError(error: unknown): ItemError {
+  if (error instanceof ApiError) return { status: error.status, code: error.code, title: error.title, requestId: error.requestId };
+  if (error instanceof RfsError) return { status: null, code: error.name.replace(/Error$/, '').toUpperCase(), title: error.message, requestId: null };
+  return { status: null, code: 'INTERNAL_BUG', title: error instanceof Error ? error.message : String(error), requestId: null };
+}
+
+export class ResultWriter {
+  ok = 0;
+  failed = 0;
+  constructor(
+    private readonly ctx: Context,
+    /** How a row reads on a terminal: a label for the item and a description of success. */
+    private readonly row: (result: ItemResult) => { label: string; done: string },
+  ) {}
+
+  async write(result: ItemResult): Promise<void> {
+    if (result.ok) this.ok += 1;
+    else this.failed += 1;
+    const { io, globals } = this.ctx;
+    let text: string;
+    if (globals.output === 'table') {
+      const { label, done } = this.row(result);
+      const mark = result.ok ? 'ok    ' : 'FAILED';
+      const detail = result.ok
+        ? done
+        : `${result.error?.status ?? ''} ${result.error?.code ?? ''}: ${result.error?.title ?? ''}`.trim();
+      text = `${mark}  ${sanitize(label)}  ${sanitize(detail)}\n`;
+    } else {
+      text = safeJson(result) + '\n';
+    }
+    if (!io.stdout.write(text)) await new Promise<void>((resolve) => io.stdout.once('drain', resolve));
+  }
+}

@@ -1,0 +1,153 @@
+// Runs one command line against one IO and returns the exit code; never calls process.exit,
+// so tests drive the whole CLI in-process with buffers for streams.
+import { CommanderError } from 'commander';
+import type { ApiClient } from '../api/types.js';
+import type { Ui } from '../output/ui.js';
+import type { Connection, Context, GlobalOptions, OutputFormat } from './context.js';
+import { CancelError, EXIT, UsageError, exitCodeFor } from './errors.js';
+import { type IO, colorEnabled, isTruthy } from './io.js';
+import { buildProgram, type Dispatch } from './program.js';
+import { reportError } from './report.js';
+import { HELP_TOPICS } from './topics.js';
+
+export interface RunOptions {
+  /** Aborted on Ctrl-C by the process entry point; tests abort it themselves. */
+  signal?: AbortSignal;
+}
+
+export async function runCli(argv: string[], io: IO, options: RunOptions = {}): Promise<number> {
+  const topic = argv[0] === 'help' && argv.length === 2 ? HELP_TOPICS[argv[1] ?? ''] : undefined;
+  if (topic !== undefined) {
+    io.stdout.write(topic);
+    return EXIT.OK;
+  }
+
+  const signal = options.signal ?? new AbortController().signal;
+  let exitCode: number = EXIT.OK;
+  let failure: { error: unknown; globals: GlobalOptions | undefined; name: string } | undefined;
+
+  const dispatch: Dispatch = async (name, load, invocation) => {
+    let globals: GlobalOptions | undefined;
+    let ui: Ui | undefined;
+    let client: Promise<ApiClient> | undefined;
+    const clients: Promise<ApiClient>[] = [];
+    try {
+      globals = resolveGlobals(invocation.globals, io);
+      const g = globals;
+      const { createUi } = await import('../output/ui-impl.js');
+      ui = createUi(io, {
+        quiet: g.quiet,
+        verbose: g.verbose,
+        stdoutColor: g.color,
+        stderrColor: colorEnabled(io, invocation.globals.color === false ? false : undefined, 'stderr'),
+      });
+      const u = ui;
+      const connect = (connection: Connection): Promise<ApiClient> => {
+        const made = makeClient(connection, g, u, io);
+        clients.push(made);
+        return made;
+      };
+      const ctx: Context = {
+        io,
+        globals: g,
+        ui: u,
+        signal,
+        connect,
+        api: () => {
+          client ??= (async () => {
+            const { openProfiles } = await import('../config/profiles.js');
+            const { resolveConnection } = await import('../config/connection.js');
+            return connect(resolveConnection(g, io.env, openProfiles(io.env)));
+          })();
+          return client;
+        },
+      };
+      const command = await load();
+      exitCode = await command.run(ctx, { ...invocation, name });
+      if (signal.aborted && exitCode === EXIT.OK) exitCode = EXIT.INTERRUPTED;
+    } catch (error) {
+      failure = { error: signal.aborted && !(error instanceof UsageError) ? asCancel(error) : error, globals, name };
+    } finally {
+      for (const made of clients) await made.then((c) => c.close()).catch(() => undefined);
+    }
+  };
+
+  const program = buildProgram(dispatch, {
+    writeOut: (text) => io.stdout.write(text),
+    writeErr: (text) => io.stderr.write(text),
+  });
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) return commanderExit(error);
+    failure = { error, globals: undefined, name: '' };
+  }
+  if (failure) {
+    reportError(io, failure.error, { globals: failure.globals, name: failure.name });
+    return exitCodeFor(failure.error);
+  }
+  return exitCode;
+}
+
+function commanderExit(error: CommanderError): number {
+  switch (error.code) {
+    case 'commander.helpDisplayed':
+    case 'commander.version':
+    // `rfs` or `rfs recordings` alone: the overview, as gh prints it, is not a failure.
+    case 'commander.help':
+      return EXIT.OK;
+    default:
+      // Unknown command or option, a missing argument, a value outside its choices: commander
+      // has printed the message (with a suggestion for a mistyped name); nothing was sent.
+      return EXIT.USAGE;
+  }
+}
+
+function asCancel(error: unknown): unknown {
+  return error instanceof CancelError ? error : new CancelError('interrupted', { cause: error });
+}
+
+function numberFlag(name: string, raw: unknown, o: { min: number; max: number; integer?: boolean }): number {
+  const text = String(raw);
+  const value = Number(text);
+  const ok = text.trim() !== '' && Number.isFinite(value) && (!o.integer || Number.isInteger(value)) && value >= o.min && value <= o.max;
+  if (!ok) {
+    throw new UsageError(`invalid ${name} ${JSON.stringify(text)}: expected ${o.integer ? 'a whole number' : 'a number'} from ${o.min} to ${o.max}`);
+  }
+  return value;
+}
+
+export function resolveGlobals(raw: Record<string, unknown>, io: IO): GlobalOptions {
+  const output: OutputFormat = raw.json === true ? 'json' : ((raw.output as OutputFormat | undefined) ?? (io.stdoutIsTTY ? 'table' : 'json'));
+  return {
+    profile: typeof raw.profile === 'string' ? raw.profile : undefined,
+    baseUrl: typeof raw.baseUrl === 'string' ? raw.baseUrl : undefined,
+    output,
+    color: colorEnabled(io, raw.color === false ? false : undefined, 'stdout'),
+    quiet: raw.quiet === true,
+    verbose: raw.verbose === true || isTruthy(io.env.RFS_DEBUG),
+    timeoutSeconds: numberFlag('--timeout', raw.timeout ?? '30', { min: 0.001, max: 3600 }),
+    maxRetries: numberFlag('--max-retries', raw.maxRetries ?? '5', { min: 0, max: 100, integer: true }),
+    rate: numberFlag('--rate', raw.rate ?? '120', { min: 0, max: 1_000_000 }),
+    yes: raw.yes === true,
+  };
+}
+
+async function makeClient(connection: Connection, g: GlobalOptions, ui: Ui, io: IO): Promise<ApiClient> {
+  const { createApiClient } = await import('../api/client.js');
+  return createApiClient({
+    baseUrl: connection.baseUrl,
+    apiKey: connection.apiKey,
+    timeoutMs: g.timeoutSeconds * 1000,
+    maxRetries: g.maxRetries,
+    ratePerMinute: g.rate,
+    log: (line) => ui.verbose(line),
+    onWait: ({ ms, reason }) => {
+      // cli.md: a wait longer than 2 s says why and for how long (a spinner on a terminal).
+      if (ms <= 2000) return;
+      const text = `${reason}: waiting ${(ms / 1000).toFixed(1)}s before retrying`;
+      if (io.stderrIsTTY) void ui.spinner(text).then((s) => setTimeout(() => s.stop(), ms).unref());
+      else ui.notice(text);
+    },
+  });
+}

@@ -1,0 +1,14 @@
+// rfs auth logout [--profile <name>]: forget a profile and its key.
+import type { Context } from '../../cli/context.js';
+import { EXIT } from '../../cli/errors.js';
+import type { Invocation } from '../../cli/program.js';
+import { DEFAULT_PROFILE } from '../../config/connection.js';
+import { noSuchProfile, openProfiles } from '../../config/profiles.js';
+
+export async function run(ctx: Context, _inv: Invocation): Promise<number> {
+  const store = openProfiles(ctx.io.env);
+  const name = ctx.globals.profile ?? ctx.io.env.RFS_PROFILE ?? store.defaultName() ?? DEFAULT_PROFILE;
+  if (!store.remove(name)) throw noSuchProfile(name, store.list().map((p) => p.name));
+  ctx.ui.notice(`Removed profile "${name}" and its key from ${store.path}.`);
+  return EXIT.OK;
+}

@@ -1,0 +1,34 @@
+// rfs deliveries list (cli.md, deliveries). Delivery records are "not shown" in api.md: the
+// table reads the sandbox's field names where present, and json keeps every field.
+import { listDeliveries } from '../../api/webhooks.js';
+import type { Context } from '../../cli/context.js';
+import { EXIT } from '../../cli/errors.js';
+import type { Invocation } from '../../cli/program.js';
+import { writeList } from '../../output/list-writer.js';
+import type { Column } from '../../output/table.js';
+import { formatLocalTime } from '../../output/time.js';
+import type { Delivery } from '../../shared/schemas.js';
+import { field } from '../fields.js';
+import { intFlag, stringFlag } from '../flags.js';
+
+export const DELIVERY_COLUMNS: readonly Column<Delivery>[] = [
+  { header: 'ID', value: (d) => d.id },
+  { header: 'STATUS', value: (d) => field(d, 'status') },
+  { header: 'SUBSCRIPTION', value: (d) => field(d, 'subscriptionId'), flex: true },
+  { header: 'RECORDING', value: (d) => field(d, 'recordingId'), flex: true },
+  { header: 'ATTEMPTS', value: (d) => field(d, 'attempts'), align: 'right' },
+  { header: 'LAST ATTEMPT', value: (d) => formatLocalTime(field(d, 'lastAttemptAt') || null) },
+  { header: 'LAST ANSWER', value: (d) => field(d, 'lastResponseStatus') || field(d, 'lastError'), flex: true },
+];
+
+export async function run(ctx: Context, inv: Invocation): Promise<number> {
+  const params = {
+    status: stringFlag(inv.opts.status),
+    subscriptionId: stringFlag(inv.opts.subscription),
+    limit: intFlag('--limit', inv.opts.limit, { min: 1, max: 50 }),
+  };
+  const client = await ctx.api();
+  const deliveries = await listDeliveries(client, { ...params, signal: ctx.signal });
+  await writeList(ctx.io, ctx.globals.output, deliveries, { columns: DELIVERY_COLUMNS, color: ctx.globals.color, width: ctx.io.columns });
+  return EXIT.OK;
+}

@@ -1,0 +1,50 @@
+// rfs webhooks create (cli.md, webhooks): one Idempotency-Key per invocation, reused by every
+// retry, so that a lost answer never leaves two subscriptions behind.
+import { randomUUID } from 'node:crypto';
+import { createWebhook } from '../../api/webhooks.js';
+import type { Context } from '../../cli/context.js';
+import { EXIT, UsageError } from '../../cli/errors.js';
+import type { Invocation } from '../../cli/program.js';
+import { writeResource } from '../../output/list-writer.js';
+import { formatLocalTime } from '../../output/time.js';
+import { IdempotencyKey, WEBHOOK_EVENTS } from '../../shared/schemas.js';
+import { requireFlag, stringFlag } from '../flags.js';
+
+export async function run(ctx: Context, inv: Invocation): Promise<number> {
+  const url = requireFlag('--url', inv.opts.url);
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(`invalid --url ${JSON.stringify(url)}: expected an absolute https:// URL`);
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
+    throw new UsageError(`invalid --url: the scheme must be https (or http to a loopback host), not ${parsed.protocol.replace(':', '')}`);
+  }
+  const events = Array.isArray(inv.opts.event) && inv.opts.event.length > 0 ? (inv.opts.event as string[]) : [...WEBHOOK_EVENTS];
+  const given = stringFlag(inv.opts.idempotencyKey);
+  if (given !== undefined && !IdempotencyKey.safeParse(given).success) {
+    throw new UsageError('invalid --idempotency-key: use 8 to 255 letters, digits, or . _ : -');
+  }
+  const key = given ?? `rfs-${randomUUID()}`;
+  ctx.ui.verbose(`idempotency key: ${key}`);
+
+  const client = await ctx.api();
+  const subscription = await createWebhook(client, { url, events: [...new Set(events)] }, key, ctx.signal);
+  await writeResource(ctx.io, ctx.globals.output, subscription, {
+    color: ctx.globals.color,
+    sections: (s) => [
+      {
+        rows: [
+          { label: 'ID', value: s.id ?? null },
+          { label: 'URL', value: s.url },
+          { label: 'Events', value: s.events },
+          { label: 'Created', value: s.createdAt ? formatLocalTime(s.createdAt) : null },
+          { label: 'Secret', value: s.secret },
+        ],
+      },
+    ],
+  });
+  ctx.ui.notice('The secret is shown only this once: store it now (it verifies the signature of every delivery).');
+  return EXIT.OK;
+}

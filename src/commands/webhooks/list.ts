@@ -1,0 +1,29 @@
+// rfs webhooks list (cli.md, webhooks). Items are "not shown" in api.md: every field the
+// server sends is kept in json output; the table shows the usual ones.
+import { listWebhooks } from '../../api/webhooks.js';
+import type { Context } from '../../cli/context.js';
+import { EXIT } from '../../cli/errors.js';
+import type { Invocation } from '../../cli/program.js';
+import { writeList } from '../../output/list-writer.js';
+import { formatLocalTime } from '../../output/time.js';
+import { intFlag, stringFlag } from '../flags.js';
+import { moreNotice } from '../notices.js';
+import { field } from '../fields.js';
+
+export async function run(ctx: Context, inv: Invocation): Promise<number> {
+  const limit = intFlag('--limit', inv.opts.limit, { min: 1, max: 50 });
+  const cursor = stringFlag(inv.opts.cursor);
+  const client = await ctx.api();
+  const items = listWebhooks(client, { limit, cursor, all: inv.opts.all === true, signal: ctx.signal, onMore: (c) => moreNotice(ctx, c) });
+  await writeList(ctx.io, ctx.globals.output, items, {
+    color: ctx.globals.color,
+    width: ctx.io.columns,
+    columns: [
+      { header: 'ID', value: (w) => field(w, 'id') },
+      { header: 'URL', value: (w) => w.url, flex: true },
+      { header: 'EVENTS', value: (w) => w.events.join(', ') },
+      { header: 'CREATED', value: (w) => formatLocalTime(field(w, 'createdAt') || null) },
+    ],
+  });
+  return EXIT.OK;
+}

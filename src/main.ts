@@ -1,0 +1,30 @@
+// The process entry point: wires the real streams and signals to runCli and sets the exit code.
+import { processIO } from './cli/io.js';
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  // The cheapest answer there is: no command tree, no libraries.
+  if (argv.length === 1 && argv[0] === '--version') {
+    process.stdout.write(`${RFS_VERSION}\n`);
+    return;
+  }
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSignal = (): void => {
+    interrupts += 1;
+    // The first Ctrl-C lets the command finish its report; a second one means "now".
+    if (interrupts > 1) process.exit(130);
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const { runCli } = await import('./cli/run.js');
+  process.exitCode = await runCli(argv, processIO(), { signal: controller.signal });
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`error: unexpected failure: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});
