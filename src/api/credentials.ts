@@ -1,6 +1,6 @@
 // API keys and base URLs, checked before anything is sent (cli.md, Connection and credentials).
 import { UsageError } from '../cli/errors.js';
-import { API_KEY_PREFIX } from '../shared/schemas.js';
+import { API_KEY_PREFIX } from '../shared/vocabulary.js';
 
 /** `service_pk_…` plus the last 4 characters: the only form in which a key is ever shown. */
 export function redactKey(key: string): string {

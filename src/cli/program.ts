@@ -1,6 +1,6 @@
 // The command tree of cli.md. Only commander and plain data are loaded here: each command's
 // code is imported when it runs, so `rfs --help` costs little more than starting Node.
-import { Argument, Command, Option } from 'commander';
+import { Argument, Command, InvalidArgumentError, Option } from 'commander';
 import {
   DELIVERY_STATUSES,
   INCLUDES,
@@ -187,7 +187,13 @@ export function buildProgram(dispatch: Dispatch, output?: ProgramOutput): Comman
       .addOption(
         new Option('--event <name>', 'event to send (repeatable)')
           .choices(WEBHOOK_EVENTS)
-          .argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
+          .argParser((value: string, previous: string[] | undefined) => {
+            // A custom parser replaces commander's choices check, so it checks them itself.
+            if (!(WEBHOOK_EVENTS as readonly string[]).includes(value)) {
+              throw new InvalidArgumentError(`Allowed choices are ${WEBHOOK_EVENTS.join(', ')}.`);
+            }
+            return [...(previous ?? []), value];
+          }),
       )
       .option('--idempotency-key <key>', '8-255 letters, digits, . _ : - (default: rfs-<uuid>, reused on retries)')
       .addHelpText(

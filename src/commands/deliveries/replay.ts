@@ -5,6 +5,7 @@ import { itemError, ResultWriter } from '../../batch/results.js';
 import type { Context } from '../../cli/context.js';
 import { ApiError, CancelError, EXIT, UsageError } from '../../cli/errors.js';
 import type { Invocation } from '../../cli/program.js';
+import { canPrompt } from '../../cli/io.js';
 import { writeList } from '../../output/list-writer.js';
 import { sanitize } from '../../output/sanitize.js';
 import { confirmAction } from '../../prompt/confirm.js';
@@ -21,16 +22,21 @@ export async function run(ctx: Context, inv: Invocation): Promise<number> {
     throw new UsageError('--subscription and --dry-run go with --all-failed');
   }
 
+  // Asking comes after the listing, but whether we could ask is known now: fail before sending.
+  if (allFailed && inv.opts.dryRun !== true && !ctx.globals.yes && !canPrompt(ctx.io)) {
+    throw new UsageError('replaying every FAILED delivery needs a confirmation, and there is no terminal to ask on', {
+      hint: 'pass --yes to confirm, or --dry-run to only list them',
+    });
+  }
   const client = await ctx.api();
   let ids: string[] = inv.args;
   if (allFailed) {
     // One listing: api.md returns at most 50 rows and gives the list no cursor.
     const failed = await listDeliveries(client, { status: 'FAILED', subscriptionId, limit: 50, signal: ctx.signal });
-    const more = failed.length >= 50 ? 'the list holds at most 50 rows: more may remain after these are replayed' : undefined;
     if (inv.opts.dryRun === true) {
       await writeList(ctx.io, ctx.globals.output, failed, { columns: DELIVERY_COLUMNS, color: ctx.globals.color, width: ctx.io.columns });
       ctx.ui.notice(`${failed.length} FAILED deliver${failed.length === 1 ? 'y' : 'ies'} would be replayed (dry run: nothing sent)`);
-      if (more) ctx.ui.notice(more);
+      if (failed.length >= 50) ctx.ui.notice('the list holds at most 50 rows: more may remain after these are replayed');
       return EXIT.OK;
     }
     if (failed.length === 0) {
