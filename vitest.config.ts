@@ -7,6 +7,8 @@ export default defineConfig({
   define: { RFS_VERSION: JSON.stringify(pkg.version) },
   test: {
     include: ['test/**/*.test.ts'],
+    // Tables show local time: pin it so that expected output is the same on every machine.
+    env: { TZ: 'UTC' },
     testTimeout: 20_000,
     hookTimeout: 20_000,
     // Servers in tests listen on 127.0.0.1 port 0; two workers suit the two cores here.

@@ -4,6 +4,7 @@
 import type { Context } from '../cli/context.js';
 import { ApiError, RfsError } from '../cli/errors.js';
 import { safeJson } from '../output/safe-json.js';
+import { redactSecrets } from '../output/redact.js';
 import { sanitize } from '../output/sanitize.js';
 
 export interface ItemError {
@@ -49,6 +50,7 @@ export class ResultWriter {
     } else {
       text = safeJson(result) + '\n';
     }
+    text = redactSecrets(text);
     if (!io.stdout.write(text)) await new Promise<void>((resolve) => io.stdout.once('drain', resolve));
   }
 }

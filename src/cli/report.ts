@@ -5,6 +5,7 @@ import type { GlobalOptions } from './context.js';
 import { ApiError, ContractError, RfsError, exitCodeFor } from './errors.js';
 import type { IO } from './io.js';
 import { safeJson } from '../output/safe-json.js';
+import { redactSecrets } from '../output/redact.js';
 import { sanitize } from '../output/sanitize.js';
 
 const SCOPE_OF: Record<string, string> = {
@@ -75,5 +76,6 @@ export function reportError(io: IO, error: unknown, context: ReportContext): voi
   const format = context.globals?.output;
   if (format === 'json' || format === 'ndjson') lines.push(safeJson(problemObject(error)));
   if (context.globals?.verbose && error instanceof Error && error.stack) lines.push(sanitize(error.stack, { multiline: true }));
-  io.stderr.write(lines.join('\n') + '\n');
+  // Last, over everything: a server may echo the key back in a title or a body.
+  io.stderr.write(redactSecrets(lines.join('\n')) + '\n');
 }

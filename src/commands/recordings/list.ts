@@ -5,22 +5,25 @@ import { EXIT } from '../../cli/errors.js';
 import type { Invocation } from '../../cli/program.js';
 import { writeList } from '../../output/list-writer.js';
 import type { Column } from '../../output/table.js';
-import { formatLocalTime, parseWhen } from '../../output/time.js';
+import { formatAge, parseWhen } from '../../output/time.js';
 import type { RecordingListItem } from '../../shared/schemas.js';
 import { intFlag, stringFlag } from '../flags.js';
 import { moreNotice } from '../notices.js';
 
-export const RECORDING_COLUMNS: readonly Column<RecordingListItem>[] = [
-  { header: 'ID', value: (r) => r.id, maxWidth: 28 },
-  { header: 'TITLE', value: (r) => r.title, flex: true, maxWidth: 48 },
-  { header: 'STATUS', value: (r) => r.status },
-  { header: 'PRIORITY', value: (r) => r.priority },
-  { header: 'AUTHOR', value: (r) => r.author.name, flex: true, maxWidth: 24 },
-  { header: 'CLIENT', value: (r) => r.client?.name ?? '-', flex: true, maxWidth: 24 },
-  { header: 'MATTER', value: (r) => r.matter?.name ?? '-', flex: true, maxWidth: 24 },
-  { header: 'UPDATED', value: (r) => formatLocalTime(r.updatedAt) },
-  { header: 'FILED', value: (r) => (r.syncCount === 0 ? 'no' : `${r.syncCount}× ${formatLocalTime(r.lastSyncedAt)}`) },
-];
+/** cli.md's columns; on a narrow terminal MATTER, CLIENT and AUTHOR go first, in that order. */
+export function recordingColumns(now: number): Column<RecordingListItem>[] {
+  return [
+    { header: 'ID', value: (r) => r.id, maxWidth: 28 },
+    { header: 'TITLE', value: (r) => r.title, flex: true, maxWidth: 48 },
+    { header: 'STATUS', value: (r) => r.status },
+    { header: 'PRIORITY', value: (r) => r.priority },
+    { header: 'AUTHOR', value: (r) => r.author.name, flex: true, maxWidth: 24, dropOrder: 3 },
+    { header: 'CLIENT', value: (r) => r.client?.name ?? '-', flex: true, maxWidth: 24, dropOrder: 2 },
+    { header: 'MATTER', value: (r) => r.matter?.name ?? '-', flex: true, maxWidth: 24, dropOrder: 1 },
+    { header: 'UPDATED', value: (r) => formatAge(r.updatedAt, now) },
+    { header: 'FILED', value: (r) => (r.syncCount === 0 ? 'no' : `${r.syncCount}× ${formatAge(r.lastSyncedAt, now)}`) },
+  ];
+}
 
 export async function run(ctx: Context, inv: Invocation): Promise<number> {
   const o = inv.opts;
@@ -36,6 +39,6 @@ export async function run(ctx: Context, inv: Invocation): Promise<number> {
   };
   const client = await ctx.api();
   const items = listRecordings(client, { ...params, signal: ctx.signal, onMore: (cursor) => moreNotice(ctx, cursor) });
-  await writeList(ctx.io, ctx.globals.output, items, { columns: RECORDING_COLUMNS, color: ctx.globals.color, width: ctx.io.columns });
+  await writeList(ctx.io, ctx.globals.output, items, { columns: recordingColumns(ctx.io.now()), color: ctx.globals.color, width: ctx.io.columns });
   return EXIT.OK;
 }

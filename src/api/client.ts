@@ -1,0 +1,293 @@
+// The one HTTP client (style.md, One HTTP client): base URL, auth header, user agent, timeouts,
+// retries, pacing, problem-details errors and the -v lines live here once. As in Octokit, one
+// attempt (`send`) is a plain exchange, and the retry/pacing loop (`request`) wraps it.
+import { setTimeout as delay } from 'node:timers/promises';
+import { Pool } from 'undici';
+import type { Dispatcher } from 'undici';
+import { ApiError, CancelError, ContractError, NetworkError } from '../cli/errors.js';
+import { checkShape, parseJson } from './contract.js';
+import { apiRoot, checkKeyFormat, redactKey } from './credentials.js';
+import { TokenBucket } from './pacing.js';
+import { firstHeader, problemFromResponse } from './problem.js';
+import { classifyNetworkError, formatSeconds, MAX_RETRY_AFTER_MS, planRetry, SendLog } from './retry.js';
+import type { AttemptFailure, RetryPlan } from './retry.js';
+import type { ApiClient, ApiResponse, Method, RequestOptions } from './types.js';
+import { describeWait, formatAttemptLine, redactSecrets } from './verbose.js';
+
+export interface ClientOptions {
+  /** Service root as configured; apiRoot() refuses plain http to a non-loopback host. */
+  baseUrl: string;
+  apiKey: string;
+  /** Per attempt: connecting, sending, and reading the whole answer. */
+  timeoutMs: number;
+  /** Retries after the first attempt, for retryable failures only. */
+  maxRetries: number;
+  /** Client-side pacing (token bucket, burst 10); 0 = unpaced. */
+  ratePerMinute: number;
+  /** Default `rfs/<version> node/<version>`. */
+  userAgent?: string;
+  /** Verbose: one line per attempt. */
+  log?: (line: string) => void;
+  /**
+   * Called before every wait: before each retry, and before a pacing wait that is not zero.
+   * `attempt` is the number of the attempt that follows the wait.
+   */
+  onWait?: (wait: { ms: number; reason: string; attempt: number }) => void;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random?: () => number;
+  now?: () => number;
+  /** Default 16 MiB; a larger answer is a ContractError, and is read no further. */
+  maxResponseBytes?: number;
+}
+
+export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+/** An error body only feeds the error line; a larger one is dropped rather than refused. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+type ResponseHeaders = Record<string, string | string[] | undefined>;
+
+/** What one attempt produced: a 2xx answer, or a failure for the retry policy to judge. */
+type Attempt =
+  // body is undefined when the answer was larger than maxResponseBytes and was left unread.
+  | { ok: true; status: number; headers: ResponseHeaders; body: Buffer | undefined; requestId: string | null }
+  | { ok: false; failure: AttemptFailure; error: ApiError | NetworkFailureInfo; outcome: string; requestId: string | null };
+
+interface NetworkFailureInfo {
+  code: string;
+  description: string;
+  timedOut: boolean;
+  cause: unknown;
+}
+
+export function createApiClient(options: ClientOptions): ApiClient {
+  const root = new URL(apiRoot(options.baseUrl));
+  const apiKey = checkKeyFormat(options.apiKey);
+  const rootPath = root.pathname.replace(/\/+$/, '');
+  const baseUrl = `${root.origin}${rootPath.replace(/\/api\/v1$/, '')}`;
+  const userAgent = options.userAgent ?? `rfs/${RFS_VERSION} node/${process.versions.node}`;
+  const now = options.now ?? Date.now;
+  const random = options.random ?? Math.random;
+  const sleep = options.sleep ?? ((ms: number, signal?: AbortSignal) => delay(ms, undefined, signal ? { signal } : {}));
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const { timeoutMs, maxRetries, log, onWait } = options;
+  const attempts = maxRetries + 1;
+  const bucket = options.ratePerMinute > 0 ? new TokenBucket(options.ratePerMinute) : undefined;
+  const sendLog = new SendLog();
+  // undici's own header and body timers are off (0): one per-attempt timer below covers the
+  // whole exchange, including a body that never ends.
+  const pool = new Pool(root.origin, { connectTimeout: Math.ceil(timeoutMs), headersTimeout: 0, bodyTimeout: 0 });
+  let closed = false;
+
+  const redact = (text: string): string => redactSecrets(text, apiKey);
+
+  async function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    try {
+      await sleep(ms, signal);
+    } catch (error) {
+      if (signal?.aborted) throw cancelled(signal);
+      throw error;
+    }
+    if (signal?.aborted) throw cancelled(signal);
+  }
+
+  async function send(method: Method, target: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal | undefined): Promise<Attempt> {
+    const attempt = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      attempt.abort(new Error(`no complete answer within ${formatSeconds(timeoutMs)}`));
+    }, timeoutMs);
+    const forward = (): void => attempt.abort(signal?.reason);
+    signal?.addEventListener('abort', forward, { once: true });
+    try {
+      const res = await pool.request({ path: target, method, headers, body: body ?? null, signal: attempt.signal });
+      const status = res.statusCode;
+      const ok = status >= 200 && status < 300;
+      const bytes = await readCapped(res.body, res.headers['content-length'], ok ? maxResponseBytes : Math.min(maxResponseBytes, MAX_ERROR_BODY_BYTES));
+      const requestId = firstHeader(res.headers['x-request-id']) ?? null;
+      if (ok) return { ok: true, status, headers: res.headers, body: bytes, requestId };
+      const error = problemFromResponse({ status, statusText: res.statusText, headers: res.headers, body: bytes });
+      return {
+        ok: false,
+        failure: { kind: 'status', status, retryAfter: res.headers['retry-after'] },
+        error,
+        outcome: `${status} ${error.code}`,
+        requestId: error.requestId,
+      };
+    } catch (error) {
+      if (signal?.aborted) throw cancelled(signal);
+      const network = timedOut
+        ? { code: 'TIMEOUT', description: `timed out after ${formatSeconds(timeoutMs)}`, retryable: true }
+        : classifyNetworkError(error);
+      if (network === undefined) {
+        // Bytes that are not HTTP at all (undici's parser errors, HPE_*): the answer broke the
+        // contract, and repeating the request will not change what is listening there.
+        const code = (error as { code?: unknown } | null)?.code;
+        if (typeof code === 'string' && code.startsWith('HPE_')) {
+          throw new ContractError(`the server's answer is not valid HTTP (${code})`, { cause: error });
+        }
+        throw error;
+      }
+      return {
+        ok: false,
+        failure: { kind: 'network', retryable: network.retryable, reason: network.description },
+        error: { code: network.code, description: network.description, timedOut, cause: error },
+        outcome: timedOut ? network.description : `${network.description} (${network.code})`,
+        requestId: null,
+      };
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', forward);
+    }
+  }
+
+  /** The error a failed request ends with, once the retry policy has given up. */
+  function finalError(method: Method, target: string, last: Extract<Attempt, { ok: false }>, plan: RetryPlan, made: number): Error {
+    const tries = `${made} attempt${made === 1 ? '' : 's'}`;
+    const error = last.error;
+    if (error instanceof ApiError) {
+      if (plan.retry === false && plan.because === 'retry-after-too-long') {
+        error.hint = `the server asked to wait ${formatSeconds(plan.askedMs)} before retrying (rfs waits at most ${formatSeconds(MAX_RETRY_AFTER_MS)}); try again later`;
+      } else if (plan.retry === false && plan.because === 'exhausted') {
+        error.hint = `still HTTP ${error.status} after ${tries}; ${error.status === 429 ? 'lower --rate, or ' : ''}try again later`;
+      }
+      return error;
+    }
+    const what = `${method} ${redact(target)}`;
+    const gaveUp = plan.retry === false && plan.because === 'exhausted' ? `; gave up after ${tries}` : '';
+    if (error.timedOut) {
+      return new NetworkError(`${what}: no complete answer from ${root.host} within ${formatSeconds(timeoutMs)}${gaveUp}`, {
+        cause: error.cause,
+        hint: 'raise --timeout, or try again later',
+      });
+    }
+    return new NetworkError(`${what}: ${error.description} (${error.code}) at ${root.host}${gaveUp}`, {
+      cause: error.cause,
+      hint: 'check --base-url (or RFS_BASE_URL) and the network',
+    });
+  }
+
+  function logAttempt(method: Method, target: string, headers: Record<string, string>, fields: { outcome: string; durationMs: number; requestId: string | null; attempt: number; next?: string }): void {
+    log?.(formatAttemptLine({ method, target, attempts, idempotencyKey: headers['idempotency-key'], ...fields }, apiKey));
+  }
+
+  async function request<T>(req: RequestOptions<T>): Promise<ApiResponse<T>> {
+    if (closed) throw new Error('the API client is closed');
+    const target = buildTarget(rootPath, req.path, req.query);
+    const headers = buildHeaders(req.headers, req.body !== undefined, userAgent, apiKey);
+    const body = req.body === undefined ? undefined : JSON.stringify(req.body);
+    const { signal } = req;
+
+    for (let attempt = 1; ; attempt++) {
+      if (signal?.aborted) throw cancelled(signal);
+      if (bucket) {
+        const ms = bucket.reserve(now());
+        if (ms > 0) {
+          onWait?.({ ms, reason: `pacing: at most ${options.ratePerMinute} requests per minute (--rate)`, attempt });
+          await pause(ms, signal);
+        }
+      }
+      const started = now();
+      sendLog.record(started);
+      const result = await send(req.method, target, headers, body, signal);
+      const durationMs = now() - started;
+
+      if (result.ok) {
+        logAttempt(req.method, target, headers, { outcome: String(result.status), durationMs, requestId: result.requestId, attempt });
+        if (result.body === undefined) {
+          throw new ContractError(`the server's answer is larger than ${formatBytes(maxResponseBytes)}; it was not read`);
+        }
+        return {
+          status: result.status,
+          data: decode(req.schema, result.body),
+          requestId: result.requestId,
+          headers: result.headers,
+          attempts: attempt,
+        };
+      }
+
+      const at = now();
+      const plan = planRetry({ failure: result.failure, retry: attempt, maxRetries, now: at, random, oldestRecentSend: sendLog.oldestWithin(at) });
+      const next = plan.retry
+        ? describeWait(plan.ms)
+        : plan.because === 'exhausted'
+          ? 'giving up'
+          : plan.because === 'retry-after-too-long'
+            ? `not retrying: the server asked to wait ${formatSeconds(plan.askedMs)}`
+            : undefined;
+      logAttempt(req.method, target, headers, { outcome: result.outcome, durationMs, requestId: result.requestId, attempt, ...(next ? { next } : {}) });
+      if (!plan.retry) throw finalError(req.method, target, result, plan, attempt);
+      onWait?.({ ms: plan.ms, reason: plan.reason, attempt: attempt + 1 });
+      await pause(plan.ms, signal);
+    }
+  }
+
+  return {
+    baseUrl,
+    redactedKey: redactKey(apiKey),
+    request,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.close();
+    },
+  };
+}
+
+function buildTarget(rootPath: string, path: string, query: RequestOptions<unknown>['query']): string {
+  // Sent verbatim: no URL parser sees it, so `%2E%2E` stays a segment and never means "parent".
+  if (!path.startsWith('/')) throw new TypeError(`an API path starts with "/" (got ${JSON.stringify(path)})`);
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value !== undefined) params.append(name, String(value));
+  }
+  const search = params.toString();
+  return `${rootPath}${path}${search ? (path.includes('?') ? '&' : '?') + search : ''}`;
+}
+
+function buildHeaders(extra: Record<string, string> | undefined, hasBody: boolean, userAgent: string, apiKey: string): Record<string, string> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (hasBody) headers['content-type'] = 'application/json';
+  // Caller headers (Idempotency-Key) are the same object on every attempt of this request.
+  for (const [name, value] of Object.entries(extra ?? {})) headers[name.toLowerCase()] = value;
+  headers['user-agent'] = userAgent;
+  headers.authorization = `Bearer ${apiKey}`;
+  return headers;
+}
+
+function decode<T>(schema: RequestOptions<T>['schema'], body: Buffer): T {
+  if (schema === null) {
+    // Nothing is relied on, but a body that is there must still be JSON: a captive portal's
+    // "200 OK" page must not pass for a successful delete.
+    return (body.length === 0 ? undefined : parseJson(body)) as T;
+  }
+  return checkShape(schema, parseJson(body));
+}
+
+/** The body's bytes, or undefined (and the rest left unread) when it is larger than `cap`. */
+async function readCapped(body: Dispatcher.ResponseData['body'], declaredLength: string | string[] | undefined, cap: number): Promise<Buffer | undefined> {
+  const declared = Number(firstHeader(declaredLength));
+  if (Number.isFinite(declared) && declared > cap) {
+    body.destroy();
+    return undefined;
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    total += chunk.length;
+    if (total > cap) {
+      body.destroy();
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, total);
+}
+
+function cancelled(signal: AbortSignal): CancelError {
+  return new CancelError('cancelled', { cause: signal.reason });
+}
+
+function formatBytes(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
+}

@@ -1,0 +1,65 @@
+// A 2xx answer is checked against its zod schema at the boundary (style.md, Zod at the boundary):
+// an answer that is not JSON or not the documented shape becomes a ContractError (exit 7) that
+// names the path of the bad field, e.g. `data[3].status: expected one of …`.
+import type { z } from 'zod';
+import { ContractError } from '../cli/errors.js';
+
+export function parseJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch (cause) {
+    throw new ContractError("the server's answer is not JSON", {
+      cause,
+      hint: 'check --base-url: it should point at the Recording Filing Service, not a web page or proxy',
+    });
+  }
+}
+
+export function checkShape<T>(schema: z.ZodType<T>, value: unknown): T {
+  const result = schema.safeParse(value, { reportInput: true });
+  if (result.success) return result.data;
+  const issues = result.error.issues;
+  const first = issues[0];
+  if (first === undefined) throw new ContractError("the server's answer is not the documented shape");
+  const path = formatPath(first.path);
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
+  throw new ContractError(`the server's answer is not the documented shape: ${path || '(the body)'}: ${describeIssue(first)}${more}`, {
+    cause: result.error,
+    path,
+  });
+}
+
+/** `['data', 3, 'status']` → `data[3].status`; keys that are not identifiers are quoted. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else if (typeof key === 'string' && /^[A-Za-z_$][\w$]*$/.test(key)) out += out ? `.${key}` : key;
+    else out += `[${JSON.stringify(String(key))}]`;
+  }
+  return out;
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  switch (issue.code) {
+    case 'invalid_type':
+      return issue.input === undefined ? `missing (expected ${issue.expected})` : `expected ${issue.expected}, got ${kindOf(issue.input)}`;
+    case 'invalid_value':
+      return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${preview(issue.input)}`;
+    default:
+      return issue.message;
+  }
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+/** A short view of a wrong value: enum values are short; anything else is shown by its kind. */
+function preview(value: unknown): string {
+  if (typeof value === 'string') return value.length <= 40 ? JSON.stringify(value) : `a string of ${value.length} characters`;
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
+  return kindOf(value);
+}

@@ -1,0 +1,68 @@
+// A non-2xx answer becomes an ApiError (api.md, Errors: RFC 9457 problem details). The HTTP
+// status always wins over the body's `status`; a body that is not problem details (an HTML page
+// from a proxy) still gives a usable error, built from the status alone.
+import { STATUS_CODES } from 'node:http';
+import { ApiError } from '../cli/errors.js';
+import { ProblemDetails } from '../shared/schemas.js';
+
+/** Server text is kept as data (the printer sanitises it) but never at absurd length. */
+export const MAX_PROBLEM_TEXT = 300;
+
+export function truncateText(text: string, max = MAX_PROBLEM_TEXT): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+export interface ErrorAnswer {
+  status: number;
+  /** The reason phrase the server sent, if any. */
+  statusText?: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** The body's bytes, or undefined when it was not read (too large). */
+  body: Buffer | undefined;
+}
+
+export function problemFromResponse(answer: ErrorAnswer): ApiError {
+  const { status } = answer;
+  const body = parseObject(answer.body);
+  const parsed = body === undefined ? undefined : ProblemDetails.safeParse(body);
+  const problem = parsed?.success ? parsed.data : undefined;
+  const statusText = STATUS_CODES[status] ?? (answer.statusText || `HTTP ${status}`);
+  const kept = body === undefined ? undefined : truncateFields(body);
+  return new ApiError({
+    status,
+    code: truncateText(problem?.code || `HTTP_${status}`, 100),
+    title: truncateText(problem?.title || statusText),
+    requestId: truncateOrNull(problem?.requestId) ?? truncateOrNull(firstHeader(answer.headers['x-request-id'])),
+    ...(problem?.type ? { type: truncateText(problem.type) } : {}),
+    ...(kept ? { body: kept } : {}),
+  });
+}
+
+export function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function truncateOrNull(text: string | undefined): string | null {
+  return text ? truncateText(text, 200) : null;
+}
+
+/** The body as a JSON object, or undefined for anything else (HTML, plain text, an array). */
+function parseObject(body: Buffer | undefined): Record<string, unknown> | undefined {
+  if (body === undefined || body.length === 0) return undefined;
+  try {
+    const value: unknown = JSON.parse(body.toString('utf8'));
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The problem object as sent, with its well-known text fields cut to a sane length. */
+function truncateFields(body: Record<string, unknown>): Record<string, unknown> {
+  const copy = { ...body };
+  for (const key of ['type', 'title', 'code', 'requestId', 'detail', 'instance']) {
+    const value = copy[key];
+    if (typeof value === 'string') copy[key] = truncateText(value);
+  }
+  return copy;
+}

@@ -1,0 +1,51 @@
+// Which profile, service root and API key a command uses (cli.md, Connection and credentials):
+// in every row the flag wins, then the environment, then the profile. The key has no flag,
+// because argv leaks into shell history and `ps`.
+import { AuthError } from '../cli/errors.js';
+import type { Connection } from '../cli/context.js';
+import { apiRoot, checkKeyFormat } from '../api/credentials.js';
+import { sanitize } from '../output/sanitize.js';
+import { noSuchProfile, type ProfileStore } from './profiles.js';
+
+/** Where `rfs sandbox` listens by default, so that a fresh install talks to the local sandbox. */
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010';
+export const DEFAULT_PROFILE = 'default';
+
+/** An empty variable (`RFS_API_KEY= rfs …`) means "not set", as it does for most CLIs. */
+function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+export function resolveConnection(
+  globals: { profile?: string | undefined; baseUrl?: string | undefined },
+  env: NodeJS.ProcessEnv,
+  store: ProfileStore,
+): Connection {
+  const envKey = envValue(env, 'RFS_API_KEY');
+  const asked = globals.profile ?? envValue(env, 'RFS_PROFILE');
+  const name = asked ?? store.defaultName() ?? DEFAULT_PROFILE;
+  const profile = store.get(name);
+
+  // A profile named on purpose that does not exist is a typo worth stopping for; with
+  // RFS_API_KEY set the profile only names where a login would go, so it need not exist.
+  if (asked !== undefined && profile === undefined && envKey === undefined) {
+    const saved = store.list().map((p) => p.name);
+    throw noSuchProfile(name, saved, `save it with \`rfs auth login --profile ${sanitize(name)}\`, or set RFS_API_KEY`);
+  }
+
+  const rawKey = envKey ?? profile?.apiKey;
+  if (rawKey === undefined) {
+    const others = store.list().map((p) => p.name);
+    throw new AuthError(
+      `no API key configured${others.length ? ` for profile "${sanitize(name)}"` : ''}: run \`rfs auth login\` to save one, or set RFS_API_KEY`,
+      others.length ? { hint: `saved profiles: ${others.map((n) => sanitize(n)).join(', ')}; choose one with \`rfs auth switch <name>\` or --profile` } : undefined,
+    );
+  }
+  const apiKey = checkKeyFormat(rawKey);
+
+  const baseUrl = (globals.baseUrl ?? envValue(env, 'RFS_BASE_URL') ?? profile?.baseUrl ?? DEFAULT_BASE_URL).trim();
+  apiRoot(baseUrl); // plain http to a remote host is refused here: nothing is sent
+
+  return { profile: name, baseUrl, apiKey };
+}

@@ -1,0 +1,232 @@
+// Named connections (base URL + API key) in one JSON file, written by conf: atomically (a temp
+// file, fsync, rename: conf uses `atomically`), mode 0600, in a folder of mode 0700 (cli.md,
+// Connection and credentials). The file holds API keys, so no message here ever quotes it.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Conf from 'conf';
+import { z } from 'zod';
+import { UsageError } from '../cli/errors.js';
+import { apiRoot, checkKeyFormat } from '../api/credentials.js';
+import { sanitize } from '../output/sanitize.js';
+
+export const CONFIG_FILE_NAME = 'config.json';
+
+const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+const StoredProfile = z.looseObject({ baseUrl: z.string().min(1), apiKey: z.string().min(1) });
+const StoredConfig = z.looseObject({
+  defaultProfile: z.string().optional(),
+  profiles: z.record(z.string(), StoredProfile).default({}),
+});
+type StoredConfig = z.infer<typeof StoredConfig>;
+
+export interface Profile {
+  name: string;
+  baseUrl: string;
+  apiKey: string;
+}
+
+export interface ProfileStore {
+  /** The config file (it may not exist yet). */
+  readonly path: string;
+  /** Every profile, by name, with the default marked. */
+  list(): (Profile & { isDefault: boolean })[];
+  get(name: string): Profile | undefined;
+  /** Adds or replaces a profile; the first one saved (or any, while none is default) becomes the default. */
+  save(name: string, connection: { baseUrl: string; apiKey: string }): void;
+  /** Forgets a profile and its key; false when there was none of that name. */
+  remove(name: string): boolean;
+  setDefault(name: string): void;
+  /** The profile marked default, if that profile exists. */
+  defaultName(): string | undefined;
+}
+
+/** `RFS_CONFIG_DIR`, else `$XDG_CONFIG_HOME/rfs`, else `~/.config/rfs`. */
+export function configDir(env: NodeJS.ProcessEnv): string {
+  if (env.RFS_CONFIG_DIR) return path.resolve(env.RFS_CONFIG_DIR);
+  // The XDG spec says a relative XDG_CONFIG_HOME is invalid and must be ignored.
+  const xdg = env.XDG_CONFIG_HOME;
+  if (xdg && path.isAbsolute(xdg)) return path.join(xdg, 'rfs');
+  return path.join(env.HOME || os.homedir(), '.config', 'rfs');
+}
+
+export function checkProfileName(name: string): string {
+  if (!PROFILE_NAME.test(name)) {
+    throw new UsageError(`invalid profile name "${sanitize(name)}": use up to 64 letters, digits, '.', '_' or '-', starting with a letter or digit`);
+  }
+  return name;
+}
+
+function fsFailure(what: string, target: string, error: unknown): UsageError {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return new UsageError(`cannot use the config ${what} ${target}${code ? ` (${code})` : ''}`, {
+    cause: error,
+    hint: 'set RFS_CONFIG_DIR to a folder you own',
+  });
+}
+
+const isPosix = process.platform !== 'win32';
+
+/** Creates the folder 0700, or tightens an existing one that others could read. */
+function ensurePrivateDir(dir: string): void {
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (isPosix && (fs.statSync(dir).mode & 0o077) !== 0) fs.chmodSync(dir, 0o700);
+  } catch (error) {
+    throw fsFailure('folder', dir, error);
+  }
+}
+
+/** A config file left readable by others (made by hand, or by an old version) is tightened. */
+function tightenFile(file: string): void {
+  if (!isPosix) return;
+  try {
+    if ((fs.statSync(file).mode & 0o077) !== 0) fs.chmodSync(file, 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw fsFailure('file', file, error);
+  }
+}
+
+function damaged(file: string, detail: string, cause?: unknown): UsageError {
+  return new UsageError(`the config file ${file} is damaged: ${detail}`, {
+    cause,
+    hint: `fix or delete ${file}, then run \`rfs auth login\` again`,
+  });
+}
+
+/** Thrown from conf's deserialize: what is wrong, in words that never quote the file. */
+class DamagedFile extends Error {}
+
+function parseConfigText(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    // Never the parser's own message: since Node 20 it quotes the file's text, i.e. the API key.
+    throw new DamagedFile('it is not valid JSON');
+  }
+  // conf would turn an array or a string into an object of its characters; refuse it here.
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new DamagedFile('it is not a JSON object');
+  return value as Record<string, unknown>;
+}
+
+function readError(file: string, error: unknown): UsageError {
+  if (error instanceof DamagedFile) return damaged(file, error.message);
+  if ((error as NodeJS.ErrnoException | undefined)?.code) return fsFailure('file', file, error);
+  return damaged(file, 'it could not be read');
+}
+
+export function openProfiles(env: NodeJS.ProcessEnv): ProfileStore {
+  const dir = configDir(env);
+  const file = path.join(dir, CONFIG_FILE_NAME);
+  ensurePrivateDir(dir);
+  tightenFile(file);
+
+  let conf: Conf<Record<string, unknown>>;
+  try {
+    conf = new Conf<Record<string, unknown>>({
+      cwd: dir,
+      configName: path.basename(CONFIG_FILE_NAME, '.json'),
+      configFileMode: 0o600,
+      // Profile names may contain dots; the store is only ever read and written whole.
+      accessPropertiesByDotNotation: false,
+      clearInvalidConfig: false,
+      watch: false,
+      deserialize: parseConfigText,
+    });
+  } catch (error) {
+    throw readError(file, error);
+  }
+
+  const read = (): StoredConfig => {
+    let raw: Record<string, unknown>;
+    try {
+      raw = conf.store;
+    } catch (error) {
+      throw readError(file, error);
+    }
+    const parsed = StoredConfig.safeParse({ ...raw });
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.length ? issue.path.map(String).join('.') : 'the top level';
+      throw damaged(file, `${sanitize(where)}: ${sanitize(issue?.message ?? 'unexpected shape')}`);
+    }
+    return parsed.data;
+  };
+
+  const write = (value: StoredConfig): void => {
+    ensurePrivateDir(dir);
+    try {
+      conf.store = value;
+    } catch (error) {
+      throw fsFailure('file', file, error);
+    }
+  };
+
+  const has = (stored: StoredConfig, name: string): boolean => Object.hasOwn(stored.profiles, name);
+
+  const names = (stored: StoredConfig): string[] => Object.keys(stored.profiles).sort();
+
+  const markedDefault = (stored: StoredConfig): string | undefined =>
+    stored.defaultProfile !== undefined && has(stored, stored.defaultProfile) ? stored.defaultProfile : undefined;
+
+  return {
+    path: file,
+    list() {
+      const stored = read();
+      const def = markedDefault(stored);
+      return names(stored).map((name) => {
+        const p = stored.profiles[name] as z.infer<typeof StoredProfile>;
+        return { name, baseUrl: p.baseUrl, apiKey: p.apiKey, isDefault: name === def };
+      });
+    },
+    get(name) {
+      const stored = read();
+      if (!has(stored, name)) return undefined;
+      const p = stored.profiles[name] as z.infer<typeof StoredProfile>;
+      return { name, baseUrl: p.baseUrl, apiKey: p.apiKey };
+    },
+    save(name, connection) {
+      checkProfileName(name);
+      const apiKey = checkKeyFormat(connection.apiKey);
+      const baseUrl = connection.baseUrl.trim();
+      apiRoot(baseUrl); // refuses plain http to a remote host before it is ever stored
+      const stored = read();
+      const profiles = { ...stored.profiles, [name]: { ...stored.profiles[name], baseUrl, apiKey } };
+      const defaultProfile = markedDefault(stored) ?? name;
+      write({ ...stored, profiles, defaultProfile });
+    },
+    remove(name) {
+      const stored = read();
+      if (!has(stored, name)) return false;
+      const profiles = { ...stored.profiles };
+      delete profiles[name];
+      const next: StoredConfig = { ...stored, profiles };
+      if (markedDefault(stored) === name) {
+        // With one profile left there is no question which one is meant; with several, the
+        // user chooses (`rfs auth switch`) rather than rfs guessing.
+        const left = Object.keys(profiles);
+        if (left.length === 1) next.defaultProfile = left[0];
+        else delete next.defaultProfile;
+      }
+      write(next);
+      return true;
+    },
+    setDefault(name) {
+      const stored = read();
+      if (!has(stored, name)) throw noSuchProfile(name, names(stored), `create it with \`rfs auth login --profile ${sanitize(name)}\``);
+      write({ ...stored, defaultProfile: name });
+    },
+    defaultName() {
+      return markedDefault(read());
+    },
+  };
+}
+
+/** A profile asked for by name that is not saved: the message lists the ones that are. */
+export function noSuchProfile(name: string, existing: readonly string[], hint?: string): UsageError {
+  const list = existing.length ? `saved profiles: ${existing.map((n) => sanitize(n)).join(', ')}` : 'no profiles are saved yet';
+  return new UsageError(`no profile named "${sanitize(name)}" (${list})`, hint === undefined ? undefined : { hint });
+}

@@ -1,0 +1,127 @@
+// Results on stdout, written as they stream in (cli.md, Output): a json array is opened at once
+// and closed even when the listing fails midway, so whatever was printed stays valid JSON; every
+// write waits for 'drain', so 100,000 items cost no more memory than one page.
+import type { Writable } from 'node:stream';
+import type { IO } from '../cli/io.js';
+import type { OutputFormat } from '../cli/context.js';
+import { safeJson } from './safe-json.js';
+import { type Column, type KeyValueSection, renderKeyValue, renderTable } from './table.js';
+
+export interface ListTable<T> {
+  columns: readonly Column<T>[];
+  color: boolean;
+  width: number;
+}
+
+export interface JsonOptions<T> {
+  /** What json/ndjson print for an item; the item itself by default (unknown fields kept). */
+  toJson?: (item: T) => unknown;
+}
+
+/** Resolves once `stream` can take more, or rejects if it fails or closes first. */
+function drained(stream: Writable): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const cleanup = (): void => {
+      stream.off('drain', onDrain);
+      stream.off('error', onError);
+      stream.off('close', onClose);
+    };
+    const onDrain = (): void => {
+      cleanup();
+      resolve();
+    };
+    const onError = (error: Error): void => {
+      cleanup();
+      reject(error);
+    };
+    const onClose = (): void => {
+      cleanup();
+      // The reader went away (`rfs … | head`): stop producing instead of waiting forever.
+      reject(Object.assign(new Error('output closed before everything was written'), { code: 'EPIPE' }));
+    };
+    stream.on('drain', onDrain);
+    stream.on('error', onError);
+    stream.on('close', onClose);
+  });
+}
+
+/** Writes with backpressure: waits for 'drain' whenever the stream's buffer is full. */
+export async function writeOut(stream: Writable, text: string): Promise<void> {
+  if (stream.destroyed || stream.writableEnded) {
+    throw Object.assign(new Error('output closed before everything was written'), { code: 'EPIPE' });
+  }
+  if (!stream.write(text)) await drained(stream);
+}
+
+function jsonOf<T>(item: T, o: JsonOptions<T> | undefined): unknown {
+  const value = o?.toJson ? o.toJson(item) : item;
+  // JSON has no undefined; a stray one would otherwise break the array.
+  return value === undefined ? null : value;
+}
+
+/**
+ * A list on stdout in the chosen format; returns how many items were written. When `items`
+ * throws, what was received is still printed (json: the array is closed) and the error rethrown.
+ */
+export async function writeList<T>(
+  io: IO,
+  format: OutputFormat,
+  items: AsyncIterable<T> | Iterable<T>,
+  table: ListTable<T>,
+  o?: JsonOptions<T>,
+): Promise<number> {
+  const out = io.stdout;
+  let count = 0;
+  if (format === 'ndjson') {
+    for await (const item of items) {
+      await writeOut(out, `${safeJson(jsonOf(item, o))}\n`);
+      count++;
+    }
+    return count;
+  }
+
+  if (format === 'json') {
+    await writeOut(out, '[');
+    let failure: { error: unknown } | undefined;
+    try {
+      for await (const item of items) {
+        await writeOut(out, `${count === 0 ? '\n' : ',\n'}${safeJson(jsonOf(item, o))}`);
+        count++;
+      }
+    } catch (error) {
+      failure = { error };
+    }
+    try {
+      await writeOut(out, count === 0 ? ']\n' : '\n]\n');
+    } catch (closeError) {
+      // stdout itself failed: the first error is the one worth reporting.
+      throw failure ? failure.error : closeError;
+    }
+    if (failure) throw failure.error;
+    return count;
+  }
+
+  const rows: T[] = [];
+  let failure: { error: unknown } | undefined;
+  try {
+    for await (const item of items) rows.push(item);
+  } catch (error) {
+    failure = { error };
+  }
+  // An empty list prints nothing: no lone header for a script capturing a terminal to parse.
+  if (rows.length > 0) await writeOut(out, renderTable(table.columns, rows, { color: table.color, width: table.width }));
+  if (failure) throw failure.error;
+  return rows.length;
+}
+
+export interface ResourceView<T> {
+  sections: (value: T) => readonly KeyValueSection[];
+  color: boolean;
+}
+
+/** One resource: pretty JSON (json), one line (ndjson), or a key/value view (table). */
+export async function writeResource<T>(io: IO, format: OutputFormat, value: T, view: ResourceView<T>, o?: JsonOptions<T>): Promise<void> {
+  if (format === 'json') return writeOut(io.stdout, `${safeJson(jsonOf(value, o), 2)}\n`);
+  if (format === 'ndjson') return writeOut(io.stdout, `${safeJson(jsonOf(value, o))}\n`);
+  return writeOut(io.stdout, renderKeyValue(view.sections(value), { color: view.color }));
+}

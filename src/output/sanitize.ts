@@ -1,0 +1,87 @@
+// Server text (titles, names, transcripts, error titles) must never drive the terminal: an ESC
+// or an 8-bit CSI (U+009B) in a title could retitle the window, clear the screen or hide what
+// follows, and bidi overrides can make text read differently from what it is ("Trojan Source").
+// Every such character is shown as an escape, so the user sees it instead of obeying it.
+
+export interface SanitizeOptions {
+  /** Keep \n and \t as real line breaks and tabs (text blocks); otherwise they are shown escaped. */
+  multiline?: boolean;
+}
+
+function hex2(code: number): string {
+  return `\\x${code.toString(16).padStart(2, '0')}`;
+}
+
+function hex4(code: number): string {
+  return `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+function isBidiControl(code: number): boolean {
+  return (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
+}
+
+/** Text from the server, made safe to print on a terminal. */
+export function sanitize(text: string, o: SanitizeOptions = {}): string {
+  const multiline = o.multiline === true;
+  let out = '';
+  let start = 0;
+  // Copy safe runs in one slice; only the rare unsafe code unit costs a concatenation.
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    let replacement: string | undefined;
+    if (code < 0x20) {
+      if (code === 0x0a) replacement = multiline ? undefined : '\\n';
+      else if (code === 0x09) replacement = multiline ? undefined : '\\t';
+      // A CR before a LF is a Windows line end, harmless in a block; a lone CR moves the
+      // cursor back over the line, which could hide what was printed before it.
+      else if (code === 0x0d) replacement = multiline && text.charCodeAt(i + 1) === 0x0a ? '' : '\\r';
+      else replacement = hex2(code);
+    } else if (code === 0x7f) {
+      replacement = hex2(code);
+    } else if (code >= 0x80 && code <= 0x9f) {
+      replacement = hex4(code);
+    } else if (isBidiControl(code)) {
+      replacement = hex4(code);
+    } else if (code >= 0xd800 && code <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        i++; // a valid pair: keep both halves
+        continue;
+      }
+      replacement = '\ufffd';
+    } else if (code >= 0xdc00 && code <= 0xdfff) {
+      replacement = '\ufffd';
+    }
+    if (replacement !== undefined) {
+      out += text.slice(start, i) + replacement;
+      start = i + 1;
+    }
+  }
+  return start === 0 ? text : out + text.slice(start);
+}
+
+/**
+ * Every string in a value (object keys included: unknown fields come from the server too),
+ * sanitised for a table or key/value view. JSON output never goes through this.
+ */
+export function sanitizeDeep<T>(value: T, o: SanitizeOptions = {}): T {
+  return deep(value, o, new WeakSet()) as T;
+}
+
+function deep(value: unknown, o: SanitizeOptions, seen: WeakSet<object>): unknown {
+  if (typeof value === 'string') return sanitize(value, o);
+  if (value === null || typeof value !== 'object') return value;
+  if (seen.has(value)) return '[circular]';
+  seen.add(value);
+  try {
+    if (Array.isArray(value)) return value.map((item) => deep(item, o, seen));
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      // defineProperty, not assignment: a server field named __proto__ must stay a field.
+      Object.defineProperty(out, sanitize(key, o), { value: deep(item, o, seen), enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  } finally {
+    seen.delete(value);
+  }
+}

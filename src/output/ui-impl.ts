@@ -1,0 +1,77 @@
+// The stderr side of rfs, bound to one IO: notices, warnings, verbose lines and spinners.
+// Colour comes from what the caller resolved (flags, NO_COLOR, FORCE_COLOR, terminals), through
+// chalk instances with an explicit level, never the global one that detects colour by itself.
+import { Chalk } from 'chalk';
+import type { IO } from '../cli/io.js';
+import { sanitize } from './sanitize.js';
+import type { Spinner, Ui } from './ui.js';
+
+export interface UiOptions {
+  quiet: boolean;
+  verbose: boolean;
+  stdoutColor: boolean;
+  stderrColor: boolean;
+}
+
+const NO_SPINNER: Spinner = { update: () => undefined, stop: () => undefined };
+
+export function createUi(io: IO, o: UiOptions): Ui {
+  const err = new Chalk({ level: o.stderrColor ? 1 : 0 });
+  // Messages may carry server text (a cursor, a title): sanitised here once for every caller.
+  const line = (text: string): void => {
+    io.stderr.write(`${sanitize(text, { multiline: true })}\n`);
+  };
+
+  return {
+    stdoutColor: o.stdoutColor,
+    stderrColor: o.stderrColor,
+    quiet: o.quiet,
+    verboseEnabled: o.verbose,
+    notice(message) {
+      if (!o.quiet) line(message);
+    },
+    warn(message) {
+      io.stderr.write(`${err.yellow('warning:')} ${sanitize(message, { multiline: true })}\n`);
+    },
+    verbose(text) {
+      if (o.verbose) io.stderr.write(`${err.dim(sanitize(text, { multiline: true }))}\n`);
+    },
+    async spinner(text) {
+      if (o.quiet) return NO_SPINNER;
+      if (!io.stderrIsTTY) {
+        // No animation off a terminal; the final text is still worth a line.
+        return {
+          update: () => undefined,
+          stop: (finalText) => {
+            if (finalText !== undefined) line(finalText);
+          },
+        };
+      }
+      // ora and its dependencies load only when a spinner is really shown.
+      const { default: ora, spinners } = await import('ora');
+      const frames = spinners.dots.frames.map((f) => err.cyan(f));
+      const spin = ora({
+        text: sanitize(text),
+        stream: io.stderr,
+        // Decided above from io, not from ora's own look at the stream and CI variables.
+        isEnabled: true,
+        // ora would otherwise take over process.stdin, which `--from -` and prompts read.
+        discardStdin: false,
+        spinner: { interval: spinners.dots.interval, frames },
+        color: false,
+      }).start();
+      let stopped = false;
+      return {
+        update(next) {
+          if (!stopped) spin.text = sanitize(next);
+        },
+        stop(finalText) {
+          if (stopped) return;
+          stopped = true;
+          spin.stop();
+          if (finalText !== undefined) line(finalText);
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,37 @@
+// Recordings of a fixed shape for tests whose expected output is written out exactly.
+export function recording(n: number, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id: `rec_${String(n).padStart(4, '0')}`,
+    title: `Intake call ${n}`,
+    status: 'COMPLETED',
+    priority: 'HIGH',
+    audioDuration: 600 + n,
+    audioSize: 9_600_000 + n,
+    notes: [],
+    documents: [],
+    author: { id: 'usr_1', name: 'Ana Silva', email: 'ana@example.com' },
+    client: { id: 'cli_1', name: 'Acme Ltd', referenceNumber: 'C-001' },
+    matter: null,
+    createdAt: '2026-11-20T09:00:00.000Z',
+    updatedAt: '2026-11-21T10:30:00.000Z',
+    lastSyncedAt: null,
+    syncCount: 0,
+    ...overrides,
+  };
+}
+
+export function page(items: unknown[], nextCursor: string | null, limit = 50): Record<string, unknown> {
+  return { data: items, meta: { count: items.length, limit, hasMore: nextCursor !== null, nextCursor } };
+}
+
+export function problem(status: number, code: string, title: string, requestId = 'req_test'): {
+  status: number;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+} {
+  return {
+    status,
+    headers: { 'content-type': 'application/problem+json', 'x-request-id': requestId },
+    body: { type: `https://example.test/problems/${code.toLowerCase().replace(/_/g, '-')}`, title, status, code, requestId },
+  };
+}

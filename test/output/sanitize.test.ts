@@ -1,0 +1,52 @@
+import { describe, expect, test } from 'vitest';
+import { sanitize, sanitizeDeep } from '../../src/output/sanitize.js';
+
+describe('sanitize', () => {
+  test('leaves ordinary text, accents and emoji alone', () => {
+    expect(sanitize('Réunion Q3 — 日本語 😀')).toBe('Réunion Q3 — 日本語 😀');
+  });
+
+  test('shows an OSC title change and a screen clear as text instead of sending them', () => {
+    expect(sanitize('a\x1b]0;pwned\x07b\x1b[2Jc')).toBe('a\\x1b]0;pwned\\x07b\\x1b[2Jc');
+  });
+
+  test('shows the 8-bit CSI and other C1 controls and DEL escaped', () => {
+    expect(sanitize('\u009b31mred\u0085\u007f')).toBe('\\u009b31mred\\u0085\\x7f');
+  });
+
+  test('shows bidi overrides and isolates escaped', () => {
+    expect(sanitize('abc\u202edcba\u2066x\u2069\u202a')).toBe('abc\\u202edcba\\u2066x\\u2069\\u202a');
+  });
+
+  test('shows newlines, tabs and carriage returns escaped on one line', () => {
+    expect(sanitize('one\ntwo\tthree\rfour')).toBe('one\\ntwo\\tthree\\rfour');
+  });
+
+  test('keeps newlines and tabs in multiline mode, drops the CR of CRLF, escapes a lone CR', () => {
+    expect(sanitize('one\r\ntwo\tx\rhidden\x1b[1A', { multiline: true })).toBe('one\ntwo\tx\\rhidden\\x1b[1A');
+  });
+
+  test('replaces lone surrogates and keeps valid pairs', () => {
+    expect(sanitize('a\ud800b\udc00c😀')).toBe('a\ufffdb\ufffdc😀');
+    expect(sanitize('end\ud83d')).toBe('end\ufffd');
+  });
+
+  test('escapes NUL and every other C0 control', () => {
+    expect(sanitize('\x00\x01\x1f')).toBe('\\x00\\x01\\x1f');
+  });
+});
+
+describe('sanitizeDeep', () => {
+  test('sanitises every string, object keys included, and keeps other values', () => {
+    const value = { title: 'x\x1b[2J', n: 3, ok: true, none: null, list: ['\u202e', { 'k\x07': 'v\u009b' }] };
+    expect(sanitizeDeep(value)).toEqual({ title: 'x\\x1b[2J', n: 3, ok: true, none: null, list: ['\\u202e', { 'k\\x07': 'v\\u009b' }] });
+  });
+
+  test('keeps a server field named __proto__ as a plain field', () => {
+    const value = JSON.parse('{"__proto__": {"polluted": "yes"}}') as Record<string, unknown>;
+    const out = sanitizeDeep(value);
+    expect(Object.keys(out)).toEqual(['__proto__']);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+  });
+});
