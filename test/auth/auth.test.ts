@@ -1,0 +1,154 @@
+// auth login/status/switch/logout through the whole CLI: a key read from stdin with
+// --with-key, checked with one request before it is saved; status with a redacted key and the
+// live answer; precedence of flag, environment and profile; 0600/0700 on disk.
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run.js';
+import { page, problem } from '../helpers/fixtures.js';
+import { bufferIO, type BufferIOOptions } from '../helpers/io.js';
+import { startScenarioServer, type ScenarioServer } from '../helpers/scenario-server.js';
+
+let server: ScenarioServer;
+let other: ScenarioServer;
+let dir: string;
+const KEY = 'service_pk_loginKEYabcdef_7777';
+const KEY2 = 'service_pk_secondKEYxyz_8888';
+
+beforeEach(async () => {
+  server = await startScenarioServer();
+  other = await startScenarioServer();
+  dir = mkdtempSync(join(tmpdir(), 'rfs-auth-'));
+});
+afterEach(async () => {
+  server.verify();
+  other.verify();
+  await server.close();
+  await other.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function cli(argv: string[], o: BufferIOOptions = {}) {
+  const t = bufferIO({ ...o, env: { RFS_CONFIG_DIR: join(dir, 'config'), ...o.env } });
+  return { t, run: () => runCli(argv, t.io) };
+}
+const ok = () => ({ body: page([], null, 1) });
+
+async function login(profile: string, key: string, base: string): Promise<number> {
+  return cli(['auth', 'login', '--with-key', '--profile', profile, '--base-url', base], { stdin: `${key}\n` }).run();
+}
+
+describe('auth login', () => {
+  it('reads the key from stdin, checks it once, saves it 0600 in a 0700 folder, and prints it redacted', async () => {
+    server.queue(ok());
+    const { t, run } = cli(['auth', 'login', '--with-key', '--base-url', server.url, '-o', 'json'], { stdin: `${KEY}\n` });
+    expect(await run()).toBe(0);
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]?.url).toBe('/api/v1/recordings?limit=1');
+    expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(JSON.parse(t.stdout())).toEqual({ profile: 'default', baseUrl: server.url, key: 'service_pk_…7777', default: true, check: 'ok' });
+    expect(t.stdout() + t.stderr()).not.toContain(KEY);
+    const file = join(dir, 'config', 'config.json');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, 'config')).mode & 0o777).toBe(0o700);
+    expect(readFileSync(file, 'utf8')).toContain(KEY);
+  });
+
+  it('refuses to save a key the server answers 401 for, exit 3', async () => {
+    server.queue(problem(401, 'UNAUTHORIZED', 'Invalid key'));
+    const { t, run } = cli(['auth', 'login', '--with-key', '--base-url', server.url], { stdin: KEY });
+    expect(await run()).toBe(3);
+    expect(t.stderr()).toMatch(/nothing was saved/);
+    const status = cli(['auth', 'status']);
+    expect(await status.run()).toBe(3);
+  });
+
+  it('saves a key without read:recordings with a note, and one without a plan with a warning', async () => {
+    server.queue(problem(403, 'INSUFFICIENT_SCOPE', 'Insufficient scope'), problem(403, 'SUBSCRIPTION_REQUIRED', 'Subscription required'));
+    const a = cli(['auth', 'login', '--with-key', '--profile', 'writer', '--base-url', server.url], { stdin: KEY });
+    expect(await a.run()).toBe(0);
+    expect(a.t.stderr()).toMatch(/cannot read recordings/);
+    const b = cli(['auth', 'login', '--with-key', '--profile', 'starter', '--base-url', server.url], { stdin: KEY2 });
+    expect(await b.run()).toBe(0);
+    expect(b.t.stderr()).toMatch(/warning: .*SUBSCRIPTION_REQUIRED/);
+  });
+
+  it('refuses a malformed key locally with exit 2 and sends nothing', async () => {
+    const { t, run } = cli(['auth', 'login', '--with-key', '--base-url', server.url], { stdin: 'sk_live_nope' });
+    expect(await run()).toBe(2);
+    expect(t.stderr()).toMatch(/service_pk_/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('without a terminal and without --with-key, exits 2 naming --with-key', async () => {
+    const { t, run } = cli(['auth', 'login', '--base-url', server.url]);
+    expect(await run()).toBe(2);
+    expect(t.stderr()).toMatch(/--with-key/);
+  });
+});
+
+describe('profiles', () => {
+  it('makes the first profile saved the default, switches, and logs out', async () => {
+    server.queue(ok(), ok());
+    expect(await login('one', KEY, server.url)).toBe(0);
+    expect(await login('two', KEY2, server.url)).toBe(0);
+    server.queue(ok(), ok());
+    const s = cli(['auth', 'status', '-o', 'json']);
+    expect(await s.run()).toBe(0);
+    const rows = JSON.parse(s.t.stdout()) as { profile: string; default: boolean; key: string; status: string }[];
+    expect(rows.map((r) => [r.profile, r.default, r.key, r.status])).toEqual([
+      ['one', true, 'service_pk_…7777', 'ok'],
+      ['two', false, 'service_pk_…8888', 'ok'],
+    ]);
+    expect(s.t.stdout()).not.toContain(KEY);
+
+    expect(await cli(['auth', 'switch', 'two']).run()).toBe(0);
+    server.queue(ok());
+    const list = cli(['recordings', 'list']);
+    expect(await list.run()).toBe(0);
+    expect(server.requests.at(-1)?.headers.authorization).toBe(`Bearer ${KEY2}`);
+
+    expect(await cli(['auth', 'logout', '--profile', 'one']).run()).toBe(0);
+    const missing = cli(['recordings', 'list', '--profile', 'one']);
+    expect(await missing.run()).toBe(2);
+    expect(missing.t.stderr()).toMatch(/no profile named "one"/);
+  });
+
+  it('takes each value from the flag, then the environment, then the profile', async () => {
+    server.queue(ok());
+    expect(await login('main', KEY, server.url)).toBe(0);
+
+    // Profile only.
+    server.queue(ok());
+    expect(await cli(['recordings', 'list']).run()).toBe(0);
+    expect(server.requests.at(-1)?.headers.authorization).toBe(`Bearer ${KEY}`);
+
+    // Environment over profile: key and base URL.
+    other.queue(ok());
+    expect(await cli(['recordings', 'list'], { env: { RFS_API_KEY: KEY2, RFS_BASE_URL: other.url } }).run()).toBe(0);
+    expect(other.requests.at(-1)?.headers.authorization).toBe(`Bearer ${KEY2}`);
+
+    // Flag over environment: base URL.
+    server.queue(ok());
+    expect(await cli(['recordings', 'list', '--base-url', server.url], { env: { RFS_BASE_URL: other.url } }).run()).toBe(0);
+    expect(server.requests).toHaveLength(3);
+    expect(other.requests).toHaveLength(1);
+
+    // --profile over RFS_PROFILE.
+    const wrong = cli(['recordings', 'list', '--profile', 'main'], { env: { RFS_PROFILE: 'absent' } });
+    server.queue(ok());
+    expect(await wrong.run()).toBe(0);
+    const absent = cli(['recordings', 'list'], { env: { RFS_PROFILE: 'absent' } });
+    expect(await absent.run()).toBe(2);
+  });
+
+  it('shows the environment key first in status, redacted, and exits 3 when the selected one fails', async () => {
+    server.queue(problem(401, 'UNAUTHORIZED', 'Invalid key'));
+    const { t, run } = cli(['auth', 'status', '-o', 'json'], { env: { RFS_API_KEY: KEY, RFS_BASE_URL: server.url } });
+    expect(await run()).toBe(3);
+    const rows = JSON.parse(t.stdout()) as { key: string; source: string; status: string }[];
+    expect(rows[0]).toMatchObject({ key: 'service_pk_…7777', source: 'environment', status: 'unauthorized' });
+    expect(t.stdout() + t.stderr()).not.toContain(KEY);
+  });
+});
