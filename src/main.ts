@@ -18,6 +18,11 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // A reader that goes away (`rfs … | head -1`) is not an error worth a stack trace: the
+  // writers see the failed write and stop; this keeps the event from crashing the process.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
   const { runCli } = await import('./cli/run.js');
   process.exitCode = await runCli(argv, processIO(), { signal: controller.signal });
   process.off('SIGINT', onSignal);

@@ -3,6 +3,7 @@
 // exactly what was done and what was not.
 import type { Context } from '../cli/context.js';
 import { ApiError, RfsError } from '../cli/errors.js';
+import { writeOut } from '../output/list-writer.js';
 import { safeJson } from '../output/safe-json.js';
 import { redactSecrets } from '../output/redact.js';
 import { sanitize } from '../output/sanitize.js';
@@ -29,6 +30,8 @@ export function itemError(error: unknown): ItemError {
 export class ResultWriter {
   ok = 0;
   failed = 0;
+  /** Set when stdout went away: the batch goes on (nothing is lost), results are no longer printed. */
+  outputClosedAt: number | undefined;
   constructor(
     private readonly ctx: Context,
     /** How a row reads on a terminal: a label for the item and a description of success. */
@@ -51,6 +54,18 @@ export class ResultWriter {
       text = safeJson(result) + '\n';
     }
     text = redactSecrets(text);
-    if (!io.stdout.write(text)) await new Promise<void>((resolve) => io.stdout.once('drain', resolve));
+    if (this.outputClosedAt !== undefined) return;
+    try {
+      await writeOut(io.stdout, text);
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'EPIPE') throw error;
+      this.outputClosedAt = this.ok + this.failed;
+    }
+  }
+
+  /** A note for the summary when results stopped being printed. */
+  closedNote(): string | undefined {
+    if (this.outputClosedAt === undefined) return undefined;
+    return `stdout was closed after ${this.outputClosedAt - 1} result lines: the rest were processed but not printed`;
   }
 }

@@ -82,6 +82,10 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
     if (error instanceof CommanderError) return commanderExit(error);
     failure = { error, globals: undefined, name: '' };
   }
+  if (failure && isClosedOutput(failure.error)) {
+    // The reader of stdout went away (`| head`): what it wanted, it got.
+    return EXIT.OK;
+  }
   if (failure) {
     reportError(io, failure.error, { globals: failure.globals, name: failure.name });
     return exitCodeFor(failure.error);
@@ -101,6 +105,10 @@ function commanderExit(error: CommanderError): number {
       // has printed the message (with a suggestion for a mistyped name); nothing was sent.
       return EXIT.USAGE;
   }
+}
+
+function isClosedOutput(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'EPIPE';
 }
 
 function asCancel(error: unknown): unknown {

@@ -188,6 +188,8 @@ function localError(title: string): ItemResult['error'] {
 function summary(ctx: Context, writer: ResultWriter, blank: number, note: string | undefined): void {
   const parts = [`${writer.ok} filed`, `${writer.failed} failed`];
   if (blank > 0) parts.push(`${blank} blank line${blank === 1 ? '' : 's'} skipped`);
+  const closed = writer.closedNote();
+  if (closed) parts.push(closed);
   // The summary is what a 3 a.m. reader needs most: it is printed even with --quiet.
   ctx.io.stderr.write(`${parts.join(', ')}${note ? `; ${note}` : ''}\n`);
 }

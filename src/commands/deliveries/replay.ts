@@ -99,6 +99,8 @@ export async function run(ctx: Context, inv: Invocation): Promise<number> {
 function summary(ctx: Context, writer: ResultWriter, notDone: string[], why: string | undefined): void {
   let text = `${writer.ok} replayed, ${writer.failed} failed`;
   if (why) text += `; ${why}`;
+  const closed = writer.closedNote();
+  if (closed) text += `; ${closed}`;
   if (notDone.length > 0) text += `; not replayed: ${notDone.map((id) => sanitize(id)).join(', ')}`;
   ctx.io.stderr.write(`${text}\n`);
 }
