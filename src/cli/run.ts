@@ -64,7 +64,6 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
       };
       const command = await load();
       exitCode = await command.run(ctx, { ...invocation, name });
-      if (signal.aborted && exitCode === EXIT.OK) exitCode = EXIT.INTERRUPTED;
     } catch (error) {
       failure = { error: signal.aborted && !(error instanceof UsageError) ? asCancel(error) : error, globals, name };
     } finally {
