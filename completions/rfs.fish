@@ -218,7 +218,7 @@ complete -c rfs -n '__rfs_at \'rfs completion\' 0' -a 'bash zsh fish' -d 'bash, 
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l host -x -d 'address to bind'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l port -x -d 'port; 0 picks a free one'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l seed -x -d 'same data and keys on every start (default: random)'
-complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l recordings -x -d 'recordings in the main workspace'
+complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l recordings -x -d 'recordings in the main workspace (default: 25, or what --data holds)'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l data -r -F -d 'keep state in this file across restarts'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l rate-limit -x -d 'requests per window per workspace; 0 = none'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l rate-window -x -d 'rate-limit window'

@@ -1,6 +1,4 @@
 // The process entry point: wires the real streams and signals to runCli and sets the exit code.
-import { processIO } from './cli/io.js';
-
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   // The cheapest answer there is: no command tree, no libraries.
@@ -23,7 +21,7 @@ async function main(): Promise<void> {
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code !== 'EPIPE') throw error;
   });
-  const { runCli } = await import('./cli/run.js');
+  const [{ runCli }, { processIO }] = await Promise.all([import('./cli/run.js'), import('./cli/io.js')]);
   process.exitCode = await runCli(argv, processIO(), { signal: controller.signal });
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);

@@ -302,7 +302,7 @@ export function buildProgram(dispatch: Dispatch, output?: ProgramOutput): Comman
       .option('--host <host>', 'address to bind', '127.0.0.1')
       .option('--port <port>', 'port; 0 picks a free one', '4010')
       .option('--seed <n>', 'same data and keys on every start (default: random)')
-      .option('--recordings <n>', 'recordings in the main workspace', '25')
+      .option('--recordings <n>', 'recordings in the main workspace (default: 25, or what --data holds)')
       .option('--data <file>', 'keep state in this file across restarts')
       .option('--rate-limit <n>', 'requests per window per workspace; 0 = none', '120')
       .option('--rate-window <seconds>', 'rate-limit window', '60')

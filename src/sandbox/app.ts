@@ -1,0 +1,191 @@
+// The sandbox's services: the state (recordings, webhooks), and the operations that change it
+// together with what must follow (deliveries on completion, saving). Routes parse and validate;
+// everything that touches state goes through here.
+import { randomInt } from 'node:crypto';
+import type { Priority, RecordingStatus } from '../shared/schemas.js';
+import type { SandboxConfig } from './config.js';
+import { CursorCodec } from './cursor.js';
+import { Faults, faultConfig } from './faults.js';
+import { generateRecordings, generatedCount, makePeople, newRecording, type People } from './generator.js';
+import { KeyRing, type SandboxKeys } from './keys.js';
+import { Saver, restoredDelivery, restoredRecording, restoredSubscription, storedRecording, STATE_FORMAT, type StoredState } from './persistence.js';
+import { ProblemError, notFound } from './problem.js';
+import { Rng, derive, derive32, randomBase62 } from './random.js';
+import { RateLimiter } from './rate-limit.js';
+import { RecordingStore, type FilingInput } from './recordings.js';
+import { WORKSPACES, WORKSPACE_TABLE, type FilingData, type Recording, type Scope, type WorkspaceId } from './types.js';
+import { defaultResolver } from './url-guard.js';
+import { Views } from './views.js';
+import { WebhookService } from './webhook-service.js';
+import { WebhookStore, type IdempotencyEntry } from './webhooks-store.js';
+
+export class App {
+  readonly keys: SandboxKeys;
+  readonly limiter: RateLimiter;
+  readonly faults: Faults;
+  readonly cursors: CursorCodec;
+  readonly views: Views;
+  readonly webhooks: WebhookService;
+  readonly stats = { requests: 0, filings: 0, filingReplays: 0 };
+  readonly now: () => number;
+  private readonly ring: KeyRing;
+  private readonly material: Buffer;
+  private readonly saver: Saver | null;
+  private people: Record<WorkspaceId, People>;
+  recordings: RecordingStore;
+
+  constructor(
+    config: SandboxConfig,
+    readonly seed: string,
+    readonly recordingCount: number,
+    material: Buffer,
+    stored: StoredState | null,
+  ) {
+    this.material = material;
+    this.now = config.now;
+    const { ring, keys } = KeyRing.create(material);
+    this.ring = ring;
+    this.keys = keys;
+    this.limiter = new RateLimiter(config.rateLimit, config.rateWindowSeconds);
+    this.faults = new Faults(faultConfig(config.faults), new Rng(derive32(material, 'faults')));
+    this.cursors = new CursorCodec(derive(material, 'cursor-secret'), config.cursorTtlMs, config.now);
+    this.people = Object.fromEntries(WORKSPACES.map((ws) => [ws, makePeople(material, ws)])) as Record<WorkspaceId, People>;
+    this.views = new Views((ws) => this.people[ws]);
+    this.recordings = this.seededRecordings(stored);
+    this.saver = config.dataFile === null ? null : new Saver(config.dataFile, () => this.snapshot(), config.log);
+    const store = new WebhookStore(
+      stored
+        ? {
+            subscriptions: stored.subscriptions.map(restoredSubscription),
+            deliveries: stored.deliveries.map(restoredDelivery),
+            idempotency: stored.idempotency.map((e): [string, IdempotencyEntry] => [e.key, { at: e.at, state: 'done', status: e.status, body: e.body }]),
+          }
+        : undefined,
+    );
+    this.webhooks = new WebhookService(store, {
+      policy: { allowPrivate: config.allowPrivateWebhooks, resolveHost: config.resolveHost ?? defaultResolver },
+      maxAttempts: config.deliveryAttempts,
+      backoffMs: config.deliveryBackoffMs,
+      timeoutMs: config.deliveryTimeoutMs,
+      now: config.now,
+      log: config.log,
+      changed: () => this.changed(),
+      payloadData: (rec) => this.views.webhookData(rec),
+    });
+  }
+
+  private seededRecordings(stored: StoredState | null): RecordingStore {
+    const taken = new Set<string>();
+    const all = WORKSPACES.flatMap((ws) => generateRecordings(this.material, ws, generatedCount(ws, this.recordingCount), this.people[ws], taken));
+    if (stored) {
+      const saved = new Map(stored.changedRecordings.map((r) => [r.id, restoredRecording(r)]));
+      for (let i = 0; i < all.length; i++) {
+        const replacement = saved.get((all[i] as Recording).id);
+        if (replacement) {
+          all[i] = replacement;
+          saved.delete(replacement.id);
+        }
+      }
+      // What is left was made through the control API.
+      for (const rec of saved.values()) all.push(rec);
+    }
+    return new RecordingStore(all);
+  }
+
+  // --- authentication, plan, scope and rate (api.md, Authentication; in this order) ---
+
+  authorize(authorization: string | undefined, scope: Scope): WorkspaceId {
+    const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? '');
+    const entry = match?.[1] === undefined ? null : this.ring.find(match[1]);
+    if (entry === null || entry.revoked) {
+      throw new ProblemError('UNAUTHORIZED', 'send a valid, unrevoked key as Authorization: Bearer <key>', {
+        headers: { 'www-authenticate': 'Bearer' },
+      });
+    }
+    if (!WORKSPACE_TABLE[entry.workspace].eligible) {
+      throw new ProblemError('SUBSCRIPTION_REQUIRED', `the ${WORKSPACE_TABLE[entry.workspace].plan} plan has no API access; Pro or Enterprise is needed`);
+    }
+    if (!entry.scopes.has(scope)) throw new ProblemError('INSUFFICIENT_SCOPE', `this endpoint needs the ${scope} scope`);
+    const decision = this.limiter.take(entry.workspace, this.now());
+    if (!decision.ok) {
+      throw new ProblemError('RATE_LIMIT_EXCEEDED', `retry in ${decision.retryAfterSeconds} s`, {
+        headers: { 'retry-after': String(decision.retryAfterSeconds) },
+      });
+    }
+    return entry.workspace;
+  }
+
+  // --- recordings ---
+
+  file(workspace: WorkspaceId, id: string, input: FilingInput): { data: FilingData; replayed: boolean } {
+    const rec = this.recordings.get(workspace, id);
+    if (!rec) throw notFound('no such recording in this workspace');
+    if (rec.status !== 'COMPLETED') throw new ProblemError('RECORDING_NOT_COMPLETED', `the recording is ${rec.status}; only COMPLETED recordings can be filed`);
+    const result = this.recordings.file(rec, input, this.now());
+    if (result.replayed) this.stats.filingReplays++;
+    else {
+      this.stats.filings++;
+      this.changed();
+    }
+    return result;
+  }
+
+  createRecording(input: { workspace: WorkspaceId; title?: string | undefined; status: RecordingStatus; priority?: Priority | undefined }): Recording {
+    let id = `rec_${randomBase62(16)}`;
+    while (this.recordings.has(id)) id = `rec_${randomBase62(16)}`;
+    const rec = newRecording(input.workspace, this.people[input.workspace], input, id, randomInt(0, 2 ** 32 - 1), this.now());
+    this.recordings.add(rec);
+    if (rec.status === 'COMPLETED') this.webhooks.dispatchCompleted(rec);
+    this.changed();
+    return rec;
+  }
+
+  setStatus(id: string, status: RecordingStatus): Recording {
+    const rec = this.recordings.find(id);
+    if (!rec) throw notFound('no such recording');
+    if (this.recordings.setStatus(rec, status, this.now())) this.webhooks.dispatchCompleted(rec);
+    this.changed();
+    return rec;
+  }
+
+  // --- control ---
+
+  /** Back to the seeded state: same seed, keys and recordings; no subscriptions or deliveries. */
+  async reset(): Promise<void> {
+    await this.webhooks.reset();
+    this.recordings = this.seededRecordings(null);
+    this.views.clearCache();
+    this.limiter.reset();
+    this.changed();
+  }
+
+  snapshot(): StoredState {
+    const changedRecordings = [];
+    for (const rec of this.recordings.all()) if (rec.changed) changedRecordings.push(storedRecording(rec));
+    const idempotency = [];
+    const webhooks = this.webhooks.data;
+    for (const [key, entry] of webhooks.idempotency) {
+      if (entry.state === 'done') idempotency.push({ key, at: entry.at, status: entry.status, body: entry.body });
+    }
+    return {
+      format: STATE_FORMAT,
+      version: 1,
+      seed: this.seed,
+      recordings: this.recordingCount,
+      changedRecordings,
+      subscriptions: [...webhooks.subscriptions.values()],
+      deliveries: [...webhooks.deliveries.values()],
+      idempotency,
+    };
+  }
+
+  changed(): void {
+    this.saver?.schedule();
+  }
+
+  async close(): Promise<void> {
+    await this.webhooks.stop();
+    await this.saver?.flush();
+  }
+}
+

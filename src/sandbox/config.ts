@@ -1,0 +1,118 @@
+// The sandbox's options, their defaults and allowed ranges. The command checks flags against
+// the same ranges, so its messages and the programmatic API agree.
+import type { Resolver } from './url-guard.js';
+
+export interface SandboxOptions {
+  host?: string;
+  port?: number;
+  seed?: number | string;
+  recordings?: number;
+  dataFile?: string;
+  rateLimit?: number;
+  rateWindowSeconds?: number;
+  faults?: number;
+  deliveryAttempts?: number;
+  deliveryBackoffMs?: number;
+  allowPrivateWebhooks?: boolean;
+  /** One line per delivery attempt and other events worth a note. */
+  log?: (line: string) => void;
+  /** Injected DNS for tests; default: dns.lookup with all addresses. */
+  resolveHost?: (hostname: string) => Promise<string[]>;
+  /** The clock, for tests (cursor expiry, idempotency memory, rate limiting); default Date.now. */
+  now?: () => number;
+  /** How long a cursor lives; default one hour. */
+  cursorTtlMs?: number;
+  /** How long a delivery attempt waits for an answer; default 10 s. */
+  deliveryTimeoutMs?: number;
+}
+
+interface Range {
+  min: number;
+  max: number;
+  integer: boolean;
+}
+
+export const RANGES = {
+  port: { min: 0, max: 65535, integer: true },
+  recordings: { min: 0, max: 1_000_000, integer: true },
+  rateLimit: { min: 0, max: 1_000_000, integer: true },
+  rateWindowSeconds: { min: 1, max: 86_400, integer: true },
+  faults: { min: 0, max: 1, integer: false },
+  deliveryAttempts: { min: 1, max: 20, integer: true },
+  deliveryBackoffMs: { min: 0, max: 3_600_000, integer: true },
+  cursorTtlMs: { min: 1, max: 7 * 86_400_000, integer: true },
+  deliveryTimeoutMs: { min: 1, max: 600_000, integer: true },
+} satisfies Record<string, Range>;
+export type RangedOption = keyof typeof RANGES;
+
+export function describeRange(name: RangedOption): string {
+  const { min, max, integer } = RANGES[name];
+  return `${integer ? 'an integer' : 'a number'} from ${min} to ${max}`;
+}
+
+export function inRange(name: RangedOption, value: number): boolean {
+  const { min, max, integer } = RANGES[name];
+  return Number.isFinite(value) && value >= min && value <= max && (!integer || Number.isInteger(value));
+}
+
+export interface SandboxConfig {
+  host: string;
+  port: number;
+  /** As given; null when the seed should come from the data file or be random. */
+  seed: string | null;
+  recordings: number;
+  dataFile: string | null;
+  rateLimit: number;
+  rateWindowSeconds: number;
+  faults: number;
+  deliveryAttempts: number;
+  deliveryBackoffMs: number;
+  allowPrivateWebhooks: boolean;
+  log: (line: string) => void;
+  resolveHost: Resolver | null;
+  now: () => number;
+  cursorTtlMs: number;
+  deliveryTimeoutMs: number;
+}
+
+export const DEFAULTS = {
+  host: '127.0.0.1',
+  port: 4010,
+  recordings: 25,
+  rateLimit: 120, // api.md, Limits: 120 requests per minute per workspace
+  rateWindowSeconds: 60,
+  faults: 0,
+  deliveryAttempts: 5,
+  deliveryBackoffMs: 1000,
+  cursorTtlMs: 60 * 60 * 1000,
+  deliveryTimeoutMs: 10_000, // sandbox.md: a 2xx answer within 10 s is success
+} as const;
+
+export function resolveConfig(options: SandboxOptions): SandboxConfig {
+  const numbers = {
+    port: options.port ?? DEFAULTS.port,
+    recordings: options.recordings ?? DEFAULTS.recordings,
+    rateLimit: options.rateLimit ?? DEFAULTS.rateLimit,
+    rateWindowSeconds: options.rateWindowSeconds ?? DEFAULTS.rateWindowSeconds,
+    faults: options.faults ?? DEFAULTS.faults,
+    deliveryAttempts: options.deliveryAttempts ?? DEFAULTS.deliveryAttempts,
+    deliveryBackoffMs: options.deliveryBackoffMs ?? DEFAULTS.deliveryBackoffMs,
+    cursorTtlMs: options.cursorTtlMs ?? DEFAULTS.cursorTtlMs,
+    deliveryTimeoutMs: options.deliveryTimeoutMs ?? DEFAULTS.deliveryTimeoutMs,
+  };
+  for (const [name, value] of Object.entries(numbers) as [RangedOption, number][]) {
+    if (!inRange(name, value)) throw new RangeError(`sandbox option ${name} must be ${describeRange(name)} (got ${value})`);
+  }
+  const seed = options.seed === undefined ? null : String(options.seed);
+  if (seed === '') throw new RangeError('sandbox option seed must not be empty');
+  return {
+    ...numbers,
+    host: options.host ?? DEFAULTS.host,
+    seed,
+    dataFile: options.dataFile ?? null,
+    allowPrivateWebhooks: options.allowPrivateWebhooks ?? false,
+    log: options.log ?? (() => undefined),
+    resolveHost: options.resolveHost ?? null,
+    now: options.now ?? Date.now,
+  };
+}

@@ -1,0 +1,181 @@
+// --data <file>: the state kept across restarts. The generated recordings are not written out:
+// the file holds the seed and count they come from, plus the recordings that changed or were
+// created, the subscriptions (with their secrets: the file is mode 0600), deliveries and
+// idempotency keys. Writes are atomic (a temporary file in the same folder, then rename) and
+// debounced, so a burst of filings costs one write.
+import { randomBytes } from 'node:crypto';
+import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { z } from 'zod';
+import { PRIORITIES, RECORDING_STATUSES } from '../shared/schemas.js';
+import { WORKSPACES } from './types.js';
+import type { Delivery, Recording, Subscription } from './types.js';
+
+const FORMAT = 'rfs-sandbox-state';
+const SAVE_DELAY_MS = 200;
+
+const Workspace = z.enum(WORKSPACES);
+const FilingData = z.object({
+  id: z.string(),
+  lastSyncedAt: z.string(),
+  syncCount: z.number().int(),
+  syncMetadata: z.looseObject({ provider: z.string(), externalId: z.string(), filedAt: z.string() }),
+});
+const StoredRecording = z.object({
+  id: z.string(),
+  workspace: Workspace,
+  origin: z.number().int(),
+  contentSeed: z.number().int(),
+  title: z.string(),
+  status: z.enum(RECORDING_STATUSES),
+  priority: z.enum(PRIORITIES),
+  authorIndex: z.number().int(),
+  clientIndex: z.number().int(),
+  matterIndex: z.number().int(),
+  audioDuration: z.number().int(),
+  audioSize: z.number().int(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+  lastSyncedAt: z.number().nullable(),
+  syncCount: z.number().int(),
+  filings: z.array(z.object({ provider: z.string(), externalId: z.string(), data: FilingData })).nullable(),
+});
+const StoredSubscription = z.object({
+  id: z.string(),
+  workspace: Workspace,
+  url: z.string(),
+  events: z.array(z.string()),
+  secret: z.string(),
+  createdAt: z.number(),
+});
+const StoredDelivery = z.object({
+  id: z.string(),
+  workspace: Workspace,
+  subscriptionId: z.string(),
+  event: z.string(),
+  recordingId: z.string(),
+  status: z.enum(['PENDING', 'SUCCEEDED', 'FAILED']),
+  body: z.string(),
+  attempts: z.number().int(),
+  roundAttempts: z.number().int(),
+  lastAttemptAt: z.number().nullable(),
+  lastResponseStatus: z.number().int().nullable(),
+  lastError: z.string().nullable(),
+  createdAt: z.number(),
+  log: z.array(
+    z.object({
+      attempt: z.number().int(),
+      at: z.number(),
+      url: z.string(),
+      address: z.string().nullable(),
+      requestHeaders: z.record(z.string(), z.string()),
+      requestBody: z.string(),
+      responseStatus: z.number().int().nullable(),
+      error: z.string().nullable(),
+      durationMs: z.number(),
+    }),
+  ),
+});
+const StoredState = z.object({
+  format: z.literal(FORMAT),
+  version: z.literal(1),
+  seed: z.string(),
+  recordings: z.number().int().nonnegative(),
+  changedRecordings: z.array(StoredRecording),
+  subscriptions: z.array(StoredSubscription),
+  deliveries: z.array(StoredDelivery),
+  idempotency: z.array(z.object({ key: z.string(), at: z.number(), status: z.number().int(), body: z.string() })),
+});
+export type StoredState = z.infer<typeof StoredState>;
+
+export function storedRecording(rec: Recording): StoredState['changedRecordings'][number] {
+  const { version: _version, changed: _changed, ...rest } = rec;
+  return rest as StoredState['changedRecordings'][number];
+}
+
+export function restoredRecording(stored: StoredState['changedRecordings'][number]): Recording {
+  return { ...stored, filings: stored.filings as Recording['filings'], version: 0, changed: true };
+}
+
+export const restoredSubscription = (s: StoredState['subscriptions'][number]): Subscription => ({ ...s });
+export const restoredDelivery = (d: StoredState['deliveries'][number]): Delivery => ({ ...d, log: d.log.map((a) => ({ ...a })) });
+
+export class DataFileError extends Error {}
+
+/** The saved state, or null when the file does not exist yet. */
+export async function loadState(file: string): Promise<StoredState | null> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new DataFileError(`cannot read the data file ${file}: ${(error as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new DataFileError(`the data file ${file} is not valid JSON; move it away to start fresh`);
+  }
+  const parsed = StoredState.safeParse(value);
+  if (!parsed.success) {
+    throw new DataFileError(`the data file ${file} is not a sandbox state file (${parsed.error.issues[0]?.path.join('.') ?? ''}); move it away to start fresh`);
+  }
+  return parsed.data;
+}
+
+export async function writeAtomically(file: string, text: string): Promise<void> {
+  const temp = join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    await writeFile(temp, text, { mode: 0o600 });
+    await rename(temp, file);
+  } catch (error) {
+    await unlink(temp).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Debounced saving: schedule() after each change; flush() at close. */
+export class Saver {
+  private timer: NodeJS.Timeout | undefined;
+  private writing: Promise<void> = Promise.resolve();
+  private dirty = false;
+
+  constructor(
+    private readonly file: string,
+    private readonly snapshot: () => StoredState,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  schedule(): void {
+    this.dirty = true;
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.save();
+    }, SAVE_DELAY_MS);
+  }
+
+  private save(): Promise<void> {
+    // Writes are chained: two never overlap, and the later one always wins.
+    this.writing = this.writing.then(async () => {
+      if (!this.dirty) return;
+      this.dirty = false;
+      try {
+        await writeAtomically(this.file, JSON.stringify(this.snapshot()));
+      } catch (error) {
+        this.log(`could not save the data file ${this.file}: ${(error as Error).message}`);
+      }
+    });
+    return this.writing;
+  }
+
+  /** Writes what is not written yet (nothing, when nothing changed) and waits for it. */
+  async flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.save();
+  }
+}
+
+export { FORMAT as STATE_FORMAT };

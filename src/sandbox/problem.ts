@@ -1,0 +1,63 @@
+// Problem details (RFC 9457) as the API sends them, and the reply type handlers return.
+import { ERROR_CODES, type ErrorCode } from '../shared/schemas.js';
+
+export const PROBLEM_BASE = 'https://sandbox.rfs.invalid/problems';
+
+const TITLES: Record<ErrorCode, string> = {
+  INVALID_INPUT: 'Invalid input',
+  INVALID_CURSOR: 'Invalid or expired cursor',
+  IDEMPOTENCY_KEY_REQUIRED: 'Missing or invalid idempotency key',
+  UNAUTHORIZED: 'Missing, invalid or revoked API key',
+  INSUFFICIENT_SCOPE: 'The API key lacks the required scope',
+  SUBSCRIPTION_REQUIRED: 'The workspace has no eligible active subscription',
+  RESOURCE_NOT_FOUND: 'Resource not found',
+  RECORDING_NOT_COMPLETED: 'The recording is not COMPLETED',
+  WEBHOOK_SUBSCRIPTION_LIMIT_EXCEEDED: 'The workspace already has 50 webhook subscriptions',
+  UNSUPPORTED_CONTENT_TYPE: 'The request body must be application/json',
+  RATE_LIMIT_EXCEEDED: 'Too many requests',
+  INTERNAL_ERROR: 'Internal server error',
+};
+
+/** What a handler answers: a status, optional headers, and JSON (text or UTF-8 bytes) or nothing. */
+export interface Reply {
+  status: number;
+  body?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+export function json(status: number, value: unknown): Reply {
+  return { status, body: JSON.stringify(value) };
+}
+
+/**
+ * Thrown anywhere in a request to answer with a problem. `detail` names what was wrong; it is
+ * written to the sandbox's log, never into the answer, because api.md says the service omits
+ * field-level details and an integration must not come to rely on them.
+ */
+export class ProblemError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail?: string,
+    options?: { status?: number; headers?: Record<string, string> },
+  ) {
+    super(detail ?? TITLES[code]);
+    this.status = options?.status ?? ERROR_CODES[code];
+    this.headers = options?.headers ?? {};
+  }
+  readonly headers: Record<string, string>;
+}
+
+export function problemBody(error: ProblemError, requestId: string): string {
+  const kebab = error.code.toLowerCase().replace(/_/g, '-');
+  return JSON.stringify({
+    type: `${PROBLEM_BASE}/${kebab}`,
+    title: error.status === 413 ? 'Request body too large' : TITLES[error.code],
+    status: error.status,
+    code: error.code,
+    requestId,
+  });
+}
+
+export const notFound = (what = 'no such resource in this workspace'): ProblemError => new ProblemError('RESOURCE_NOT_FOUND', what);
+export const invalid = (detail: string): ProblemError => new ProblemError('INVALID_INPUT', detail);

@@ -1,0 +1,77 @@
+// What a route is, and how a request's decoded path segments find one.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { App } from '../app.js';
+import type { Reply } from '../problem.js';
+import type { Scope, WorkspaceId } from '../types.js';
+
+export interface RequestContext {
+  app: App;
+  requestId: string;
+  /** Decoded path parameters (`:id`). */
+  params: Record<string, string>;
+  /** The raw query string, without `?`. */
+  query: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** After authentication: the key's workspace. */
+export interface ApiContext extends RequestContext {
+  workspace: WorkspaceId;
+}
+
+type Method = 'GET' | 'POST' | 'DELETE';
+
+export interface ApiRoute {
+  kind: 'api';
+  method: Method;
+  /** Under /api/v1, e.g. `recordings/:id/filings`. */
+  path: string;
+  scope: Scope;
+  handle(ctx: ApiContext): Reply | Promise<Reply>;
+}
+
+export interface ControlRoute {
+  kind: 'control';
+  method: Method;
+  /** Under /_sandbox. */
+  path: string;
+  handle(ctx: RequestContext): Reply | Promise<Reply>;
+}
+
+export type Route = ApiRoute | ControlRoute;
+
+interface Compiled {
+  route: Route;
+  parts: string[];
+}
+
+export class Router {
+  private readonly compiled: Compiled[];
+
+  constructor(routes: Route[]) {
+    this.compiled = routes.map((route) => ({
+      route,
+      parts: [...(route.kind === 'api' ? ['api', 'v1'] : ['_sandbox']), ...route.path.split('/')],
+    }));
+  }
+
+  /** The route and its parameters; a parameter must be a non-empty segment. */
+  match(method: string, segments: string[]): { route: Route; params: Record<string, string> } | null {
+    for (const { route, parts } of this.compiled) {
+      if (route.method !== method || parts.length !== segments.length) continue;
+      const params: Record<string, string> = {};
+      let ok = true;
+      for (let i = 0; i < parts.length && ok; i++) {
+        const part = parts[i] as string;
+        const segment = segments[i] as string;
+        if (part.startsWith(':')) {
+          if (segment === '') ok = false;
+          else params[part.slice(1)] = segment;
+        } else if (part !== segment) ok = false;
+      }
+      if (ok) return { route, params };
+    }
+    return null;
+  }
+}

@@ -1,0 +1,78 @@
+// POST/GET /webhooks, DELETE /webhooks/:id, GET /webhooks/deliveries and
+// POST /webhooks/deliveries/:id/replay (api.md, Endpoints; shapes from sandbox.md).
+import { DELIVERY_STATUSES, IdempotencyKey, WebhookCreateRequest } from '../../shared/schemas.js';
+import { ProblemError, json, type Reply } from '../problem.js';
+import { enumParam, jsonBody, limitParam, parseQuery } from '../request.js';
+import type { Delivery } from '../types.js';
+import type { ApiContext, ApiRoute } from './route.js';
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+export function deliveryView(d: Delivery): Record<string, unknown> {
+  return {
+    id: d.id,
+    subscriptionId: d.subscriptionId,
+    event: d.event,
+    recordingId: d.recordingId,
+    status: d.status,
+    attempts: d.attempts,
+    lastAttemptAt: iso(d.lastAttemptAt),
+    lastResponseStatus: d.lastResponseStatus,
+    lastError: d.lastError,
+    createdAt: iso(d.createdAt),
+  };
+}
+
+async function createWebhook(ctx: ApiContext): Promise<Reply> {
+  parseQuery(ctx.query, []);
+  const key = ctx.headers['idempotency-key'];
+  if (typeof key !== 'string' || !IdempotencyKey.safeParse(key).success) {
+    throw new ProblemError('IDEMPOTENCY_KEY_REQUIRED', 'send an Idempotency-Key header: 8 to 255 letters, digits, or . _ : -');
+  }
+  const input = jsonBody(ctx.headers['content-type'], ctx.body, WebhookCreateRequest);
+  return ctx.app.webhooks.create(ctx.workspace, key, input);
+}
+
+function listWebhooks(ctx: ApiContext): Reply {
+  const { app, workspace } = ctx;
+  const q = parseQuery(ctx.query, ['cursor', 'limit']);
+  const limit = limitParam(q, 50, 50);
+  const query = `webhooks|${workspace}`;
+  const token = q.get('cursor');
+  const after = token === undefined ? null : app.cursors.decode(token, query);
+  if (token !== undefined && after === null) throw new ProblemError('INVALID_CURSOR', 'the cursor is malformed, expired, or belongs to another query');
+  const page = app.webhooks.page(workspace, after, limit);
+  const last = page.items[page.items.length - 1];
+  return json(200, {
+    data: page.items.map((s) => ({ id: s.id, url: s.url, events: s.events, createdAt: new Date(s.createdAt).toISOString() })),
+    meta: { count: page.items.length, limit, hasMore: page.hasMore, nextCursor: page.hasMore && last ? app.cursors.encode(last, query) : null },
+  });
+}
+
+function deleteWebhook(ctx: ApiContext): Reply {
+  parseQuery(ctx.query, []);
+  ctx.app.webhooks.delete(ctx.workspace, ctx.params.id ?? '');
+  return { status: 204 };
+}
+
+function listDeliveries(ctx: ApiContext): Reply {
+  const q = parseQuery(ctx.query, ['status', 'subscriptionId', 'limit']);
+  const status = enumParam(q, 'status', DELIVERY_STATUSES);
+  const limit = limitParam(q, 50, 50);
+  const rows = ctx.app.webhooks.deliveries(ctx.workspace, { status, subscriptionId: q.get('subscriptionId') }, limit);
+  return json(200, { data: rows.map(deliveryView), meta: { count: rows.length, limit } });
+}
+
+function replayDelivery(ctx: ApiContext): Reply {
+  parseQuery(ctx.query, []);
+  const d = ctx.app.webhooks.replay(ctx.workspace, ctx.params.id ?? '');
+  return json(202, { data: deliveryView(d) });
+}
+
+export const webhookRoutes: ApiRoute[] = [
+  { kind: 'api', method: 'POST', path: 'webhooks', scope: 'manage:webhooks', handle: createWebhook },
+  { kind: 'api', method: 'GET', path: 'webhooks', scope: 'manage:webhooks', handle: listWebhooks },
+  { kind: 'api', method: 'GET', path: 'webhooks/deliveries', scope: 'manage:webhooks', handle: listDeliveries },
+  { kind: 'api', method: 'POST', path: 'webhooks/deliveries/:id/replay', scope: 'manage:webhooks', handle: replayDelivery },
+  { kind: 'api', method: 'DELETE', path: 'webhooks/:id', scope: 'manage:webhooks', handle: deleteWebhook },
+];

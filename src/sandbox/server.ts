@@ -1,0 +1,125 @@
+// The HTTP side: one node:http server, and for each request the fixed order of api.md and
+// sandbox.md — body (bounded) → known route → fault → key → plan → scope → rate → validation →
+// the rule — answered as JSON or problem details, always with an x-request-id.
+import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { App } from './app.js';
+import { ProblemError, problemBody, type Reply } from './problem.js';
+import { randomBase62 } from './random.js';
+import { hasBody, readBody, splitTarget } from './request.js';
+import { createRouter } from './routes/index.js';
+
+const EMPTY: Buffer = Buffer.alloc(0);
+const GRACE_MS = 10_000;
+
+export interface SandboxServer {
+  server: Server;
+  /** Stops accepting, lets requests in flight finish, then closes every connection. */
+  shutdown(): Promise<void>;
+}
+
+export function createSandboxServer(app: App, log: (line: string) => void): SandboxServer {
+  const router = createRouter();
+  const idPrefix = `req_${randomBase62(10)}`;
+  let counter = 0;
+  let active = 0;
+  let closing = false;
+  let onIdle: (() => void) | null = null;
+  // Aborted at shutdown: injected delays end early so that requests in flight can finish.
+  const stopping = new AbortController();
+
+  function send(res: ServerResponse, requestId: string, reply: Reply): void {
+    if (res.headersSent || res.destroyed) return;
+    const headers: OutgoingHttpHeaders = { 'x-request-id': requestId, 'cache-control': 'no-store', ...reply.headers };
+    if (reply.body !== undefined) {
+      headers['content-type'] = reply.status >= 400 ? 'application/problem+json' : 'application/json; charset=utf-8';
+      headers['content-length'] = typeof reply.body === 'string' ? Buffer.byteLength(reply.body) : reply.body.length;
+    }
+    if (closing) headers.connection = 'close';
+    res.writeHead(reply.status, headers);
+    res.end(reply.body);
+  }
+
+  function sendProblem(res: ServerResponse, requestId: string, error: ProblemError): void {
+    if (error.detail !== undefined) log(`${requestId} ${error.status} ${error.code}: ${error.detail}`);
+    send(res, requestId, { status: error.status, body: problemBody(error, requestId), headers: error.headers });
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const requestId = `${idPrefix}${(counter++).toString(36)}`;
+    try {
+      const { segments, path, query } = splitTarget(req.url ?? '/');
+      if (segments?.[0] === 'api' && segments[1] === 'v1') app.stats.requests++;
+      let body = EMPTY;
+      if (hasBody(req)) {
+        const read = await readBody(req);
+        if (read === 'aborted') return;
+        if (read === 'too-large') {
+          const error = new ProblemError('INVALID_INPUT', 'the body is larger than 1 MiB', { status: 413, headers: { connection: 'close' } });
+          sendProblem(res, requestId, error);
+          return;
+        }
+        body = read;
+      }
+      const match = segments === null ? null : router.match(req.method ?? '', segments);
+      if (!match) throw new ProblemError('RESOURCE_NOT_FOUND', 'no such endpoint');
+      const ctx = { app, requestId, params: match.params, query, headers: req.headers, body };
+      if (match.route.kind === 'control') {
+        send(res, requestId, await match.route.handle(ctx));
+        return;
+      }
+      const fault = app.faults.pick(path);
+      if (fault === 'reset') {
+        req.socket.resetAndDestroy();
+        return;
+      }
+      if (fault === 'error-before') throw new ProblemError('INTERNAL_ERROR', 'injected fault: nothing was changed');
+      if (fault === 'rate-limit') throw new ProblemError('RATE_LIMIT_EXCEEDED', 'injected fault', { headers: { 'retry-after': '1' } });
+      if (fault === 'delay') await sleep(app.faults.delayMs(), undefined, { signal: stopping.signal }).catch(() => undefined);
+      const workspace = app.authorize(req.headers.authorization, match.route.scope);
+      const reply = await match.route.handle({ ...ctx, workspace });
+      if (fault === 'error-after') throw new ProblemError('INTERNAL_ERROR', 'injected fault: the change was made, the answer lost');
+      send(res, requestId, reply);
+    } catch (error) {
+      if (error instanceof ProblemError) {
+        sendProblem(res, requestId, error);
+        return;
+      }
+      log(`request ${requestId} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      sendProblem(res, requestId, new ProblemError('INTERNAL_ERROR'));
+    }
+  }
+
+  const server = createServer(
+    // 16 KiB of headers at most: larger ones get node's own 431, and the server stays up.
+    { maxHeaderSize: 16 * 1024, requestTimeout: 60_000, headersTimeout: 20_000, keepAliveTimeout: 5_000 },
+    (req, res) => {
+      active++;
+      void handle(req, res).finally(() => {
+        active--;
+        if (active === 0) onIdle?.();
+      });
+    },
+  );
+
+  async function shutdown(): Promise<void> {
+    closing = true;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    stopping.abort();
+    if (active > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, GRACE_MS);
+        onIdle = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    server.closeIdleConnections();
+    const force = setTimeout(() => server.closeAllConnections(), GRACE_MS);
+    await closed;
+    clearTimeout(force);
+  }
+
+  return { server, shutdown };
+}

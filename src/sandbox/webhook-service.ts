@@ -1,0 +1,162 @@
+// Webhook operations: subscriptions made once per idempotency key, one delivery per
+// subscription and recording when a recording completes, replays and deletes. The data lives
+// in WebhookStore; the sending in DeliveryWorker.
+import { DeliveryWorker, type WorkerOptions } from './delivery-worker.js';
+import { ProblemError, notFound } from './problem.js';
+import { randomBase62 } from './random.js';
+import type { Position } from './recordings.js';
+import type { Delivery, DeliveryStatus, Recording, Subscription, WorkspaceId } from './types.js';
+import { checkWebhookUrl } from './url-guard.js';
+import { MAX_SUBSCRIPTIONS, WebhookStore } from './webhooks-store.js';
+
+const EVENT = 'recording.completed';
+
+export interface WebhookServiceOptions extends WorkerOptions {
+  /** data of the payload for a recording (views.ts). */
+  payloadData: (rec: Recording) => Record<string, unknown>;
+}
+
+export class WebhookService {
+  private readonly worker: DeliveryWorker;
+
+  constructor(
+    private store: WebhookStore,
+    private readonly options: WebhookServiceOptions,
+  ) {
+    this.worker = new DeliveryWorker(store, options);
+    this.worker.resume();
+  }
+
+  get data(): WebhookStore {
+    return this.store;
+  }
+
+  /**
+   * Creates a subscription once per idempotency key. The key is reserved before the first
+   * await (DNS), so a concurrent request with the same key waits for this one's outcome: a
+   * success is answered again (201, secret included); a failure frees the key for a new try.
+   */
+  async create(workspace: WorkspaceId, key: string, input: { url: string; events: string[] }): Promise<{ status: number; body: string }> {
+    const { store } = this;
+    const { now } = this.options;
+    const slot = `${workspace}\u0000${key}`;
+    store.sweepIdempotency(now());
+    for (let entry = store.idempotency.get(slot); entry; entry = store.idempotency.get(slot)) {
+      if (entry.state === 'done') return { status: entry.status, body: entry.body };
+      await entry.settled;
+    }
+    let release = (): void => undefined;
+    const settled = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    store.idempotency.set(slot, { at: now(), state: 'pending', settled });
+    try {
+      const verdict = await checkWebhookUrl(input.url, this.options.policy);
+      if (!verdict.ok) throw new ProblemError('INVALID_INPUT', `url: ${verdict.reason}`);
+      if (store.subscriptionsOf(workspace).length >= MAX_SUBSCRIPTIONS) {
+        throw new ProblemError('WEBHOOK_SUBSCRIPTION_LIMIT_EXCEEDED', `delete a subscription first; the limit is ${MAX_SUBSCRIPTIONS}`);
+      }
+      const sub: Subscription = {
+        id: `wh_${randomBase62(20)}`,
+        workspace,
+        url: input.url,
+        events: [...new Set(input.events)],
+        secret: `whsec_${randomBase62(32)}`,
+        createdAt: now(),
+      };
+      store.subscriptions.set(sub.id, sub);
+      const body = JSON.stringify({ data: { id: sub.id, url: sub.url, events: sub.events, secret: sub.secret, createdAt: new Date(sub.createdAt).toISOString() } });
+      store.idempotency.set(slot, { at: now(), state: 'done', status: 201, body });
+      this.options.changed();
+      return { status: 201, body };
+    } catch (error) {
+      store.idempotency.delete(slot);
+      throw error;
+    } finally {
+      release();
+    }
+  }
+
+  page(workspace: WorkspaceId, after: Position | null, limit: number): { items: Subscription[]; hasMore: boolean } {
+    return this.store.pageSubscriptions(workspace, after, limit);
+  }
+
+  /** Removes the subscription and ends its pending deliveries. */
+  delete(workspace: WorkspaceId, id: string): void {
+    const sub = this.store.subscription(workspace, id);
+    if (!sub) throw notFound('no such webhook subscription in this workspace');
+    this.store.subscriptions.delete(sub.id);
+    for (const d of this.store.deliveries.values()) {
+      if (d.subscriptionId === sub.id) this.worker.cancel(d, 'subscription deleted');
+    }
+    this.options.changed();
+  }
+
+  /** One delivery per subscription and recording, ever: a second completion sends nothing. */
+  dispatchCompleted(rec: Recording): void {
+    const { now } = this.options;
+    for (const sub of this.store.listeners(rec.workspace, EVENT)) {
+      if (this.store.wasDispatched(sub.id, rec.id)) continue;
+      const id = `dlv_${randomBase62(20)}`;
+      const delivery: Delivery = {
+        id,
+        workspace: rec.workspace,
+        subscriptionId: sub.id,
+        event: EVENT,
+        recordingId: rec.id,
+        status: 'PENDING',
+        body: JSON.stringify({ id, event: EVENT, data: this.options.payloadData(rec) }),
+        attempts: 0,
+        roundAttempts: 0,
+        lastAttemptAt: null,
+        lastResponseStatus: null,
+        lastError: null,
+        createdAt: now(),
+        log: [],
+      };
+      this.store.addDelivery(delivery);
+      this.worker.schedule(delivery, 0);
+    }
+  }
+
+  deliveries(workspace: WorkspaceId, filter: { status?: DeliveryStatus | undefined; subscriptionId?: string | undefined }, limit: number): Delivery[] {
+    return this.store.listDeliveries(workspace, filter, limit);
+  }
+
+  replay(workspace: WorkspaceId, id: string): Delivery {
+    const d = this.store.delivery(workspace, id);
+    if (!d) throw notFound('no such delivery in this workspace');
+    if (!this.store.subscriptions.has(d.subscriptionId)) throw notFound('the subscription of this delivery was deleted');
+    this.worker.replay(d);
+    this.options.changed();
+    return d;
+  }
+
+  /** Any workspace: for the control API. */
+  delivery(id: string): Delivery | undefined {
+    return this.store.deliveries.get(id);
+  }
+
+  counts(): Record<string, number> {
+    const counts = { total: 0, pending: 0, succeeded: 0, failed: 0, attempts: 0 };
+    for (const d of this.store.deliveries.values()) {
+      counts.total++;
+      counts.attempts += d.attempts;
+      if (d.status === 'PENDING') counts.pending++;
+      else if (d.status === 'SUCCEEDED') counts.succeeded++;
+      else counts.failed++;
+    }
+    return counts;
+  }
+
+  /** Forgets every subscription, delivery and key (control API reset). */
+  async reset(): Promise<void> {
+    const store = new WebhookStore();
+    await this.worker.restart(store);
+    this.store = store;
+  }
+
+  stop(): Promise<void> {
+    return this.worker.stop();
+  }
+}
