@@ -171,3 +171,16 @@ describe('DELETE /webhooks/:id', () => {
     expect((await h.api(`/webhooks/${id}`, { method: 'DELETE' })).json.code).toBe('RESOURCE_NOT_FOUND');
   });
 });
+
+describe('webhook request order', () => {
+  it('answers 415 for a body that is not JSON even without an Idempotency-Key', async () => {
+    const h = await start();
+    try {
+      const res = await h.api('/webhooks', { method: 'POST', body: 'url=x', headers: { 'content-type': 'text/plain' } });
+      expect(res.status).toBe(415);
+      expect(res.json.code).toBe('UNSUPPORTED_CONTENT_TYPE');
+    } finally {
+      await h.close();
+    }
+  });
+});

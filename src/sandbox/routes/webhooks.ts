@@ -25,11 +25,12 @@ export function deliveryView(d: Delivery): Record<string, unknown> {
 
 async function createWebhook(ctx: ApiContext): Promise<Reply> {
   parseQuery(ctx.query, []);
+  // The body's media type first: a request that is not JSON at all is 415 whatever it carries.
+  const input = jsonBody(ctx.headers['content-type'], ctx.body, WebhookCreateRequest);
   const key = ctx.headers['idempotency-key'];
   if (typeof key !== 'string' || !IdempotencyKey.safeParse(key).success) {
     throw new ProblemError('IDEMPOTENCY_KEY_REQUIRED', 'send an Idempotency-Key header: 8 to 255 letters, digits, or . _ : -');
   }
-  const input = jsonBody(ctx.headers['content-type'], ctx.body, WebhookCreateRequest);
   return ctx.app.webhooks.create(ctx.workspace, key, input);
 }
 
