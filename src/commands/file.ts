@@ -150,7 +150,9 @@ async function runBatch(ctx: Context, inv: Invocation, from: string): Promise<nu
       } catch (error) {
         if (error instanceof CancelError || ctx.signal.aborted) throw error;
         inFlight = undefined;
-        result = { line: item.line, id: parsed?.id ?? null, ok: false, error: itemError(error) };
+        // A line refused locally was never sent: it is the line that is wrong, not the service.
+        const problem = error instanceof UsageError ? localError(error.message) : itemError(error);
+        result = { line: item.line, id: parsed?.id ?? null, ok: false, error: problem };
         await writer.write(result);
         // A refused key fails every line alike: stop rather than repeat it for each one.
         if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
