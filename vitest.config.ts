@@ -7,6 +7,7 @@ export default defineConfig({
   define: { RFS_VERSION: JSON.stringify(pkg.version) },
   test: {
     include: ['test/**/*.test.ts'],
+    reporters: ['default', './test/support/summary-reporter.ts'],
     // Tables show local time: pin it so that expected output is the same on every machine.
     env: { TZ: 'UTC' },
     testTimeout: 20_000,
