@@ -35,6 +35,8 @@ export interface Context {
   globals: GlobalOptions;
   /** Notices, warnings, spinners and verbose lines on stderr, and colours. */
   ui: Ui;
+  /** Which profile, base URL and key this run uses (flag, then environment, then profile). */
+  connection: () => Promise<Connection>;
   /** Resolves profile, key and base URL and builds the client on first use. */
   api: () => Promise<ApiClient>;
   /** A client for an explicit connection (auth login checks a key before saving it). */

@@ -228,6 +228,27 @@ export function buildProgram(dispatch: Dispatch, output?: ProgramOutput): Comman
     'webhooks delete',
     () => import('../commands/webhooks/delete.js'),
   );
+  leaf(
+    webhooks
+      .command('listen')
+      .description('receive deliveries locally, verify each signature and print one line per delivery (Ctrl-C stops)')
+      .option('--host <host>', 'address to bind', '127.0.0.1')
+      .option('--port <port>', 'port; 0 picks a free one', '8787')
+      .option('--secret-env <VAR>', 'environment variable holding the secret (default RFS_WEBHOOK_SECRET)')
+      .option('--secret-file <path>', 'file holding the secret')
+      .option('--tolerance <seconds>', 'allowed clock difference, both ways', '300')
+      .option('--forward-to <url>', 'pass valid deliveries on to this local URL and answer with its status')
+      .addHelpText(
+        'after',
+        examples([
+          'RFS_WEBHOOK_SECRET=whsec_… rfs webhooks listen',
+          'rfs webhooks listen --port 0 --secret-file secret.txt -o ndjson | jq .recordingId',
+          'rfs webhooks listen --secret-env CRM_HOOK_SECRET --forward-to http://127.0.0.1:3000/webhooks',
+        ]),
+      ),
+    'webhooks listen',
+    () => import('../commands/webhooks/listen.js'),
+  );
 
   // deliveries
   const deliveries = program.command('deliveries').alias('delivery').description('inspect and replay webhook deliveries');
@@ -281,6 +302,33 @@ export function buildProgram(dispatch: Dispatch, output?: ProgramOutput): Comman
       ),
     'verify-signature',
     () => import('../commands/verify-signature.js'),
+  );
+
+  // sync
+  leaf(
+    program
+      .command('sync')
+      .description('file every COMPLETED, unsynced recording through your command, crash-safe (a journal)')
+      .requiredOption('--exec <command>', 'shell command run once per recording: detail JSON on stdin, prints the external record')
+      .requiredOption('--provider <p>', 'external system sent with every filing')
+      .option('--watch', 'repeat a pass every --interval seconds until Ctrl-C')
+      .option('--interval <seconds>', 'seconds between passes with --watch', '60')
+      .option('--listen <port>', 'also receive webhooks here; a verified recording.completed starts a pass (implies --watch)')
+      .option('--secret-env <VAR>', 'with --listen: variable holding the webhook secret (default RFS_WEBHOOK_SECRET)')
+      .option('--journal <path>', 'journal file (default $XDG_STATE_HOME/rfs/sync-<profile>.jsonl)')
+      .option('--max-items <n>', 'handle at most this many recordings per pass')
+      .option('--exec-timeout <seconds>', 'stop a command that runs longer than this', '300')
+      .option('--dry-run', 'list what would be sent to the command; run, file and journal nothing')
+      .addHelpText(
+        'after',
+        examples([
+          "rfs sync --exec './file-in-crm.sh' --provider crm",
+          "rfs sync --exec 'node crm.js' --provider crm --watch --interval 120",
+          "RFS_WEBHOOK_SECRET=whsec_… rfs sync --exec './file-in-crm.sh' --provider crm --listen 8787",
+        ]),
+      ),
+    'sync',
+    () => import('../commands/sync.js'),
   );
 
   // completion

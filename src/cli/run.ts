@@ -47,18 +47,24 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
         clients.push(made);
         return made;
       };
+      let connection: Promise<Connection> | undefined;
+      const resolveOnce = (): Promise<Connection> => {
+        connection ??= (async () => {
+          const { openProfiles } = await import('../config/profiles.js');
+          const { resolveConnection } = await import('../config/connection.js');
+          return resolveConnection(g, io.env, openProfiles(io.env));
+        })();
+        return connection;
+      };
       const ctx: Context = {
         io,
         globals: g,
         ui: u,
         signal,
         connect,
+        connection: resolveOnce,
         api: () => {
-          client ??= (async () => {
-            const { openProfiles } = await import('../config/profiles.js');
-            const { resolveConnection } = await import('../config/connection.js');
-            return connect(resolveConnection(g, io.env, openProfiles(io.env)));
-          })();
+          client ??= resolveOnce().then(connect);
           return client;
         },
       };

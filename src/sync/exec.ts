@@ -1,0 +1,128 @@
+// Runs the integration's command through the shell, once per recording: the detail JSON on
+// stdin, RFS_RECORDING_ID and RFS_ATTEMPT in its environment, its stdout taken as the external
+// record. The command gets a process group of its own, so that stopping it (--exec-timeout,
+// Ctrl-C, rfs exiting) reaches everything the shell started, not just the shell: a grandchild
+// left running would also hold the output pipes open.
+import { spawn } from 'node:child_process';
+
+export interface CommandRun {
+  /** Exit code, or null when it ended by a signal. */
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  /** The last part of what it wrote on stderr (enough to report), trimmed. */
+  stderr: string;
+  timedOut: boolean;
+  /** stdout went past the cap and was cut. */
+  stdoutTooLong: boolean;
+}
+
+export interface CommandOptions {
+  command: string;
+  stdin: string;
+  env: NodeJS.ProcessEnv;
+  timeoutMs: number;
+  signal: AbortSignal;
+}
+
+const MAX_STDOUT = 1024 * 1024;
+const STDERR_TAIL = 8 * 1024;
+/** After SIGTERM, how long a command may take to stop before SIGKILL. */
+const KILL_GRACE_MS = 5000;
+
+export function runCommand(o: CommandOptions): Promise<CommandRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(o.command, { shell: true, env: o.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    const signalGroup = (signal: NodeJS.Signals): void => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, signal);
+      } catch {
+        // The group is gone already.
+      }
+    };
+    // If rfs itself ends while the command runs, the command does not outlive it unnoticed.
+    const onExit = (): void => signalGroup('SIGTERM');
+    process.once('exit', onExit);
+    let stdout = '';
+    let stdoutTooLong = false;
+    let stderr = '';
+    let timedOut = false;
+    let killTimer: NodeJS.Timeout | undefined;
+
+    let stopping = false;
+    const stop = (): void => {
+      if (stopping) return;
+      stopping = true;
+      signalGroup('SIGTERM');
+      killTimer = setTimeout(() => signalGroup('SIGKILL'), KILL_GRACE_MS);
+      killTimer.unref();
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop();
+    }, o.timeoutMs);
+    const onAbort = (): void => stop();
+    o.signal.addEventListener('abort', onAbort, { once: true });
+
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      if (stdout.length + chunk.length > MAX_STDOUT) {
+        stdoutTooLong = true;
+        stdout += chunk.slice(0, Math.max(0, MAX_STDOUT - stdout.length));
+      } else {
+        stdout += chunk;
+      }
+    });
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      stderr = (stderr + chunk).slice(-STDERR_TAIL);
+    });
+    // A command that does not read its stdin closes the pipe early: that is its right.
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(o.stdin);
+
+    child.once('error', (error) => {
+      process.off('exit', onExit);
+      clearTimeout(timer);
+      o.signal.removeEventListener('abort', onAbort);
+      reject(error);
+    });
+    child.once('close', (code, signal) => {
+      process.off('exit', onExit);
+      clearTimeout(timer);
+      if (killTimer) clearTimeout(killTimer);
+      o.signal.removeEventListener('abort', onAbort);
+      resolve({ code, signal, stdout, stderr: stderr.trim(), timedOut, stdoutTooLong });
+    });
+  });
+}
+
+/**
+ * The external record from the command's stdout: a JSON object with a non-empty `externalId`
+ * (and optionally `externalUrl`, `metadata`), or one line that is the externalId itself.
+ */
+export function parseExternalRecord(stdout: string): { externalId: string; externalUrl?: string; metadata?: Record<string, unknown> } | { problem: string } {
+  const text = stdout.trim();
+  if (text === '') return { problem: 'the command printed nothing: it must print the external record (a JSON object or the externalId)' };
+  if (text.startsWith('{')) {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return { problem: 'the command printed something that starts like JSON but is not valid JSON' };
+    }
+    const v = value as Record<string, unknown>;
+    if (typeof v.externalId !== 'string' || v.externalId.trim() === '') return { problem: 'the JSON the command printed has no "externalId" string' };
+    if (v.externalUrl !== undefined && typeof v.externalUrl !== 'string') return { problem: '"externalUrl" must be a string' };
+    if (v.metadata !== undefined && (v.metadata === null || typeof v.metadata !== 'object' || Array.isArray(v.metadata))) {
+      return { problem: '"metadata" must be a JSON object' };
+    }
+    return {
+      externalId: v.externalId,
+      ...(v.externalUrl === undefined ? {} : { externalUrl: v.externalUrl }),
+      ...(v.metadata === undefined ? {} : { metadata: v.metadata as Record<string, unknown> }),
+    };
+  }
+  if (text.includes('\n')) return { problem: 'the command printed several lines: print one JSON object, or the externalId alone' };
+  return { externalId: text };
+}

@@ -1,0 +1,251 @@
+// The sync journal (cli.md, sync): one JSON line per step, each flushed to disk (fsync) before
+// rfs acts on it, so that a run killed at any instant can tell, per recording, whether the
+// command may have run (`started`), what it answered (`result`), and whether the filing was
+// confirmed (`filed`). One process at a time owns a journal, through a lock file beside it.
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync, existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { UsageError } from '../cli/errors.js';
+
+export interface ExternalRecord {
+  externalId: string;
+  externalUrl?: string;
+  metadata?: Record<string, unknown>;
+}
+
+export type JournalEntry =
+  | { step: 'started'; id: string; attempt: number; at: string }
+  | ({ step: 'result'; id: string; attempt: number; at: string } & ExternalRecord)
+  | { step: 'filed'; id: string; externalId: string; syncCount: number; at: string }
+  | { step: 'dropped'; id: string; reason: string; at: string };
+
+/** Where a recording stands after replaying the journal. */
+export interface RecordingState {
+  /** How many times the command was started for it. */
+  attempts: number;
+  /** The command's answer, when one was received and not yet filed. */
+  result?: ExternalRecord;
+}
+
+export interface JournalProblem {
+  line: number;
+  message: string;
+}
+
+export function defaultJournalPath(env: NodeJS.ProcessEnv, profile: string): string {
+  const state = env.XDG_STATE_HOME && env.XDG_STATE_HOME.startsWith('/') ? env.XDG_STATE_HOME : join(env.HOME || homedir(), '.local', 'state');
+  return join(state, 'rfs', `sync-${profile.replace(/[^A-Za-z0-9._-]/g, '_')}.jsonl`);
+}
+
+function isEntry(value: unknown): value is JournalEntry {
+  if (value === null || typeof value !== 'object') return false;
+  const v = value as Record<string, unknown>;
+  if (typeof v.id !== 'string' || v.id === '') return false;
+  switch (v.step) {
+    case 'started':
+      return typeof v.attempt === 'number';
+    case 'result':
+      return typeof v.attempt === 'number' && typeof v.externalId === 'string' && v.externalId !== '';
+    case 'filed':
+      return typeof v.externalId === 'string';
+    case 'dropped':
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** Replays journal text into per-recording state; damaged lines are reported, never fatal. */
+export function replayJournal(text: string): { states: Map<string, RecordingState>; problems: JournalProblem[] } {
+  const states = new Map<string, RecordingState>();
+  const problems: JournalProblem[] = [];
+  const lines = text.split('\n');
+  lines.forEach((line, index) => {
+    if (line.trim() === '') return;
+    const last = index === lines.length - 1;
+    let entry: unknown;
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      problems.push({
+        line: index + 1,
+        message: last ? 'the last line is incomplete (rfs was stopped while writing it); skipped' : 'the line is not JSON; skipped',
+      });
+      return;
+    }
+    if (!isEntry(entry)) {
+      problems.push({ line: index + 1, message: 'the line is not a journal step; skipped' });
+      return;
+    }
+    const state = states.get(entry.id) ?? { attempts: 0 };
+    switch (entry.step) {
+      case 'started':
+        state.attempts = Math.max(state.attempts, entry.attempt);
+        break;
+      case 'result': {
+        const { externalId, externalUrl, metadata } = entry;
+        state.result = { externalId, ...(externalUrl === undefined ? {} : { externalUrl }), ...(metadata === undefined ? {} : { metadata }) };
+        state.attempts = Math.max(state.attempts, entry.attempt);
+        break;
+      }
+      case 'filed':
+      case 'dropped':
+        // Done with: nothing about it needs to be remembered.
+        states.delete(entry.id);
+        return;
+    }
+    states.set(entry.id, state);
+  });
+  return { states, problems };
+}
+
+export class Journal {
+  private fd: number | undefined;
+  private readonly lockPath: string;
+
+  private constructor(
+    readonly path: string,
+    readonly states: Map<string, RecordingState>,
+    readonly problems: JournalProblem[],
+  ) {
+    this.lockPath = `${path}.lock`;
+  }
+
+  /** Reads the journal (it may not exist yet) without taking it: for --dry-run. */
+  static peek(path: string): Journal {
+    const file = resolve(path);
+    const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+    const { states, problems } = replayJournal(text);
+    return new Journal(file, states, problems);
+  }
+
+  /**
+   * Takes the journal for this process: the lock first (another live rfs sync on the same
+   * journal is refused), then the replay, then a compacted rewrite holding only what is still
+   * pending, which also clears a damaged last line.
+   */
+  static open(path: string): Journal {
+    const file = resolve(path);
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    const journal = Journal.peek(file);
+    journal.lock();
+    try {
+      // Re-read under the lock: the peek may have raced another process's last writes.
+      const { states, problems } = replayJournal(existsSync(file) ? readFileSync(file, 'utf8') : '');
+      journal.states.clear();
+      for (const [id, state] of states) journal.states.set(id, state);
+      journal.problems.splice(0, journal.problems.length, ...problems);
+      journal.compact();
+      journal.fd = openSync(file, 'a', 0o600);
+    } catch (error) {
+      journal.unlock();
+      throw error;
+    }
+    return journal;
+  }
+
+  private lock(): void {
+    for (let tries = 0; tries < 2; tries++) {
+      try {
+        const fd = openSync(this.lockPath, 'wx', 0o600);
+        writeSync(fd, `${process.pid}\n`);
+        closeSync(fd);
+        return;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        const pid = Number(readFileSync(this.lockPath, 'utf8').trim());
+        if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid)) {
+          throw new UsageError(`another rfs sync (pid ${pid}) is using the journal ${this.path}`, {
+            hint: 'wait for it to finish, or give this one its own --journal',
+          });
+        }
+        // The owner died (a crash or SIGKILL): its lock is stale.
+        unlinkSync(this.lockPath);
+      }
+    }
+    throw new UsageError(`could not lock the journal ${this.path}`);
+  }
+
+  private unlock(): void {
+    try {
+      if (readFileSync(this.lockPath, 'utf8').trim() === String(process.pid)) unlinkSync(this.lockPath);
+    } catch {
+      // Already gone.
+    }
+  }
+
+  /** Rewrites the file with the pending steps only, atomically (temp file, fsync, rename). */
+  private compact(): void {
+    const lines: string[] = [];
+    const at = new Date().toISOString();
+    for (const [id, state] of this.states) {
+      if (state.attempts > 0) lines.push(JSON.stringify({ step: 'started', id, attempt: state.attempts, at }));
+      if (state.result) lines.push(JSON.stringify({ step: 'result', id, attempt: state.attempts, at, ...state.result }));
+    }
+    const temp = `${this.path}.${process.pid}.tmp`;
+    const fd = openSync(temp, 'w', 0o600);
+    try {
+      if (lines.length > 0) writeSync(fd, `${lines.join('\n')}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, this.path);
+    syncDir(dirname(this.path));
+  }
+
+  /** Appends one step and waits until it is on disk. */
+  append(entry: JournalEntry): void {
+    if (this.fd === undefined) throw new Error('the journal is not open for writing');
+    writeSync(this.fd, `${JSON.stringify(entry)}\n`);
+    fsyncSync(this.fd);
+    const state = this.states.get(entry.id) ?? { attempts: 0 };
+    switch (entry.step) {
+      case 'started':
+        state.attempts = entry.attempt;
+        this.states.set(entry.id, state);
+        break;
+      case 'result': {
+        const { externalId, externalUrl, metadata } = entry;
+        state.result = { externalId, ...(externalUrl === undefined ? {} : { externalUrl }), ...(metadata === undefined ? {} : { metadata }) };
+        this.states.set(entry.id, state);
+        break;
+      }
+      case 'filed':
+      case 'dropped':
+        this.states.delete(entry.id);
+        break;
+    }
+  }
+
+  close(): void {
+    if (this.fd !== undefined) {
+      closeSync(this.fd);
+      this.fd = undefined;
+    }
+    this.unlock();
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function syncDir(dir: string): void {
+  // A rename is durable once its folder is: fsync the folder where the platform allows it.
+  try {
+    const fd = openSync(dir, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // Not supported here (e.g. some filesystems): the rename still happened.
+  }
+}

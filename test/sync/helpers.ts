@@ -1,0 +1,41 @@
+// Shared by the sync tests: the fixture command, reading the external file and the journal.
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export const FIXTURE = fileURLToPath(new URL('./fixtures/external-system.mjs', import.meta.url));
+export const COMMAND = `"${process.execPath}" "${FIXTURE}"`;
+
+export interface ExternalRecord {
+  recordingId: string;
+  externalId: string;
+  attempt: number;
+}
+
+export function externalRecords(file: string): ExternalRecord[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as ExternalRecord);
+}
+
+export function journalSteps(file: string): { step: string; id: string }[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .flatMap((line) => {
+      try {
+        return [JSON.parse(line) as { step: string; id: string }];
+      } catch {
+        return [];
+      }
+    });
+}
+
+/** Every recording counted once: a map from id to how many times it appears. */
+export function counts(ids: string[]): Map<string, number> {
+  const map = new Map<string, number>();
+  for (const id of ids) map.set(id, (map.get(id) ?? 0) + 1);
+  return map;
+}
