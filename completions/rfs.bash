@@ -5,10 +5,10 @@
 # The subcommands offered under a command path (aliases are accepted, never offered).
 _rfs_subcommands() {
   case "$1" in
-    '') echo 'auth recordings file webhooks deliveries verify-signature completion sandbox help' ;;
+    '') echo 'auth recordings file webhooks deliveries verify-signature sync completion sandbox help' ;;
     'auth') echo 'login status switch logout help' ;;
     'recordings') echo 'list get help' ;;
-    'webhooks') echo 'create list delete help' ;;
+    'webhooks') echo 'create list delete listen help' ;;
     'deliveries') echo 'list replay help' ;;
   esac
 }
@@ -22,6 +22,7 @@ _rfs_resolve() {
     ':webhooks'|':webhook') _rfs_word='webhooks' ;;
     ':deliveries'|':delivery') _rfs_word='deliveries' ;;
     ':verify-signature') _rfs_word='verify-signature' ;;
+    ':sync') _rfs_word='sync' ;;
     ':completion') _rfs_word='completion' ;;
     ':sandbox') _rfs_word='sandbox' ;;
     ':help') _rfs_word='help' ;;
@@ -36,6 +37,7 @@ _rfs_resolve() {
     'webhooks:create') _rfs_word='create' ;;
     'webhooks:list'|'webhooks:ls') _rfs_word='list' ;;
     'webhooks:delete'|'webhooks:rm') _rfs_word='delete' ;;
+    'webhooks:listen') _rfs_word='listen' ;;
     'webhooks:help') _rfs_word='help' ;;
     'deliveries:list'|'deliveries:ls') _rfs_word='list' ;;
     'deliveries:replay') _rfs_word='replay' ;;
@@ -53,9 +55,11 @@ _rfs_flags() {
     'file') echo '--provider --external-id --external-url --filed-at --metadata --from --fail-fast' ;;
     'webhooks create') echo '--url --event --idempotency-key' ;;
     'webhooks list') echo '--limit --cursor --all' ;;
+    'webhooks listen') echo '--host --port --secret-env --secret-file --tolerance --forward-to' ;;
     'deliveries list') echo '--status --subscription --limit' ;;
     'deliveries replay') echo '--all-failed --subscription --dry-run' ;;
     'verify-signature') echo '--timestamp --signature --headers --payload --secret-env --secret-file --tolerance --now' ;;
+    'sync') echo '--exec --provider --watch --interval --listen --secret-env --journal --max-items --exec-timeout --dry-run' ;;
     'sandbox') echo '--host --port --seed --recordings --data --rate-limit --rate-window --faults --delivery-attempts --delivery-backoff --allow-private-webhooks' ;;
   esac
 }
@@ -85,6 +89,12 @@ _rfs_value() {
     'webhooks create:--idempotency-key') _rfs_kind=any ;;
     'webhooks list:--limit') _rfs_kind=any ;;
     'webhooks list:--cursor') _rfs_kind=any ;;
+    'webhooks listen:--host') _rfs_kind=any ;;
+    'webhooks listen:--port') _rfs_kind=any ;;
+    'webhooks listen:--secret-env') _rfs_kind=any ;;
+    'webhooks listen:--secret-file') _rfs_kind=file ;;
+    'webhooks listen:--tolerance') _rfs_kind=any ;;
+    'webhooks listen:--forward-to') _rfs_kind=any ;;
     'deliveries list:--status') _rfs_kind=any ;;
     'deliveries list:--subscription') _rfs_kind=any ;;
     'deliveries list:--limit') _rfs_kind=any ;;
@@ -97,6 +107,14 @@ _rfs_value() {
     'verify-signature:--secret-file') _rfs_kind=file ;;
     'verify-signature:--tolerance') _rfs_kind=any ;;
     'verify-signature:--now') _rfs_kind=any ;;
+    'sync:--exec') _rfs_kind=any ;;
+    'sync:--provider') _rfs_kind=any ;;
+    'sync:--interval') _rfs_kind=any ;;
+    'sync:--listen') _rfs_kind=any ;;
+    'sync:--secret-env') _rfs_kind=any ;;
+    'sync:--journal') _rfs_kind=file ;;
+    'sync:--max-items') _rfs_kind=any ;;
+    'sync:--exec-timeout') _rfs_kind=any ;;
     'sandbox:--host') _rfs_kind=any ;;
     'sandbox:--port') _rfs_kind=any ;;
     'sandbox:--seed') _rfs_kind=any ;;
@@ -126,11 +144,11 @@ _rfs_argument() {
     'recordings help:0') _rfs_kind=choices _rfs_values='list get' ;;
     'file:0') _rfs_kind=any ;;
     'webhooks delete:0') _rfs_kind=any ;;
-    'webhooks help:0') _rfs_kind=choices _rfs_values='create list delete' ;;
+    'webhooks help:0') _rfs_kind=choices _rfs_values='create list delete listen' ;;
     'deliveries replay:'*) _rfs_kind=any ;;
     'deliveries help:0') _rfs_kind=choices _rfs_values='list replay' ;;
     'completion:0') _rfs_kind=choices _rfs_values='bash zsh fish' ;;
-    'help:0') _rfs_kind=choices _rfs_values='auth recordings file webhooks deliveries verify-signature completion sandbox exit-codes environment' ;;
+    'help:0') _rfs_kind=choices _rfs_values='auth recordings file webhooks deliveries verify-signature sync completion sandbox exit-codes environment' ;;
     *) return 1 ;;
   esac
 }
@@ -138,7 +156,7 @@ _rfs_argument() {
 # Commands that take no positional argument: an empty word offers their options.
 _rfs_no_arguments() {
   case "$1" in
-    'auth login'|'auth status'|'auth logout'|'recordings list'|'webhooks create'|'webhooks list'|'deliveries list'|'verify-signature'|'sandbox') return 0 ;;
+    'auth login'|'auth status'|'auth logout'|'recordings list'|'webhooks create'|'webhooks list'|'webhooks listen'|'deliveries list'|'verify-signature'|'sync'|'sandbox') return 0 ;;
   esac
   return 1
 }

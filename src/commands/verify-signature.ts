@@ -8,9 +8,10 @@ import type { Context } from '../cli/context.js';
 import { CancelError, UsageError } from '../cli/errors.js';
 import type { Invocation } from '../cli/program.js';
 import { safeJson } from '../output/safe-json.js';
-import { DEFAULT_TOLERANCE_SECONDS, type SignatureCheck, verifySignature } from '../shared/signature.js';
-import { signatureHeadersFromDump, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../webhooks/header-dump.js';
+import { DEFAULT_TOLERANCE_SECONDS } from '../shared/signature.js';
+import { signatureHeadersFromDump } from '../webhooks/header-dump.js';
 import { readWebhookSecret } from '../webhooks/secret.js';
+import { MAX_UNIX_SECONDS, verdict } from '../webhooks/verify.js';
 import { intFlag, stringFlag } from './flags.js';
 
 export interface VerifyOptions {
@@ -29,9 +30,6 @@ export interface VerifyOptions {
 
 // cli.md, Exit codes: for verify-signature, 1 means "the signature is not valid", not a bug.
 const EXIT_INVALID = 1;
-
-// Ten digits, as the timestamps themselves (signature.ts): a millisecond value is refused here too.
-const MAX_UNIX_SECONDS = 9_999_999_999;
 
 export function verifyOptions(opts: Record<string, unknown>): VerifyOptions {
   const headers = stringFlag(opts.headers);
@@ -103,69 +101,6 @@ async function signatureValues(ctx: Context, o: VerifyOptions): Promise<{ timest
   return signatureHeadersFromDump(dump.toString('utf8'));
 }
 
-export interface Verdict extends SignatureCheck {
-  /** Why, in a sentence; never containing the expected signature. */
-  explanation: string;
-}
-
-function seconds(n: number): string {
-  return `${n} second${n === 1 ? '' : 's'}`;
-}
-
-/**
- * The check of signature.ts, plus one case it cannot see: a value given but empty
- * (`--timestamp "$TS"` with TS unset) was supplied, so it is malformed rather than missing.
- */
-export function verdict(input: {
-  secret: string;
-  timestamp: string | undefined;
-  signature: string | undefined;
-  body: Uint8Array;
-  toleranceSeconds: number;
-  nowSeconds: number;
-  /** Where the values came from, for the explanation. */
-  fromHeaders: boolean;
-}): Verdict {
-  const { timestamp, signature, toleranceSeconds } = input;
-  const tsName = input.fromHeaders ? `the ${TIMESTAMP_HEADER} header` : '--timestamp';
-  const sigName = input.fromHeaders ? `the ${SIGNATURE_HEADER} header` : '--signature';
-  if (timestamp === undefined || signature === undefined) {
-    const absent = [timestamp === undefined ? 'timestamp' : undefined, signature === undefined ? 'signature' : undefined].filter(
-      (w): w is string => w !== undefined,
-    );
-    const explanation = input.fromHeaders
-      ? `the header dump has no ${absent.map((w) => `x-service-${w}`).join(' or ')} header`
-      : absent.length === 2
-        ? 'neither --timestamp nor --signature was given (or use --headers <file>)'
-        : `no --${absent[0] ?? ''} was given`;
-    return { valid: false, reason: 'missing', ageSeconds: null, explanation };
-  }
-  const timestampHelp = `${tsName} must be whole Unix seconds, such as 1700000000 (not milliseconds, not a decimal)`;
-  const signatureHelp = `${sigName} must be sha256= followed by 64 hex digits`;
-  if (timestamp.trim() === '') return { valid: false, reason: 'malformed', ageSeconds: null, explanation: timestampHelp };
-  if (signature.trim() === '') return { valid: false, reason: 'malformed', ageSeconds: null, explanation: signatureHelp };
-  const check = verifySignature({ ...input, timestamp, signature });
-  switch (check.reason) {
-    case null:
-      return { ...check, explanation: 'the signature matches the payload and the timestamp is within the tolerance' };
-    case 'missing':
-      return { ...check, explanation: `${tsName} or ${sigName} is empty` };
-    case 'malformed':
-      // signature.ts reads the timestamp first: no age means the timestamp was unreadable.
-      return { ...check, explanation: check.ageSeconds === null ? timestampHelp : signatureHelp };
-    case 'stale': {
-      const age = check.ageSeconds ?? 0;
-      const when = age >= 0 ? `${seconds(age)} old` : `${seconds(-age)} in the future`;
-      return { ...check, explanation: `the timestamp is ${when}; the tolerance is ${seconds(toleranceSeconds)} either way` };
-    }
-    case 'mismatch':
-      return {
-        ...check,
-        explanation: 'the signature does not match this payload, timestamp and secret (a re-serialised body or another subscription\'s secret?)',
-      };
-  }
-}
-
 export async function run(ctx: Context, invocation: Invocation): Promise<number> {
   const o = verifyOptions(invocation.opts);
   // The secret first: without it nothing else is worth reading (and stdin stays unread).
@@ -181,7 +116,7 @@ export async function run(ctx: Context, invocation: Invocation): Promise<number>
     body,
     toleranceSeconds: o.toleranceSeconds,
     nowSeconds: o.nowSeconds ?? Math.floor(ctx.io.now() / 1000),
-    fromHeaders: o.headers !== undefined,
+    source: o.headers !== undefined ? 'header-dump' : 'flags',
   });
 
   const json = { valid: result.valid, reason: result.reason, ageSeconds: result.ageSeconds };

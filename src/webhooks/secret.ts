@@ -44,15 +44,24 @@ async function fromFile(path: string, read: (path: string) => Promise<Buffer>): 
   return secret;
 }
 
+function variableLabel(name: string): string {
+  return SHOWABLE_NAME.test(name) ? `the environment variable ${name}` : 'the environment variable given to --secret-env';
+}
+
+/** Where the secret is read from, for a notice: never the secret, nor a value that could be one. */
+export function describeSecretSource(source: SecretSource): string {
+  if (source.secretFile !== undefined) return 'the file given to --secret-file';
+  return variableLabel(source.secretEnv ?? DEFAULT_SECRET_ENV);
+}
+
 function fromEnv(name: string, env: NodeJS.ProcessEnv, flagGiven: boolean): string {
   if (!VARIABLE_NAME.test(name)) {
     throw new UsageError(`--secret-env takes the name of an environment variable (such as ${DEFAULT_SECRET_ENV}), not the secret itself`);
   }
   const value = env[name];
   if (value === undefined || value === '') {
-    const what = SHOWABLE_NAME.test(name) ? `the environment variable ${name}` : 'the environment variable given to --secret-env';
     throw new UsageError(
-      flagGiven ? `${what} is not set or empty` : `no webhook secret: ${DEFAULT_SECRET_ENV} is not set`,
+      flagGiven ? `${variableLabel(name)} is not set or empty` : `no webhook secret: ${DEFAULT_SECRET_ENV} is not set`,
       { hint: THREE_WAYS },
     );
   }

@@ -22,7 +22,7 @@ describe('bash completion', () => {
 
   it('offers every top-level command for `rfs <TAB>`', () => {
     expect(sorted(bashComplete(['rfs', '']))).toEqual(
-      sorted(['auth', 'recordings', 'file', 'webhooks', 'deliveries', 'verify-signature', 'completion', 'sandbox', 'help']),
+      sorted(['auth', 'recordings', 'file', 'webhooks', 'deliveries', 'verify-signature', 'sync', 'completion', 'sandbox', 'help']),
     );
   });
 

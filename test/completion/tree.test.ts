@@ -14,8 +14,8 @@ describe('the completion tree of rfs', () => {
     for (const path of [
       'auth login', 'auth status', 'auth switch', 'auth logout',
       'recordings list', 'recordings get', 'file',
-      'webhooks create', 'webhooks list', 'webhooks delete',
-      'deliveries list', 'deliveries replay', 'verify-signature', 'completion', 'sandbox', 'help',
+      'webhooks create', 'webhooks list', 'webhooks delete', 'webhooks listen',
+      'deliveries list', 'deliveries replay', 'verify-signature', 'sync', 'completion', 'sandbox', 'help',
     ]) {
       expect(paths).toContain(path);
     }

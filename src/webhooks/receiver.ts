@@ -1,0 +1,292 @@
+// A local webhook receiver (cli.md, `rfs webhooks listen`; also `rfs sync --listen`): every POST
+// is verified with the verdict of verify-signature over the raw body bytes, answered 200 (or the
+// status of the --forward-to target) when valid and 401 when not, and reported to the caller.
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { isLoopbackHost } from '../api/credentials.js';
+import { UsageError } from '../cli/errors.js';
+import { SIGNATURE_HEADERS } from '../shared/schemas.js';
+import { verdict } from './verify.js';
+
+export interface ReceivedDelivery {
+  /** x-service-delivery */
+  deliveryId: string | null;
+  /** x-service-event */
+  event: string | null;
+  /** data.id of the payload, when the body parses. */
+  recordingId: string | null;
+  /** data.title of the payload, when the body parses. */
+  title: string | null;
+  valid: boolean;
+  reason: 'mismatch' | 'stale' | 'malformed' | 'missing' | null;
+  /** From verdict(); never the expected signature. */
+  explanation: string;
+  ageSeconds: number | null;
+  /** What the receiver answered. */
+  status: number;
+  /** Why --forward-to failed (the answer was then 502). */
+  forwardError?: string;
+}
+
+/** A request refused before any signature was checked: not a POST (405), or too large (413). */
+export interface RefusedRequest {
+  method: string;
+  status: 405 | 413;
+  message: string;
+}
+
+export interface ReceiverOptions {
+  host: string;
+  /** 0 picks any free port. */
+  port: number;
+  secret: string;
+  toleranceSeconds: number;
+  /** A loopback http(s) URL that valid deliveries are passed on to (see forwardTarget). */
+  forwardTo?: string;
+  /** Milliseconds since the epoch; injectable. */
+  now?: () => number;
+  onDelivery: (delivery: ReceivedDelivery, raw: { headers: IncomingHttpHeaders; body: Buffer }) => void;
+  /** Told of requests refused before verification; they are not deliveries. */
+  onRefused?: (request: RefusedRequest) => void;
+}
+
+export interface RunningReceiver {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+// Deliveries are one recording's metadata (api.md, Payload shape): a few kilobytes. The cap keeps
+// a stray upload from filling memory.
+export const MAX_BODY_BYTES = 1024 * 1024;
+// The sandbox waits 10 s for an answer (sandbox.md, Deliveries); the forward gets as long.
+export const FORWARD_TIMEOUT_MS = 10_000;
+
+/**
+ * The --forward-to value checked: an absolute http(s) URL to a loopback host, since the raw
+ * payload and its valid signature go there. A UsageError (exit 2) otherwise.
+ */
+export function forwardTarget(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`invalid --forward-to ${JSON.stringify(value)}: expected a URL such as http://127.0.0.1:3000/webhooks`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`invalid --forward-to: the scheme must be http or https, not ${url.protocol.replace(':', '')}`);
+  }
+  if (!isLoopbackHost(url.hostname)) {
+    throw new UsageError(`refusing --forward-to ${url.hostname}: deliveries are forwarded only to this machine`, {
+      hint: 'use localhost, 127.0.0.1 or [::1], e.g. --forward-to http://127.0.0.1:3000/webhooks',
+    });
+  }
+  if (url.username || url.password) throw new UsageError('invalid --forward-to: credentials do not belong in the URL');
+  return url.href;
+}
+
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  // Node joins repeated unknown headers with ", "; two signatures then read as malformed.
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+function payloadFields(body: Buffer): { recordingId: string | null; title: string | null } {
+  try {
+    const data = (JSON.parse(body.toString('utf8')) as { data?: unknown } | null)?.data;
+    if (typeof data !== 'object' || data === null) return { recordingId: null, title: null };
+    const { id, title } = data as { id?: unknown; title?: unknown };
+    return { recordingId: typeof id === 'string' ? id : null, title: typeof title === 'string' ? title : null };
+  } catch {
+    return { recordingId: null, title: null };
+  }
+}
+
+/** The body, or null when it is larger than the cap (the rest is then left unread). */
+function readBody(req: IncomingMessage): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        req.off('data', onData);
+        req.pause();
+        resolve(null);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+    // After 'end' or the cap this changes nothing; before them, the sender went away mid-body.
+    req.on('close', () => reject(new Error('the request was cut off before its body ended')));
+  });
+}
+
+function answer(res: ServerResponse, status: number, text: string, extra: Record<string, string> = {}): void {
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', ...extra });
+  res.end(`${text}\n`);
+}
+
+/** The signature headers and content type, exactly as received: the target verifies them again. */
+function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    if (name.startsWith('x-service-') || name === 'content-type') out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+function describeError(error: unknown): string {
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  const inner = cause instanceof Error ? cause : error;
+  const code = (inner as { code?: unknown } | null)?.code;
+  const message = inner instanceof Error ? inner.message : String(inner);
+  return typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message;
+}
+
+type Forward = (headers: IncomingHttpHeaders, body: Buffer) => Promise<{ status: number } | { error: string }>;
+
+async function forwarder(target: string, closing: AbortSignal): Promise<{ forward: Forward; close: () => Promise<void> }> {
+  // undici loads only when forwarding is asked for; its own pool, so close() leaves no socket open.
+  const { Agent, request } = await import('undici');
+  const agent = new Agent({ connect: { timeout: FORWARD_TIMEOUT_MS } });
+  const forward: Forward = async (headers, body) => {
+    const timeout = AbortSignal.timeout(FORWARD_TIMEOUT_MS);
+    try {
+      const res = await request(target, {
+        method: 'POST',
+        headers: forwardedHeaders(headers),
+        body,
+        dispatcher: agent,
+        signal: AbortSignal.any([closing, timeout]),
+        headersTimeout: FORWARD_TIMEOUT_MS,
+        bodyTimeout: FORWARD_TIMEOUT_MS,
+      });
+      // Only the status is passed back; the body is read and dropped so the socket is reused.
+      await res.body.dump();
+      return { status: res.statusCode };
+    } catch (error) {
+      if (timeout.aborted) return { error: `no answer within ${FORWARD_TIMEOUT_MS / 1000} s` };
+      if (closing.aborted) return { error: 'the receiver was stopped' };
+      return { error: describeError(error) };
+    }
+  };
+  return { forward, close: () => agent.destroy() };
+}
+
+function urlHost(host: string): string {
+  // A wildcard bind is reached through loopback.
+  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+export async function startWebhookReceiver(options: ReceiverOptions): Promise<RunningReceiver> {
+  const now = options.now ?? Date.now;
+  const target = options.forwardTo === undefined ? undefined : forwardTarget(options.forwardTo);
+  const closing = new AbortController();
+  const forwarding = target === undefined ? undefined : await forwarder(target, closing.signal);
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const method = req.method ?? '';
+    if (method !== 'POST') {
+      answer(res, 405, 'method not allowed: deliveries are POST requests', { allow: 'POST' });
+      options.onRefused?.({ method, status: 405, message: `${method} is not a delivery (only POST is)` });
+      return;
+    }
+    const declared = Number(req.headers['content-length']);
+    const body = Number.isFinite(declared) && declared > MAX_BODY_BYTES ? null : await readBody(req);
+    if (body === null) {
+      // Connection: close, since the rest of the body is never read.
+      answer(res, 413, `payload too large: the limit is ${MAX_BODY_BYTES} bytes`, { connection: 'close' });
+      options.onRefused?.({ method, status: 413, message: `a body larger than ${MAX_BODY_BYTES} bytes` });
+      return;
+    }
+    const check = verdict({
+      secret: options.secret,
+      timestamp: header(req.headers, SIGNATURE_HEADERS.timestamp),
+      signature: header(req.headers, SIGNATURE_HEADERS.signature),
+      body,
+      toleranceSeconds: options.toleranceSeconds,
+      nowSeconds: Math.floor(now() / 1000),
+      source: 'request',
+    });
+    const delivery: ReceivedDelivery = {
+      deliveryId: header(req.headers, SIGNATURE_HEADERS.delivery) ?? null,
+      event: header(req.headers, SIGNATURE_HEADERS.event) ?? null,
+      ...payloadFields(body),
+      valid: check.valid,
+      reason: check.reason,
+      explanation: check.explanation,
+      ageSeconds: check.ageSeconds,
+      status: 200,
+    };
+    if (!check.valid) {
+      // The reason only: the sender learns what to fix, never what the signature should be.
+      delivery.status = 401;
+      answer(res, 401, `invalid signature: ${check.reason ?? 'invalid'}`);
+    } else if (forwarding) {
+      const result = await forwarding.forward(req.headers, body);
+      if ('status' in result) {
+        delivery.status = result.status;
+        answer(res, result.status, `forwarded: HTTP ${result.status}`);
+      } else {
+        delivery.status = 502;
+        delivery.forwardError = result.error;
+        answer(res, 502, `could not forward the delivery: ${result.error}`);
+      }
+    } else {
+      answer(res, 200, 'ok');
+    }
+    // A delivery that was in flight when close() began is not reported after it.
+    if (!closing.signal.aborted) options.onDelivery(delivery, { headers: req.headers, body });
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      // A broken request (the client went away mid-body) or a failing onDelivery: the receiver goes on.
+      answer(res, 500, 'internal error');
+      if (!res.writableEnded) res.destroy(error instanceof Error ? error : undefined);
+    });
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen({ host: options.host, port: options.port }, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    await forwarding?.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+      throw new UsageError(`cannot listen on ${options.host}:${options.port} (${code})`, {
+        cause: error,
+        hint: code === 'EADDRINUSE' ? '--port 0 picks a free port' : undefined,
+      });
+    }
+    throw error;
+  }
+
+  const port = (server.address() as AddressInfo).port;
+  let closed: Promise<void> | undefined;
+  return {
+    url: `http://${urlHost(options.host)}:${port}`,
+    port,
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        closing.abort();
+        server.close(() => resolve());
+        // Keep-alive sockets (the sandbox's, a browser's) would hold close() open otherwise.
+        server.closeAllConnections();
+      }).then(() => forwarding?.close());
+      return closed;
+    },
+  };
+}
