@@ -61,43 +61,49 @@ async function startSandbox() {
   return JSON.parse(line);
 }
 
-/** A tiny webhook receiver: /ok records what it got; /flaky answers 500 until told to heal. */
-async function startReceiver() {
-  const received = [];
-  let healed = false;
-  const server = createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      if (req.url === '/flaky' && !healed) {
-        res.writeHead(500).end('not today');
-        return;
-      }
-      received.push({ url: req.url, headers: req.headers, body });
-      res.writeHead(200).end('ok');
-    });
-  });
+/** A free port on 127.0.0.1, for a listener whose URL must exist before it starts. */
+async function freePort() {
+  const server = createServer();
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** `rfs webhooks listen` on a port, its ndjson lines collected and echoed as they arrive. */
+async function startListener(port, secret, label) {
+  const child = spawn(process.execPath, [rfsBin, 'webhooks', 'listen', '--port', String(port), '-o', 'ndjson'], {
+    env: { ...process.env, ...env, RFS_WEBHOOK_SECRET: secret },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  process.once('exit', () => child.kill('SIGTERM'));
   cleanups.push(
     () =>
       new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', resolve);
+        child.kill('SIGTERM');
       }),
   );
-  return {
-    url: `http://127.0.0.1:${server.address().port}`,
-    received,
-    heal: () => (healed = true),
-  };
+  const lines = [];
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    lines.push(JSON.parse(line));
+    process.stdout.write(`  ${dim(`[${label}]`)} ${line}\n`);
+  });
+  await new Promise((resolve, reject) => {
+    createInterface({ input: child.stderr }).on('line', (line) => {
+      if (line.startsWith('listening on')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`rfs webhooks listen stopped (exit ${code})`)));
+  });
+  return lines;
 }
 
 let env;
 /** Runs rfs, echoing the command line first; resolves with its stdout. */
 function rfs(args, o = {}) {
   const shown = ['rfs', ...args.map((a) => (/[\s'"]/.test(a) ? `'${a}'` : a))].join(' ');
-  process.stdout.write(`${dim('$')} ${shown}\n`);
+  if (!o.quiet) process.stdout.write(`${dim('$')} ${shown}\n`);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [rfsBin, ...args], { env: { ...process.env, ...env, ...o.env }, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
@@ -105,7 +111,9 @@ function rfs(args, o = {}) {
       out += chunk;
       if (!o.capture) process.stdout.write(chunk);
     });
-    child.stderr.on('data', (chunk) => process.stdout.write(dim(String(chunk))));
+    child.stderr.on('data', (chunk) => {
+      if (!o.quiet) process.stdout.write(dim(String(chunk)));
+    });
     child.stdin.end(o.stdin ?? '');
     child.once('exit', (code) => (code === (o.expect ?? 0) ? resolve(out) : reject(new Error(`${shown} exited ${code}`))));
   });
@@ -131,7 +139,6 @@ async function main() {
   const configDir = await mkdtemp(join(tmpdir(), 'rfs-demo-'));
   cleanups.push(() => rm(configDir, { recursive: true, force: true }));
   const sandbox = await startSandbox();
-  const receiver = await startReceiver();
   // The demo's own config folder and the sandbox's admin key: nothing of yours is touched.
   env = { RFS_CONFIG_DIR: configDir, RFS_BASE_URL: sandbox.baseUrl, RFS_API_KEY: sandbox.apiKeys.admin };
   if (!colour) env.NO_COLOR = '1';
@@ -140,7 +147,7 @@ async function main() {
   say('1. Completed recordings that are not filed yet:');
   await rfs(['recordings', 'list', '--limit', '5', '-o', 'table']);
 
-  const [first] = JSON.parse(await rfs(['recordings', 'list', '--limit', '1', '-o', 'json', '--quiet'], { capture: true }));
+  const [first] = JSON.parse(await rfs(['recordings', 'list', '--limit', '1', '-o', 'json', '--quiet'], { capture: true, quiet: true }));
   process.stdout.write(dim(`  (the first one is ${first.id})\n`));
 
   say('2. One recording, in full:');
@@ -154,38 +161,32 @@ async function main() {
   const after = JSON.parse(await rfs(['recordings', 'list', '--all', '-o', 'json'], { capture: true }));
   process.stdout.write(`  ${after.some((r) => r.id === first.id) ? 'still listed (unexpected!)' : `${first.id} is no longer listed`}; ${after.length} unsynced remain\n`);
 
-  say('5. A webhook subscription, pointed at a local receiver:');
-  const created = JSON.parse(await rfs(['webhooks', 'create', '--url', `${receiver.url}/ok`, '-o', 'json'], { capture: true }));
-  process.stdout.write(`  subscription ${created.id}; secret ${created.secret.slice(0, 10)}… (shown once, kept for the check below)\n`);
+  say('5. A webhook subscription, pointed at `rfs webhooks listen` (started on it with the secret):');
+  const port = await freePort();
+  const created = JSON.parse(await rfs(['webhooks', 'create', '--url', `http://127.0.0.1:${port}/`, '-o', 'json'], { capture: true }));
+  process.stdout.write(`  subscription ${created.id}; secret ${created.secret.slice(0, 10)}… (shown once)\n`);
+  process.stdout.write(`${dim('$')} RFS_WEBHOOK_SECRET=whsec_… rfs webhooks listen --port ${port} -o ndjson   ${dim('(in the background)')}\n`);
+  const heard = await startListener(port, created.secret, 'listen');
 
-  say('6. A recording is completed in the service (sandbox control API), and the event arrives:');
+  say('6. A recording is completed in the service (sandbox control API); the listener verifies the delivery:');
   const fresh = await post(sandbox.baseUrl, '/_sandbox/recordings', { title: 'Demo: intake call with Jordan Lee' });
   await post(sandbox.baseUrl, `/_sandbox/recordings/${fresh.data.id}/status`, { status: 'COMPLETED' });
-  const delivery = await waitFor('the delivery', () => receiver.received.find((r) => r.url === '/ok'));
-  process.stdout.write(`  received ${delivery.headers['x-service-event']} ${delivery.headers['x-service-delivery']} for ${JSON.parse(delivery.body).data.id}\n`);
-  await rfs(
-    ['verify-signature', '-o', 'table', '--timestamp', String(delivery.headers['x-service-timestamp']), '--signature', String(delivery.headers['x-service-signature']), '--secret-env', 'DEMO_SECRET'],
-    { env: { DEMO_SECRET: created.secret }, stdin: delivery.body },
-  );
+  await waitFor('the verified delivery', () => heard.find((d) => d.recordingId === fresh.data.id && d.verdict === 'valid'));
 
-  say('7. A delivery that fails, and its replay:');
-  await rfs(['webhooks', 'create', '--url', `${receiver.url}/flaky`, '-o', 'table'], { capture: true });
-  const second = await post(sandbox.baseUrl, '/_sandbox/recordings', { title: 'Demo: follow-up call' });
-  await post(sandbox.baseUrl, `/_sandbox/recordings/${second.data.id}/status`, { status: 'COMPLETED' });
+  say('7. A delivery that fails (its receiver is down), and its replay once the receiver is up:');
+  const downPort = await freePort();
+  const second = JSON.parse(await rfs(['webhooks', 'create', '--url', `http://127.0.0.1:${downPort}/`, '-o', 'json', '--quiet'], { capture: true }));
+  const another = await post(sandbox.baseUrl, '/_sandbox/recordings', { title: 'Demo: follow-up call' });
+  await post(sandbox.baseUrl, `/_sandbox/recordings/${another.data.id}/status`, { status: 'COMPLETED' });
   await waitFor('a FAILED delivery', async () => {
-    const out = await new Promise((resolve) => {
-      const child = spawn(process.execPath, [rfsBin, 'deliveries', 'list', '--status', 'FAILED', '-o', 'json'], { env: { ...process.env, ...env } });
-      let text = '';
-      child.stdout.on('data', (c) => (text += c));
-      child.once('exit', () => resolve(text));
-    });
+    const out = await rfs(['deliveries', 'list', '--status', 'FAILED', '-o', 'json'], { capture: true, quiet: true });
     return JSON.parse(out || '[]').length > 0;
   });
   await rfs(['deliveries', 'list', '--status', 'FAILED', '-o', 'table']);
-  receiver.heal();
+  const late = await startListener(downPort, second.secret, 'listen 2');
+  process.stdout.write(`  ${dim('(the second receiver is up now)')}\n`);
   await rfs(['deliveries', 'replay', '--all-failed', '--yes', '-o', 'table']);
-  await waitFor('the replayed delivery', () => receiver.received.find((r) => r.url === '/flaky'));
-  process.stdout.write('  the receiver got the replayed delivery, with the same delivery id\n');
+  await waitFor('the replayed delivery', () => late.find((d) => d.recordingId === another.data.id && d.verdict === 'valid'));
 
   say('Done. Everything the demo started has been stopped.');
 }
