@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Conf from 'conf';
+import type Conf from 'conf';
 import { z } from 'zod';
 import { UsageError } from '../cli/errors.js';
 import { apiRoot, checkKeyFormat } from '../api/credentials.js';
@@ -34,10 +34,10 @@ export interface ProfileStore {
   list(): (Profile & { isDefault: boolean })[];
   get(name: string): Profile | undefined;
   /** Adds or replaces a profile; the first one saved (or any, while none is default) becomes the default. */
-  save(name: string, connection: { baseUrl: string; apiKey: string }): void;
+  save(name: string, connection: { baseUrl: string; apiKey: string }): Promise<void>;
   /** Forgets a profile and its key; false when there was none of that name. */
-  remove(name: string): boolean;
-  setDefault(name: string): void;
+  remove(name: string): Promise<boolean>;
+  setDefault(name: string): Promise<void>;
   /** The profile marked default, if that profile exists. */
   defaultName(): string | undefined;
 }
@@ -121,31 +121,20 @@ function readError(file: string, error: unknown): UsageError {
 export function openProfiles(env: NodeJS.ProcessEnv): ProfileStore {
   const dir = configDir(env);
   const file = path.join(dir, CONFIG_FILE_NAME);
-  ensurePrivateDir(dir);
+  // A folder or file that others can read is tightened as soon as rfs sees it; a missing
+  // folder is created (0700) only when there is something to write.
+  if (fs.existsSync(dir)) ensurePrivateDir(dir);
   tightenFile(file);
 
-  let conf: Conf<Record<string, unknown>>;
-  try {
-    conf = new Conf<Record<string, unknown>>({
-      cwd: dir,
-      configName: path.basename(CONFIG_FILE_NAME, '.json'),
-      configFileMode: 0o600,
-      // Profile names may contain dots; the store is only ever read and written whole.
-      accessPropertiesByDotNotation: false,
-      clearInvalidConfig: false,
-      watch: false,
-      deserialize: parseConfigText,
-    });
-  } catch (error) {
-    throw readError(file, error);
-  }
-
+  // Reading is a plain read of one small JSON file. conf (and the schema validator it brings)
+  // is loaded only to write, so that commands which only read a profile start faster.
   const read = (): StoredConfig => {
     let raw: Record<string, unknown>;
     try {
-      raw = conf.store;
+      raw = parseConfigText(fs.readFileSync(file, 'utf8'));
     } catch (error) {
-      throw readError(file, error);
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') raw = {};
+      else throw readError(file, error);
     }
     const parsed = StoredConfig.safeParse({ ...raw });
     if (!parsed.success) {
@@ -156,10 +145,34 @@ export function openProfiles(env: NodeJS.ProcessEnv): ProfileStore {
     return parsed.data;
   };
 
-  const write = (value: StoredConfig): void => {
+  let conf: Promise<Conf<Record<string, unknown>>> | undefined;
+  const openConf = (): Promise<Conf<Record<string, unknown>>> => {
+    conf ??= (async () => {
+      ensurePrivateDir(dir);
+      const { default: ConfClass } = await import('conf');
+      try {
+        return new ConfClass<Record<string, unknown>>({
+          cwd: dir,
+          configName: path.basename(CONFIG_FILE_NAME, '.json'),
+          configFileMode: 0o600,
+          // Profile names may contain dots; the store is only ever read and written whole.
+          accessPropertiesByDotNotation: false,
+          clearInvalidConfig: false,
+          watch: false,
+          deserialize: parseConfigText,
+        });
+      } catch (error) {
+        throw readError(file, error);
+      }
+    })();
+    return conf;
+  };
+
+  const write = async (value: StoredConfig): Promise<void> => {
+    const store = await openConf();
     ensurePrivateDir(dir);
     try {
-      conf.store = value;
+      store.store = value;
     } catch (error) {
       throw fsFailure('file', file, error);
     }
@@ -188,7 +201,7 @@ export function openProfiles(env: NodeJS.ProcessEnv): ProfileStore {
       const p = stored.profiles[name] as z.infer<typeof StoredProfile>;
       return { name, baseUrl: p.baseUrl, apiKey: p.apiKey };
     },
-    save(name, connection) {
+    async save(name, connection) {
       checkProfileName(name);
       const apiKey = checkKeyFormat(connection.apiKey);
       const baseUrl = connection.baseUrl.trim();
@@ -196,9 +209,9 @@ export function openProfiles(env: NodeJS.ProcessEnv): ProfileStore {
       const stored = read();
       const profiles = { ...stored.profiles, [name]: { ...stored.profiles[name], baseUrl, apiKey } };
       const defaultProfile = markedDefault(stored) ?? name;
-      write({ ...stored, profiles, defaultProfile });
+      await write({ ...stored, profiles, defaultProfile });
     },
-    remove(name) {
+    async remove(name) {
       const stored = read();
       if (!has(stored, name)) return false;
       const profiles = { ...stored.profiles };
@@ -211,13 +224,13 @@ export function openProfiles(env: NodeJS.ProcessEnv): ProfileStore {
         if (left.length === 1) next.defaultProfile = left[0];
         else delete next.defaultProfile;
       }
-      write(next);
+      await write(next);
       return true;
     },
-    setDefault(name) {
+    async setDefault(name) {
       const stored = read();
       if (!has(stored, name)) throw noSuchProfile(name, names(stored), `create it with \`rfs auth login --profile ${sanitize(name)}\``);
-      write({ ...stored, defaultProfile: name });
+      await write({ ...stored, defaultProfile: name });
     },
     defaultName() {
       return markedDefault(read());

@@ -53,6 +53,49 @@ export async function writeOut(stream: Writable, text: string): Promise<void> {
   if (!stream.write(text)) await drained(stream);
 }
 
+/**
+ * Collects small writes and hands them to the stream in one piece: lines of one page arrive
+ * within a few microtasks of each other, and a flush scheduled with setImmediate runs only once
+ * the producer waits for the network, so each page becomes one write instead of one per item
+ * (one system call each when stdout is a file). Past 64 KiB it flushes at once and waits for
+ * the stream, so backpressure and flat memory are kept.
+ */
+class Coalescer {
+  private pending = '';
+  private scheduled = false;
+  private chain: Promise<void> = Promise.resolve();
+  private failure: { error: unknown } | undefined;
+
+  constructor(private readonly stream: Writable) {}
+
+  async push(text: string): Promise<void> {
+    if (this.failure) throw this.failure.error;
+    this.pending += text;
+    if (this.pending.length >= 64 * 1024) {
+      await this.flush();
+    } else if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        this.flush().catch(() => undefined);
+      });
+    }
+  }
+
+  /** Everything pushed so far, written; rejects if the stream failed. */
+  flush(): Promise<void> {
+    const text = this.pending;
+    this.pending = '';
+    if (text !== '') {
+      this.chain = this.chain.then(() => writeOut(this.stream, text));
+      this.chain.catch((error: unknown) => {
+        this.failure ??= { error };
+      });
+    }
+    return this.chain;
+  }
+}
+
 function jsonOf<T>(item: T, o: JsonOptions<T> | undefined): unknown {
   const value = o?.toJson ? o.toJson(item) : item;
   // JSON has no undefined; a stray one would otherwise break the array.
@@ -73,26 +116,34 @@ export async function writeList<T>(
   const out = io.stdout;
   let count = 0;
   if (format === 'ndjson') {
-    for await (const item of items) {
-      await writeOut(out, `${safeJson(jsonOf(item, o))}\n`);
-      count++;
+    const batch = new Coalescer(out);
+    try {
+      for await (const item of items) {
+        await batch.push(`${safeJson(jsonOf(item, o))}\n`);
+        count++;
+      }
+    } finally {
+      // What was printed before an error is still written, then the error goes on.
+      await batch.flush();
     }
     return count;
   }
 
   if (format === 'json') {
-    await writeOut(out, '[');
+    const batch = new Coalescer(out);
+    await batch.push('[');
     let failure: { error: unknown } | undefined;
     try {
       for await (const item of items) {
-        await writeOut(out, `${count === 0 ? '\n' : ',\n'}${safeJson(jsonOf(item, o))}`);
+        await batch.push(`${count === 0 ? '\n' : ',\n'}${safeJson(jsonOf(item, o))}`);
         count++;
       }
     } catch (error) {
       failure = { error };
     }
     try {
-      await writeOut(out, count === 0 ? ']\n' : '\n]\n');
+      await batch.push(count === 0 ? ']\n' : '\n]\n');
+      await batch.flush();
     } catch (closeError) {
       // stdout itself failed: the first error is the one worth reporting.
       throw failure ? failure.error : closeError;

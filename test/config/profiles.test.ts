@@ -24,6 +24,15 @@ afterEach(async () => {
 
 const mode = (p: string): number => fs.statSync(p).mode & 0o777;
 
+async function caughtAsync(fn: () => Promise<unknown>): Promise<unknown> {
+  try {
+    await fn();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a failure');
+}
+
 function caught(fn: () => unknown): unknown {
   try {
     fn();
@@ -34,19 +43,19 @@ function caught(fn: () => unknown): unknown {
 }
 
 describe('where the config lives', () => {
-  test('uses RFS_CONFIG_DIR, then $XDG_CONFIG_HOME/rfs, then ~/.config/rfs', () => {
+  test('uses RFS_CONFIG_DIR, then $XDG_CONFIG_HOME/rfs, then ~/.config/rfs', async () => {
     expect(configDir({ RFS_CONFIG_DIR: '/x/rfs-conf', XDG_CONFIG_HOME: '/xdg', HOME: '/home/u' })).toBe('/x/rfs-conf');
     expect(configDir({ XDG_CONFIG_HOME: '/xdg', HOME: '/home/u' })).toBe('/xdg/rfs');
     expect(configDir({ HOME: '/home/u' })).toBe('/home/u/.config/rfs');
   });
 
-  test('ignores a relative XDG_CONFIG_HOME, as the XDG spec says', () => {
+  test('ignores a relative XDG_CONFIG_HOME, as the XDG spec says', async () => {
     expect(configDir({ XDG_CONFIG_HOME: 'rel/conf', HOME: '/home/u' })).toBe('/home/u/.config/rfs');
   });
 
-  test('writes config.json in the chosen folder', () => {
+  test('writes config.json in the chosen folder', async () => {
     const store = openProfiles({ XDG_CONFIG_HOME: tmp, HOME: '/nonexistent' });
-    store.save('work', { baseUrl: 'https://api.example.com', apiKey: KEY_A });
+    await store.save('work', { baseUrl: 'https://api.example.com', apiKey: KEY_A });
     expect(store.path).toBe(path.join(tmp, 'rfs', 'config.json'));
     expect(JSON.parse(fs.readFileSync(store.path, 'utf8'))).toEqual({
       profiles: { work: { baseUrl: 'https://api.example.com', apiKey: KEY_A } },
@@ -56,21 +65,21 @@ describe('where the config lives', () => {
 });
 
 describe('file and folder permissions', () => {
-  test('creates the folder 0700 and the file 0600, whatever the umask', () => {
+  test('creates the folder 0700 and the file 0600, whatever the umask', async () => {
     const old = process.umask(0);
     try {
       const store = openProfiles(env);
-      store.save('work', { baseUrl: 'https://api.example.com', apiKey: KEY_A });
+      await store.save('work', { baseUrl: 'https://api.example.com', apiKey: KEY_A });
       expect(mode(dir)).toBe(0o700);
       expect(mode(store.path)).toBe(0o600);
-      store.save('home', { baseUrl: 'https://api.example.com', apiKey: KEY_B });
+      await store.save('home', { baseUrl: 'https://api.example.com', apiKey: KEY_B });
       expect(mode(store.path)).toBe(0o600);
     } finally {
       process.umask(old);
     }
   });
 
-  test('tightens a folder that already exists at 0755', () => {
+  test('tightens a folder that already exists at 0755', async () => {
     fs.mkdirSync(dir, { mode: 0o755 });
     fs.chmodSync(dir, 0o755);
     expect(mode(dir)).toBe(0o755);
@@ -78,7 +87,7 @@ describe('file and folder permissions', () => {
     expect(mode(dir)).toBe(0o700);
   });
 
-  test('tightens a config file that others could read', () => {
+  test('tightens a config file that others could read', async () => {
     fs.mkdirSync(dir, { mode: 0o700 });
     const file = path.join(dir, 'config.json');
     fs.writeFileSync(file, JSON.stringify({ profiles: { a: { baseUrl: 'https://x.example', apiKey: KEY_A } } }));
@@ -88,18 +97,18 @@ describe('file and folder permissions', () => {
     expect(store.get('a')?.apiKey).toBe(KEY_A);
   });
 
-  test('writes by replacing the file whole: no temp files left, always valid JSON', () => {
+  test('writes by replacing the file whole: no temp files left, always valid JSON', async () => {
     const store = openProfiles(env);
-    store.save('work', { baseUrl: 'https://api.example.com', apiKey: KEY_A });
+    await store.save('work', { baseUrl: 'https://api.example.com', apiKey: KEY_A });
     const inode = fs.statSync(store.path).ino;
-    store.save('home', { baseUrl: 'https://api.example.com', apiKey: KEY_B });
+    await store.save('home', { baseUrl: 'https://api.example.com', apiKey: KEY_B });
     expect(fs.readdirSync(dir)).toEqual(['config.json']);
     // A rename puts a new file in place; writing in place would keep the inode.
     expect(fs.statSync(store.path).ino).not.toBe(inode);
     expect(() => JSON.parse(fs.readFileSync(store.path, 'utf8')) as unknown).not.toThrow();
   });
 
-  test('opening a store to read does not create a config file', () => {
+  test('opening a store to read does not create a config file', async () => {
     const store = openProfiles(env);
     expect(store.list()).toEqual([]);
     expect(store.defaultName()).toBeUndefined();
@@ -108,11 +117,11 @@ describe('file and folder permissions', () => {
 });
 
 describe('profiles', () => {
-  test('the first profile saved becomes the default; later ones do not', () => {
+  test('the first profile saved becomes the default; later ones do not', async () => {
     const store = openProfiles(env);
-    store.save('work', { baseUrl: 'https://api.example.com', apiKey: KEY_A });
+    await store.save('work', { baseUrl: 'https://api.example.com', apiKey: KEY_A });
     expect(store.defaultName()).toBe('work');
-    store.save('home', { baseUrl: 'http://127.0.0.1:4010', apiKey: KEY_B });
+    await store.save('home', { baseUrl: 'http://127.0.0.1:4010', apiKey: KEY_B });
     expect(store.defaultName()).toBe('work');
     expect(store.list()).toEqual([
       { name: 'home', baseUrl: 'http://127.0.0.1:4010', apiKey: KEY_B, isDefault: false },
@@ -120,75 +129,75 @@ describe('profiles', () => {
     ]);
   });
 
-  test('saving again replaces the profile and keeps the default', () => {
+  test('saving again replaces the profile and keeps the default', async () => {
     const store = openProfiles(env);
-    store.save('work', { baseUrl: 'https://api.example.com', apiKey: KEY_A });
-    store.save('work', { baseUrl: 'https://other.example.com/', apiKey: ` ${KEY_B}\n` });
+    await store.save('work', { baseUrl: 'https://api.example.com', apiKey: KEY_A });
+    await store.save('work', { baseUrl: 'https://other.example.com/', apiKey: ` ${KEY_B}\n` });
     expect(store.get('work')).toEqual({ name: 'work', baseUrl: 'https://other.example.com/', apiKey: KEY_B });
     expect(openProfiles(env).get('work')?.apiKey).toBe(KEY_B);
   });
 
-  test('setDefault switches the default, and refuses a profile that does not exist', () => {
+  test('setDefault switches the default, and refuses a profile that does not exist', async () => {
     const store = openProfiles(env);
-    store.save('work', { baseUrl: 'https://api.example.com', apiKey: KEY_A });
-    store.save('home', { baseUrl: 'https://api.example.com', apiKey: KEY_B });
-    store.setDefault('home');
+    await store.save('work', { baseUrl: 'https://api.example.com', apiKey: KEY_A });
+    await store.save('home', { baseUrl: 'https://api.example.com', apiKey: KEY_B });
+    await store.setDefault('home');
     expect(store.defaultName()).toBe('home');
-    const error = caught(() => store.setDefault('nope'));
+    const error = await caughtAsync(() => store.setDefault('nope'));
     expect(error).toBeInstanceOf(UsageError);
     expect((error as UsageError).message).toBe('no profile named "nope" (saved profiles: home, work)');
   });
 
-  test('remove forgets the profile and its key', () => {
+  test('remove forgets the profile and its key', async () => {
     const store = openProfiles(env);
-    store.save('work', { baseUrl: 'https://api.example.com', apiKey: KEY_A });
-    store.save('home', { baseUrl: 'https://api.example.com', apiKey: KEY_B });
-    expect(store.remove('home')).toBe(true);
-    expect(store.remove('home')).toBe(false);
+    await store.save('work', { baseUrl: 'https://api.example.com', apiKey: KEY_A });
+    await store.save('home', { baseUrl: 'https://api.example.com', apiKey: KEY_B });
+    expect(await store.remove('home')).toBe(true);
+    expect(await store.remove('home')).toBe(false);
     expect(store.get('home')).toBeUndefined();
     expect(fs.readFileSync(store.path, 'utf8')).not.toContain(KEY_B);
   });
 
-  test('removing the default leaves the only remaining profile as default', () => {
+  test('removing the default leaves the only remaining profile as default', async () => {
     const store = openProfiles(env);
-    store.save('work', { baseUrl: 'https://api.example.com', apiKey: KEY_A });
-    store.save('home', { baseUrl: 'https://api.example.com', apiKey: KEY_B });
-    store.remove('work');
+    await store.save('work', { baseUrl: 'https://api.example.com', apiKey: KEY_A });
+    await store.save('home', { baseUrl: 'https://api.example.com', apiKey: KEY_B });
+    await store.remove('work');
     expect(store.defaultName()).toBe('home');
   });
 
-  test('removing the default among several leaves none marked, and the next save becomes default', () => {
+  test('removing the default among several leaves none marked, and the next save becomes default', async () => {
     const store = openProfiles(env);
-    store.save('a', { baseUrl: 'https://api.example.com', apiKey: KEY_A });
-    store.save('b', { baseUrl: 'https://api.example.com', apiKey: KEY_A });
-    store.save('c', { baseUrl: 'https://api.example.com', apiKey: KEY_A });
-    store.remove('a');
+    await store.save('a', { baseUrl: 'https://api.example.com', apiKey: KEY_A });
+    await store.save('b', { baseUrl: 'https://api.example.com', apiKey: KEY_A });
+    await store.save('c', { baseUrl: 'https://api.example.com', apiKey: KEY_A });
+    await store.remove('a');
     expect(store.defaultName()).toBeUndefined();
     expect(store.list().every((p) => !p.isDefault)).toBe(true);
-    store.save('d', { baseUrl: 'https://api.example.com', apiKey: KEY_B });
+    await store.save('d', { baseUrl: 'https://api.example.com', apiKey: KEY_B });
     expect(store.defaultName()).toBe('d');
   });
 
-  test('profile names with dots are stored as one name, not a path', () => {
+  test('profile names with dots are stored as one name, not a path', async () => {
     const store = openProfiles(env);
-    store.save('acme.prod', { baseUrl: 'https://api.example.com', apiKey: KEY_A });
+    await store.save('acme.prod', { baseUrl: 'https://api.example.com', apiKey: KEY_A });
     expect(store.get('acme.prod')?.apiKey).toBe(KEY_A);
     expect(JSON.parse(fs.readFileSync(store.path, 'utf8'))).toMatchObject({ profiles: { 'acme.prod': { apiKey: KEY_A } } });
   });
 
-  test('refuses a bad name, a key of the wrong form and plain http to a remote host, saving nothing', () => {
+  test('refuses a bad name, a key of the wrong form and plain http to a remote host, saving nothing', async () => {
     const store = openProfiles(env);
-    expect(caught(() => store.save('../etc', { baseUrl: 'https://api.example.com', apiKey: KEY_A }))).toBeInstanceOf(UsageError);
-    expect(caught(() => store.save('__proto__', { baseUrl: 'https://api.example.com', apiKey: KEY_A }))).toBeInstanceOf(UsageError);
-    const badKey = caught(() => store.save('x', { baseUrl: 'https://api.example.com', apiKey: 'sk_live_abcdef' })) as UsageError;
+    expect(await caughtAsync(() => store.save('../etc', { baseUrl: 'https://api.example.com', apiKey: KEY_A }))).toBeInstanceOf(UsageError);
+    expect(await caughtAsync(() => store.save('__proto__', { baseUrl: 'https://api.example.com', apiKey: KEY_A }))).toBeInstanceOf(UsageError);
+    const badKey = await caughtAsync(() => store.save('x', { baseUrl: 'https://api.example.com', apiKey: 'sk_live_abcdef' })) as UsageError;
     expect(badKey).toBeInstanceOf(UsageError);
     expect(badKey.message).not.toContain('sk_live_abcdef');
-    expect(caught(() => store.save('x', { baseUrl: 'http://api.example.com', apiKey: KEY_A }))).toBeInstanceOf(UsageError);
+    expect(await caughtAsync(() => store.save('x', { baseUrl: 'http://api.example.com', apiKey: KEY_A }))).toBeInstanceOf(UsageError);
     expect(fs.existsSync(store.path)).toBe(false);
   });
 
-  test('reads a profile saved by another process', () => {
-    openProfiles(env).save('work', { baseUrl: 'https://api.example.com', apiKey: KEY_A });
+  test('reads a profile saved by another process', async () => {
+    await openProfiles(env).save('work', { baseUrl: 'https://api.example.com', apiKey: KEY_A });
     expect(openProfiles(env).get('work')).toEqual({ name: 'work', baseUrl: 'https://api.example.com', apiKey: KEY_A });
   });
 });
@@ -201,7 +210,7 @@ describe('a damaged config file', () => {
     return file;
   }
 
-  test('that is not JSON gives a usage error naming the file and never quoting it', () => {
+  test('that is not JSON gives a usage error naming the file and never quoting it', async () => {
     const file = writeRaw(`{"profiles": {"work": {"apiKey": "${KEY_A}", `);
     const error = caught(() => openProfiles(env).list()) as UsageError;
     expect(error).toBeInstanceOf(UsageError);
@@ -211,28 +220,28 @@ describe('a damaged config file', () => {
     expect(`${error.message} ${error.hint} ${String(error.stack)}`).not.toContain('alpha_secret');
   });
 
-  test('with the wrong shape names the bad field', () => {
+  test('with the wrong shape names the bad field', async () => {
     const file = writeRaw(JSON.stringify({ profiles: { work: { baseUrl: 'https://x.example', apiKey: 42 } } }));
     const error = caught(() => openProfiles(env).get('work')) as UsageError;
     expect(error).toBeInstanceOf(UsageError);
     expect(error.message).toMatch(new RegExp(`^the config file ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is damaged: profiles\\.work\\.apiKey: `));
   });
 
-  test('that is a JSON array is refused too', () => {
+  test('that is a JSON array is refused too', async () => {
     writeRaw('[1, 2]');
     expect(() => openProfiles(env).list()).toThrow(/is damaged/);
   });
 
-  test('an empty file is damaged, not a crash', () => {
+  test('an empty file is damaged, not a crash', async () => {
     writeRaw('');
     expect(() => openProfiles(env).list()).toThrow(/is damaged: it is not valid JSON/);
   });
 
-  test('keeps fields it does not know, so a newer rfs can add some', () => {
+  test('keeps fields it does not know, so a newer rfs can add some', async () => {
     writeRaw(JSON.stringify({ version: 2, profiles: { a: { baseUrl: 'https://x.example', apiKey: KEY_A, note: 'n' } } }));
     const store = openProfiles(env);
-    store.save('b', { baseUrl: 'https://y.example', apiKey: KEY_B });
-    store.save('a', { baseUrl: 'https://z.example', apiKey: KEY_A });
+    await store.save('b', { baseUrl: 'https://y.example', apiKey: KEY_B });
+    await store.save('a', { baseUrl: 'https://z.example', apiKey: KEY_A });
     const stored = JSON.parse(fs.readFileSync(store.path, 'utf8')) as { version: number; profiles: { a: { note: string } } };
     expect(stored.version).toBe(2);
     expect(stored.profiles.a.note).toBe('n');

@@ -76,7 +76,7 @@ export async function run(ctx: Context, inv: Invocation): Promise<number> {
     });
   }
   if (state === 'unreachable') throw error;
-  store.save(profile, { baseUrl, apiKey });
+  await store.save(profile, { baseUrl, apiKey });
   if (state === 'missing scope') ctx.ui.notice('note: this key cannot read recordings (it lacks read:recordings); saved anyway');
   if (state === 'subscription required') ctx.ui.warn('the workspace has no eligible Pro or Enterprise plan yet (SUBSCRIPTION_REQUIRED); saved anyway');
   const isDefault = store.defaultName() === profile;

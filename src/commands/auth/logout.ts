@@ -8,7 +8,7 @@ import { noSuchProfile, openProfiles } from '../../config/profiles.js';
 export async function run(ctx: Context, _inv: Invocation): Promise<number> {
   const store = openProfiles(ctx.io.env);
   const name = ctx.globals.profile ?? ctx.io.env.RFS_PROFILE ?? store.defaultName() ?? DEFAULT_PROFILE;
-  if (!store.remove(name)) throw noSuchProfile(name, store.list().map((p) => p.name));
+  if (!(await store.remove(name))) throw noSuchProfile(name, store.list().map((p) => p.name));
   ctx.ui.notice(`Removed profile "${name}" and its key from ${store.path}.`);
   return EXIT.OK;
 }

@@ -6,7 +6,7 @@ import { checkProfileName, openProfiles } from '../../config/profiles.js';
 
 export async function run(ctx: Context, inv: Invocation): Promise<number> {
   const name = checkProfileName(inv.args[0] ?? '');
-  openProfiles(ctx.io.env).setDefault(name);
+  await openProfiles(ctx.io.env).setDefault(name);
   ctx.ui.notice(`Default profile is now "${name}".`);
   return EXIT.OK;
 }

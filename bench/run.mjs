@@ -1,0 +1,33 @@
+// npm run bench: every benchmark in one run, printed and written to bench/RESULTS.md.
+import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { pacing } from './pacing.mjs';
+import { sandboxThroughput } from './sandbox-throughput.mjs';
+import { startup } from './startup.mjs';
+import { streaming } from './streaming.mjs';
+import { ROOT, table } from './lib.mjs';
+
+const only = process.argv.slice(2);
+const sections = [
+  ['Start-up', startup, 'hyperfine, 40 runs after 5 warm-ups, medians; `node -e 0` and curl measured in the same run.'],
+  ['Streaming', streaming, '`rfs recordings list --all --limit 100 -o ndjson` against `bench/baseline-loop.mjs`; peak RSS from GNU time.'],
+  ['Pacing', pacing, '200 requests at `--rate 600` against `rfs sandbox --rate-limit 20 --rate-window 2`.'],
+  ['Sandbox throughput', sandboxThroughput, 'wrk, 2 threads, 16 connections, 10 s; rate limit off; 1,000 recordings.'],
+];
+
+const parts = [
+  '# Benchmark results',
+  '',
+  `Measured with \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}). ` +
+    'Each benchmark runs its baseline side by side in the same run: absolute times drift on a shared machine, ratios hold.',
+];
+for (const [title, fn, how] of sections) {
+  if (only.length > 0 && !only.some((o) => title.toLowerCase().includes(o))) continue;
+  process.stderr.write(`== ${title}\n`);
+  const r = await fn();
+  const text = table(r.header, r.rows);
+  process.stdout.write(`\n## ${title}\n${text}\n${(r.verdicts ?? []).join('\n')}\n`);
+  parts.push('', `## ${title}`, '', how, '', text, '', ...(r.verdicts ?? []).map((v) => `- ${v}`));
+}
+if (only.length === 0) writeFileSync(join(ROOT, 'bench', 'RESULTS.md'), `${parts.join('\n')}\n`);
