@@ -41,6 +41,8 @@ export function buildProgram(dispatch: Dispatch, output?: ProgramOutput): Comman
   const program = new Command('rfs');
   // Set before any subcommand exists: commander copies these settings into each one it creates.
   program.exitOverride();
+  // Every command's help also lists the global flags (-o, --profile, --verbose…).
+  program.configureHelp({ showGlobalOptions: true });
   if (output) program.configureOutput({ writeOut: output.writeOut, writeErr: output.writeErr });
   program
     .description('The command-line client of the Recording Filing Service, with a local sandbox of it.')
@@ -60,7 +62,11 @@ export function buildProgram(dispatch: Dispatch, output?: ProgramOutput): Comman
     .addOption(new Option('--timeout <seconds>', 'per-attempt timeout in seconds').default('30'))
     .addOption(new Option('--max-retries <n>', 'retries after the first attempt, retryable failures only').default('5'))
     .addOption(new Option('--rate <n>', 'client-side pacing in requests per minute; 0 = unpaced').default('120'))
-    .addOption(new Option('-y, --yes', 'answer yes to confirmations'));
+    .addOption(new Option('-y, --yes', 'answer yes to confirmations'))
+    .addHelpText(
+      'after',
+      `\nGetting started:\n  $ rfs sandbox                     # a local service with sandbox keys (another terminal)\n  $ rfs auth login                  # save a key in a profile\n  $ rfs recordings list             # completed recordings not filed yet\n\nMore: rfs <command> --help, rfs help exit-codes, rfs help environment\n`,
+    );
 
   const leaf = (cmd: Command, name: string, load: () => Promise<CommandModule>): Command =>
     cmd.action(async (...params: unknown[]) => {
