@@ -1,7 +1,8 @@
 // rfs file <id> …  and  rfs file --from <file | ->  (cli.md, file).
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import type { Readable } from 'node:stream';
+import { addAbortSignal, type Readable } from 'node:stream';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../api/contract.js';
 import { fileRecording } from '../api/recordings.js';
 import type { Context } from '../cli/context.js';
 import { ApiError, CancelError, EXIT, UsageError } from '../cli/errors.js';
@@ -66,6 +67,7 @@ async function readMetadata(raw: string | undefined): Promise<Record<string, unk
     throw new UsageError('--metadata is not valid JSON', { hint: 'give a JSON object, e.g. --metadata \'{"folder":"2026"}\', or @file' });
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError('--metadata must be a JSON object');
+  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) throw new UsageError(`--metadata is nested more than ${MAX_JSON_DEPTH} levels deep`);
   return value as Record<string, unknown>;
 }
 
@@ -82,6 +84,8 @@ function filingFromLine(text: string, defaultProvider: string | undefined): { id
     throw new UsageError('the line is not valid JSON');
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError('the line is not a JSON object');
+  // Deeper than any answer rfs reads (contract.ts): sending it would overflow the stack.
+  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) throw new UsageError(`the line is nested more than ${MAX_JSON_DEPTH} levels deep`);
   const { id, recordingId, ...rest } = value as Record<string, unknown>;
   const recording = id ?? recordingId;
   if (typeof recording !== 'string' || recording === '') throw new UsageError('the line has no "id" (or "recordingId") string');
@@ -120,6 +124,9 @@ async function runBatch(ctx: Context, inv: Invocation, from: string): Promise<nu
   let stopCode: number | undefined;
 
   const client = await ctx.api();
+  // Ctrl-C while waiting for the next line (a producer that is slow, or never closes the pipe)
+  // must end the read too, or the batch would wait for input before it could report.
+  addAbortSignal(ctx.signal, input);
   try {
     for await (const item of readLines(input)) {
       if (ctx.signal.aborted) throw new CancelError('interrupted');

@@ -6,3 +6,8 @@ import { sanitize } from '../output/sanitize.js';
 export function moreNotice(ctx: Context, cursor: string): void {
   ctx.ui.notice(`more results: add --cursor ${sanitize(cursor)} for the next page, or --all for every page`);
 }
+
+/** An empty table prints nothing on stdout; on a terminal, say so on stderr (json prints []). */
+export function emptyNotice(ctx: Context, message: string): void {
+  if (ctx.globals.output === 'table') ctx.ui.notice(message);
+}

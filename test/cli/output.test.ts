@@ -182,3 +182,17 @@ describe('secrets', () => {
     expect(t.stderr()).not.toContain(KEY);
   });
 });
+
+describe('empty lists', () => {
+  it('say so on stderr in table mode, and print [] as json', async () => {
+    server.queue({ body: page([], null) }, { body: page([], null) });
+    const table = cli(['recordings', 'list'], { stdoutIsTTY: true, env: { NO_COLOR: '1' } });
+    expect(await table.run()).toBe(0);
+    expect(table.t.stdout()).toBe('');
+    expect(table.t.stderr()).toBe('no recordings match\n');
+    const json = cli(['recordings', 'list']);
+    expect(await json.run()).toBe(0);
+    expect(json.t.stdout()).toBe('[]\n');
+    expect(json.t.stderr()).toBe('');
+  });
+});

@@ -10,6 +10,7 @@ import { formatLocalTime } from '../../output/time.js';
 import type { Delivery } from '../../shared/schemas.js';
 import { field } from '../fields.js';
 import { intFlag, stringFlag } from '../flags.js';
+import { emptyNotice } from '../notices.js';
 
 export const DELIVERY_COLUMNS: readonly Column<Delivery>[] = [
   { header: 'ID', value: (d) => d.id },
@@ -29,6 +30,7 @@ export async function run(ctx: Context, inv: Invocation): Promise<number> {
   };
   const client = await ctx.api();
   const deliveries = await listDeliveries(client, { ...params, signal: ctx.signal });
-  await writeList(ctx.io, ctx.globals.output, deliveries, { columns: DELIVERY_COLUMNS, color: ctx.globals.color, width: ctx.io.columns });
+  const count = await writeList(ctx.io, ctx.globals.output, deliveries, { columns: DELIVERY_COLUMNS, color: ctx.globals.color, width: ctx.io.columns });
+  if (count === 0) emptyNotice(ctx, 'no deliveries match');
   return EXIT.OK;
 }

@@ -8,7 +8,7 @@ import type { Column } from '../../output/table.js';
 import { formatAge, parseWhen } from '../../output/time.js';
 import type { RecordingListItem } from '../../shared/schemas.js';
 import { intFlag, stringFlag } from '../flags.js';
-import { moreNotice } from '../notices.js';
+import { emptyNotice, moreNotice } from '../notices.js';
 
 /** cli.md's columns; on a narrow terminal MATTER, CLIENT and AUTHOR go first, in that order. */
 export function recordingColumns(now: number): Column<RecordingListItem>[] {
@@ -39,6 +39,7 @@ export async function run(ctx: Context, inv: Invocation): Promise<number> {
   };
   const client = await ctx.api();
   const items = listRecordings(client, { ...params, signal: ctx.signal, onMore: (cursor) => moreNotice(ctx, cursor) });
-  await writeList(ctx.io, ctx.globals.output, items, { columns: recordingColumns(ctx.io.now()), color: ctx.globals.color, width: ctx.io.columns });
+  const count = await writeList(ctx.io, ctx.globals.output, items, { columns: recordingColumns(ctx.io.now()), color: ctx.globals.color, width: ctx.io.columns });
+  if (count === 0) emptyNotice(ctx, 'no recordings match');
   return EXIT.OK;
 }

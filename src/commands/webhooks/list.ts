@@ -7,7 +7,7 @@ import type { Invocation } from '../../cli/program.js';
 import { writeList } from '../../output/list-writer.js';
 import { formatLocalTime } from '../../output/time.js';
 import { intFlag, stringFlag } from '../flags.js';
-import { moreNotice } from '../notices.js';
+import { emptyNotice, moreNotice } from '../notices.js';
 import { field } from '../fields.js';
 
 export async function run(ctx: Context, inv: Invocation): Promise<number> {
@@ -15,7 +15,7 @@ export async function run(ctx: Context, inv: Invocation): Promise<number> {
   const cursor = stringFlag(inv.opts.cursor);
   const client = await ctx.api();
   const items = listWebhooks(client, { limit, cursor, all: inv.opts.all === true, signal: ctx.signal, onMore: (c) => moreNotice(ctx, c) });
-  await writeList(ctx.io, ctx.globals.output, items, {
+  const count = await writeList(ctx.io, ctx.globals.output, items, {
     color: ctx.globals.color,
     width: ctx.io.columns,
     columns: [
@@ -25,5 +25,6 @@ export async function run(ctx: Context, inv: Invocation): Promise<number> {
       { header: 'CREATED', value: (w) => formatLocalTime(field(w, 'createdAt') || null) },
     ],
   });
+  if (count === 0) emptyNotice(ctx, 'no webhook subscriptions');
   return EXIT.OK;
 }
