@@ -2,7 +2,7 @@
 // retries, pacing, problem-details errors and the -v lines live here once. As in Octokit, one
 // attempt (`send`) is a plain exchange, and the retry/pacing loop (`request`) wraps it.
 import { setTimeout as delay } from 'node:timers/promises';
-import { Pool } from 'undici';
+import { LeanPool as Pool } from './undici-pool.js';
 import type { Dispatcher } from 'undici';
 import { ApiError, CancelError, ContractError, NetworkError } from '../cli/errors.js';
 import { checkShape, parseJson } from './contract.js';
@@ -41,6 +41,8 @@ export interface ClientOptions {
 }
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+/** Node's and undici's default, made explicit so the error for a larger head can say it. */
+const MAX_HEADER_BYTES = 16 * 1024;
 /** An error body only feeds the error line; a larger one is dropped rather than refused. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
@@ -75,7 +77,7 @@ export function createApiClient(options: ClientOptions): ApiClient {
   const sendLog = new SendLog();
   // undici's own header and body timers are off (0): one per-attempt timer below covers the
   // whole exchange, including a body that never ends.
-  const pool = new Pool(root.origin, { connectTimeout: Math.ceil(timeoutMs), headersTimeout: 0, bodyTimeout: 0 });
+  const pool = new Pool(root.origin, { connectTimeout: Math.ceil(timeoutMs), headersTimeout: 0, bodyTimeout: 0, maxHeaderSize: MAX_HEADER_BYTES });
   let closed = false;
 
   const redact = (text: string): string => redactSecrets(text, apiKey);
@@ -120,11 +122,21 @@ export function createApiClient(options: ClientOptions): ApiClient {
         ? { code: 'TIMEOUT', description: `timed out after ${formatSeconds(timeoutMs)}`, retryable: true }
         : classifyNetworkError(error);
       if (network === undefined) {
-        // Bytes that are not HTTP at all (undici's parser errors, HPE_*): the answer broke the
-        // contract, and repeating the request will not change what is listening there.
+        // Bytes that are not HTTP at all (undici's parser errors), or more header bytes than
+        // are read: the answer broke the contract, and repeating the request will not change
+        // what is listening there.
         const code = (error as { code?: unknown } | null)?.code;
-        if (typeof code === 'string' && code.startsWith('HPE_')) {
-          throw new ContractError(`the server's answer is not valid HTTP (${code})`, { cause: error });
+        // This undici leaves `code` undefined on most parser errors: recognise them by name too
+        // (by name, not instanceof, so that this needs nothing more from undici than Pool).
+        const name = (error as { name?: unknown } | null)?.name;
+        if (name === 'HTTPParserError' || (typeof code === 'string' && code.startsWith('HPE_'))) {
+          throw new ContractError(`the server's answer is not valid HTTP${typeof code === 'string' ? ` (${code})` : ''}`, {
+            cause: error,
+            hint: 'check --base-url: it should point at the Recording Filing Service',
+          });
+        }
+        if (code === 'UND_ERR_HEADERS_OVERFLOW') {
+          throw new ContractError(`the server's answer has more header bytes than rfs reads (${formatBytes(MAX_HEADER_BYTES)})`, { cause: error });
         }
         throw error;
       }
@@ -289,5 +301,6 @@ function cancelled(signal: AbortSignal): CancelError {
 }
 
 function formatBytes(bytes: number): string {
-  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  return bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} bytes`;
 }

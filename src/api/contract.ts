@@ -4,15 +4,41 @@
 import type { z } from 'zod';
 import { ContractError } from '../cli/errors.js';
 
+/**
+ * api.md's shapes are a few levels deep and a rich-text contentJson a few dozen. Loose objects
+ * keep unknown fields, so without a limit a 16 MiB answer could carry millions of levels, and
+ * every printer that walks a value (JSON.stringify, the sanitiser) would overflow the stack.
+ */
+export const MAX_JSON_DEPTH = 256;
+
 export function parseJson(body: Buffer): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(body.toString('utf8'));
+    value = JSON.parse(body.toString('utf8'));
   } catch (cause) {
     throw new ContractError("the server's answer is not JSON", {
       cause,
       hint: 'check --base-url: it should point at the Recording Filing Service, not a web page or proxy',
     });
   }
+  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) {
+    throw new ContractError(`the server's answer is nested more than ${MAX_JSON_DEPTH} levels deep`);
+  }
+  return value;
+}
+
+/** Whether arrays and objects in `value` nest deeper than `max`; a loop, so it cannot overflow. */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [item, depth] = next;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) {
+      if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
+    }
+  }
+  return false;
 }
 
 export function checkShape<T>(schema: z.ZodType<T>, value: unknown): T {

@@ -4,6 +4,7 @@
 import { STATUS_CODES } from 'node:http';
 import { ApiError } from '../cli/errors.js';
 import { ProblemDetails } from '../shared/schemas.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from './contract.js';
 
 /** Server text is kept as data (the printer sanitises it) but never at absurd length. */
 export const MAX_PROBLEM_TEXT = 300;
@@ -51,6 +52,8 @@ function parseObject(body: Buffer | undefined): Record<string, unknown> | undefi
   if (body === undefined || body.length === 0) return undefined;
   try {
     const value: unknown = JSON.parse(body.toString('utf8'));
+    // Too deep to print safely (contract.ts): the error is then built from the status alone.
+    if (nestedDeeperThan(value, MAX_JSON_DEPTH)) return undefined;
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;

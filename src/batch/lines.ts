@@ -54,7 +54,8 @@ export async function* readLines(input: Readable, maxBytes = MAX_LINE_BYTES): As
       data = data.subarray(nl + 1);
     }
   }
-  if (size > 0 || parts.length > 0) yield finish();
+  // After a final newline there is no further line, even when a chunk ended right on it.
+  if (size > 0) yield finish();
 }
 
 export function describeProblem(problem: 'blank' | 'invalid-utf8' | 'too-long', bytes: number, maxBytes = MAX_LINE_BYTES): string {

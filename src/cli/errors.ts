@@ -100,7 +100,7 @@ export function exitCodeForStatus(status: number): ExitCode {
   if (status === 401 || status === 403) return EXIT.AUTH;
   if (status === 404) return EXIT.NOT_FOUND;
   if (status === 409) return EXIT.CONFLICT;
-  if (status === 408 || status === 429 || status >= 500) return EXIT.TRANSIENT;
+  if (status === 408 || status === 429 || (status >= 500 && status <= 599)) return EXIT.TRANSIENT;
   // Any other status is not in the contract's table at all.
   return EXIT.CONTRACT;
 }

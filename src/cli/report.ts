@@ -2,7 +2,7 @@
 // `error: <title> (<code>, HTTP <status>, request <requestId>)`, a line of advice where it
 // helps, the problem-details JSON with -o json/ndjson, and a stack trace only with --verbose.
 import type { GlobalOptions } from './context.js';
-import { ApiError, ContractError, RfsError, exitCodeFor } from './errors.js';
+import { ApiError, CancelError, ContractError, RfsError, exitCodeFor } from './errors.js';
 import type { IO } from './io.js';
 import { safeJson } from '../output/safe-json.js';
 import { redactSecrets } from '../output/redact.js';
@@ -63,6 +63,8 @@ export function reportError(io: IO, error: unknown, context: ReportContext): voi
     lines.push(`error: ${sanitize(error.title)} (${sanitize(error.code)}, HTTP ${error.status}, request ${sanitize(error.requestId ?? 'none')})`);
     const advice = error.hint ?? adviceFor(error, context.name);
     if (advice) lines.push(advice);
+  } else if (error instanceof CancelError) {
+    lines.push('interrupted (Ctrl-C): stopped before finishing');
   } else if (error instanceof RfsError) {
     lines.push(`error: ${sanitize(error.message)}`);
     if (error.hint) lines.push(sanitize(error.hint));

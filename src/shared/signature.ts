@@ -57,6 +57,7 @@ export function verifySignature(input: VerifyInput): SignatureCheck {
   const expected = digest(input.secret, ts, input.body);
   // Both are 32 bytes here, so timingSafeEqual cannot throw on a length difference.
   if (!timingSafeEqual(given, expected)) return { valid: false, reason: 'mismatch', ageSeconds };
-  if (Math.abs(ageSeconds) > input.toleranceSeconds) return { valid: false, reason: 'stale', ageSeconds };
+  // Written so that a clock or tolerance that is not a number (NaN) fails closed, as stale.
+  if (!(Math.abs(ageSeconds) <= input.toleranceSeconds)) return { valid: false, reason: 'stale', ageSeconds };
   return { valid: true, reason: null, ageSeconds };
 }

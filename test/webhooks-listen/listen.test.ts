@@ -330,7 +330,10 @@ describe('webhooks listen: flags', () => {
   it('has exactly the flags of cli.md, with their defaults, and examples in --help', async () => {
     const t = bufferIO();
     expect(await runCli(['webhooks', 'listen', '--help'], t.io)).toBe(0);
-    const flags = [...t.stdout().matchAll(/^ {2}(-[^ ]+(?: <[^>]+>)?)/gm)].map((m) => m[1]);
+    // The command's own section; the global flags follow under "Global Options:".
+    const own = t.stdout().split('\nGlobal Options:')[0] ?? '';
+    expect(t.stdout()).toContain('\nGlobal Options:');
+    const flags = [...own.matchAll(/^ {2}(-[^ ]+(?: <[^>]+>)?)/gm)].map((m) => m[1]);
     expect(flags).toEqual(['--host <host>', '--port <port>', '--secret-env <VAR>', '--secret-file <path>', '--tolerance <seconds>', '--forward-to <url>', '-h,']);
     expect(t.stdout()).toMatch(/--host <host> +address to bind \(default: "127\.0\.0\.1"\)/);
     expect(t.stdout()).toMatch(/--port <port> +port; 0 picks a free one \(default: "8787"\)/);

@@ -1,5 +1,6 @@
 // rfs auth login (cli.md, auth): asks for the base URL and the key (masked), or reads the key
 // from stdin with --with-key; checks it with one request before saving it.
+import { addAbortSignal, type Readable } from 'node:stream';
 import { apiRoot, checkKeyFormat, redactKey } from '../../api/credentials.js';
 import type { Context } from '../../cli/context.js';
 import { AuthError, CancelError, EXIT, UsageError } from '../../cli/errors.js';
@@ -10,9 +11,16 @@ import { checkProfileName, openProfiles } from '../../config/profiles.js';
 import { writeResource } from '../../output/list-writer.js';
 import { checkKey } from './check.js';
 
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+async function readAll(stream: Readable, signal: AbortSignal): Promise<string> {
+  // Ctrl-C while waiting on an open stdin ends the read instead of waiting for the next byte.
+  addAbortSignal(signal, stream);
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  try {
+    for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  } catch (error) {
+    if (signal.aborted) throw new CancelError('interrupted while reading the key from stdin');
+    throw error;
+  }
   return Buffer.concat(chunks).toString('utf8');
 }
 
@@ -59,7 +67,7 @@ export async function run(ctx: Context, inv: Invocation): Promise<number> {
 
   let rawKey: string;
   if (inv.opts.withKey === true) {
-    rawKey = await readAll(io.stdin);
+    rawKey = await readAll(io.stdin, ctx.signal);
   } else if (prompts) {
     rawKey = await ask(() => prompts.password({ message: 'API key (service_pk_…)', mask: '*' }, context));
   } else {

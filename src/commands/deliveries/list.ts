@@ -15,10 +15,11 @@ import { emptyNotice } from '../notices.js';
 export const DELIVERY_COLUMNS: readonly Column<Delivery>[] = [
   { header: 'ID', value: (d) => d.id },
   { header: 'STATUS', value: (d) => field(d, 'status') },
-  { header: 'SUBSCRIPTION', value: (d) => field(d, 'subscriptionId'), flex: true },
-  { header: 'RECORDING', value: (d) => field(d, 'recordingId'), flex: true },
+  // Ids are never cut (a cut id cannot be pasted); on a narrow terminal whole columns go.
+  { header: 'SUBSCRIPTION', value: (d) => field(d, 'subscriptionId'), dropOrder: 2 },
+  { header: 'RECORDING', value: (d) => field(d, 'recordingId'), dropOrder: 3 },
   { header: 'ATTEMPTS', value: (d) => field(d, 'attempts'), align: 'right' },
-  { header: 'LAST ATTEMPT', value: (d) => formatLocalTime(field(d, 'lastAttemptAt') || null) },
+  { header: 'LAST ATTEMPT', value: (d) => formatLocalTime(field(d, 'lastAttemptAt') || null), dropOrder: 1 },
   { header: 'LAST ANSWER', value: (d) => field(d, 'lastResponseStatus') || field(d, 'lastError'), flex: true },
 ];
 

@@ -1,0 +1,220 @@
+// Builds dist/rfs-linux-x64: one file that runs every rfs command, the sandbox included, with
+// no Node.js installation and no node_modules beside it (README, "Single executable").
+//
+// It uses Node's own single-executable-application support (SEA) with the Node that runs this
+// script, so nothing is downloaded:
+//   1. esbuild bundles src/main.ts into ONE CommonJS file with every dependency inlined. Inside
+//      a SEA, require() loads only built-in modules and there is no file-based import(), so
+//      nothing may be left outside the bundle; without code splitting, esbuild turns the lazy
+//      `import('./x.js')` calls into in-bundle initialisers, so commands still load lazily.
+//   2. That bundle, wrapped as a CommonJS function, is run once under this Node (`--help`) and
+//      V8's code cache is taken from it afterwards, so it holds the functions a start-up runs.
+//   3. `node --experimental-sea-config` makes the preparation blob: the tiny main script
+//      src/sea/entry.ts (which answers `--version` at once and otherwise compiles the bundle
+//      with that cache) and, as assets, the bundle and its cache.
+//   4. A copy of this Node binary gets the blob injected as the ELF note NODE_SEA_BLOB, and the
+//      SEA fuse flipped, by postject (the injector the Node project publishes).
+//
+// Usage: node scripts/package.mjs [--out <file>] [--no-code-cache] [--no-minify] [--keep]
+//   --no-code-cache and --no-minify exist to measure their effect on start-up; --keep leaves the
+//   bundles, the config and the blob in the work folder and prints where it is.
+import { build, transform } from 'esbuild';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmod, copyFile, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+// The fuse string is fixed by the Node project (doc/api/single-executable-applications.md,
+// and POSTJECT_SENTINEL_FUSE in src/node_sea.cc); it is checked against the binary below.
+const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+// Asset names, as src/sea/entry.ts reads them.
+const APP_ASSET = 'rfs-app.js';
+const CACHE_ASSET = 'rfs-app.cache';
+// The arguments of the run that warms the code cache: the whole command tree gets built.
+const TRAINING_ARGS = ['--help'];
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+
+const { values: flags } = parseArgs({
+  options: {
+    out: { type: 'string', default: join(root, 'dist', 'rfs-linux-x64') },
+    'no-code-cache': { type: 'boolean', default: false },
+    'no-minify': { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
+  },
+});
+
+if (process.platform !== 'linux') {
+  throw new Error(`scripts/package.mjs builds a Linux executable; this is ${process.platform}`);
+}
+if (!process.config.variables.single_executable_application) {
+  throw new Error(`this Node (${process.execPath}) was built without single-executable support`);
+}
+
+const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
+const out = resolve(flags.out);
+const work = await mkdtemp(join(tmpdir(), 'rfs-package-'));
+const started = Date.now();
+
+/** One CommonJS file, everything inlined; refuses anything that would be looked for on disk. */
+async function bundle(entry, outfile) {
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    splitting: false,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    // Minified, the bundle is half the size and compiles faster; keepNames because error
+    // classes take their name from the class (src/cli/errors.ts: `this.name = new.target.name`).
+    minify: !flags['no-minify'],
+    keepNames: true,
+    charset: 'ascii',
+    sourcemap: false,
+    legalComments: 'none',
+    define: { RFS_VERSION: JSON.stringify(pkg.version) },
+    metafile: true,
+    logLevel: 'warning',
+  });
+  // esbuild marks what it could not inline as external: only built-ins may be (a `node:`
+  // specifier never reads the disk; undici probes `node:sqlite`, which Node 22 has).
+  const builtins = new Set(require('node:module').builtinModules);
+  const outside = new Set();
+  for (const input of Object.values(result.metafile.inputs)) {
+    for (const imported of input.imports) {
+      if (!imported.external || imported.path === '<runtime>') continue; // esbuild's own helpers, inlined
+      if (!imported.path.startsWith('node:') && !builtins.has(imported.path)) outside.add(imported.path);
+    }
+  }
+  if (outside.size > 0) throw new Error(`${entry}: the bundle would load from disk: ${[...outside].join(', ')}`);
+  // A real import() fails inside a SEA. Comments (JSDoc types such as
+  // `import('node:net').Socket`) are dropped before looking.
+  const code = await readFile(outfile, 'utf8');
+  const { code: bare } = await transform(code, { minifyWhitespace: true, legalComments: 'none', format: 'cjs', target: 'node20' });
+  if (/\bimport\s*\(/.test(bare)) throw new Error(`${entry}: the bundle still contains a dynamic import()`);
+  return code;
+}
+
+/** Runs `file` quietly; its output is shown only when it fails. */
+function quietly(file, args, options = {}) {
+  try {
+    return execFileSync(file, args, { cwd: work, stdio: 'pipe', encoding: 'utf8', ...options });
+  } catch (error) {
+    process.stderr.write(`${error.stdout ?? ''}${error.stderr ?? ''}`);
+    throw error;
+  }
+}
+
+try {
+  // 1. The CLI as one CommonJS function (the wrapper Node itself puts around a CommonJS file).
+  const app = await bundle('src/main.ts', join(work, 'app.cjs'));
+  // charset 'ascii' makes esbuild escape everything else, and the entry decodes it as latin1.
+  if (/[^\x00-\x7f]/.test(app)) throw new Error('the bundle is not ASCII');
+  const appAsset = join(work, APP_ASSET);
+  await writeFile(appAsset, `(function (exports, require, module, __filename, __dirname) {${app}\n})`, 'latin1');
+  const entry = join(work, 'entry.cjs');
+  await bundle('src/sea/entry.ts', entry);
+
+  // 2. The code cache, taken after one run of the very text the executable compiles. V8 keeps
+  // it only for the same V8 version, flags and source, which is why this Node is the one used.
+  const assets = { [APP_ASSET]: appAsset };
+  if (!flags['no-code-cache']) {
+    const cacheAsset = join(work, CACHE_ASSET);
+    const trainer = join(work, 'train.cjs');
+    await writeFile(
+      trainer,
+      [
+        "const { readFileSync, writeFileSync } = require('node:fs');",
+        "const { Script } = require('node:vm');",
+        'const [source, cache, ...args] = process.argv.slice(2);',
+        "const script = new Script(readFileSync(source, 'latin1'), { filename: 'rfs.js' });",
+        'process.argv = [process.argv[0], process.argv[0], ...args];',
+        "process.once('exit', () => writeFileSync(cache, script.createCachedData()));",
+        "script.runInThisContext()(module.exports, require, module, process.execPath, require('node:path').dirname(process.execPath));",
+        '',
+      ].join('\n'),
+    );
+    quietly(process.execPath, [trainer, appAsset, cacheAsset, ...TRAINING_ARGS], { env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' } });
+    assets[CACHE_ASSET] = cacheAsset;
+  }
+
+  // 3. The preparation blob.
+  const blob = join(work, 'rfs.blob');
+  const config = join(work, 'sea-config.json');
+  const seaConfig = {
+    main: entry,
+    output: blob,
+    // Node 20 prints "ExperimentalWarning: Single executable application is an experimental
+    // feature" on every start unless this is set.
+    disableExperimentalSEAWarning: true,
+    // The entry is tiny; its cache costs nothing and saves a compile.
+    useCodeCache: !flags['no-code-cache'],
+    useSnapshot: false,
+    assets,
+  };
+  await writeFile(config, `${JSON.stringify(seaConfig, null, 2)}\n`);
+  // It says "Wrote single executable preparation blob to …" on success.
+  quietly(process.execPath, ['--experimental-sea-config', config]);
+
+  // 4. A copy of this Node with the blob injected.
+  const node = await readFile(process.execPath);
+  if (!node.includes(`${SEA_FUSE}:0`)) {
+    throw new Error(`${process.execPath} has no unflipped ${SEA_FUSE} fuse (already a SEA, or another Node build)`);
+  }
+  const exe = join(work, 'rfs');
+  await copyFile(process.execPath, exe);
+  await chmod(exe, 0o755);
+  const { inject } = require('postject');
+  // postject reports progress with console.log, and its ELF library warns about note sections
+  // it cannot name ("Can't find string offset for section name '.note'", harmless) with
+  // console.warn: keep both for a failure, where they may explain it.
+  const { log, warn } = console;
+  const chatter = [];
+  console.log = console.warn = (...parts) => void chatter.push(parts.join(' '));
+  try {
+    await inject(exe, 'NODE_SEA_BLOB', await readFile(blob), { sentinelFuse: SEA_FUSE });
+  } catch (error) {
+    process.stderr.write(chatter.map((line) => `postject: ${line}\n`).join(''));
+    throw error;
+  } finally {
+    Object.assign(console, { log, warn });
+  }
+
+  // Smoke checks before the file takes its place: the fast path, the bundle, and the cache.
+  const env = { PATH: process.env.PATH ?? '', NO_COLOR: '1' };
+  const version = quietly(exe, ['--version'], { env }).trim();
+  if (version !== pkg.version) throw new Error(`the executable printed ${JSON.stringify(version)} for --version, not ${pkg.version}`);
+  const help = spawnSync(exe, ['--help'], { cwd: work, env: { ...env, NODE_DEBUG: 'rfs-sea' }, encoding: 'utf8' });
+  if (help.status !== 0 || !help.stdout.startsWith('Usage: rfs ')) {
+    throw new Error(`the executable's --help failed (${help.status ?? help.signal}): ${help.stdout.slice(0, 200)}${help.stderr}`);
+  }
+  const expected = flags['no-code-cache'] ? 'absent' : 'accepted';
+  if (!help.stderr.includes(`code cache ${expected}`)) throw new Error(`the code cache is not ${expected}: ${help.stderr.trim()}`);
+  const completion = quietly(exe, ['completion', 'bash'], { env });
+  if (!completion.includes('complete -F')) throw new Error('the executable printed no bash completion');
+
+  // Move into place atomically: nobody sees a half-written executable. dist/ may be rebuilt by
+  // scripts/build.mjs at any time, so only this one file is touched there.
+  await mkdir(dirname(out), { recursive: true });
+  const partial = `${out}.partial-${process.pid}`;
+  await copyFile(exe, partial);
+  await chmod(partial, 0o755);
+  await rename(partial, out);
+
+  const { size } = await stat(out);
+  const kib = (bytes) => `${Math.round(bytes / 1024)} KiB`;
+  const cacheSize = assets[CACHE_ASSET] === undefined ? 'no code cache' : `code cache ${kib((await stat(assets[CACHE_ASSET])).size)}`;
+  process.stdout.write(
+    `${out}: ${(size / 1024 / 1024).toFixed(1)} MiB (Node ${process.version}; bundle ${kib(app.length)}` +
+      `${flags['no-minify'] ? ', not minified' : ', minified'}; ${cacheSize}) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+  );
+  if (flags.keep) process.stdout.write(`work folder kept: ${work}\n`);
+} finally {
+  if (!flags.keep) await rm(work, { recursive: true, force: true });
+}
