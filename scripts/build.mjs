@@ -15,6 +15,11 @@ await build({
   platform: 'node',
   target: 'node20',
   sourcemap: false,
+  // Minified code parses faster: start-up is mostly V8 compiling these chunks. Names are kept,
+  // for readable --verbose stack traces and because error classes take their name from the
+  // class (src/cli/errors.ts).
+  minify: true,
+  keepNames: true,
   legalComments: 'none',
   chunkNames: 'chunks/[name]-[hash]',
   define: { RFS_VERSION: JSON.stringify(pkg.version) },

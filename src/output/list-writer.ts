@@ -5,7 +5,8 @@ import type { Writable } from 'node:stream';
 import type { IO } from '../cli/io.js';
 import type { OutputFormat } from '../cli/context.js';
 import { safeJson } from './safe-json.js';
-import { type Column, type KeyValueSection, renderKeyValue, renderTable } from './table.js';
+// Tables (cli-table3, chalk) are loaded only for table output: json and ndjson never need them.
+import type { Column, KeyValueSection } from './table.js';
 
 export interface ListTable<T> {
   columns: readonly Column<T>[];
@@ -160,7 +161,10 @@ export async function writeList<T>(
     failure = { error };
   }
   // An empty list prints nothing: no lone header for a script capturing a terminal to parse.
-  if (rows.length > 0) await writeOut(out, renderTable(table.columns, rows, { color: table.color, width: table.width }));
+  if (rows.length > 0) {
+    const { renderTable } = await import('./table.js');
+    await writeOut(out, renderTable(table.columns, rows, { color: table.color, width: table.width }));
+  }
   if (failure) throw failure.error;
   return rows.length;
 }
@@ -174,5 +178,6 @@ export interface ResourceView<T> {
 export async function writeResource<T>(io: IO, format: OutputFormat, value: T, view: ResourceView<T>, o?: JsonOptions<T>): Promise<void> {
   if (format === 'json') return writeOut(io.stdout, `${safeJson(jsonOf(value, o), 2)}\n`);
   if (format === 'ndjson') return writeOut(io.stdout, `${safeJson(jsonOf(value, o))}\n`);
+  const { renderKeyValue } = await import('./table.js');
   return writeOut(io.stdout, renderKeyValue(view.sections(value), { color: view.color }));
 }
