@@ -17,6 +17,9 @@ export async function startup() {
     { name: 'rfs --help', command: `${node} ${RFS} --help` },
     { name: 'rfs recordings list -o json', command: `${node} ${RFS} recordings list -o json` },
     { name: 'curl (same page)', command: `curl -sf -o /dev/null -H "Authorization: Bearer ${sb.apiKeys.admin}" ${url}` },
+    // Floors: the same page fetched and printed by a bare script, with node:http and undici.
+    { name: 'floor: node:http script', command: `${node} ${join(ROOT, 'bench', 'floor-http.mjs')}` },
+    { name: 'floor: undici script', command: `${node} ${join(ROOT, 'bench', 'floor-undici.mjs')}` },
   ];
   const sea = join(ROOT, 'dist', 'rfs-linux-x64');
   if (existsSync(sea)) {
@@ -34,7 +37,7 @@ export async function startup() {
   const rows = results.map((r) => {
     const target = targets[r.name];
     const ratio = r.median / base;
-    return [r.name, ms(r.median), `${fmt(ratio, 2)}×`, r.name.startsWith('rfs recordings') ? `${fmt(r.median / curl, 2)}×` : '', target ? `≤ ${target}× ${ratio <= target ? 'met' : 'MISSED'}` : ''];
+    return [r.name, ms(r.median), `${fmt(ratio, 2)}×`, r.name.startsWith('rfs recordings') || r.name.startsWith('floor') ? `${fmt(r.median / curl, 2)}×` : '', target ? `≤ ${target}× ${ratio <= target ? 'met' : 'MISSED'}` : ''];
   });
   return { header: ['command', 'median', 'vs node -e 0', 'vs curl', 'target'], rows };
 }

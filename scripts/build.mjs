@@ -29,3 +29,10 @@ await build({
   },
   logLevel: 'warning',
 });
+
+// The overview (`rfs --help`), rendered once here at 80 columns as a non-terminal would see
+// it, so that bin/rfs.js can print it without loading the bundle.
+const { execFileSync } = await import('node:child_process');
+const { writeFile } = await import('node:fs/promises');
+const help = execFileSync(process.execPath, ['dist/main.js', '--help'], { encoding: 'utf8', env: { ...process.env, COLUMNS: '80', NO_COLOR: '1' } });
+await writeFile(new URL('../dist/help.txt', import.meta.url), help);

@@ -12,6 +12,11 @@ import { ContractError } from '../cli/errors.js';
 export const MAX_JSON_DEPTH = 256;
 
 export function parseJson(body: Buffer): unknown {
+  // Checked on the bytes, before parsing: one pass with no allocation, where walking the
+  // parsed tree cost a visible share of a 100,000-item --all.
+  if (bytesNestDeeperThan(body, MAX_JSON_DEPTH)) {
+    throw new ContractError(`the server's answer is nested more than ${MAX_JSON_DEPTH} levels deep`);
+  }
   let value: unknown;
   try {
     value = JSON.parse(body.toString('utf8'));
@@ -21,10 +26,34 @@ export function parseJson(body: Buffer): unknown {
       hint: 'check --base-url: it should point at the Recording Filing Service, not a web page or proxy',
     });
   }
-  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) {
-    throw new ContractError(`the server's answer is nested more than ${MAX_JSON_DEPTH} levels deep`);
-  }
   return value;
+}
+
+/** Whether the brackets of JSON text (outside strings) nest deeper than `max`. */
+export function bytesNestDeeperThan(bytes: Uint8Array, max: number): boolean {
+  const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  let depth = 0;
+  for (let i = 0; i < buffer.length; i++) {
+    const b = buffer[i];
+    if (b === 0x22) {
+      // Jump over the whole string with a native search for its closing quote (one not
+      // preceded by an odd number of backslashes): most of an answer's bytes are in strings.
+      let end = i;
+      for (;;) {
+        end = buffer.indexOf(0x22, end + 1);
+        if (end === -1) return false; // unterminated: JSON.parse says so
+        let slashes = 0;
+        while (buffer[end - 1 - slashes] === 0x5c) slashes++;
+        if (slashes % 2 === 0) break;
+      }
+      i = end;
+    } else if (b === 0x7b || b === 0x5b) {
+      if (++depth > max) return true;
+    } else if (b === 0x7d || b === 0x5d) {
+      depth--;
+    }
+  }
+  return false;
 }
 
 /** Whether arrays and objects in `value` nest deeper than `max`; a loop, so it cannot overflow. */

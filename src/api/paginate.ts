@@ -29,29 +29,45 @@ export interface PaginateOptions<T> {
 /**
  * Yields every item of one page, or of every page with `all`. When fetching a page fails, the
  * error carries `resumeCursor`: the cursor of the first page not read, for `--cursor`.
+ *
+ * With `all`, the next page is requested as soon as a page arrives, while its items are still
+ * being written: the server prepares one page while rfs prints the last, and at most two pages
+ * are held at once. No page is requested that --max-items would not print.
  */
 export async function* paginate<T>(client: ApiClient, o: PaginateOptions<T>): AsyncGenerator<T> {
   let cursor = o.cursor;
   let seen = 0;
+  const fetchPage = (at: string | undefined): Promise<Page<T>> => {
+    const request = o.page(client, { ...o.query, cursor: at }, o.signal);
+    // Awaited below; until then a failure must not count as unhandled.
+    request.catch(() => undefined);
+    return request;
+  };
+  if (o.signal?.aborted) throw withResume(new CancelError('interrupted'), cursor);
+  let pending = fetchPage(cursor);
   for (;;) {
-    if (o.signal?.aborted) throw withResume(new CancelError('interrupted'), cursor);
     let page: Page<T>;
     try {
-      page = await o.page(client, { ...o.query, cursor }, o.signal);
+      page = await pending;
     } catch (error) {
       throw withResume(error, cursor);
     }
+    const next = page.nextCursor;
+    const wanted = o.maxItems === undefined || seen + page.items.length < o.maxItems;
+    const prefetch = o.all && next !== null && wanted;
+    if (prefetch) pending = fetchPage(next);
     for (const item of page.items) {
       if (o.maxItems !== undefined && seen >= o.maxItems) return;
       seen += 1;
       yield item;
     }
-    if (page.nextCursor === null) return;
-    if (!o.all || (o.maxItems !== undefined && seen >= o.maxItems)) {
-      o.onMore?.(page.nextCursor);
+    if (next === null) return;
+    if (!prefetch) {
+      o.onMore?.(next);
       return;
     }
-    cursor = page.nextCursor;
+    if (o.signal?.aborted) throw withResume(new CancelError('interrupted'), next);
+    cursor = next;
   }
 }
 

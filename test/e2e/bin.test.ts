@@ -35,6 +35,17 @@ describe('bin/rfs.js', () => {
     }
   });
 
+  it('prints the pre-rendered overview exactly as the bundle renders it', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { fileURLToPath } = await import('node:url');
+    const main = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+    const fromBundle = spawnSync(process.execPath, [main, '--help'], { encoding: 'utf8', env: { PATH: process.env.PATH } });
+    const fromShim = await runRfs(['--help']);
+    expect(fromShim.code).toBe(0);
+    expect(fromShim.stdout).toBe(fromBundle.stdout);
+    expect(fromShim.stdout).toMatch(/Getting started:/);
+  });
+
   it('lists, files, and shows the filed recording gone from the unsynced list', async () => {
     const list = await runRfs(['recordings', 'list'], { env });
     expect(list.code).toBe(0);
