@@ -69,18 +69,19 @@ class Coalescer {
 
   constructor(private readonly stream: Writable) {}
 
-  async push(text: string): Promise<void> {
+  /** Undefined when nothing needs waiting for: most lines cost no promise at all. */
+  push(text: string): Promise<void> | undefined {
     if (this.failure) throw this.failure.error;
     this.pending += text;
-    if (this.pending.length >= 64 * 1024) {
-      await this.flush();
-    } else if (!this.scheduled) {
+    if (this.pending.length >= 64 * 1024) return this.flush();
+    if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(() => {
         this.scheduled = false;
         this.flush().catch(() => undefined);
       });
     }
+    return undefined;
   }
 
   /** Everything pushed so far, written; rejects if the stream failed. */
@@ -120,7 +121,8 @@ export async function writeList<T>(
     const batch = new Coalescer(out);
     try {
       for await (const item of items) {
-        await batch.push(`${safeJson(jsonOf(item, o))}\n`);
+        const full = batch.push(`${safeJson(jsonOf(item, o))}\n`);
+        if (full) await full;
         count++;
       }
     } finally {
@@ -136,7 +138,8 @@ export async function writeList<T>(
     let failure: { error: unknown } | undefined;
     try {
       for await (const item of items) {
-        await batch.push(`${count === 0 ? '\n' : ',\n'}${safeJson(jsonOf(item, o))}`);
+        const full = batch.push(`${count === 0 ? '\n' : ',\n'}${safeJson(jsonOf(item, o))}`);
+        if (full) await full;
         count++;
       }
     } catch (error) {
