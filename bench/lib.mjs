@@ -39,16 +39,30 @@ export async function sandbox(args) {
   };
 }
 
-/** Runs hyperfine over named commands; returns [{name, median, mean, stddev}] in seconds. */
-export function hyperfine(commands, { runs = 30, warmup = 5, env = {} } = {}) {
+/**
+ * Runs hyperfine over named commands in several rounds, the order rotated each round, and
+ * returns [{name, median, runs}] in seconds over every run of every round. hyperfine times one
+ * command's runs back to back; on a shared machine the load drifts between those blocks, and
+ * rounds keep that drift from landing on one command only.
+ */
+export function hyperfine(commands, { runs = 40, rounds = 4, warmup = 3, env = {} } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'rfs-bench-'));
-  const out = join(dir, 'h.json');
-  const args = ['-N', '--warmup', String(warmup), '--runs', String(runs), '--export-json', out, '--style', 'basic'];
-  for (const c of commands) args.push('-n', c.name, c.command);
-  execFileSync('hyperfine', args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, ...env } });
-  const results = JSON.parse(readFileSync(out, 'utf8')).results.map((r) => ({ name: r.command, median: r.median, mean: r.mean, stddev: r.stddev }));
+  const times = new Map(commands.map((c) => [c.name, []]));
+  const perRound = Math.max(5, Math.ceil(runs / rounds));
+  for (let round = 0; round < rounds; round++) {
+    const order = commands.map((_, i) => commands[(i + round) % commands.length]);
+    const out = join(dir, `h${round}.json`);
+    const args = ['-N', '--warmup', String(warmup), '--runs', String(perRound), '--export-json', out, '--style', 'none'];
+    for (const c of order) args.push('-n', c.name, c.command);
+    execFileSync('hyperfine', args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, ...env } });
+    for (const r of JSON.parse(readFileSync(out, 'utf8')).results) times.get(r.command).push(...r.times);
+  }
   rmSync(dir, { recursive: true, force: true });
-  return results;
+  const median = (xs) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  };
+  return commands.map((c) => ({ name: c.name, median: median(times.get(c.name)), runs: times.get(c.name).length }));
 }
 
 /** Runs a command to completion; resolves with wall time (s), peak RSS (MB), exit code and counted stdout lines. */

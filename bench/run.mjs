@@ -10,7 +10,7 @@ import { ROOT, table } from './lib.mjs';
 
 const only = process.argv.slice(2);
 const sections = [
-  ['Start-up', startup, 'hyperfine, 40 runs after 5 warm-ups, medians; `node -e 0` and curl measured in the same run.'],
+  ['Start-up', startup, 'hyperfine in 6 rounds of 10 runs (3 warm-ups each), the order of the commands rotated every round; medians of all 60 runs. `node -e 0` and curl measured in the same rounds.'],
   ['Streaming', streaming, '`rfs recordings list --all --limit 100 -o ndjson` against `bench/baseline-loop.mjs`; peak RSS from GNU time.'],
   ['Pacing', pacing, '200 requests at `--rate 600` against `rfs sandbox --rate-limit 20 --rate-window 2`.'],
   ['Sandbox throughput', sandboxThroughput, 'wrk, 2 threads, 16 connections, 10 s; rate limit off; 1,000 recordings.'],
