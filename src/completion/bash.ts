@@ -9,9 +9,10 @@ import {
   assertPlainWord,
   flagsOf,
   ownOptions,
+  shellQuote,
 } from './tree.js';
 
-const quote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
+const quote = shellQuote;
 const words = (list: readonly string[]): string => quote(list.map(assertPlainWord).join(' '));
 const pathOf = (command: CompletionCommand): string => command.path.join(' ');
 

@@ -150,3 +150,6 @@ export function assertPlainWord(word: string): string {
   if (!/^[A-Za-z0-9_.:@%+,/=-]+$/.test(word)) throw new Error(`completion: unexpected word ${JSON.stringify(word)}`);
   return word;
 }
+
+/** A word in POSIX single quotes (bash and zsh): a quote inside is closed, escaped and reopened. */
+export const shellQuote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;

@@ -8,9 +8,10 @@ import {
   assertPlainWord,
   flagsOf,
   ownOptions,
+  shellQuote,
 } from './tree.js';
 
-const quote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
+const quote = shellQuote;
 // Inside an _arguments description `[...]` a bracket or backslash must be escaped.
 const bracketText = (text: string): string => text.replace(/[\\[\]]/g, (c) => `\\${c}`);
 // In a message or a _describe item, a colon ends the field.

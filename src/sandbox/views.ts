@@ -95,10 +95,7 @@ export class Views {
       author,
       client,
       matter,
-      createdAt: iso(rec.createdAt),
-      updatedAt: iso(rec.updatedAt),
-      lastSyncedAt: rec.lastSyncedAt === null ? null : iso(rec.lastSyncedAt),
-      syncCount: rec.syncCount,
+      ...filingStamps(rec),
     };
   }
 
@@ -129,10 +126,7 @@ export class Views {
       author,
       client,
       matter,
-      createdAt: iso(rec.createdAt),
-      updatedAt: iso(rec.updatedAt),
-      lastSyncedAt: rec.lastSyncedAt === null ? null : iso(rec.lastSyncedAt),
-      syncCount: rec.syncCount,
+      ...filingStamps(rec),
       apiUrl: `/api/v1/recordings/${encodeURIComponent(rec.id)}`,
     };
   }
@@ -140,4 +134,14 @@ export class Views {
   clearCache(): void {
     this.cache.clear();
   }
+}
+
+/** The times and filing count that list items, details and webhook payloads all carry. */
+function filingStamps(rec: Recording): Record<string, unknown> {
+  return {
+    createdAt: iso(rec.createdAt),
+    updatedAt: iso(rec.updatedAt),
+    lastSyncedAt: rec.lastSyncedAt === null ? null : iso(rec.lastSyncedAt),
+    syncCount: rec.syncCount,
+  };
 }

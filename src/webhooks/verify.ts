@@ -1,7 +1,7 @@
 // The one verdict on a webhook signature, with the sentence that explains it: `rfs
 // verify-signature` and the receiver of `rfs webhooks listen` (and `sync --listen`) both judge
 // through here, so that a delivery is "verified exactly as verify-signature does" (cli.md).
-import { type SignatureCheck, verifySignature } from '../shared/signature.js';
+import { type SignatureCheck, type VerifyInput, verifySignature } from '../shared/signature.js';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from './header-dump.js';
 
 // Ten digits, as the timestamps themselves (signature.ts): a millisecond value is refused here too.
@@ -38,15 +38,7 @@ function missingExplanation(source: SignatureSource, timestamp: string | undefin
  * The check of signature.ts, plus one case it cannot see: a value given but empty
  * (`--timestamp "$TS"` with TS unset) was supplied, so it is malformed rather than missing.
  */
-export function verdict(input: {
-  secret: string;
-  timestamp: string | undefined;
-  signature: string | undefined;
-  body: Uint8Array;
-  toleranceSeconds: number;
-  nowSeconds: number;
-  source: SignatureSource;
-}): Verdict {
+export function verdict(input: VerifyInput & { source: SignatureSource }): Verdict {
   const { timestamp, signature, toleranceSeconds, source } = input;
   const tsName = source === 'flags' ? '--timestamp' : `the ${TIMESTAMP_HEADER} header`;
   const sigName = source === 'flags' ? '--signature' : `the ${SIGNATURE_HEADER} header`;
