@@ -28,20 +28,18 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
 
   const dispatch: Dispatch = async (name, load, invocation) => {
     let globals: GlobalOptions | undefined;
-    let ui: Ui | undefined;
     let client: Promise<ApiClient> | undefined;
     const clients: Promise<ApiClient>[] = [];
     try {
       globals = resolveGlobals(invocation.globals, io);
       const g = globals;
       const { createUi } = await import('../output/ui-impl.js');
-      ui = createUi(io, {
+      const u = createUi(io, {
         quiet: g.quiet,
         verbose: g.verbose,
         stdoutColor: g.color,
         stderrColor: colorEnabled(io, invocation.globals.color === false ? false : undefined, 'stderr'),
       });
-      const u = ui;
       const connect = (connection: Connection): Promise<ApiClient> => {
         const made = makeClient(connection, g, u, io);
         clients.push(made);
