@@ -8,6 +8,14 @@ import { startup } from './startup.mjs';
 import { streaming } from './streaming.mjs';
 import { ROOT, table } from './lib.mjs';
 
+// The tools come from Debian's packages, not from npm: say so plainly when one is missing.
+import { spawnSync } from 'node:child_process';
+const missing = ['hyperfine', 'wrk', 'curl', '/usr/bin/time'].filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0);
+if (missing.length > 0) {
+  process.stderr.write(`npm run bench needs ${missing.join(', ')}: apt-get install -y hyperfine wrk curl time\n`);
+  process.exit(2);
+}
+
 const only = process.argv.slice(2);
 const sections = [
   ['Start-up', startup, 'hyperfine in 6 rounds of 10 runs (3 warm-ups each), the order of the commands rotated every round; medians of all 60 runs. `node -e 0` and curl measured in the same rounds.'],
