@@ -36,11 +36,9 @@ function say(text) {
   process.stdout.write(`\n${bold(text)}\n`);
 }
 
-/** Starts `rfs sandbox` and resolves with its JSON line once it listens. */
-async function startSandbox() {
-  const child = spawn(process.execPath, [rfsBin, 'sandbox', '--port', '0', '--seed', '2026', '--delivery-attempts', '2', '--delivery-backoff', '200'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/** Stops a child at cleanup, and also whatever way this process ends (a crash, a closed pipe). */
+function stopAtEnd(child) {
+  process.once('exit', () => child.kill('SIGTERM'));
   cleanups.push(
     () =>
       new Promise((resolve) => {
@@ -49,8 +47,14 @@ async function startSandbox() {
         child.kill('SIGTERM');
       }),
   );
-  // Whatever way this process ends (a crash, a closed pipe), the sandbox does not outlive it.
-  process.once('exit', () => child.kill('SIGTERM'));
+}
+
+/** Starts `rfs sandbox` and resolves with its JSON line once it listens. */
+async function startSandbox() {
+  const child = spawn(process.execPath, [rfsBin, 'sandbox', '--port', '0', '--seed', '2026', '--delivery-attempts', '2', '--delivery-backoff', '200'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  stopAtEnd(child);
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const line = await new Promise((resolve, reject) => {
@@ -76,15 +80,7 @@ async function startListener(port, secret, label) {
     env: { ...process.env, ...env, RFS_WEBHOOK_SECRET: secret },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  process.once('exit', () => child.kill('SIGTERM'));
-  cleanups.push(
-    () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', resolve);
-        child.kill('SIGTERM');
-      }),
-  );
+  stopAtEnd(child);
   const lines = [];
   createInterface({ input: child.stdout }).on('line', (line) => {
     lines.push(JSON.parse(line));

@@ -1,11 +1,6 @@
 // The process entry point: wires the real streams and signals to runCli and sets the exit code.
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  // The cheapest answer there is: no command tree, no libraries.
-  if (argv.length === 1 && argv[0] === '--version') {
-    process.stdout.write(`${RFS_VERSION}\n`);
-    return;
-  }
   const controller = new AbortController();
   let interrupts = 0;
   const onSignal = (): void => {

@@ -207,3 +207,21 @@ describe('paths and idempotency', () => {
     expect(JSON.parse(t.stdout()).secret).toBe('whsec_abcdefabcdefabcdefabcdefabcdefab');
   });
 });
+
+describe('long waits', () => {
+  it('say on stderr why and for how long when a retry waits more than 2 s', async () => {
+    server.queue(
+      { status: 429, headers: { 'retry-after': '3', 'content-type': 'application/problem+json' }, body: { title: 'slow down', status: 429, code: 'RATE_LIMIT_EXCEEDED', requestId: 'r' } },
+      { body: page([recording(1)], null) },
+    );
+    const { t, run } = cli(['recordings', 'list']);
+    const started = Date.now();
+    expect(await run()).toBe(0);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2900);
+    expect(t.stderr()).toMatch(/waiting 3\.0s before retrying/);
+    const quiet = cli(['recordings', 'list', '--quiet']);
+    server.queue({ status: 429, headers: { 'retry-after': '3' }, body: { status: 429, code: 'RATE_LIMIT_EXCEEDED' } }, { body: page([], null) });
+    expect(await quiet.run()).toBe(0);
+    expect(quiet.t.stderr()).toBe('');
+  });
+});
