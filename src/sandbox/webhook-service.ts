@@ -62,7 +62,7 @@ export class WebhookService {
         url: input.url,
         events: [...new Set(input.events)],
         secret: `whsec_${randomBase62(32)}`,
-        createdAt: now(),
+        createdAt: store.nextCreatedAt(now()),
       };
       store.subscriptions.set(sub.id, sub);
       const body = JSON.stringify({ data: { id: sub.id, url: sub.url, events: sub.events, secret: sub.secret, createdAt: new Date(sub.createdAt).toISOString() } });

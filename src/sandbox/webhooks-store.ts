@@ -21,11 +21,25 @@ export class WebhookStore {
   readonly idempotency = new Map<string, IdempotencyEntry>();
   /** subscription id + recording id: each pair gets one delivery, ever (api.md, dedup). */
   private readonly dispatched = new Set<string>();
+  /** The newest createdAt handed out: subscriptions made in the same millisecond still list in creation order. */
+  private lastCreatedAt = 0;
 
   constructor(init?: { subscriptions: Subscription[]; deliveries: Delivery[]; idempotency: [string, IdempotencyEntry][] }) {
-    for (const sub of init?.subscriptions ?? []) this.subscriptions.set(sub.id, sub);
+    for (const sub of init?.subscriptions ?? []) {
+      this.subscriptions.set(sub.id, sub);
+      this.lastCreatedAt = Math.max(this.lastCreatedAt, sub.createdAt);
+    }
     for (const d of init?.deliveries ?? []) this.addDelivery(d);
     for (const [key, entry] of init?.idempotency ?? []) this.idempotency.set(key, entry);
+  }
+
+  /**
+   * A creation time for a new subscription, later than every earlier one. Ties would otherwise be
+   * ordered by the random id, so `webhooks list` would not show subscriptions in the order made.
+   */
+  nextCreatedAt(now: number): number {
+    this.lastCreatedAt = Math.max(now, this.lastCreatedAt + 1);
+    return this.lastCreatedAt;
   }
 
   subscriptionsOf(workspace: WorkspaceId): Subscription[] {

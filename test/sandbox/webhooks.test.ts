@@ -4,14 +4,16 @@ import { start, type Harness } from './helpers.js';
 
 let h: Harness;
 let offset = 0;
+let frozen: number | null = null;
 let n = 0;
 beforeAll(async () => {
-  h = await start({ rateLimit: 0, now: () => Date.now() + offset });
+  h = await start({ rateLimit: 0, now: () => (frozen ?? Date.now()) + offset });
 });
 afterAll(() => h.close());
 afterEach(async () => {
   // Each test starts with no subscriptions.
   offset = 0;
+  frozen = null;
   expect((await h.control('/reset', {})).status).toBe(204);
 });
 
@@ -152,6 +154,20 @@ describe('GET /webhooks', () => {
     for (const q of ['limit=51', 'limit=0', 'cursor=nope', 'status=x']) {
       expect((await h.api(`/webhooks?${q}`)).status, q).toBe(400);
     }
+  });
+
+  it('lists subscriptions made in the same millisecond in the order they were made, across pages', async () => {
+    frozen = Date.now();
+    const made: string[] = [];
+    for (let i = 0; i < 12; i++) made.push((await create({ url: `${URL_OK}/${i}`, events: ['recording.completed'] })).json.data.id);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await h.api(`/webhooks?limit=5${cursor ? `&cursor=${cursor}` : ''}`);
+      seen.push(...res.json.data.map((s: { id: string }) => s.id));
+      cursor = res.json.meta.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual(made);
   });
 
   it('shows only the workspace’s own subscriptions', async () => {
