@@ -2,6 +2,7 @@
 // `rfs --version` loads one small chunk and each command's code is imported only when it runs.
 import { build } from 'esbuild';
 import { readFile, rm } from 'node:fs/promises';
+import { lazyHttp2 } from './lazy-http2.mjs';
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -27,6 +28,7 @@ await build({
   banner: {
     js: "import { createRequire as __rfsCreateRequire } from 'node:module'; const require = __rfsCreateRequire(import.meta.url);",
   },
+  plugins: [lazyHttp2],
   logLevel: 'warning',
 });
 

@@ -26,6 +26,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { lazyHttp2 } from './lazy-http2.mjs';
 
 // The fuse string is fixed by the Node project (doc/api/single-executable-applications.md,
 // and POSTJECT_SENTINEL_FUSE in src/node_sea.cc); it is checked against the binary below.
@@ -80,6 +81,7 @@ async function bundle(entry, outfile) {
     legalComments: 'none',
     define: { RFS_VERSION: JSON.stringify(pkg.version) },
     metafile: true,
+    plugins: [lazyHttp2],
     logLevel: 'warning',
   });
   // esbuild marks what it could not inline as external: only built-ins may be (a `node:`

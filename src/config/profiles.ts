@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type Conf from 'conf';
-import { z } from 'zod';
+import * as z from 'zod';
 import { UsageError } from '../cli/errors.js';
 import { apiRoot, checkKeyFormat } from '../api/credentials.js';
 import { sanitize } from '../output/sanitize.js';

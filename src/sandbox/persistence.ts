@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { PRIORITIES, RECORDING_STATUSES } from '../shared/schemas.js';
 import { WORKSPACES } from './types.js';
 import type { Delivery, Recording, Subscription } from './types.js';

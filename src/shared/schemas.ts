@@ -1,7 +1,7 @@
 // The shapes of api.md, shared by the CLI (to check what a server answers) and the sandbox
 // (to build and validate what it serves). Objects are loose: the API is in beta, so fields we
 // do not know yet pass through to JSON output instead of being dropped or refused.
-import { z } from 'zod';
+import * as z from 'zod';
 
 import { INCLUDES, PRIORITIES, RECORDING_STATUSES, SYNC_STATES, WEBHOOK_EVENTS } from './vocabulary.js';
 

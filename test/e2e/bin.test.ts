@@ -73,4 +73,17 @@ describe('bin/rfs.js', () => {
     expect(revoked.stderr).toMatch(/^error: .*\(UNAUTHORIZED, HTTP 401, request req_/);
     expect(revoked.stderr).not.toContain(sandbox.apiKeys.revoked);
   });
+
+  it('answers a list without loading node:http2 (the bundles load undici\'s HTTP/2 code on first use only)', async () => {
+    // A preload that reports, at exit, which built-in modules the process compiled.
+    const probe = join(configDir, 'modules-probe.cjs');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(probe, "process.on('exit', () => process.stderr.write('\\nMODULES ' + JSON.stringify(process.moduleLoadList) + '\\n'));\n");
+    const r = await runRfs(['recordings', 'list', '--limit', '2'], { env: { ...env, NODE_OPTIONS: `--require ${probe}` } });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toHaveLength(2);
+    const loaded = JSON.parse(/MODULES (.*)/.exec(r.stderr)?.[1] ?? 'null') as string[];
+    expect(loaded).toContain('NativeModule net');
+    expect(loaded).not.toContain('NativeModule http2');
+  });
 });

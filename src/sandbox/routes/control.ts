@@ -1,6 +1,6 @@
 // The control API under /_sandbox (sandbox.md, Controlling it): no key, drives what happens
 // inside the service in production.
-import { z } from 'zod';
+import * as z from 'zod';
 import { PRIORITIES, RECORDING_STATUSES } from '../../shared/schemas.js';
 import { FAULT_KINDS } from '../faults.js';
 import { json, notFound, type Reply } from '../problem.js';
