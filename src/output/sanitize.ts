@@ -16,8 +16,10 @@ function hex4(code: number): string {
   return `\\u${code.toString(16).padStart(4, '0')}`;
 }
 
+/** Overrides, embeddings and isolates, and the three directional marks (LRM, RLM, ALM), which
+ * also reorder what a terminal shows around them. */
 function isBidiControl(code: number): boolean {
-  return (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
+  return (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069) || code === 0x200e || code === 0x200f || code === 0x061c;
 }
 
 /** Text from the server, made safe to print on a terminal. */

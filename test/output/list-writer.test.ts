@@ -86,9 +86,9 @@ describe('writeList json', () => {
 
   test('escapes C1 controls and bidi overrides that JSON.stringify leaves raw, keeping the same value', async () => {
     const b = bufferIO();
-    const title = 'x\u009b31m\u202e\x1b[2J';
+    const title = 'x\u009b31m\u202e\x1b[2J\u200f';
     await writeList(b.io, 'json', from([{ id: 'a', title }]), table);
-    expect(b.stdout()).toBe('[\n{"id":"a","title":"x\\u009b31m\\u202e\\u001b[2J"}\n]\n');
+    expect(b.stdout()).toBe('[\n{"id":"a","title":"x\\u009b31m\\u202e\\u001b[2J\\u200f"}\n]\n');
     expect((JSON.parse(b.stdout()) as Item[])[0]?.title).toBe(title);
   });
 

@@ -16,6 +16,8 @@ describe('sanitize', () => {
 
   test('shows bidi overrides and isolates escaped', () => {
     expect(sanitize('abc\u202edcba\u2066x\u2069\u202a')).toBe('abc\\u202edcba\\u2066x\\u2069\\u202a');
+    // The directional marks reorder neutral characters around them too.
+    expect(sanitize('a\u200eb\u200fc\u061cd')).toBe('a\\u200eb\\u200fc\\u061cd');
   });
 
   test('shows newlines, tabs and carriage returns escaped on one line', () => {

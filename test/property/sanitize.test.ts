@@ -10,7 +10,7 @@ const codeUnit = fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharC
 const hostileUnit = fc.oneof(
   fc.integer({ min: 0, max: 0x20 }).map((c) => String.fromCharCode(c)),
   fc.integer({ min: 0x7f, max: 0xa0 }).map((c) => String.fromCharCode(c)),
-  fc.constantFrom('\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069', '\x1b[31m', '\x1b]0;pwned\x07', '\r\n', '\ud800', '\udfff', '\ud83d\ude00'),
+  fc.constantFrom('\u200e', '\u200f', '\u061c', '\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069', '\x1b[31m', '\x1b]0;pwned\x07', '\r\n', '\ud800', '\udfff', '\ud83d\ude00'),
   codeUnit,
 );
 const anyString = fc.oneof(
@@ -26,7 +26,7 @@ function unsafeUnits(text: string, keep: ReadonlySet<number>): string[] {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     const control = c < 0x20 || (c >= 0x7f && c <= 0x9f);
-    const bidi = (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+    const bidi = (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) || c === 0x200e || c === 0x200f || c === 0x061c;
     let loneSurrogate = false;
     if (c >= 0xd800 && c <= 0xdbff) {
       const next = text.charCodeAt(i + 1);
