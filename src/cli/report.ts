@@ -37,6 +37,7 @@ function adviceFor(error: ApiError, command: string): string | undefined {
     case 'RATE_LIMIT_EXCEEDED':
       return 'still rate limited after the retries: lower --rate, or raise --max-retries';
     default:
+      if (error.status > 599) return `HTTP ${error.status} is not a status HTTP defines: check that --base-url points at the Recording Filing Service`;
       return error.status >= 500 ? 'the service failed; try again later, and quote the request id if it persists' : undefined;
   }
 }

@@ -316,6 +316,8 @@ describe('answers that are not HTTP as rfs can read it', () => {
     expect(odd.code).toBe(7);
     // Not 5xx, so not "transient": a status the contract does not know is a broken contract.
     expectCleanFailure(odd, /^error: unknown \(HTTP_999, HTTP 999, request none\)$/);
+    expect(odd.stderr).toContain('HTTP 999 is not a status HTTP defines: check that --base-url');
+    expect(odd.stderr).not.toContain('try again later');
     expect(server.requests).toHaveLength(2);
   });
 });
