@@ -211,7 +211,7 @@ export function createApiClient(options: ClientOptions): ApiClient {
         }
         return {
           status: result.status,
-          data: decode(req.schema, result.body),
+          data: decode(req.schema, result.body, req.onJson),
           requestId: result.requestId,
           headers: result.headers,
           attempts: attempt,
@@ -267,13 +267,15 @@ function buildHeaders(extra: Record<string, string> | undefined, hasBody: boolea
   return headers;
 }
 
-function decode<T>(schema: RequestOptions<T>['schema'], body: Buffer): T {
+function decode<T>(schema: RequestOptions<T>['schema'], body: Buffer, onJson: RequestOptions<T>['onJson']): T {
   if (schema === null) {
     // Nothing is relied on, but a body that is there must still be JSON: a captive portal's
     // "200 OK" page must not pass for a successful delete.
     return (body.length === 0 ? undefined : parseJson(body)) as T;
   }
-  return checkShape(schema, parseJson(body));
+  const value = parseJson(body);
+  onJson?.(value);
+  return checkShape(schema, value);
 }
 
 /** The body's bytes, or undefined (and the rest left unread) when it is larger than `cap`. */

@@ -10,11 +10,22 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
+/** What a page reader can tell from the raw answer, before checking it against its schema. */
+export interface PagePeek {
+  /** The next page's cursor, or null when the answer says there is none. */
+  cursor: string | null;
+  /** How many items the page holds. */
+  count: number;
+}
+
 export interface PaginateOptions<T> {
   path: string;
   query: Record<string, string | number | undefined>;
-  /** Parses one response into a page. */
-  page: (client: ApiClient, query: Record<string, string | number | undefined>, signal?: AbortSignal) => Promise<Page<T>>;
+  /**
+   * Parses one response into a page. `peek`, when given, is to be told the raw answer's cursor as
+   * soon as it is known (before the answer is checked), so that the next page can be requested.
+   */
+  page: (client: ApiClient, query: Record<string, string | number | undefined>, signal?: AbortSignal, peek?: (p: PagePeek) => void) => Promise<Page<T>>;
   /** Start here instead of the first page. */
   cursor?: string;
   /** Follow cursors (else one page). */
@@ -26,48 +37,102 @@ export interface PaginateOptions<T> {
   onMore?: (cursor: string) => void;
 }
 
+/** One page requested and not yet printed. */
+interface Slot<T> {
+  cursor: string | undefined;
+  /** Items on the pages before this one. */
+  before: number;
+  controller: AbortController;
+  request: Promise<Page<T>>;
+  peeked?: PagePeek;
+}
+
+/** Pages waiting (requested, not yet printed) at most: with the one being printed, three. */
+const AHEAD = 2;
+
 /**
  * Yields every item of one page, or of every page with `all`. When fetching a page fails, the
  * error carries `resumeCursor`: the cursor of the first page not read, for `--cursor`.
  *
- * With `all`, the next page is requested as soon as a page arrives, while its items are still
- * being written: the server prepares one page while rfs prints the last, and at most two pages
- * are held at once. No page is requested that --max-items would not print.
+ * With `all`, the next page is requested as soon as an answer's cursor is parsed, before the
+ * answer is checked against its schema and while earlier items are still being written: the
+ * server prepares the next page while rfs checks and prints the ones it has. At most two pages
+ * wait besides the one being printed, so memory stays flat; no page is requested that
+ * --max-items would not print; a page that fails its check cancels the one requested after it.
  */
 export async function* paginate<T>(client: ApiClient, o: PaginateOptions<T>): AsyncGenerator<T> {
-  let cursor = o.cursor;
-  let seen = 0;
-  const fetchPage = (at: string | undefined): Promise<Page<T>> => {
-    const request = o.page(client, { ...o.query, cursor: at }, o.signal);
-    // Awaited below; until then a failure must not count as unhandled.
-    request.catch(() => undefined);
-    return request;
+  if (o.signal?.aborted) throw withResume(new CancelError('interrupted'), o.cursor);
+  const wanted = (through: number): boolean => o.maxItems === undefined || through < o.maxItems;
+  const queue: Slot<T>[] = [];
+  const start = (cursor: string | undefined, before: number): void => {
+    const slot: Slot<T> = { cursor, before, controller: new AbortController(), request: Promise.resolve({ items: [], nextCursor: null }) };
+    const peek = o.all
+      ? (p: PagePeek): void => {
+          slot.peeked = p;
+          startAfter(slot);
+        }
+      : undefined;
+    slot.request = o.page(client, { ...o.query, cursor }, slot.controller.signal, peek);
+    // Awaited in turn below; until then a failure must not count as unhandled.
+    slot.request.catch(() => undefined);
+    queue.push(slot);
   };
-  if (o.signal?.aborted) throw withResume(new CancelError('interrupted'), cursor);
-  let pending = fetchPage(cursor);
-  for (;;) {
-    let page: Page<T>;
-    try {
-      page = await pending;
-    } catch (error) {
-      throw withResume(error, cursor);
+  /** Requests the page after `slot` if its cursor is known, it is the newest, and there is room. */
+  const startAfter = (slot: Slot<T>): void => {
+    const p = slot.peeked;
+    if (p === undefined || p.cursor === null || queue.length >= AHEAD || queue[queue.length - 1] !== slot) return;
+    if (wanted(slot.before + p.count)) start(p.cursor, slot.before + p.count);
+  };
+  // One listener for Ctrl-C, however many pages are requested.
+  const cancel = (): void => {
+    for (const slot of queue) slot.controller.abort(o.signal?.reason);
+  };
+  o.signal?.addEventListener('abort', cancel, { once: true });
+
+  let seen = 0;
+  start(o.cursor, 0);
+  try {
+    for (;;) {
+      const slot = queue[0] as Slot<T>;
+      let page: Page<T>;
+      try {
+        page = await slot.request;
+      } catch (error) {
+        throw withResume(error, slot.cursor);
+      }
+      queue.shift();
+      const next = page.nextCursor;
+      const through = slot.before + page.items.length;
+      const follow = o.all && next !== null && wanted(through);
+      if (follow) {
+        const ahead = queue[0];
+        if (ahead === undefined) start(next, through);
+        else if (ahead.cursor === next) startAfter(ahead);
+        else {
+          // The checked answer disagrees with what was peeked: never the case with one body,
+          // but the checked cursor is the one to trust.
+          cancel();
+          queue.length = 0;
+          start(next, through);
+        }
+      }
+      for (const item of page.items) {
+        if (o.maxItems !== undefined && seen >= o.maxItems) return;
+        seen += 1;
+        yield item;
+      }
+      if (next === null) return;
+      if (!follow) {
+        o.onMore?.(next);
+        return;
+      }
+      if (o.signal?.aborted) throw withResume(new CancelError('interrupted'), next);
     }
-    const next = page.nextCursor;
-    const wanted = o.maxItems === undefined || seen + page.items.length < o.maxItems;
-    const prefetch = o.all && next !== null && wanted;
-    if (prefetch) pending = fetchPage(next);
-    for (const item of page.items) {
-      if (o.maxItems !== undefined && seen >= o.maxItems) return;
-      seen += 1;
-      yield item;
-    }
-    if (next === null) return;
-    if (!prefetch) {
-      o.onMore?.(next);
-      return;
-    }
-    if (o.signal?.aborted) throw withResume(new CancelError('interrupted'), next);
-    cursor = next;
+  } finally {
+    o.signal?.removeEventListener('abort', cancel);
+    // Whatever was requested ahead and will not be printed (an error, --max-items, a closed
+    // output) is cancelled instead of keeping the process waiting for it.
+    for (const slot of queue) slot.controller.abort();
   }
 }
 
@@ -81,10 +146,19 @@ export function listPage<T, S extends z.ZodType<{ data: T[]; meta?: { hasMore?: 
   path: string,
   schema: S,
 ): PaginateOptions<T>['page'] {
-  return async (client, query, signal) => {
-    const response = await client.request({ method: 'GET', path, query, schema, signal });
+  return async (client, query, signal, peek) => {
+    const onJson = peek ? (value: unknown): void => peek(peekList(value)) : undefined;
+    const response = await client.request({ method: 'GET', path, query, schema, signal, ...(onJson ? { onJson } : {}) });
     const body = response.data as z.infer<S>;
     const next = body.meta?.hasMore === true ? (body.meta.nextCursor ?? null) : null;
     return { items: body.data, nextCursor: next };
   };
+}
+
+/** The cursor and item count of an unchecked list answer; no cursor when anything is amiss. */
+function peekList(value: unknown): PagePeek {
+  const body = typeof value === 'object' && value !== null ? (value as { data?: unknown; meta?: unknown }) : {};
+  const meta = typeof body.meta === 'object' && body.meta !== null ? (body.meta as { hasMore?: unknown; nextCursor?: unknown }) : {};
+  const count = Array.isArray(body.data) ? body.data.length : 0;
+  return { cursor: meta.hasMore === true && typeof meta.nextCursor === 'string' ? meta.nextCursor : null, count };
 }

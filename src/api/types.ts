@@ -18,6 +18,11 @@ export interface RequestOptions<T> {
   /** Shape of a 2xx body; `null` for answers that carry no body we rely on (204, or not shown). */
   schema: z.ZodType<T> | null;
   signal?: AbortSignal;
+  /**
+   * Told the parsed JSON of a 2xx answer before it is checked against `schema`: paginate reads
+   * the next cursor there to request the next page while this one is checked. Must not throw.
+   */
+  onJson?: (value: unknown) => void;
 }
 
 export interface ApiResponse<T> {
