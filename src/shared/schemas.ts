@@ -16,8 +16,15 @@ export type Priority = z.infer<typeof Priority>;
 export type SyncState = z.infer<typeof SyncState>;
 export type Include = z.infer<typeof Include>;
 
+/**
+ * The common shape of a timestamp (2026-11-22T07:45:21.295Z, or with an offset), every one of
+ * which Date.parse accepts: tested first because Date.parse is several times slower, and a
+ * page of 100 recordings holds some 600 timestamps (test/property/timestamp.test.ts).
+ */
+export const ISO_INSTANT = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,9})?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
+
 /** An ISO 8601 timestamp as the server wrote it; kept as a string so JSON output is the server's. */
-export const Timestamp = z.string().refine((s) => !Number.isNaN(Date.parse(s)), {
+export const Timestamp = z.string().refine((s) => ISO_INSTANT.test(s) || !Number.isNaN(Date.parse(s)), {
   message: 'expected an ISO 8601 timestamp',
 });
 
