@@ -12,6 +12,10 @@ if (only === '--version') {
 } else if ((only === '--help' || only === '-h') && fitsPrerendered()) {
   process.stdout.write(require('node:fs').readFileSync(require('node:path').join(__dirname, '..', 'dist', 'help.txt'), 'utf8'));
 } else {
+  // Node 22.1+ can keep V8's compiled code of the bundle's chunks on disk (in the OS temporary
+  // folder, or NODE_COMPILE_CACHE; NODE_DISABLE_COMPILE_CACHE=1 turns it off): measured on Node
+  // 24, one page of `recordings list` starts about 35 ms sooner. Node 20 has no such API.
+  require('node:module').enableCompileCache?.();
   import('../dist/main.js');
 }
 
