@@ -146,11 +146,12 @@ describe('writeList table', () => {
 });
 
 /** A stdout that takes a while per chunk and keeps a tiny buffer, as a slow pipe would. */
-function slowIO(): { io: IO; written: () => number; maxBuffered: () => number; sink: Writable } {
+function slowIO(highWaterMark = 64): { io: IO; written: () => number; maxBuffered: () => number; writes: () => number; sink: Writable } {
   let written = 0;
   let maxBuffered = 0;
+  let writes = 0;
   const sink = new Writable({
-    highWaterMark: 64,
+    highWaterMark,
     write(chunk: Buffer, _enc, callback) {
       written += chunk.toString().split('\n').length - 1;
       setImmediate(callback);
@@ -159,16 +160,18 @@ function slowIO(): { io: IO; written: () => number; maxBuffered: () => number; s
   const origWrite = sink.write.bind(sink);
   sink.write = ((chunk: string) => {
     const ok = origWrite(chunk);
+    writes++;
     maxBuffered = Math.max(maxBuffered, sink.writableLength);
     return ok;
   }) as typeof sink.write;
   const io = { ...bufferIO().io, stdout: sink };
-  return { io, written: () => written, maxBuffered: () => maxBuffered, sink };
+  return { io, written: () => written, maxBuffered: () => maxBuffered, writes: () => writes, sink };
 }
 
 describe('backpressure', () => {
   test('waits for drain, so 100,000 items never pile up in memory', async () => {
-    const { io, written, maxBuffered } = slowIO();
+    // process.stdout's high-water mark: 16 KiB.
+    const { io, written, maxBuffered, writes } = slowIO(16 * 1024);
     let produced = 0;
     let maxAhead = 0;
     async function* many(): AsyncGenerator<{ id: string; title: string }> {
@@ -181,9 +184,11 @@ describe('backpressure', () => {
     const count = await writeList(io, 'ndjson', many(), { columns: [], color: false, width: 80 });
     expect(count).toBe(100_000);
     // Without awaiting 'drain' all 100,000 lines would sit in the stream's buffer at once.
-    // Lines are gathered into writes of up to 64 KiB (about 1,200 of these), never more.
-    expect(maxAhead).toBeLessThan(1_500);
-    expect(maxBuffered()).toBeLessThan(70 * 1024);
+    // Lines of about 60 bytes are gathered into writes of about 16 KiB (some 280 lines each):
+    // few writes, and never much more than one of them waiting.
+    expect(writes()).toBeLessThan(100_000 / 200);
+    expect(maxAhead).toBeLessThan(2 * 300);
+    expect(maxBuffered()).toBeLessThan(17 * 1024);
   });
 
   test('stops with an error instead of hanging when stdout closes midway', async () => {
