@@ -2,11 +2,34 @@
 // sandbox, each against `node -e 0` (and the page against curl), measured side by side in one
 // hyperfine run: absolute times drift on a shared machine, ratios hold.
 // Targets: --version ≤ 1.15× node; the list ≤ 1.6× node; the single executable ≤ 1.5× node.
-import { existsSync } from 'node:fs';
+import { build } from 'esbuild';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { lazyHttp2 } from '../scripts/lazy-http2.mjs';
 import { hyperfine, ms, RFS, ROOT, sandbox, fmt } from './lib.mjs';
 
+/** floor-undici.mjs bundled as scripts/build.mjs bundles the CLI (one ESM file, minified). */
+async function bundleFloor(dir) {
+  const outfile = join(dir, 'floor-undici.mjs');
+  await build({
+    entryPoints: [join(ROOT, 'bench', 'floor-undici.mjs')],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    minify: true,
+    plugins: [lazyHttp2],
+    banner: { js: "import { createRequire as __rfsCreateRequire } from 'node:module'; const require = __rfsCreateRequire(import.meta.url);" },
+    logLevel: 'warning',
+  });
+  return outfile;
+}
+
 export async function startup() {
+  const work = mkdtempSync(join(tmpdir(), 'rfs-bench-floor-'));
+  const bundledFloor = await bundleFloor(work);
   const sb = await sandbox(['--rate-limit', '0']);
   const env = { RFS_BASE_URL: sb.baseUrl, RFS_API_KEY: sb.apiKeys.admin, RFS_CONFIG_DIR: '/nonexistent-rfs-bench' };
   const node = process.execPath;
@@ -29,6 +52,7 @@ export async function startup() {
     // Floors: the same page fetched and printed by a bare script, with node:http and undici.
     { name: 'floor: node:http script', command: `${node} ${join(ROOT, 'bench', 'floor-http.mjs')}` },
     { name: 'floor: undici script', command: `${node} ${join(ROOT, 'bench', 'floor-undici.mjs')}` },
+    { name: 'floor: undici script, bundled', command: `${node} ${bundledFloor}` },
   ];
   let results;
   let networkResults;
@@ -37,6 +61,7 @@ export async function startup() {
     networkResults = hyperfine(network, { runs: 40, rounds: 4, env });
   } finally {
     await sb.stop();
+    rmSync(work, { recursive: true, force: true });
   }
   const localBase = results.find((r) => r.name === 'node -e 0').median;
   const networkBase = networkResults.find((r) => r.name.startsWith('node -e 0')).median;
