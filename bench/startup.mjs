@@ -54,6 +54,7 @@ export async function startup() {
     { name: 'floor: undici script', command: `${node} ${join(ROOT, 'bench', 'floor-undici.mjs')}` },
     { name: 'floor: undici script, bundled', command: `${node} ${bundledFloor}` },
   ];
+  if (existsSync(sea)) network.push({ name: 'rfs-linux-x64 recordings list -o json', command: `${sea} recordings list -o json` });
   let results;
   let networkResults;
   try {
@@ -70,7 +71,7 @@ export async function startup() {
   const row = (r, base) => {
     const target = targets[r.name];
     const ratio = r.median / base;
-    const network = r.name.startsWith('rfs recordings') || r.name.startsWith('floor');
+    const network = r.name.includes('recordings list') || r.name.startsWith('floor');
     return [r.name, ms(r.median), `${fmt(ratio, 2)}×`, network ? `${fmt(r.median / curl, 2)}×` : '', target ? `≤ ${target}× ${ratio <= target ? 'met' : 'MISSED'}` : ''];
   };
   const rows = [...results.map((r) => row(r, localBase)), ...networkResults.map((r) => row(r, networkBase))];
