@@ -7,8 +7,9 @@
 //      a SEA, require() loads only built-in modules and there is no file-based import(), so
 //      nothing may be left outside the bundle; without code splitting, esbuild turns the lazy
 //      `import('./x.js')` calls into in-bundle initialisers, so commands still load lazily.
-//   2. That bundle, wrapped as a CommonJS function, is run once under this Node (`--help`) and
-//      V8's code cache is taken from it afterwards, so it holds the functions a start-up runs.
+//   2. That bundle, wrapped as a CommonJS function, is run under this Node (one page of
+//      `recordings list` from the bundle's own sandbox, then `--help`) and V8's code cache is
+//      taken from it afterwards, so it holds the functions those start-ups run.
 //   3. `node --experimental-sea-config` makes the preparation blob: the tiny main script
 //      src/sea/entry.ts (which answers `--version` at once and otherwise compiles the bundle
 //      with that cache) and, as assets, the bundle and its cache.
@@ -34,8 +35,10 @@ const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 // Asset names, as src/sea/entry.ts reads them.
 const APP_ASSET = 'rfs-app.js';
 const CACHE_ASSET = 'rfs-app.cache';
-// The arguments of the run that warms the code cache: the whole command tree gets built.
-const TRAINING_ARGS = ['--help'];
+// The runs that warm the code cache, one after the other in one process: one page of
+// `recordings list` from a sandbox (the command tree, zod, undici and the output: what most
+// invocations run), then `--help` (the help formatter).
+const TRAINING_RUNS = [['recordings', 'list', '-o', 'json'], ['--help']];
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -132,17 +135,43 @@ try {
     await writeFile(
       trainer,
       [
-        "const { readFileSync, writeFileSync } = require('node:fs');",
+        "const { spawn } = require('node:child_process');",
+        "const { readFileSync, writeFileSync, mkdtempSync } = require('node:fs');",
+        "const { tmpdir } = require('node:os');",
+        "const { dirname, join } = require('node:path');",
+        "const { createInterface } = require('node:readline');",
         "const { Script } = require('node:vm');",
-        'const [source, cache, ...args] = process.argv.slice(2);',
+        'const [source, cache, runsJson] = process.argv.slice(2);',
+        'const runs = JSON.parse(runsJson);',
         "const script = new Script(readFileSync(source, 'latin1'), { filename: 'rfs.js' });",
-        'process.argv = [process.argv[0], process.argv[0], ...args];',
-        "process.once('exit', () => writeFileSync(cache, script.createCachedData()));",
-        "script.runInThisContext()(module.exports, require, module, process.execPath, require('node:path').dirname(process.execPath));",
+        'const app = script.runInThisContext();',
+        'const runApp = (args) => {',
+        '  process.argv = [process.argv[0], process.argv[0], ...args];',
+        '  app(module.exports, require, module, process.execPath, dirname(process.execPath));',
+        '};',
+        // The bundle's own sandbox, in a child that runs the same wrapped bundle.
+        "const child = spawn(process.execPath, ['-e', `const { Script } = require('node:vm'); const app = new Script(require('node:fs').readFileSync(process.argv[1], 'latin1')).runInThisContext(); process.argv = [process.argv[0], process.argv[0], 'sandbox', '--port', '0', '--seed', '1', '--recordings', '60']; app(module.exports, require, module, process.execPath, '.');`, source], { stdio: ['ignore', 'pipe', 'inherit'] });",
+        "process.on('exit', () => child.kill());",
+        "createInterface({ input: child.stdout }).once('line', (line) => {",
+        '  const sandbox = JSON.parse(line);',
+        '  child.stdout.destroy();',
+        '  child.unref();',
+        "  Object.assign(process.env, { RFS_BASE_URL: sandbox.baseUrl, RFS_API_KEY: sandbox.apiKeys.admin, RFS_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'rfs-train-')) });",
+        '  let next = 0;',
+        '  runApp(runs[next++]);',
+        // Each run ends when the event loop empties; then the next one starts.
+        "  process.on('beforeExit', () => {",
+        '    if (next < runs.length) runApp(runs[next++]);',
+        '  });',
+        "  process.once('exit', (code) => {",
+        "    if (next < runs.length || code !== 0) return;",
+        '    writeFileSync(cache, script.createCachedData());',
+        '  });',
+        '});',
         '',
       ].join('\n'),
     );
-    quietly(process.execPath, [trainer, appAsset, cacheAsset, ...TRAINING_ARGS], { env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' } });
+    quietly(process.execPath, [trainer, appAsset, cacheAsset, JSON.stringify(TRAINING_RUNS)], { env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' } });
     assets[CACHE_ASSET] = cacheAsset;
   }
 

@@ -7,6 +7,7 @@
 import { getAsset, getRawAsset } from 'node:sea';
 import { dirname } from 'node:path';
 import { debuglog } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
 
 /** The asset names; scripts/package.mjs uses the same. */
@@ -26,6 +27,10 @@ function codeCache(): Buffer | undefined {
 
 function start(): void {
   const debug = debuglog('rfs-sea');
+  // V8 accepts a code cache only under the flags it was made with, and the build's training run
+  // (a `recordings list`) set this one when undici loaded (src/api/undici-pool.ts); any command
+  // that talks to the service sets it anyway.
+  setFlagsFromString('--liftoff-only');
   const cachedData = codeCache();
   // The bundle is ASCII (esbuild escapes the rest), so latin1 is the cheap, exact decoding.
   const script = new Script(getAsset(APP, 'latin1'), { filename: 'rfs.js', ...(cachedData === undefined ? {} : { cachedData }) });
