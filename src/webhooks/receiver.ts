@@ -1,12 +1,15 @@
 // A local webhook receiver (cli.md, `rfs webhooks listen`; also `rfs sync --listen`): every POST
 // is verified with the verdict of verify-signature over the raw body bytes, answered 200 (or the
 // status of the --forward-to target) when valid and 401 when not, and reported to the caller.
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isLoopbackHost } from '../api/credentials.js';
 import { UsageError } from '../cli/errors.js';
 import { SIGNATURE_HEADERS } from '../shared/schemas.js';
 import { verdict } from './verify.js';
+
+// As in src/api/problem.ts: an ES module import of node:http loads Node's own undici on Node 22+.
+const { createServer } = process.getBuiltinModule('node:http');
 
 export interface ReceivedDelivery {
   /** x-service-delivery */

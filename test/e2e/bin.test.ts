@@ -74,7 +74,9 @@ describe('bin/rfs.js', () => {
     expect(revoked.stderr).not.toContain(sandbox.apiKeys.revoked);
   });
 
-  it('answers a list without loading node:http2 (the bundles load undici\'s HTTP/2 code on first use only)', async () => {
+  // The bundles load undici's HTTP/2 code on its first use only, and nothing imports node:http
+  // as an ES module (on Node 22+ that loads Node's own copy of undici, and node:http2 with it).
+  it('answers a list without loading node:http2 or Node\'s own undici', async () => {
     // A preload that reports, at exit, which built-in modules the process compiled.
     const probe = join(configDir, 'modules-probe.cjs');
     const { writeFileSync } = await import('node:fs');
@@ -85,5 +87,6 @@ describe('bin/rfs.js', () => {
     const loaded = JSON.parse(/MODULES (.*)/.exec(r.stderr)?.[1] ?? 'null') as string[];
     expect(loaded).toContain('NativeModule net');
     expect(loaded).not.toContain('NativeModule http2');
+    expect(loaded).not.toContain('NativeModule internal/deps/undici/undici');
   });
 });
