@@ -137,20 +137,25 @@ describe('POST /webhooks', () => {
 });
 
 describe('GET /webhooks', () => {
+  /** Every subscription id, following the cursor `limit` at a time. */
+  async function walkPages(limit: number): Promise<string[]> {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await h.api(`/webhooks?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+      seen.push(...res.json.data.map((s: { id: string }) => s.id));
+      cursor = res.json.meta.nextCursor;
+    } while (cursor);
+    return seen;
+  }
+
   it('pages with a cursor, 50 by default and at most', async () => {
     for (let i = 0; i < 23; i++) await create({ url: `${URL_OK}/${i}`, events: ['recording.completed'] });
     const all = await h.api('/webhooks');
     expect(all.json.meta).toEqual({ count: 23, limit: 50, hasMore: false, nextCursor: null });
     expect(all.json.data[0]).toEqual({ id: expect.stringMatching(/^wh_/), url: `${URL_OK}/0`, events: ['recording.completed'], createdAt: expect.any(String) });
     expect(all.json.data[0]).not.toHaveProperty('secret');
-    const seen: string[] = [];
-    let cursor: string | null = null;
-    do {
-      const res = await h.api(`/webhooks?limit=10${cursor ? `&cursor=${cursor}` : ''}`);
-      seen.push(...res.json.data.map((s: { id: string }) => s.id));
-      cursor = res.json.meta.nextCursor;
-    } while (cursor);
-    expect(seen).toEqual(all.json.data.map((s: { id: string }) => s.id));
+    expect(await walkPages(10)).toEqual(all.json.data.map((s: { id: string }) => s.id));
     for (const q of ['limit=51', 'limit=0', 'cursor=nope', 'status=x']) {
       expect((await h.api(`/webhooks?${q}`)).status, q).toBe(400);
     }
@@ -160,14 +165,7 @@ describe('GET /webhooks', () => {
     frozen = Date.now();
     const made: string[] = [];
     for (let i = 0; i < 12; i++) made.push((await create({ url: `${URL_OK}/${i}`, events: ['recording.completed'] })).json.data.id);
-    const seen: string[] = [];
-    let cursor: string | null = null;
-    do {
-      const res = await h.api(`/webhooks?limit=5${cursor ? `&cursor=${cursor}` : ''}`);
-      seen.push(...res.json.data.map((s: { id: string }) => s.id));
-      cursor = res.json.meta.nextCursor;
-    } while (cursor);
-    expect(seen).toEqual(made);
+    expect(await walkPages(5)).toEqual(made);
   });
 
   it('shows only the workspace’s own subscriptions', async () => {
