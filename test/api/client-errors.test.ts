@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ApiError, ContractError, exitCodeFor } from '../../src/cli/errors.js';
 import { RecordingList } from '../../src/shared/schemas.js';
 import { problem, rejection, useScenario } from './support.js';
+import { FINAL_ERRORS } from '../helpers/fixtures.js';
 
 const scenario = useScenario();
 
@@ -32,16 +33,7 @@ function page(items: unknown[]) {
 }
 
 describe('error answers', () => {
-  it.each([
-    [400, 'INVALID_INPUT', 2],
-    [400, 'INVALID_CURSOR', 2],
-    [401, 'UNAUTHORIZED', 3],
-    [403, 'INSUFFICIENT_SCOPE', 3],
-    [403, 'SUBSCRIPTION_REQUIRED', 3],
-    [404, 'RESOURCE_NOT_FOUND', 4],
-    [409, 'RECORDING_NOT_COMPLETED', 5],
-    [415, 'UNSUPPORTED_CONTENT_TYPE', 2],
-  ])('turns HTTP %i %s into an ApiError with exit %i after exactly one attempt', async (status, code, exit) => {
+  it.each(FINAL_ERRORS)('turns HTTP %i %s into an ApiError with exit %i after exactly one attempt', async (status, code, exit) => {
     scenario.server.queue(problem(status, code, `title of ${code}`));
     const error = await rejection(scenario.client().request({ method: 'GET', path: '/recordings', schema: null }));
 

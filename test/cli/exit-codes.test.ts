@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
-import { page, problem, recording } from '../helpers/fixtures.js';
+import { FINAL_ERRORS, page, problem, recording } from '../helpers/fixtures.js';
 import { bufferIO } from '../helpers/io.js';
 import { startScenarioServer, type ScenarioServer } from '../helpers/scenario-server.js';
 
@@ -31,17 +31,7 @@ function cli(argv: string[], o: { stdin?: string } = {}) {
 }
 
 describe('exit codes', () => {
-  const cases: [number, string, number][] = [
-    [400, 'INVALID_INPUT', 2],
-    [400, 'INVALID_CURSOR', 2],
-    [401, 'UNAUTHORIZED', 3],
-    [403, 'INSUFFICIENT_SCOPE', 3],
-    [403, 'SUBSCRIPTION_REQUIRED', 3],
-    [404, 'RESOURCE_NOT_FOUND', 4],
-    [409, 'RECORDING_NOT_COMPLETED', 5],
-    [415, 'UNSUPPORTED_CONTENT_TYPE', 2],
-  ];
-  it.each(cases)('HTTP %i %s exits %i after exactly one attempt', async (status, code, exit) => {
+  it.each(FINAL_ERRORS)('HTTP %i %s exits %i after exactly one attempt', async (status, code, exit) => {
     server.queue(problem(status, code, `Problem ${code}`, 'req_42'));
     const { t, run } = cli(['recordings', 'get', 'rec_1']);
     expect(await run()).toBe(exit);

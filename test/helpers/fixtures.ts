@@ -35,3 +35,15 @@ export function problem(status: number, code: string, title: string, requestId =
     body: { type: `https://example.test/problems/${code.toLowerCase().replace(/_/g, '-')}`, title, status, code, requestId },
   };
 }
+
+/** The answers cli.md never retries, with the code of api.md's table and the exit code each gives. */
+export const FINAL_ERRORS: readonly (readonly [status: number, code: string, exit: number])[] = [
+  [400, 'INVALID_INPUT', 2],
+  [400, 'INVALID_CURSOR', 2],
+  [401, 'UNAUTHORIZED', 3],
+  [403, 'INSUFFICIENT_SCOPE', 3],
+  [403, 'SUBSCRIPTION_REQUIRED', 3],
+  [404, 'RESOURCE_NOT_FOUND', 4],
+  [409, 'RECORDING_NOT_COMPLETED', 5],
+  [415, 'UNSUPPORTED_CONTENT_TYPE', 2],
+];
