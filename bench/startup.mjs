@@ -6,7 +6,7 @@ import { build } from 'esbuild';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { lazyHttp2 } from '../scripts/lazy-http2.mjs';
+import { lazyRequires } from '../scripts/lazy-requires.mjs';
 import { hyperfine, ms, RFS, ROOT, sandbox, fmt } from './lib.mjs';
 
 /** floor-undici.mjs bundled as scripts/build.mjs bundles the CLI (one ESM file, minified). */
@@ -20,7 +20,7 @@ async function bundleFloor(dir) {
     platform: 'node',
     target: 'node20',
     minify: true,
-    plugins: [lazyHttp2],
+    plugins: [lazyRequires],
     banner: { js: "import { createRequire as __rfsCreateRequire } from 'node:module'; const require = __rfsCreateRequire(import.meta.url);" },
     logLevel: 'warning',
   });

@@ -1,8 +1,14 @@
 #!/usr/bin/env node
 // The published entry point. CommonJS on purpose: Node starts a CommonJS file about 10 ms
 // sooner than an ES module, so the two answers that need no code at all — the version, and
-// the overview that `npm run build` pre-renders at 80 columns — are given from here. Every
-// other command loads the bundle (ESM, split into lazily imported chunks) in dist/.
+// the overview that `npm run build` pre-renders at 80 columns — are given from here.
+//
+// Every other command runs one of the two builds in dist/ (scripts/build.mjs):
+// - dist/bundle/rfs.js, the CLI as one CommonJS function, when dist/bundle/ holds V8's code
+//   cache of it for this Node's V8: compiled code is read instead of compiled;
+// - otherwise dist/main.js, the CLI as ES modules split into lazily imported chunks, with Node's
+//   own compile cache on Node 22.1+ (kept in the OS temporary folder, or NODE_COMPILE_CACHE).
+// NODE_DISABLE_COMPILE_CACHE=1 turns both caches off. NODE_DEBUG=rfs-bundle says which ran.
 'use strict';
 
 const argv = process.argv.slice(2);
@@ -11,10 +17,7 @@ if (only === '--version') {
   process.stdout.write(`${require('../package.json').version}\n`);
 } else if ((only === '--help' || only === '-h') && fitsPrerendered()) {
   process.stdout.write(require('node:fs').readFileSync(require('node:path').join(__dirname, '..', 'dist', 'help.txt'), 'utf8'));
-} else {
-  // Node 22.1+ can keep V8's compiled code of the bundle's chunks on disk (in the OS temporary
-  // folder, or NODE_COMPILE_CACHE; NODE_DISABLE_COMPILE_CACHE=1 turns it off): measured on Node
-  // 24, one page of `recordings list` starts about 35 ms sooner. Node 20 has no such API.
+} else if (!runCachedBundle()) {
   require('node:module').enableCompileCache?.();
   import('../dist/main.js');
 }
@@ -23,4 +26,34 @@ if (only === '--version') {
 function fitsPrerendered() {
   const columns = process.stdout.isTTY ? process.stdout.columns : 80;
   return columns >= 80 && require('node:fs').existsSync(require('node:path').join(__dirname, '..', 'dist', 'help.txt'));
+}
+
+/** Runs dist/bundle/rfs.js with its code cache; false, having run nothing, when there is none. */
+function runCachedBundle() {
+  const debug = require('node:util').debuglog('rfs-bundle');
+  if (process.env.NODE_DISABLE_COMPILE_CACHE) {
+    debug('NODE_DISABLE_COMPILE_CACHE is set: the ES module build');
+    return false;
+  }
+  const { readFileSync } = require('node:fs');
+  const { join } = require('node:path');
+  const dir = join(__dirname, '..', 'dist', 'bundle');
+  let cachedData;
+  try {
+    cachedData = readFileSync(join(dir, `v8-${process.versions.v8}-${process.arch}.cache`));
+  } catch {
+    debug('no code cache for V8 %s: the ES module build', process.versions.v8);
+    return false;
+  }
+  // The cache was made under this flag (scripts/train-code-cache.cjs; src/api/undici-pool.ts
+  // sets it anyway), and V8 takes a cache only under the flags it was made with.
+  require('node:v8').setFlagsFromString('--liftoff-only');
+  const filename = join(dir, 'rfs.js');
+  const { Script } = require('node:vm');
+  // ASCII (esbuild escapes the rest), so latin1 is the cheap, exact decoding.
+  const script = new Script(readFileSync(filename, 'latin1'), { filename, cachedData });
+  // A rejected cache (other V8 flags, say) costs only the compile it would have saved.
+  debug('the CommonJS bundle, code cache %s', script.cachedDataRejected ? 'rejected' : 'accepted');
+  script.runInThisContext()(module.exports, require, module, filename, dir);
+  return true;
 }

@@ -2,7 +2,7 @@
 // `rfs --version` loads one small chunk and each command's code is imported only when it runs.
 import { build } from 'esbuild';
 import { readFile, rm } from 'node:fs/promises';
-import { lazyHttp2 } from './lazy-http2.mjs';
+import { lazyRequires } from './lazy-requires.mjs';
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -28,7 +28,7 @@ await build({
   banner: {
     js: "import { createRequire as __rfsCreateRequire } from 'node:module'; const require = __rfsCreateRequire(import.meta.url);",
   },
-  plugins: [lazyHttp2],
+  plugins: [lazyRequires],
   logLevel: 'warning',
 });
 
@@ -38,3 +38,22 @@ const { execFileSync } = await import('node:child_process');
 const { writeFile } = await import('node:fs/promises');
 const help = execFileSync(process.execPath, ['dist/main.js', '--help'], { encoding: 'utf8', env: { ...process.env, COLUMNS: '80', NO_COLOR: '1' } });
 await writeFile(new URL('../dist/help.txt', import.meta.url), help);
+
+// The same CLI as one CommonJS function with V8's code cache of it, made by this Node. bin/rfs.js
+// runs it on a Node with the same V8 (Node 20 has no compile cache for ES modules), and the ES
+// module build above everywhere else: measured here, one page of `recordings list` starts
+// about 50 ms sooner.
+const { mkdir, mkdtemp, rm: remove } = await import('node:fs/promises');
+const { tmpdir } = await import('node:os');
+const { join } = await import('node:path');
+const { bundleCommonJs, trainCodeCache, writeCommonJsFunction } = await import('./commonjs-bundle.mjs');
+const work = await mkdtemp(join(tmpdir(), 'rfs-build-'));
+try {
+  const bundleDir = new URL('../dist/bundle/', import.meta.url);
+  await mkdir(bundleDir, { recursive: true });
+  const app = new URL('rfs.js', bundleDir).pathname;
+  await writeCommonJsFunction(await bundleCommonJs('src/main.ts', join(work, 'app.cjs')), app);
+  trainCodeCache(app, new URL(`v8-${process.versions.v8}-${process.arch}.cache`, bundleDir).pathname, join(work, 'config'));
+} finally {
+  await remove(work, { recursive: true, force: true });
+}

@@ -3,10 +3,9 @@
 //
 // It uses Node's own single-executable-application support (SEA) with the Node that runs this
 // script, so nothing is downloaded:
-//   1. esbuild bundles src/main.ts into ONE CommonJS file with every dependency inlined. Inside
-//      a SEA, require() loads only built-in modules and there is no file-based import(), so
-//      nothing may be left outside the bundle; without code splitting, esbuild turns the lazy
-//      `import('./x.js')` calls into in-bundle initialisers, so commands still load lazily.
+//   1. esbuild bundles src/main.ts into ONE CommonJS file with every dependency inlined
+//      (scripts/commonjs-bundle.mjs). Inside a SEA, require() loads only built-in modules and
+//      there is no file-based import(), so nothing may be left outside the bundle.
 //   2. That bundle, wrapped as a CommonJS function, is run under this Node (one page of
 //      `recordings list` from the bundle's own sandbox, then `--help`) and V8's code cache is
 //      taken from it afterwards, so it holds the functions those start-ups run.
@@ -19,7 +18,6 @@
 // Usage: node scripts/package.mjs [--out <file>] [--no-code-cache] [--no-minify] [--keep]
 //   --no-code-cache and --no-minify exist to measure their effect on start-up; --keep leaves the
 //   bundles, the config and the blob in the work folder and prints where it is.
-import { build, transform } from 'esbuild';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmod, copyFile, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -27,7 +25,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { lazyHttp2 } from './lazy-http2.mjs';
+import { bundleCommonJs, trainCodeCache, writeCommonJsFunction } from './commonjs-bundle.mjs';
 
 // The fuse string is fixed by the Node project (doc/api/single-executable-applications.md,
 // and POSTJECT_SENTINEL_FUSE in src/node_sea.cc); it is checked against the binary below.
@@ -35,10 +33,6 @@ const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 // Asset names, as src/sea/entry.ts reads them.
 const APP_ASSET = 'rfs-app.js';
 const CACHE_ASSET = 'rfs-app.cache';
-// The runs that warm the code cache, one after the other in one process: one page of
-// `recordings list` from a sandbox (the command tree, zod, undici and the output: what most
-// invocations run), then `--help` (the help formatter).
-const TRAINING_RUNS = [['recordings', 'list', '-o', 'json'], ['--help']];
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -64,48 +58,6 @@ const out = resolve(flags.out);
 const work = await mkdtemp(join(tmpdir(), 'rfs-package-'));
 const started = Date.now();
 
-/** One CommonJS file, everything inlined; refuses anything that would be looked for on disk. */
-async function bundle(entry, outfile) {
-  const result = await build({
-    absWorkingDir: root,
-    entryPoints: [entry],
-    outfile,
-    bundle: true,
-    splitting: false,
-    format: 'cjs',
-    platform: 'node',
-    target: 'node20',
-    // Minified, the bundle is half the size and compiles faster; keepNames because error
-    // classes take their name from the class (src/cli/errors.ts: `this.name = new.target.name`).
-    minify: !flags['no-minify'],
-    keepNames: true,
-    charset: 'ascii',
-    sourcemap: false,
-    legalComments: 'none',
-    define: { RFS_VERSION: JSON.stringify(pkg.version) },
-    metafile: true,
-    plugins: [lazyHttp2],
-    logLevel: 'warning',
-  });
-  // esbuild marks what it could not inline as external: only built-ins may be (a `node:`
-  // specifier never reads the disk; undici probes `node:sqlite`, which Node 22 has).
-  const builtins = new Set(require('node:module').builtinModules);
-  const outside = new Set();
-  for (const input of Object.values(result.metafile.inputs)) {
-    for (const imported of input.imports) {
-      if (!imported.external || imported.path === '<runtime>') continue; // esbuild's own helpers, inlined
-      if (!imported.path.startsWith('node:') && !builtins.has(imported.path)) outside.add(imported.path);
-    }
-  }
-  if (outside.size > 0) throw new Error(`${entry}: the bundle would load from disk: ${[...outside].join(', ')}`);
-  // A real import() fails inside a SEA. Comments (JSDoc types such as
-  // `import('node:net').Socket`) are dropped before looking.
-  const code = await readFile(outfile, 'utf8');
-  const { code: bare } = await transform(code, { minifyWhitespace: true, legalComments: 'none', format: 'cjs', target: 'node20' });
-  if (/\bimport\s*\(/.test(bare)) throw new Error(`${entry}: the bundle still contains a dynamic import()`);
-  return code;
-}
-
 /** Runs `file` quietly; its output is shown only when it fails. */
 function quietly(file, args, options = {}) {
   try {
@@ -118,62 +70,18 @@ function quietly(file, args, options = {}) {
 
 try {
   // 1. The CLI as one CommonJS function (the wrapper Node itself puts around a CommonJS file).
-  const app = await bundle('src/main.ts', join(work, 'app.cjs'));
-  // charset 'ascii' makes esbuild escape everything else, and the entry decodes it as latin1.
-  if (/[^\x00-\x7f]/.test(app)) throw new Error('the bundle is not ASCII');
+  const app = await bundleCommonJs('src/main.ts', join(work, 'app.cjs'), { minify: !flags['no-minify'] });
   const appAsset = join(work, APP_ASSET);
-  await writeFile(appAsset, `(function (exports, require, module, __filename, __dirname) {${app}\n})`, 'latin1');
+  await writeCommonJsFunction(app, appAsset);
   const entry = join(work, 'entry.cjs');
-  await bundle('src/sea/entry.ts', entry);
+  await bundleCommonJs('src/sea/entry.ts', entry);
 
   // 2. The code cache, taken after one run of the very text the executable compiles. V8 keeps
   // it only for the same V8 version, flags and source, which is why this Node is the one used.
   const assets = { [APP_ASSET]: appAsset };
   if (!flags['no-code-cache']) {
     const cacheAsset = join(work, CACHE_ASSET);
-    const trainer = join(work, 'train.cjs');
-    await writeFile(
-      trainer,
-      [
-        "const { spawn } = require('node:child_process');",
-        "const { readFileSync, writeFileSync } = require('node:fs');",
-        "const { dirname, join } = require('node:path');",
-        "const { createInterface } = require('node:readline');",
-        "const { Script } = require('node:vm');",
-        'const [source, cache, runsJson] = process.argv.slice(2);',
-        "const script = new Script(readFileSync(source, 'latin1'), { filename: 'rfs.js' });",
-        'const app = script.runInThisContext();',
-        'const runApp = (args) => {',
-        '  process.argv = [process.argv[0], process.argv[0], ...args];',
-        '  app(module.exports, require, module, process.execPath, dirname(process.execPath));',
-        '};',
-        // Called as `train.cjs <bundle> --serve`: the bundle's own sandbox, for the runs below.
-        "if (cache === '--serve') runApp(['sandbox', '--port', '0', '--seed', '1', '--recordings', '60']);",
-        'else {',
-        '  const runs = JSON.parse(runsJson);',
-        "  const child = spawn(process.execPath, [__filename, source, '--serve'], { stdio: ['ignore', 'pipe', 'inherit'] });",
-        "  process.on('exit', () => child.kill());",
-        "  createInterface({ input: child.stdout }).once('line', (line) => {",
-        '    const sandbox = JSON.parse(line);',
-        '    child.stdout.destroy();',
-        '    child.unref();',
-        // The work folder, removed with everything else when the build ends.
-        "    Object.assign(process.env, { RFS_BASE_URL: sandbox.baseUrl, RFS_API_KEY: sandbox.apiKeys.admin, RFS_CONFIG_DIR: join(dirname(cache), 'train-config') });",
-        '    let next = 0;',
-        '    runApp(runs[next++]);',
-        // Each run ends when the event loop empties; then the next one starts.
-        "    process.on('beforeExit', () => {",
-        '      if (next < runs.length) runApp(runs[next++]);',
-        '    });',
-        "    process.once('exit', (code) => {",
-        '      if (next === runs.length && code === 0) writeFileSync(cache, script.createCachedData());',
-        '    });',
-        '  });',
-        '}',
-        '',
-      ].join('\n'),
-    );
-    quietly(process.execPath, [trainer, appAsset, cacheAsset, JSON.stringify(TRAINING_RUNS)], { env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' } });
+    trainCodeCache(appAsset, cacheAsset, join(work, 'train-config'));
     assets[CACHE_ASSET] = cacheAsset;
   }
 

@@ -1,6 +1,7 @@
 // The standard streams and what is known about them, passed into every command so that tests
 // can say "terminal" or "not a terminal" explicitly (gh's IOStreams).
 import type { Readable, Writable } from 'node:stream';
+import { isatty } from 'node:tty';
 
 export interface IO {
   stdin: Readable;
@@ -18,10 +19,15 @@ export interface IO {
 
 export function processIO(): IO {
   return {
-    stdin: process.stdin,
+    // Reading process.stdin builds its stream (for a file or /dev/null, an fs.ReadStream and the
+    // fs/promises module with it: about 5 ms of every start-up here), so it is left to the few
+    // commands that read their input, and whether it is a terminal is asked of fd 0 directly.
+    get stdin(): Readable {
+      return process.stdin;
+    },
     stdout: process.stdout,
     stderr: process.stderr,
-    stdinIsTTY: process.stdin.isTTY === true,
+    stdinIsTTY: isatty(0),
     stdoutIsTTY: process.stdout.isTTY === true,
     stderrIsTTY: process.stderr.isTTY === true,
     columns: process.stdout.columns || Number(process.env.COLUMNS) || 80,

@@ -155,17 +155,20 @@ function describeError(error: unknown): string {
 type Forward = (headers: IncomingHttpHeaders, body: Buffer) => Promise<{ status: number } | { error: string }>;
 
 async function forwarder(target: string, closing: AbortSignal): Promise<{ forward: Forward; close: () => Promise<void> }> {
-  // undici loads only when forwarding is asked for; its own pool, so close() leaves no socket open.
-  const { Agent, request } = await import('undici');
-  const agent = new Agent({ connect: { timeout: FORWARD_TIMEOUT_MS } });
+  // undici loads only when forwarding is asked for: the same lean pool as the API client (one
+  // origin, so a pool is all it takes), its own, so close() leaves no socket open.
+  const { LeanPool } = await import('../api/undici-pool.js');
+  const url = new URL(target);
+  const pool = new LeanPool(url.origin, { connectTimeout: FORWARD_TIMEOUT_MS });
+  const path = `${url.pathname}${url.search}`;
   const forward: Forward = async (headers, body) => {
     const timeout = AbortSignal.timeout(FORWARD_TIMEOUT_MS);
     try {
-      const res = await request(target, {
+      const res = await pool.request({
+        path,
         method: 'POST',
         headers: forwardedHeaders(headers),
         body,
-        dispatcher: agent,
         signal: AbortSignal.any([closing, timeout]),
         headersTimeout: FORWARD_TIMEOUT_MS,
         bodyTimeout: FORWARD_TIMEOUT_MS,
@@ -179,7 +182,7 @@ async function forwarder(target: string, closing: AbortSignal): Promise<{ forwar
       return { error: describeError(error) };
     }
   };
-  return { forward, close: () => agent.destroy() };
+  return { forward, close: () => pool.destroy() };
 }
 
 function urlHost(host: string): string {

@@ -1,10 +1,13 @@
 // End to end: the built bin/rfs.js as a child process, against `rfs sandbox` as a child
 // process, the way a script on a server would use them.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRfs, startSandboxProcess, type SandboxProcess } from '../helpers/child.js';
+
+const BUNDLE_DIR = fileURLToPath(new URL('../../dist/bundle/', import.meta.url));
 
 let sandbox: SandboxProcess;
 let configDir: string;
@@ -74,9 +77,10 @@ describe('bin/rfs.js', () => {
     expect(revoked.stderr).not.toContain(sandbox.apiKeys.revoked);
   });
 
-  // The bundles load undici's HTTP/2 code on its first use only, and nothing imports node:http
-  // as an ES module (on Node 22+ that loads Node's own copy of undici, and node:http2 with it).
-  it('answers a list without loading node:http2 or Node\'s own undici', async () => {
+  // The bundles load undici's HTTP/2 code and commander's node:child_process on first use only
+  // (scripts/lazy-requires.mjs), and nothing imports node:http as an ES module (on Node 22+ that
+  // loads Node's own copy of undici, and node:http2 with it).
+  it('answers a list without loading node:http2, node:child_process or Node\'s own undici', async () => {
     // A preload that reports, at exit, which built-in modules the process compiled.
     const probe = join(configDir, 'modules-probe.cjs');
     const { writeFileSync } = await import('node:fs');
@@ -87,6 +91,29 @@ describe('bin/rfs.js', () => {
     const loaded = JSON.parse(/MODULES (.*)/.exec(r.stderr)?.[1] ?? 'null') as string[];
     expect(loaded).toContain('NativeModule net');
     expect(loaded).not.toContain('NativeModule http2');
+    expect(loaded).not.toContain('NativeModule child_process');
     expect(loaded).not.toContain('NativeModule internal/deps/undici/undici');
+  });
+
+  it('was built with a code cache of its CommonJS bundle for the Node that built it', () => {
+    const files = readdirSync(BUNDLE_DIR);
+    expect(files).toContain('rfs.js');
+    expect(files.filter((f) => /^v8-.+\.cache$/.test(f))).toHaveLength(1);
+  });
+
+  // bin/rfs.js runs the CommonJS bundle where dist/bundle/ holds a code cache for this Node's V8
+  // (the Node that ran the build: Node 20 in CI), and the ES module build on any other (Node 24
+  // in CI, which runs this file too), or when NODE_DISABLE_COMPILE_CACHE is set.
+  it('runs the cached CommonJS bundle on the Node that built it and the ES modules otherwise, with the same output', async () => {
+    const args = ['recordings', 'list', '--limit', '3'];
+    const cached = existsSync(join(BUNDLE_DIR, `v8-${process.versions.v8}-${process.arch}.cache`));
+    const chosen = await runRfs(args, { env: { ...env, NODE_DEBUG: 'rfs-bundle' } });
+    expect(chosen.code).toBe(0);
+    expect(chosen.stderr).toMatch(cached ? /RFS-BUNDLE \d+: the CommonJS bundle, code cache accepted/ : /RFS-BUNDLE \d+: no code cache for V8 \S+: the ES module build/);
+    const modules = await runRfs(args, { env: { ...env, NODE_DEBUG: 'rfs-bundle', NODE_DISABLE_COMPILE_CACHE: '1' } });
+    expect(modules.code).toBe(0);
+    expect(modules.stderr).toMatch(/RFS-BUNDLE \d+: NODE_DISABLE_COMPILE_CACHE is set: the ES module build/);
+    expect(JSON.parse(modules.stdout)).toEqual(JSON.parse(chosen.stdout));
+    expect((JSON.parse(chosen.stdout) as unknown[]).length).toBe(3);
   });
 });

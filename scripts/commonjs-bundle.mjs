@@ -1,0 +1,97 @@
+// The CLI as one CommonJS function with a V8 code cache, shared by the two builds that use it:
+// scripts/build.mjs (dist/bundle/, which bin/rfs.js runs on a Node whose V8 made the cache) and
+// scripts/package.mjs (the single executable's assets).
+//
+// Start-up of a command that talks to the service is mostly V8 compiling code: the cache holds
+// the compiled functions of one page of `recordings list` (served by the bundle's own sandbox)
+// and of `--help`, so those, and everything that shares their code, skip compiling.
+import { build, transform } from 'esbuild';
+import { execFileSync } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { lazyRequires } from './lazy-requires.mjs';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const TRAINER = fileURLToPath(new URL('./train-code-cache.cjs', import.meta.url));
+const require = createRequire(import.meta.url);
+
+/** The runs that make the cache, one after the other in one process. */
+export const TRAINING_RUNS = [['recordings', 'list', '-o', 'json'], ['--help']];
+
+/**
+ * One CommonJS file with every dependency inlined; refuses anything that would be looked for on
+ * disk, so that it runs the same from dist/ and from inside the single executable. Without code
+ * splitting, esbuild turns the lazy `import('./x.js')` calls into in-bundle initialisers, so
+ * commands still load lazily.
+ */
+export async function bundleCommonJs(entry, outfile, { minify = true } = {}) {
+  const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
+  const result = await build({
+    absWorkingDir: ROOT,
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    splitting: false,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    // Minified, the bundle is half the size and compiles faster; keepNames because error
+    // classes take their name from the class (src/cli/errors.ts: `this.name = new.target.name`).
+    // Unminified (to read a CPU profile) still loses its comments, which need not be ASCII.
+    minifyIdentifiers: minify,
+    minifySyntax: minify,
+    minifyWhitespace: true,
+    keepNames: true,
+    // Everything else escaped: the loaders decode the file as latin1, the cheap exact decoding.
+    charset: 'ascii',
+    sourcemap: false,
+    legalComments: 'none',
+    define: { RFS_VERSION: JSON.stringify(pkg.version) },
+    metafile: true,
+    plugins: [lazyRequires],
+    logLevel: 'warning',
+  });
+  // esbuild marks what it could not inline as external: only built-ins may be (a `node:`
+  // specifier never reads the disk; undici probes `node:sqlite`, which Node 22 has).
+  const builtins = new Set(require('node:module').builtinModules);
+  const outside = new Set();
+  for (const input of Object.values(result.metafile.inputs)) {
+    for (const imported of input.imports) {
+      if (!imported.external || imported.path === '<runtime>') continue; // esbuild's own helpers, inlined
+      if (!imported.path.startsWith('node:') && !builtins.has(imported.path)) outside.add(imported.path);
+    }
+  }
+  if (outside.size > 0) throw new Error(`${entry}: the bundle would load from disk: ${[...outside].join(', ')}`);
+  // A real import() fails inside a SEA. Comments (JSDoc types such as
+  // `import('node:net').Socket`) are dropped before looking.
+  const code = await readFile(outfile, 'utf8');
+  const { code: bare } = await transform(code, { minifyWhitespace: true, legalComments: 'none', format: 'cjs', target: 'node20' });
+  if (/\bimport\s*\(/.test(bare)) throw new Error(`${entry}: the bundle still contains a dynamic import()`);
+  if (/[^\x00-\x7f]/.test(code)) throw new Error(`${entry}: the bundle is not ASCII`);
+  return code;
+}
+
+/** Writes `code` as the function Node itself wraps a CommonJS file in, for vm.Script. */
+export async function writeCommonJsFunction(code, file) {
+  await writeFile(file, `(function (exports, require, module, __filename, __dirname) {${code}\n})`, 'latin1');
+}
+
+/**
+ * Runs the function in `app` through TRAINING_RUNS under this Node, and writes V8's code cache
+ * of it to `cache`. V8 accepts a cache only from the same V8 version and flags, for the same
+ * source: the loaders check both. `configDir` is the config folder of the runs (left behind).
+ */
+export function trainCodeCache(app, cache, configDir) {
+  try {
+    execFileSync(process.execPath, [TRAINER, app, cache, JSON.stringify(TRAINING_RUNS), configDir], {
+      cwd: ROOT,
+      stdio: 'pipe',
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' },
+    });
+  } catch (error) {
+    process.stderr.write(`${error.stdout ?? ''}${error.stderr ?? ''}`);
+    throw error;
+  }
+}

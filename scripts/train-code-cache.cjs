@@ -1,0 +1,46 @@
+// Makes the V8 code cache of the CommonJS bundle (scripts/commonjs-bundle.mjs):
+//   node train-code-cache.cjs <bundle function> <cache out> <runs as JSON> <config folder>
+// starts the bundle's own sandbox in a child (the same file, called with --serve), runs each
+// run in this process one after the other, and writes the cache when all have succeeded.
+'use strict';
+
+const { spawn } = require('node:child_process');
+const { readFileSync, writeFileSync } = require('node:fs');
+const { dirname } = require('node:path');
+const { createInterface } = require('node:readline');
+const { setFlagsFromString } = require('node:v8');
+const { Script } = require('node:vm');
+
+const [source, cache, runsJson, configDir] = process.argv.slice(2);
+// The loaders set this before they compile (undici's parser is kept to its baseline compiler,
+// src/api/undici-pool.ts), and V8 takes a cache only under the flags it was made with.
+setFlagsFromString('--liftoff-only');
+const script = new Script(readFileSync(source, 'latin1'), { filename: 'rfs.js' });
+const app = script.runInThisContext();
+const runApp = (args) => {
+  process.argv = [process.argv[0], process.argv[0], ...args];
+  app(module.exports, require, module, process.execPath, dirname(process.execPath));
+};
+
+if (cache === '--serve') {
+  runApp(['sandbox', '--port', '0', '--seed', '1', '--recordings', '60']);
+} else {
+  const runs = JSON.parse(runsJson);
+  const child = spawn(process.execPath, [__filename, source, '--serve'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  process.on('exit', () => child.kill());
+  createInterface({ input: child.stdout }).once('line', (line) => {
+    const sandbox = JSON.parse(line);
+    child.stdout.destroy();
+    child.unref();
+    Object.assign(process.env, { RFS_BASE_URL: sandbox.baseUrl, RFS_API_KEY: sandbox.apiKeys.admin, RFS_CONFIG_DIR: configDir });
+    let next = 0;
+    runApp(runs[next++]);
+    // Each run ends when the event loop empties; then the next one starts.
+    process.on('beforeExit', () => {
+      if (next < runs.length) runApp(runs[next++]);
+    });
+    process.once('exit', (code) => {
+      if (next === runs.length && code === 0) writeFileSync(cache, script.createCachedData());
+    });
+  });
+}
