@@ -70,8 +70,18 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
   return false;
 }
 
+/**
+ * zod compiles a fast checker for each object shape (with `new Function`) the first time it checks
+ * one. That compile costs more than it saves on one answer: measured on one page of 50
+ * recordings, about 2 ms more. So the first answer of a process is checked without it, and the
+ * pages after it (`--all`, where it pays) with it.
+ */
+let checkedBefore = false;
+
 export function checkShape<T>(schema: z.ZodType<T>, value: unknown): T {
-  const result = schema.safeParse(value, { reportInput: true });
+  const jitless = !checkedBefore;
+  checkedBefore = true;
+  const result = schema.safeParse(value, { reportInput: true, jitless });
   if (result.success) return result.data;
   const issues = result.error.issues;
   const first = issues[0];

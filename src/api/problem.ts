@@ -5,10 +5,11 @@ import { ApiError } from '../cli/errors.js';
 import { ProblemDetails } from '../shared/schemas.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from './contract.js';
 
-// Not `import … from 'node:http'`: on Node 22+ an ES module import of node:http reads every
-// export, and its lazy WebSocket getters load Node's own copy of undici, with node:tls and
-// node:http2 (measured on Node 24: about 30 ms of every command that talks to the service).
-const { STATUS_CODES } = process.getBuiltinModule('node:http');
+// node:http is asked for only when an error is described: loading it costs about 3 ms of every
+// start-up here. And not with `import … from 'node:http'`: on Node 22+ an ES module import of
+// node:http reads every export, and its lazy WebSocket getters load Node's own copy of undici,
+// with node:tls and node:http2 (measured on Node 24: about 30 ms).
+const statusCodes = (): Record<number, string | undefined> => process.getBuiltinModule('node:http').STATUS_CODES;
 
 /** Server text is kept as data (the printer sanitises it) but never at absurd length. */
 export const MAX_PROBLEM_TEXT = 300;
@@ -31,7 +32,7 @@ export function problemFromResponse(answer: ErrorAnswer): ApiError {
   const body = parseObject(answer.body);
   const parsed = body === undefined ? undefined : ProblemDetails.safeParse(body);
   const problem = parsed?.success ? parsed.data : undefined;
-  const statusText = STATUS_CODES[status] ?? (answer.statusText || `HTTP ${status}`);
+  const statusText = statusCodes()[status] ?? (answer.statusText || `HTTP ${status}`);
   const kept = body === undefined ? undefined : truncateFields(body);
   return new ApiError({
     status,
