@@ -5,6 +5,8 @@
 //   although rfs never offers h2 (allowH2 is off). If h2 is ever used, it still works.
 // - commander's command.js requires node:child_process (and with it net, dgram and the rest):
 //   about 6 ms, for spawning executable subcommands, which rfs does not have.
+// - undici's modules require node:assert (its AssertionError, diff printer and colours, about
+//   2 ms) to check invariants with assert(value): the stand-in checks the value itself.
 // - undici's core/util.js and dispatcher/client.js require node:http (its agent, client and
 //   server, about 3 ms) for an instanceof test when a stream is destroyed and for the default
 //   header size limit, which rfs always sets (src/api/client.ts).
@@ -17,6 +19,7 @@ const standIn = (path) => fileURLToPath(new URL(`../src/lazy/${path}`, import.me
 const STAND_INS = [
   [/undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/, './client-h2.js', standIn('connect-h2.cjs')],
   [/commander[\\/]lib[\\/]command\.js$/, 'node:child_process', standIn('child-process.cjs')],
+  [/undici[\\/]lib[\\/]/, 'node:assert', standIn('assert.cjs')],
 ];
 
 /**

@@ -34,7 +34,7 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
       globals = resolveGlobals(invocation.globals, io);
       const g = globals;
       const { createUi } = await import('../output/ui-impl.js');
-      const u = createUi(io, {
+      const u = await createUi(io, {
         quiet: g.quiet,
         verbose: g.verbose,
         stdoutColor: g.color,

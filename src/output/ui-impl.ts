@@ -1,7 +1,8 @@
 // The stderr side of rfs, bound to one IO: notices, warnings, verbose lines and spinners.
 // Colour comes from what the caller resolved (flags, NO_COLOR, FORCE_COLOR, terminals), through
-// chalk instances with an explicit level, never the global one that detects colour by itself.
-import { Chalk } from 'chalk';
+// a chalk instance with an explicit level, never the global one that detects colour by itself.
+// chalk is loaded only when stderr is coloured: off a terminal (scripts, pipelines) it would cost
+// about 2 ms of start-up for nothing.
 import type { IO } from '../cli/io.js';
 import { sanitize } from './sanitize.js';
 import type { Spinner, Ui } from './ui.js';
@@ -15,8 +16,17 @@ export interface UiOptions {
 
 const NO_SPINNER: Spinner = { update: () => undefined, stop: () => undefined };
 
-export function createUi(io: IO, o: UiOptions): Ui {
-  const err = new Chalk({ level: o.stderrColor ? 1 : 0 });
+/** The three styles used here; a chalk instance is one. */
+interface Paint {
+  yellow(text: string): string;
+  dim(text: string): string;
+  cyan(text: string): string;
+}
+const plain = (text: string): string => text;
+const NO_PAINT: Paint = { yellow: plain, dim: plain, cyan: plain };
+
+export async function createUi(io: IO, o: UiOptions): Promise<Ui> {
+  const err: Paint = o.stderrColor ? new (await import('chalk')).Chalk({ level: 1 }) : NO_PAINT;
   // Messages may carry server text (a cursor, a title): sanitised here once for every caller.
   const line = (text: string): void => {
     io.stderr.write(`${sanitize(text, { multiline: true })}\n`);

@@ -46,6 +46,18 @@ describe('lazy-requires', () => {
     expect(JSON.parse(r.stdout)).toEqual({ before: false, after: true, spawn: 'function' });
   });
 
+  it('checks undici\'s invariants without node:assert, and fails them with its AssertionError', async () => {
+    const r = await bundleAndRun(`${LOADED}
+      require('undici/lib/dispatcher/pool.js');
+      const assert = require('undici/lib/core/util.js') && require('./src/lazy/assert.cjs');
+      assert(true, 'holds');
+      const before = loaded('assert');
+      let thrown;
+      try { assert(0, 'broken invariant'); } catch (error) { thrown = { name: error.name, message: error.message, code: error.code }; }
+      console.log(JSON.stringify({ before, thrown }));`);
+    expect(JSON.parse(r.stdout)).toEqual({ before: false, thrown: { name: 'AssertionError', message: 'broken invariant', code: 'ERR_ASSERTION' } });
+  });
+
   it('fails the build when undici no longer has the text it rewrites', async () => {
     const dir = join(work, 'changed');
     mkdirSync(join(dir, 'node_modules', 'undici', 'lib', 'core'), { recursive: true });

@@ -3,9 +3,9 @@ import { colorEnabled } from '../../src/cli/io.js';
 import { createUi } from '../../src/output/ui-impl.js';
 import { type BufferIOOptions, bufferIO } from '../helpers/io.js';
 
-function setup(io: BufferIOOptions, o: Partial<{ quiet: boolean; verbose: boolean }> = {}) {
+async function setup(io: BufferIOOptions, o: Partial<{ quiet: boolean; verbose: boolean }> = {}) {
   const b = bufferIO(io);
-  const ui = createUi(b.io, {
+  const ui = await createUi(b.io, {
     quiet: o.quiet ?? false,
     verbose: o.verbose ?? false,
     stdoutColor: colorEnabled(b.io, undefined, 'stdout'),
@@ -15,55 +15,55 @@ function setup(io: BufferIOOptions, o: Partial<{ quiet: boolean; verbose: boolea
 }
 
 describe('notices, warnings and verbose lines', () => {
-  test('prints a notice on stderr, never on stdout', () => {
-    const t = setup({});
+  test('prints a notice on stderr, never on stdout', async () => {
+    const t = await setup({});
     t.ui.notice('more results: --cursor abc');
     expect(t.stderr()).toBe('more results: --cursor abc\n');
     expect(t.stdout()).toBe('');
   });
 
-  test('is silent about notices with --quiet but still warns', () => {
-    const t = setup({}, { quiet: true });
+  test('is silent about notices with --quiet but still warns', async () => {
+    const t = await setup({}, { quiet: true });
     t.ui.notice('more results');
     t.ui.warn('the key cannot read recordings');
     expect(t.stderr()).toBe('warning: the key cannot read recordings\n');
   });
 
-  test('prints verbose lines only when verbose', () => {
-    const quiet = setup({});
+  test('prints verbose lines only when verbose', async () => {
+    const quiet = await setup({});
     quiet.ui.verbose('GET /api/v1/recordings 200');
     expect(quiet.stderr()).toBe('');
-    const loud = setup({}, { verbose: true });
+    const loud = await setup({}, { verbose: true });
     loud.ui.verbose('GET /api/v1/recordings 200');
     expect(loud.stderr()).toBe('GET /api/v1/recordings 200\n');
     expect(loud.ui.verboseEnabled).toBe(true);
   });
 
-  test('neutralises escape sequences in messages that carry server text', () => {
-    const t = setup({});
+  test('neutralises escape sequences in messages that carry server text', async () => {
+    const t = await setup({});
     t.ui.notice('next: --cursor \x1b]0;pwned\x07');
     t.ui.warn('title \u009b31m\u202e');
     expect(t.stderr()).toBe('next: --cursor \\x1b]0;pwned\\x07\nwarning: title \\u009b31m\\u202e\n');
   });
 
-  test('colours the warning prefix on a terminal, not off one, and never with NO_COLOR', () => {
-    const tty = setup({ stderrIsTTY: true });
+  test('colours the warning prefix on a terminal, not off one, and never with NO_COLOR', async () => {
+    const tty = await setup({ stderrIsTTY: true });
     tty.ui.warn('w');
     expect(tty.stderr()).toBe('\x1b[33mwarning:\x1b[39m w\n');
     expect(tty.ui.stderrColor).toBe(true);
 
-    const pipe = setup({ stderrIsTTY: false });
+    const pipe = await setup({ stderrIsTTY: false });
     pipe.ui.warn('w');
     expect(pipe.stderr()).toBe('warning: w\n');
 
-    const noColor = setup({ stderrIsTTY: true, stdoutIsTTY: true, env: { NO_COLOR: '1' } });
+    const noColor = await setup({ stderrIsTTY: true, stdoutIsTTY: true, env: { NO_COLOR: '1' } });
     noColor.ui.warn('w');
     expect(noColor.stderr()).toBe('warning: w\n');
     expect(noColor.ui.stdoutColor).toBe(false);
   });
 
-  test('colours with FORCE_COLOR even off a terminal', () => {
-    const t = setup({ stderrIsTTY: false, env: { FORCE_COLOR: '1' } });
+  test('colours with FORCE_COLOR even off a terminal', async () => {
+    const t = await setup({ stderrIsTTY: false, env: { FORCE_COLOR: '1' } });
     t.ui.warn('w');
     expect(t.stderr()).toBe('\x1b[33mwarning:\x1b[39m w\n');
     expect(t.ui.stdoutColor).toBe(true);
@@ -72,7 +72,7 @@ describe('notices, warnings and verbose lines', () => {
 
 describe('spinner', () => {
   test('animates on a terminal stderr and clears itself, printing the final text', async () => {
-    const t = setup({ stderrIsTTY: true });
+    const t = await setup({ stderrIsTTY: true });
     const spinner = await t.ui.spinner('rate limited: waiting 30.0s');
     spinner.update('rate limited: waiting 29.0s');
     spinner.stop('done waiting');
@@ -85,7 +85,7 @@ describe('spinner', () => {
   });
 
   test('does not animate off a terminal: only the final text, as a plain line', async () => {
-    const t = setup({ stderrIsTTY: false });
+    const t = await setup({ stderrIsTTY: false });
     const spinner = await t.ui.spinner('working');
     spinner.update('still working');
     spinner.stop('finished');
@@ -93,7 +93,7 @@ describe('spinner', () => {
   });
 
   test('never shows a spinner or its final text with --quiet, even on a terminal', async () => {
-    const t = setup({ stderrIsTTY: true }, { quiet: true });
+    const t = await setup({ stderrIsTTY: true }, { quiet: true });
     const spinner = await t.ui.spinner('working');
     spinner.update('still');
     spinner.stop('finished');
@@ -101,14 +101,14 @@ describe('spinner', () => {
   });
 
   test('sanitises spinner text and colours the frame only when colour is on', async () => {
-    const plain = setup({ stderrIsTTY: true, env: { NO_COLOR: '1' } });
+    const plain = await setup({ stderrIsTTY: true, env: { NO_COLOR: '1' } });
     const s1 = await plain.ui.spinner('title \x1b[2J');
     s1.stop();
     expect(plain.stderr()).toContain('title \\x1b[2J');
     expect(plain.stderr()).not.toContain('\x1b[36m');
     expect(plain.stderr()).not.toContain('\x1b[2J');
 
-    const coloured = setup({ stderrIsTTY: true });
+    const coloured = await setup({ stderrIsTTY: true });
     const s2 = await coloured.ui.spinner('x');
     s2.stop();
     expect(coloured.stderr()).toContain('\x1b[36m');
