@@ -1,12 +1,15 @@
 // An esbuild plugin for both builds (dist/ and the single executable): a few modules that
 // dependencies require at load time, for code that rfs never or rarely runs, are loaded on
-// first use instead. Each was measured with a CPU profile of one page of `recordings list`:
+// first use instead, or, for one that rfs never calls, left out. Each was measured with a CPU profile of one page of `recordings list`:
 // - undici's client.js requires its HTTP/2 module, and that module node:http2: about 19 ms,
 //   although rfs never offers h2 (allowH2 is off). If h2 is ever used, it still works.
 // - commander's command.js requires node:child_process (and with it net, dgram and the rest):
 //   about 6 ms, for spawning executable subcommands, which rfs does not have.
 // - undici's modules require node:assert (its AssertionError, diff printer and colours, about
 //   2 ms) to check invariants with assert(value): the stand-in checks the value itself.
+// - @inquirer/prompts re-exports its editor prompt, which rfs never shows: with iconv-lite and
+//   chardet it is a third of the CommonJS bundle (about 560 KB read at every start). It is
+//   replaced by a function that says so, and left out of the bundles.
 // - undici's core/util.js and dispatcher/client.js require node:http (its agent, client and
 //   server, about 3 ms) for an instanceof test when a stream is destroyed and for the default
 //   header size limit, which rfs always sets (src/api/client.ts).
@@ -20,6 +23,7 @@ const STAND_INS = [
   [/undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/, './client-h2.js', standIn('connect-h2.cjs')],
   [/commander[\\/]lib[\\/]command\.js$/, 'node:child_process', standIn('child-process.cjs')],
   [/undici[\\/]lib[\\/]/, 'node:assert', standIn('assert.cjs')],
+  [/@inquirer[\\/]prompts[\\/]/, '@inquirer/editor', standIn('no-editor.cjs')],
 ];
 
 /**

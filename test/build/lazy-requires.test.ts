@@ -58,6 +58,25 @@ describe('lazy-requires', () => {
     expect(JSON.parse(r.stdout)).toEqual({ before: false, thrown: { name: 'AssertionError', message: 'broken invariant', code: 'ERR_ASSERTION' } });
   });
 
+  it('leaves the editor prompt, and iconv-lite with it, out of the prompts rfs bundles', async () => {
+    const result = await build({
+      stdin: { contents: "export { confirm, editor } from '@inquirer/prompts';", resolveDir: ROOT },
+      write: false,
+      bundle: true,
+      format: 'cjs',
+      platform: 'node',
+      target: 'node20',
+      metafile: true,
+      plugins: [lazyRequires],
+      logLevel: 'silent',
+    });
+    const inputs = Object.keys(result.metafile.inputs);
+    expect(inputs.some((path) => path.includes('@inquirer/confirm'))).toBe(true);
+    expect(inputs.filter((path) => /iconv-lite|chardet|@inquirer[\\/]editor/.test(path))).toEqual([]);
+    const r = await bundleAndRun("const { confirm, editor } = require('@inquirer/prompts'); try { editor({}); } catch (error) { console.log(typeof confirm, error.message); }");
+    expect(r.stdout.trim()).toBe('function the editor prompt is not part of rfs');
+  });
+
   it('fails the build when undici no longer has the text it rewrites', async () => {
     const dir = join(work, 'changed');
     mkdirSync(join(dir, 'node_modules', 'undici', 'lib', 'core'), { recursive: true });
