@@ -6,7 +6,7 @@ import type { Ui } from '../output/ui.js';
 import type { Connection, Context, GlobalOptions, OutputFormat } from './context.js';
 import { CancelError, EXIT, UsageError, exitCodeFor } from './errors.js';
 import { type IO, colorEnabled, isTruthy } from './io.js';
-import { buildProgram, type Dispatch } from './program.js';
+import { buildProgram, commandToRun, type Dispatch } from './program.js';
 import { reportError } from './report.js';
 import { HELP_TOPICS } from './topics.js';
 
@@ -75,10 +75,11 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
     }
   };
 
-  const program = buildProgram(dispatch, {
-    writeOut: (text) => io.stdout.write(text),
-    writeErr: (text) => io.stderr.write(text),
-  });
+  const program = buildProgram(
+    dispatch,
+    { writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) },
+    commandToRun(argv),
+  );
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
