@@ -1,8 +1,6 @@
-// Shared by the benchmarks: start a sandbox child, run hyperfine, read medians, time and
+// Shared by the benchmarks: start a sandbox child, time short commands interleaved, time and
 // measure a command's peak RSS. Everything started here is stopped by stopAll().
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -40,29 +38,45 @@ export async function sandbox(args) {
 }
 
 /**
- * Runs hyperfine over named commands in several rounds, the order rotated each round, and
- * returns [{name, median, runs}] in seconds over every run of every round. hyperfine times one
- * command's runs back to back; on a shared machine the load drifts between those blocks, and
- * rounds keep that drift from landing on one command only.
+ * Times short commands interleaved: every round runs each command once, in an order rotated
+ * round by round, with output discarded (as `hyperfine -N` does). Returns, per command, the
+ * median wall time in seconds and `ratio(other)`: the median over rounds of this command's time
+ * divided by `other`'s in the same round. On a shared machine the speed drifts over seconds
+ * (here `node -e 0` alone moves between about 60 and 90 ms); a ratio of runs made moments apart
+ * follows that drift in both, where medians of separate blocks of runs do not.
  */
-export function hyperfine(commands, { runs = 40, rounds = 4, warmup = 3, env = {} } = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'rfs-bench-'));
-  const times = new Map(commands.map((c) => [c.name, []]));
-  const perRound = Math.max(5, Math.ceil(runs / rounds));
-  for (let round = 0; round < rounds; round++) {
-    const order = commands.map((_, i) => commands[(i + round) % commands.length]);
-    const out = join(dir, `h${round}.json`);
-    const args = ['-N', '--warmup', String(warmup), '--runs', String(perRound), '--export-json', out, '--style', 'none'];
-    for (const c of order) args.push('-n', c.name, c.command);
-    execFileSync('hyperfine', args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, ...env } });
-    for (const r of JSON.parse(readFileSync(out, 'utf8')).results) times.get(r.command).push(...r.times);
-  }
-  rmSync(dir, { recursive: true, force: true });
-  const median = (xs) => {
-    const s = [...xs].sort((a, b) => a - b);
-    return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+export function interleaved(commands, { rounds = 60, warmup = 3, env = {} } = {}) {
+  const times = commands.map(() => []);
+  const environment = { ...process.env, ...env };
+  const run = (command) => {
+    const started = process.hrtime.bigint();
+    const r = spawnSync(command.file, command.args, { stdio: 'ignore', env: environment });
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    if (r.status !== 0) {
+      const again = spawnSync(command.file, command.args, { encoding: 'utf8', env: environment });
+      throw new Error(`${command.name} failed (${r.status ?? r.signal}): ${again.stderr}`);
+    }
+    return seconds;
   };
-  return commands.map((c) => ({ name: c.name, median: median(times.get(c.name)), runs: times.get(c.name).length }));
+  for (let i = 0; i < warmup; i++) for (const c of commands) run(c);
+  for (let round = 0; round < rounds; round++) {
+    for (let k = 0; k < commands.length; k++) {
+      const index = (k + round) % commands.length;
+      times[index].push(run(commands[index]));
+    }
+  }
+  const byName = new Map(commands.map((c, i) => [c.name, times[i]]));
+  return commands.map((c, i) => ({
+    name: c.name,
+    median: median(times[i]),
+    runs: times[i].length,
+    ratio: (other) => median(times[i].map((t, round) => t / byName.get(other)[round])),
+  }));
+}
+
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
 /** Runs a command to completion; resolves with wall time (s), peak RSS (MB), exit code and counted stdout lines. */

@@ -10,15 +10,15 @@ import { ROOT, table } from './lib.mjs';
 
 // The tools come from Debian's packages, not from npm: say so plainly when one is missing.
 import { spawnSync } from 'node:child_process';
-const missing = ['hyperfine', 'wrk', 'curl', '/usr/bin/time'].filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0);
+const missing = ['wrk', 'curl', '/usr/bin/time'].filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0);
 if (missing.length > 0) {
-  process.stderr.write(`npm run bench needs ${missing.join(', ')}: apt-get install -y hyperfine wrk curl time\n`);
+  process.stderr.write(`npm run bench needs ${missing.join(', ')}: apt-get install -y wrk curl time\n`);
   process.exit(2);
 }
 
 const only = process.argv.slice(2);
 const sections = [
-  ['Start-up', startup, 'hyperfine in 6 rounds of 10 runs (3 warm-ups each), the order of the commands rotated every round; medians of all 60 runs. `node -e 0` and curl measured in the same rounds.'],
+  ['Start-up', startup, '60 rounds (after 3 warm-ups), each running every command of its group once, the order rotated every round; output discarded. "median" is over the 60 runs; a ratio is the median over the rounds of the two commands\' times in the same round (bench/lib.mjs, `interleaved`).'],
   ['Streaming', streaming, '`rfs recordings list --all --limit 100 -o ndjson` against `bench/baseline-loop.mjs`; peak RSS from GNU time.'],
   ['Pacing', pacing, '200 requests at `--rate 600` against `rfs sandbox --rate-limit 20 --rate-window 2`.'],
   ['Sandbox throughput', sandboxThroughput, 'wrk, 2 threads, 16 connections, 10 s; rate limit off; 1,000 recordings.'],

@@ -1,13 +1,13 @@
 // Start-up: rfs --version, --help, and one page of `recordings list -o json` from a local
-// sandbox, each against `node -e 0` (and the page against curl), measured side by side in one
-// hyperfine run: absolute times drift on a shared machine, ratios hold.
+// sandbox, each against `node -e 0` (and the page against curl), run interleaved: absolute
+// times drift on a shared machine, and a ratio of runs made moments apart holds.
 // Targets: --version ≤ 1.15× node; the list ≤ 1.6× node; the single executable ≤ 1.5× node.
 import { build } from 'esbuild';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lazyRequires } from '../scripts/lazy-requires.mjs';
-import { hyperfine, ms, RFS, ROOT, sandbox, fmt } from './lib.mjs';
+import { interleaved, ms, RFS, ROOT, sandbox, fmt } from './lib.mjs';
 
 /** floor-undici.mjs bundled as scripts/build.mjs bundles the CLI (one ESM file, minified). */
 async function bundleFloor(dir) {
@@ -27,6 +27,9 @@ async function bundleFloor(dir) {
   return outfile;
 }
 
+/** Rounds per group: each runs every command of the group once. */
+const ROUNDS = 60;
+
 export async function startup() {
   const work = mkdtempSync(join(tmpdir(), 'rfs-bench-floor-'));
   const bundledFloor = await bundleFloor(work);
@@ -34,47 +37,39 @@ export async function startup() {
   const env = { RFS_BASE_URL: sb.baseUrl, RFS_API_KEY: sb.apiKeys.admin, RFS_CONFIG_DIR: '/nonexistent-rfs-bench' };
   const node = process.execPath;
   const url = `${sb.baseUrl}/api/v1/recordings?limit=50`;
+  const cmd = (name, file, ...args) => ({ name, file, args });
   // Two groups, each with its own `node -e 0`: commands that only start, and commands that
   // fetch a page (they keep the sandbox busy, which would disturb the first group's timings).
-  const local = [
-    { name: 'node -e 0', command: `${node} -e 0` },
-    { name: 'rfs --version', command: `${node} ${RFS} --version` },
-    { name: 'rfs --help', command: `${node} ${RFS} --help` },
-  ];
+  const local = [cmd('node -e 0', node, '-e', '0'), cmd('rfs --version', node, RFS, '--version'), cmd('rfs --help', node, RFS, '--help')];
   const sea = join(ROOT, 'dist', 'rfs-linux-x64');
-  if (existsSync(sea)) {
-    local.push({ name: 'rfs-linux-x64 --version', command: `${sea} --version` }, { name: 'rfs-linux-x64 --help', command: `${sea} --help` });
-  }
+  if (existsSync(sea)) local.push(cmd('rfs-linux-x64 --version', sea, '--version'), cmd('rfs-linux-x64 --help', sea, '--help'));
   const network = [
-    { name: 'node -e 0 (network group)', command: `${node} -e 0` },
-    { name: 'rfs recordings list -o json', command: `${node} ${RFS} recordings list -o json` },
-    { name: 'curl (same page)', command: `curl -sf -o /dev/null -H "Authorization: Bearer ${sb.apiKeys.admin}" ${url}` },
+    cmd('node -e 0 (network group)', node, '-e', '0'),
+    cmd('rfs recordings list -o json', node, RFS, 'recordings', 'list', '-o', 'json'),
+    cmd('curl (same page)', 'curl', '-sf', '-o', '/dev/null', '-H', `Authorization: Bearer ${sb.apiKeys.admin}`, url),
     // Floors: the same page fetched and printed by a bare script, with node:http and undici.
-    { name: 'floor: node:http script', command: `${node} ${join(ROOT, 'bench', 'floor-http.mjs')}` },
-    { name: 'floor: undici script', command: `${node} ${join(ROOT, 'bench', 'floor-undici.mjs')}` },
-    { name: 'floor: undici script, bundled', command: `${node} ${bundledFloor}` },
+    cmd('floor: node:http script', node, join(ROOT, 'bench', 'floor-http.mjs')),
+    cmd('floor: undici script', node, join(ROOT, 'bench', 'floor-undici.mjs')),
+    cmd('floor: undici script, bundled', node, bundledFloor),
   ];
-  if (existsSync(sea)) network.push({ name: 'rfs-linux-x64 recordings list -o json', command: `${sea} recordings list -o json` });
+  if (existsSync(sea)) network.push(cmd('rfs-linux-x64 recordings list -o json', sea, 'recordings', 'list', '-o', 'json'));
   let results;
   let networkResults;
   try {
-    results = hyperfine(local, { runs: 60, rounds: 6, env });
-    networkResults = hyperfine(network, { runs: 40, rounds: 4, env });
+    results = interleaved(local, { rounds: ROUNDS, env });
+    networkResults = interleaved(network, { rounds: ROUNDS, env });
   } finally {
     await sb.stop();
     rmSync(work, { recursive: true, force: true });
   }
-  const localBase = results.find((r) => r.name === 'node -e 0').median;
-  const networkBase = networkResults.find((r) => r.name.startsWith('node -e 0')).median;
-  const curl = networkResults.find((r) => r.name.startsWith('curl')).median;
   const targets = { 'rfs --version': 1.15, 'rfs --help': 1.15, 'rfs recordings list -o json': 1.6, 'rfs-linux-x64 --version': 1.5, 'rfs-linux-x64 --help': 1.5 };
   const row = (r, base) => {
     const target = targets[r.name];
-    const ratio = r.median / base;
-    const network = r.name.includes('recordings list') || r.name.startsWith('floor');
-    return [r.name, ms(r.median), `${fmt(ratio, 2)}×`, network ? `${fmt(r.median / curl, 2)}×` : '', target ? `≤ ${target}× ${ratio <= target ? 'met' : 'MISSED'}` : ''];
+    const ratio = r.ratio(base);
+    const fetches = r.name.includes('recordings list') || r.name.startsWith('floor');
+    return [r.name, ms(r.median), `${fmt(ratio, 2)}×`, fetches ? `${fmt(r.ratio('curl (same page)'), 2)}×` : '', target ? `≤ ${target}× ${ratio <= target ? 'met' : 'MISSED'}` : ''];
   };
-  const rows = [...results.map((r) => row(r, localBase)), ...networkResults.map((r) => row(r, networkBase))];
+  const rows = [...results.map((r) => row(r, 'node -e 0')), ...networkResults.map((r) => row(r, 'node -e 0 (network group)'))];
   return { header: ['command', 'median', 'vs node -e 0', 'vs curl', 'target'], rows };
 }
 
