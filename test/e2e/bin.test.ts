@@ -118,4 +118,18 @@ describe('bin/rfs.js', () => {
     expect(JSON.parse(modules.stdout)).toEqual(JSON.parse(chosen.stdout));
     expect((JSON.parse(chosen.stdout) as unknown[]).length).toBe(3);
   });
+
+  // V8 takes a code cache only under the flags it was made with: a user's NODE_OPTIONS with a
+  // V8 flag makes it reject the cache, and the bundle is then compiled as any script is.
+  it('still answers when V8 rejects the code cache under other V8 flags', async () => {
+    const args = ['recordings', 'list', '--limit', '2'];
+    const r = await runRfs(args, { env: { ...env, NODE_DEBUG: 'rfs-bundle', NODE_OPTIONS: '--max-old-space-size=300' } });
+    expect(r.code).toBe(0);
+    expect((JSON.parse(r.stdout) as unknown[]).length).toBe(2);
+    if (existsSync(join(BUNDLE_DIR, `v8-${process.versions.v8}-${process.arch}.cache`))) {
+      expect(r.stderr).toMatch(/RFS-BUNDLE \d+: the CommonJS bundle, code cache rejected/);
+    } else {
+      expect(r.stderr).toMatch(/the ES module build/);
+    }
+  });
 });
