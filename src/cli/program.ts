@@ -63,7 +63,7 @@ export function commandToRun(argv: readonly string[]): string | undefined {
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i] ?? '';
     if (GLOBAL_WITH_VALUE.has(word)) i++;
-    else if (GLOBAL_SWITCHES.has(word) || /^--(profile|base-url|output|timeout|max-retries|rate)=/.test(word)) continue;
+    else if (GLOBAL_SWITCHES.has(word) || (word.startsWith('--') && GLOBAL_WITH_VALUE.has(word.split('=')[0] ?? ''))) continue;
     else if (word.startsWith('-')) return undefined;
     else {
       const name = Object.keys(TOP_LEVEL).find((n) => n === word || TOP_LEVEL[n]?.includes(word));
