@@ -1,7 +1,7 @@
 // A 2xx answer is checked against its zod schema at the boundary (style.md, Zod at the boundary):
 // an answer that is not JSON or not the documented shape becomes a ContractError (exit 7) that
 // names the path of the bad field, e.g. `data[3].status: expected one of …`.
-import type { z } from 'zod';
+import { safeParse, type core } from 'zod/mini';
 import { ContractError } from '../cli/errors.js';
 
 /**
@@ -78,10 +78,10 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
  */
 let checkedBefore = false;
 
-export function checkShape<T>(schema: z.ZodType<T>, value: unknown): T {
+export function checkShape<T>(schema: core.$ZodType<T>, value: unknown): T {
   const jitless = !checkedBefore;
   checkedBefore = true;
-  const result = schema.safeParse(value, { reportInput: true, jitless });
+  const result = safeParse(schema, value, { reportInput: true, jitless });
   if (result.success) return result.data;
   const issues = result.error.issues;
   const first = issues[0];
@@ -105,7 +105,7 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-function describeIssue(issue: z.core.$ZodIssue): string {
+function describeIssue(issue: core.$ZodIssue): string {
   switch (issue.code) {
     case 'invalid_type':
       return issue.input === undefined ? `missing (expected ${issue.expected})` : `expected ${issue.expected}, got ${kindOf(issue.input)}`;

@@ -1,6 +1,6 @@
 // Cursor pagination as an async generator: items are yielded page by page, so a renderer can
 // write each page as it arrives and memory does not grow with the number of items.
-import type { z } from 'zod';
+import type { core, infer as Infer } from 'zod/mini';
 import { CancelError, RfsError } from '../cli/errors.js';
 import type { ApiClient } from './types.js';
 
@@ -142,14 +142,14 @@ function withResume(error: unknown, cursor: string | undefined): unknown {
 }
 
 /** A page reader for list answers of the form `{data: [...], meta: {hasMore, nextCursor}}`. */
-export function listPage<T, S extends z.ZodType<{ data: T[]; meta?: { hasMore?: boolean; nextCursor?: string | null } | undefined }>>(
+export function listPage<T, S extends core.$ZodType<{ data: T[]; meta?: { hasMore?: boolean; nextCursor?: string | null } | undefined }>>(
   path: string,
   schema: S,
 ): PaginateOptions<T>['page'] {
   return async (client, query, signal, peek) => {
     const onJson = peek ? (value: unknown): void => peek(peekList(value)) : undefined;
     const response = await client.request({ method: 'GET', path, query, schema, signal, ...(onJson ? { onJson } : {}) });
-    const body = response.data as z.infer<S>;
+    const body = response.data as Infer<S>;
     const next = body.meta?.hasMore === true ? (body.meta.nextCursor ?? null) : null;
     return { items: body.data, nextCursor: next };
   };

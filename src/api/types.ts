@@ -1,5 +1,5 @@
 // The contract between commands and the one HTTP client (src/api/client.ts).
-import type { z } from 'zod';
+import type { core } from 'zod/mini';
 
 export type Method = 'GET' | 'POST' | 'DELETE';
 
@@ -16,7 +16,7 @@ export interface RequestOptions<T> {
   body?: unknown;
   headers?: Record<string, string>;
   /** Shape of a 2xx body; `null` for answers that carry no body we rely on (204, or not shown). */
-  schema: z.ZodType<T> | null;
+  schema: core.$ZodType<T> | null;
   signal?: AbortSignal;
   /**
    * Told the parsed JSON of a 2xx answer before it is checked against `schema`: paginate reads

@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type Conf from 'conf';
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import '../shared/zod-messages.js';
 import { UsageError } from '../cli/errors.js';
 import { apiRoot, checkKeyFormat } from '../api/credentials.js';
 import { sanitize } from '../output/sanitize.js';
@@ -14,12 +15,18 @@ export const CONFIG_FILE_NAME = 'config.json';
 
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-const StoredProfile = z.looseObject({ baseUrl: z.string().min(1), apiKey: z.string().min(1) });
-const StoredConfig = z.looseObject({
-  defaultProfile: z.string().optional(),
-  profiles: z.record(z.string(), StoredProfile).default({}),
+// Built when a config file is first read (z.lazy): a command run with RFS_API_KEY and no config
+// file never needs it.
+const StoredConfig = z.lazy(() => {
+  const nonEmpty = z.string().check(z.minLength(1));
+  const profile = z.looseObject({ baseUrl: nonEmpty, apiKey: nonEmpty });
+  return z.looseObject({
+    defaultProfile: z.optional(z.string()),
+    profiles: z._default(z.record(z.string(), profile), {}),
+  });
 });
 type StoredConfig = z.infer<typeof StoredConfig>;
+type StoredProfile = StoredConfig['profiles'][string];
 
 export interface Profile {
   name: string;
@@ -133,8 +140,9 @@ export function openProfiles(env: NodeJS.ProcessEnv): ProfileStore {
     try {
       raw = parseConfigText(fs.readFileSync(file, 'utf8'));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') raw = {};
-      else throw readError(file, error);
+      // No file yet: no profiles, and nothing to check.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
+      throw readError(file, error);
     }
     const parsed = StoredConfig.safeParse({ ...raw });
     if (!parsed.success) {
@@ -191,14 +199,14 @@ export function openProfiles(env: NodeJS.ProcessEnv): ProfileStore {
       const stored = read();
       const def = markedDefault(stored);
       return names(stored).map((name) => {
-        const p = stored.profiles[name] as z.infer<typeof StoredProfile>;
+        const p = stored.profiles[name] as StoredProfile;
         return { name, baseUrl: p.baseUrl, apiKey: p.apiKey, isDefault: name === def };
       });
     },
     get(name) {
       const stored = read();
       if (!has(stored, name)) return undefined;
-      const p = stored.profiles[name] as z.infer<typeof StoredProfile>;
+      const p = stored.profiles[name] as StoredProfile;
       return { name, baseUrl: p.baseUrl, apiKey: p.apiKey };
     },
     async save(name, connection) {

@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import '../shared/zod-messages.js';
 import { PRIORITIES, RECORDING_STATUSES } from '../shared/schemas.js';
 import { WORKSPACES } from './types.js';
 import type { Delivery, Recording, Subscription } from './types.js';
@@ -18,27 +19,27 @@ const Workspace = z.enum(WORKSPACES);
 const FilingData = z.object({
   id: z.string(),
   lastSyncedAt: z.string(),
-  syncCount: z.number().int(),
+  syncCount: z.int(),
   syncMetadata: z.looseObject({ provider: z.string(), externalId: z.string(), filedAt: z.string() }),
 });
 const StoredRecording = z.object({
   id: z.string(),
   workspace: Workspace,
-  origin: z.number().int(),
-  contentSeed: z.number().int(),
+  origin: z.int(),
+  contentSeed: z.int(),
   title: z.string(),
   status: z.enum(RECORDING_STATUSES),
   priority: z.enum(PRIORITIES),
-  authorIndex: z.number().int(),
-  clientIndex: z.number().int(),
-  matterIndex: z.number().int(),
-  audioDuration: z.number().int(),
-  audioSize: z.number().int(),
+  authorIndex: z.int(),
+  clientIndex: z.int(),
+  matterIndex: z.int(),
+  audioDuration: z.int(),
+  audioSize: z.int(),
   createdAt: z.number(),
   updatedAt: z.number(),
-  lastSyncedAt: z.number().nullable(),
-  syncCount: z.number().int(),
-  filings: z.array(z.object({ provider: z.string(), externalId: z.string(), data: FilingData })).nullable(),
+  lastSyncedAt: z.nullable(z.number()),
+  syncCount: z.int(),
+  filings: z.nullable(z.array(z.object({ provider: z.string(), externalId: z.string(), data: FilingData }))),
 });
 const StoredSubscription = z.object({
   id: z.string(),
@@ -56,22 +57,22 @@ const StoredDelivery = z.object({
   recordingId: z.string(),
   status: z.enum(['PENDING', 'SUCCEEDED', 'FAILED']),
   body: z.string(),
-  attempts: z.number().int(),
-  roundAttempts: z.number().int(),
-  lastAttemptAt: z.number().nullable(),
-  lastResponseStatus: z.number().int().nullable(),
-  lastError: z.string().nullable(),
+  attempts: z.int(),
+  roundAttempts: z.int(),
+  lastAttemptAt: z.nullable(z.number()),
+  lastResponseStatus: z.nullable(z.int()),
+  lastError: z.nullable(z.string()),
   createdAt: z.number(),
   log: z.array(
     z.object({
-      attempt: z.number().int(),
+      attempt: z.int(),
       at: z.number(),
       url: z.string(),
-      address: z.string().nullable(),
+      address: z.nullable(z.string()),
       requestHeaders: z.record(z.string(), z.string()),
       requestBody: z.string(),
-      responseStatus: z.number().int().nullable(),
-      error: z.string().nullable(),
+      responseStatus: z.nullable(z.int()),
+      error: z.nullable(z.string()),
       durationMs: z.number(),
     }),
   ),
@@ -80,11 +81,11 @@ const StoredState = z.object({
   format: z.literal(FORMAT),
   version: z.literal(1),
   seed: z.string(),
-  recordings: z.number().int().nonnegative(),
+  recordings: z.int().check(z.nonnegative()),
   changedRecordings: z.array(StoredRecording),
   subscriptions: z.array(StoredSubscription),
   deliveries: z.array(StoredDelivery),
-  idempotency: z.array(z.object({ key: z.string(), at: z.number(), status: z.number().int(), body: z.string() })),
+  idempotency: z.array(z.object({ key: z.string(), at: z.number(), status: z.int(), body: z.string() })),
 });
 export type StoredState = z.infer<typeof StoredState>;
 

@@ -1,7 +1,7 @@
 // Reading a request safely: the path split and decoded segment by segment, strict query
 // parameters, a bounded body, and the JSON content type.
 import type { IncomingMessage } from 'node:http';
-import type { z } from 'zod';
+import { safeParse, type core, type infer as Infer } from 'zod/mini';
 import { ProblemError, invalid } from './problem.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024; // 1 MiB
@@ -113,7 +113,7 @@ export function isJsonContentType(header: string | undefined): boolean {
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /** The body parsed against a schema: 415 for another content type, 400 for bad JSON or shape. */
-export function jsonBody<T extends z.ZodType>(contentType: string | undefined, body: Buffer, schema: T): z.infer<T> {
+export function jsonBody<T extends core.$ZodType>(contentType: string | undefined, body: Buffer, schema: T): Infer<T> {
   if (!isJsonContentType(contentType)) throw new ProblemError('UNSUPPORTED_CONTENT_TYPE', 'send the body as application/json');
   let value: unknown;
   try {
@@ -121,7 +121,7 @@ export function jsonBody<T extends z.ZodType>(contentType: string | undefined, b
   } catch {
     throw invalid('the body is not valid JSON');
   }
-  const parsed = schema.safeParse(value);
+  const parsed = safeParse(schema, value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue && issue.path.length > 0 ? issue.path.join('.') : 'body';

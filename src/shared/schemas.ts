@@ -1,11 +1,36 @@
 // The shapes of api.md, shared by the CLI (to check what a server answers) and the sandbox
 // (to build and validate what it serves). Objects are loose: the API is in beta, so fields we
 // do not know yet pass through to JSON output instead of being dropped or refused.
-import * as z from 'zod';
+//
+// Written with zod's mini build (src/shared/zod-messages.ts says why): modifiers are functions
+// (z.optional(s), z.nullable(s)) and refinements are checks (s.check(z.minLength(1))).
+import * as z from 'zod/mini';
+// Named, not through z: esbuild keeps only the named parts of a module, where z.core would bring
+// all of zod's core (its locales among them).
+import { ZodMiniType } from 'zod/mini';
+import { $constructor, $ZodObjectJIT } from 'zod/v4/core';
+import './zod-messages.js';
 
 import { INCLUDES, PRIORITIES, RECORDING_STATUSES, SYNC_STATES, WEBHOOK_EVENTS } from './vocabulary.js';
 
 export * from './vocabulary.js';
+
+/**
+ * An object schema (unknown keys kept) checked by zod's compiled checker. The mini build checks
+ * objects with zod's generic parser; the full build compiles a checker for each object shape
+ * (with `new Function`, the first time it checks one after the first answer: src/api/contract.ts).
+ * Over `--all` of 70,000 recordings the generic parser took ~15 % longer and peaked ~15 MB
+ * higher, so the answers' shapes are declared as the full build declares its objects, with
+ * zod's own extension point (core.$constructor), on the mini build's base type.
+ */
+const ZodMiniCompiledObject = $constructor('ZodMiniCompiledObject', (inst: z.ZodMiniObject, def: z.core.$ZodObjectDef) => {
+  $ZodObjectJIT.init(inst, def);
+  ZodMiniType.init(inst, def);
+});
+
+function looseObject<Shape extends z.core.$ZodShape>(shape: Shape): z.ZodMiniObject<Shape, z.core.$loose> {
+  return new ZodMiniCompiledObject({ type: 'object', shape, catchall: z.unknown() }) as unknown as z.ZodMiniObject<Shape, z.core.$loose>;
+}
 
 export const RecordingStatus = z.enum(RECORDING_STATUSES);
 export const Priority = z.enum(PRIORITIES);
@@ -24,153 +49,177 @@ export type Include = z.infer<typeof Include>;
 export const ISO_INSTANT = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,9})?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
 
 /** An ISO 8601 timestamp as the server wrote it; kept as a string so JSON output is the server's. */
-export const Timestamp = z.string().refine((s) => ISO_INSTANT.test(s) || !Number.isNaN(Date.parse(s)), {
-  message: 'expected an ISO 8601 timestamp',
-});
+export const Timestamp = z.string().check(
+  z.refine((s) => ISO_INSTANT.test(s) || !Number.isNaN(Date.parse(s)), { message: 'expected an ISO 8601 timestamp' }),
+);
 
 const JsonObject = z.record(z.string(), z.unknown());
+/** A count: a whole number, not negative. */
+const Count = z.int().check(z.nonnegative());
 
-export const Person = z.looseObject({ id: z.string(), name: z.string(), email: z.string() });
-export const Reference = z.looseObject({ id: z.string(), name: z.string(), referenceNumber: z.string() });
+export const Person = looseObject({ id: z.string(), name: z.string(), email: z.string() });
+export const Reference = looseObject({ id: z.string(), name: z.string(), referenceNumber: z.string() });
 
-export const ContentBlock = z.looseObject({
+export const ContentBlock = looseObject({
   id: z.string(),
   templateName: z.string(),
   templateId: z.string(),
-  schemaVersion: z.number().int(),
-  contentRevision: z.number().int(),
-  sortOrder: z.number().int(),
+  schemaVersion: z.int(),
+  contentRevision: z.int(),
+  sortOrder: z.int(),
   createdAt: Timestamp,
-  contentText: z.string().nullable().optional(),
-  contentStatus: z.enum(['available', 'unavailable']).optional(),
-  contentJson: JsonObject.optional(),
+  contentText: z.optional(z.nullable(z.string())),
+  contentStatus: z.optional(z.enum(['available', 'unavailable'])),
+  contentJson: z.optional(JsonObject),
 });
 export type ContentBlock = z.infer<typeof ContentBlock>;
 
-export const RecordingListItem = z.looseObject({
+export const RecordingListItem = looseObject({
   id: z.string(),
   title: z.string(),
   status: RecordingStatus,
   priority: Priority,
-  audioDuration: z.number().int(),
-  audioSize: z.number().int(),
+  audioDuration: z.int(),
+  audioSize: z.int(),
   notes: z.array(ContentBlock),
   documents: z.array(ContentBlock),
   author: Person,
-  client: Reference.nullable(),
-  matter: Reference.nullable(),
+  client: z.nullable(Reference),
+  matter: z.nullable(Reference),
   createdAt: Timestamp,
   updatedAt: Timestamp,
-  lastSyncedAt: Timestamp.nullable(),
-  syncCount: z.number().int().nonnegative(),
+  lastSyncedAt: z.nullable(Timestamp),
+  syncCount: Count,
 });
 export type RecordingListItem = z.infer<typeof RecordingListItem>;
 
-export const RecordingDetail = RecordingListItem.extend({
-  transcript: z.string(),
-  notes: z.array(ContentBlock.required({ contentText: true, contentStatus: true })),
-  documents: z.array(ContentBlock.required({ contentText: true, contentStatus: true })),
-});
-export type RecordingDetail = z.infer<typeof RecordingDetail>;
-
-export const ListMeta = z.looseObject({
-  count: z.number().int().nonnegative(),
-  limit: z.number().int().positive(),
+export const ListMeta = looseObject({
+  count: Count,
+  limit: z.int().check(z.positive()),
   hasMore: z.boolean(),
-  nextCursor: z.string().nullable(),
+  nextCursor: z.nullable(z.string()),
 });
 export type ListMeta = z.infer<typeof ListMeta>;
 
-export const RecordingList = z.looseObject({ data: z.array(RecordingListItem), meta: ListMeta });
-export const RecordingResponse = z.looseObject({ data: RecordingDetail });
+export const RecordingList = looseObject({ data: z.array(RecordingListItem), meta: ListMeta });
 
-export const SyncMetadata = z.looseObject({
-  provider: z.string(),
-  externalId: z.string(),
-  externalUrl: z.string().optional(),
-  filedAt: Timestamp,
-  metadata: JsonObject.optional(),
+// The shapes below are built the first time they are used, by z.lazy: a command checks one or
+// two of them, and building them all cost about 2 ms of every start-up (bench/README.md).
+export const RecordingDetail = z.lazy(() => {
+  const withText = z.required(ContentBlock, { contentText: true, contentStatus: true });
+  return z.extend(RecordingListItem, { transcript: z.string(), notes: z.array(withText), documents: z.array(withText) });
 });
+export type RecordingDetail = z.infer<typeof RecordingDetail>;
+
+export const RecordingResponse = z.lazy(() => looseObject({ data: RecordingDetail }));
+
+export const SyncMetadata = z.lazy(() =>
+  looseObject({
+    provider: z.string(),
+    externalId: z.string(),
+    externalUrl: z.optional(z.string()),
+    filedAt: Timestamp,
+    metadata: z.optional(JsonObject),
+  }),
+);
 export type SyncMetadata = z.infer<typeof SyncMetadata>;
 
-export const FilingRequest = z.strictObject({
-  provider: z.string().min(1),
-  externalId: z.string().min(1),
-  externalUrl: z.string().optional(),
-  filedAt: Timestamp.optional(),
-  metadata: JsonObject.optional(),
-});
+export const FilingRequest = z.lazy(() =>
+  z.strictObject({
+    provider: z.string().check(z.minLength(1)),
+    externalId: z.string().check(z.minLength(1)),
+    externalUrl: z.optional(z.string()),
+    filedAt: z.optional(Timestamp),
+    metadata: z.optional(JsonObject),
+  }),
+);
 export type FilingRequest = z.infer<typeof FilingRequest>;
 
-export const FilingResponse = z.looseObject({
-  data: z.looseObject({
-    id: z.string(),
-    lastSyncedAt: Timestamp,
-    syncCount: z.number().int().nonnegative(),
-    syncMetadata: SyncMetadata,
+export const FilingResponse = z.lazy(() =>
+  looseObject({
+    data: looseObject({
+      id: z.string(),
+      lastSyncedAt: Timestamp,
+      syncCount: Count,
+      syncMetadata: SyncMetadata,
+    }),
+    meta: looseObject({ replayed: z.boolean() }),
   }),
-  meta: z.looseObject({ replayed: z.boolean() }),
-});
+);
 export type FilingResponse = z.infer<typeof FilingResponse>;
 
 /** 8 to 255 characters from letters, digits, period, underscore, colon, hyphen (api.md). */
-export const IdempotencyKey = z.string().regex(/^[A-Za-z0-9._:-]{8,255}$/, {
-  message: 'an idempotency key is 8 to 255 letters, digits, or . _ : -',
-});
+export const IdempotencyKey = z.lazy(() =>
+  z.string().check(z.regex(/^[A-Za-z0-9._:-]{8,255}$/, { message: 'an idempotency key is 8 to 255 letters, digits, or . _ : -' })),
+);
 
-export const WebhookCreateRequest = z.strictObject({
-  url: z.string().min(1),
-  events: z.array(z.enum(WEBHOOK_EVENTS)).min(1),
-});
+export const WebhookCreateRequest = z.lazy(() =>
+  z.strictObject({
+    url: z.string().check(z.minLength(1)),
+    events: z.array(z.enum(WEBHOOK_EVENTS)).check(z.minLength(1)),
+  }),
+);
 export type WebhookCreateRequest = z.infer<typeof WebhookCreateRequest>;
 
 // Subscription fields beyond url, events and secret are "not shown" in api.md: a server may
 // send more or fewer, so only the documented ones are required.
-export const WebhookSubscription = z.looseObject({
-  id: z.string().optional(),
-  url: z.string(),
-  events: z.array(z.string()),
-  createdAt: Timestamp.optional(),
-});
+const subscription = () =>
+  looseObject({
+    id: z.optional(z.string()),
+    url: z.string(),
+    events: z.array(z.string()),
+    createdAt: z.optional(Timestamp),
+  });
+export const WebhookSubscription = z.lazy(subscription);
 export type WebhookSubscription = z.infer<typeof WebhookSubscription>;
 
-export const WebhookCreateResponse = z.looseObject({
-  data: WebhookSubscription.extend({ secret: z.string() }),
-});
+export const WebhookCreateResponse = z.lazy(() =>
+  looseObject({
+    data: z.extend(subscription(), { secret: z.string() }),
+  }),
+);
 export type WebhookCreateResponse = z.infer<typeof WebhookCreateResponse>;
 
 /** Paged lists whose shape api.md does not show: every part but the items is optional. */
-export const LooseListMeta = z.looseObject({
-  count: z.number().int().nonnegative().optional(),
-  limit: z.number().int().positive().optional(),
-  hasMore: z.boolean().optional(),
-  nextCursor: z.string().nullable().optional(),
-});
+export const LooseListMeta = z.lazy(() =>
+  looseObject({
+    count: z.optional(Count),
+    limit: z.optional(z.int().check(z.positive())),
+    hasMore: z.optional(z.boolean()),
+    nextCursor: z.optional(z.nullable(z.string())),
+  }),
+);
 
-export const WebhookList = z.looseObject({
-  data: z.array(WebhookSubscription),
-  meta: LooseListMeta.optional(),
-});
+export const WebhookList = z.lazy(() =>
+  looseObject({
+    data: z.array(WebhookSubscription),
+    meta: z.optional(LooseListMeta),
+  }),
+);
 
 // Delivery records are "not shown" in api.md beyond an id, a status and a subscription.
-export const Delivery = z.looseObject({
-  id: z.string(),
-  status: z.string().optional(),
-  subscriptionId: z.string().optional(),
-});
+export const Delivery = z.lazy(() =>
+  looseObject({
+    id: z.string(),
+    status: z.optional(z.string()),
+    subscriptionId: z.optional(z.string()),
+  }),
+);
 export type Delivery = z.infer<typeof Delivery>;
 
-export const DeliveryList = z.looseObject({ data: z.array(Delivery), meta: LooseListMeta.optional() });
+export const DeliveryList = z.lazy(() => looseObject({ data: z.array(Delivery), meta: z.optional(LooseListMeta) }));
 /** The replay answer is "not shown": a delivery under data, or anything at all. */
-export const ReplayResponse = z.union([z.looseObject({ data: Delivery }), z.unknown()]);
+export const ReplayResponse = z.lazy(() => z.union([looseObject({ data: Delivery }), z.unknown()]));
 
-export const ProblemDetails = z.looseObject({
-  type: z.string().optional(),
-  title: z.string().optional(),
-  status: z.number().int().optional(),
-  code: z.string().optional(),
-  requestId: z.string().optional(),
-});
+export const ProblemDetails = z.lazy(() =>
+  looseObject({
+    type: z.optional(z.string()),
+    title: z.optional(z.string()),
+    status: z.optional(z.int()),
+    code: z.optional(z.string()),
+    requestId: z.optional(z.string()),
+  }),
+);
 export type ProblemDetails = z.infer<typeof ProblemDetails>;
 
 export const ERROR_CODES = {
@@ -190,24 +239,26 @@ export const ERROR_CODES = {
 export type ErrorCode = keyof typeof ERROR_CODES;
 
 /** The body of a recording.completed delivery (api.md, Events, Payload shape). */
-export const WebhookPayload = z.looseObject({
-  id: z.string(),
-  event: z.string(),
-  data: z.looseObject({
+export const WebhookPayload = z.lazy(() =>
+  looseObject({
     id: z.string(),
-    title: z.string(),
-    status: z.string(),
-    priority: z.string(),
-    author: Person,
-    client: Reference.nullable(),
-    matter: Reference.nullable(),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-    lastSyncedAt: Timestamp.nullable(),
-    syncCount: z.number().int(),
-    apiUrl: z.string(),
+    event: z.string(),
+    data: looseObject({
+      id: z.string(),
+      title: z.string(),
+      status: z.string(),
+      priority: z.string(),
+      author: Person,
+      client: z.nullable(Reference),
+      matter: z.nullable(Reference),
+      createdAt: Timestamp,
+      updatedAt: Timestamp,
+      lastSyncedAt: z.nullable(Timestamp),
+      syncCount: z.int(),
+      apiUrl: z.string(),
+    }),
   }),
-});
+);
 export type WebhookPayload = z.infer<typeof WebhookPayload>;
 
 export const SIGNATURE_HEADERS = {

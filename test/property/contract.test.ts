@@ -2,7 +2,7 @@
 // 2xx with, the client's parse-and-check path gives either a parsed resource that can be
 // printed, or a ContractError (exit 7) — never another exception, never a crash later on.
 import fc from 'fast-check';
-import type { z } from 'zod';
+import type { core } from 'zod/mini';
 import { describe, expect, it } from 'vitest';
 import { checkShape, parseJson } from '../../src/api/contract.js';
 import { problemFromResponse } from '../../src/api/problem.js';
@@ -24,7 +24,7 @@ const block = { id: 'blk_1', templateName: 'Note', templateId: 'tpl_1', schemaVe
 const detail = { ...recording(1), notes: [block], documents: [block], transcript: 'Speaker 1: hello' };
 
 /** Each response schema the client checks, with one answer that passes it. */
-const SCHEMAS: [string, z.ZodType<unknown>, unknown][] = [
+const SCHEMAS: [string, core.$ZodType<unknown>, unknown][] = [
   ['RecordingList', RecordingList, page([recording(1), recording(2, { notes: [block] })], 'c2')],
   ['RecordingResponse', RecordingResponse, { data: detail }],
   ['FilingResponse', FilingResponse, { data: { id: 'rec_1', lastSyncedAt: '2026-11-22T10:00:00Z', syncCount: 1, syncMetadata: { provider: 'crm', externalId: 'X', filedAt: '2026-11-22T10:00:00Z', metadata: { a: [1] } } }, meta: { replayed: false } }],
@@ -37,7 +37,7 @@ const SCHEMAS: [string, z.ZodType<unknown>, unknown][] = [
 type Outcome = { parsed: unknown } | { contract: ContractError };
 
 /** The client's decode (client.ts): bytes → JSON → schema; then what the printers do with it. */
-function decode(schema: z.ZodType<unknown>, bytes: Buffer): Outcome {
+function decode(schema: core.$ZodType<unknown>, bytes: Buffer): Outcome {
   let parsed: unknown;
   try {
     parsed = checkShape(schema, parseJson(bytes));

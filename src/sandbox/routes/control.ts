@@ -1,6 +1,7 @@
 // The control API under /_sandbox (sandbox.md, Controlling it): no key, drives what happens
 // inside the service in production.
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import '../../shared/zod-messages.js';
 import { PRIORITIES, RECORDING_STATUSES } from '../../shared/schemas.js';
 import { FAULT_KINDS } from '../faults.js';
 import { json, notFound, type Reply } from '../problem.js';
@@ -9,21 +10,21 @@ import { WORKSPACES } from '../types.js';
 import type { ControlRoute, RequestContext } from './route.js';
 
 const NewRecording = z.strictObject({
-  workspace: z.enum(WORKSPACES).optional(),
-  title: z.string().min(1).max(500).optional(),
-  status: z.enum(RECORDING_STATUSES).optional(),
-  priority: z.enum(PRIORITIES).optional(),
+  workspace: z.optional(z.enum(WORKSPACES)),
+  title: z.optional(z.string().check(z.minLength(1), z.maxLength(500))),
+  status: z.optional(z.enum(RECORDING_STATUSES)),
+  priority: z.optional(z.enum(PRIORITIES)),
 });
 const StatusChange = z.strictObject({ status: z.enum(RECORDING_STATUSES) });
 const FaultChange = z.strictObject({
-  rate: z.number().min(0).max(1),
-  kinds: z.array(z.enum(FAULT_KINDS)).optional(),
-  delayMs: z.number().int().min(0).max(60_000).nullable().optional(),
-  match: z.string().min(1).nullable().optional(),
+  rate: z.number().check(z.gte(0), z.lte(1)),
+  kinds: z.optional(z.array(z.enum(FAULT_KINDS))),
+  delayMs: z.optional(z.nullable(z.int().check(z.gte(0), z.lte(60_000)))),
+  match: z.optional(z.nullable(z.string().check(z.minLength(1)))),
 });
 
 /** An empty control body means `{}`, so `curl -X POST …/_sandbox/reset` just works. */
-function body<T extends z.ZodType>(ctx: RequestContext, schema: T): z.infer<T> {
+function body<T extends z.core.$ZodType>(ctx: RequestContext, schema: T): z.infer<T> {
   const contentType = ctx.body.length === 0 ? 'application/json' : ctx.headers['content-type'];
   return jsonBody(contentType, ctx.body.length === 0 ? Buffer.from('{}') : ctx.body, schema);
 }

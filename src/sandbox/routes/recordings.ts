@@ -1,4 +1,5 @@
 // GET /recordings, GET /recordings/:id, POST /recordings/:id/filings (api.md, Endpoints).
+import { refine } from 'zod/mini';
 import { FilingRequest, INCLUDES, RECORDING_STATUSES, SYNC_STATES } from '../../shared/schemas.js';
 import { ProblemError, invalid, json, notFound, type Reply } from '../problem.js';
 import { enumParam, jsonBody, limitParam, parseInstant, parseQuery } from '../request.js';
@@ -53,10 +54,12 @@ function getRecording(ctx: ApiContext): Reply {
 }
 
 // filedAt must be a real ISO 8601 instant; the shared schema only asks Date.parse.
-const Filing = FilingRequest.refine((body) => body.filedAt === undefined || parseInstant(body.filedAt) !== null, {
-  message: 'filedAt must be an ISO 8601 timestamp with a time zone',
-  path: ['filedAt'],
-});
+const Filing = FilingRequest.check(
+  refine((body: FilingRequest) => body.filedAt === undefined || parseInstant(body.filedAt) !== null, {
+    message: 'filedAt must be an ISO 8601 timestamp with a time zone',
+    path: ['filedAt'],
+  }),
+);
 
 function fileRecording(ctx: ApiContext): Reply {
   parseQuery(ctx.query, []);
