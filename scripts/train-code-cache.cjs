@@ -34,13 +34,16 @@ if (cache === '--serve') {
     child.unref();
     Object.assign(process.env, { RFS_BASE_URL: sandbox.baseUrl, RFS_API_KEY: sandbox.apiKeys.admin, RFS_CONFIG_DIR: configDir });
     let next = 0;
+    // The CLI ends each run with process.exit() once its output is flushed (src/main.ts): here
+    // that call starts the next run instead, and after the last one writes the cache. A run
+    // that fails ends the process, and no cache is written.
+    const exit = process.exit.bind(process);
+    process.exit = (code) => {
+      if ((code ?? process.exitCode ?? 0) !== 0) return exit(code ?? process.exitCode);
+      if (next < runs.length) return runApp(runs[next++]);
+      writeFileSync(cache, script.createCachedData());
+      return exit(0);
+    };
     runApp(runs[next++]);
-    // Each run ends when the event loop empties; then the next one starts.
-    process.on('beforeExit', () => {
-      if (next < runs.length) runApp(runs[next++]);
-    });
-    process.once('exit', (code) => {
-      if (next === runs.length && code === 0) writeFileSync(cache, script.createCachedData());
-    });
   });
 }

@@ -17,9 +17,18 @@ async function main(): Promise<void> {
     if (error.code !== 'EPIPE') throw error;
   });
   const [{ runCli }, { processIO }] = await Promise.all([import('./cli/run.js'), import('./cli/io.js')]);
-  process.exitCode = await runCli(argv, processIO(), { signal: controller.signal });
-  process.off('SIGINT', onSignal);
-  process.off('SIGTERM', onSignal);
+  const code = await runCli(argv, processIO(), { signal: controller.signal, processExits: true });
+  // Everything written is handed to the OS before the end (pipes are asynchronous on macOS).
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  process.exit(code);
+}
+
+/** Resolves once what was written before it has been handed on, or the stream has failed. */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.destroyed || !stream.writable) resolve();
+    else stream.write('', () => resolve());
+  });
 }
 
 main().catch((error: unknown) => {
