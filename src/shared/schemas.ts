@@ -74,6 +74,16 @@ export const ContentBlock = looseObject({
 });
 export type ContentBlock = z.infer<typeof ContentBlock>;
 
+/** Fields of a recording in a list, in its detail and in a webhook's payload alike. */
+const recordingPartiesAndTimes = {
+  author: Person,
+  client: z.nullable(Reference),
+  matter: z.nullable(Reference),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  lastSyncedAt: z.nullable(Timestamp),
+};
+
 export const RecordingListItem = looseObject({
   id: z.string(),
   title: z.string(),
@@ -83,12 +93,7 @@ export const RecordingListItem = looseObject({
   audioSize: z.int(),
   notes: z.array(ContentBlock),
   documents: z.array(ContentBlock),
-  author: Person,
-  client: z.nullable(Reference),
-  matter: z.nullable(Reference),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-  lastSyncedAt: z.nullable(Timestamp),
+  ...recordingPartiesAndTimes,
   syncCount: Count,
 });
 export type RecordingListItem = z.infer<typeof RecordingListItem>;
@@ -248,12 +253,7 @@ export const WebhookPayload = z.lazy(() =>
       title: z.string(),
       status: z.string(),
       priority: z.string(),
-      author: Person,
-      client: z.nullable(Reference),
-      matter: z.nullable(Reference),
-      createdAt: Timestamp,
-      updatedAt: Timestamp,
-      lastSyncedAt: z.nullable(Timestamp),
+      ...recordingPartiesAndTimes,
       syncCount: z.int(),
       apiUrl: z.string(),
     }),
