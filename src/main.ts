@@ -1,4 +1,5 @@
-// The process entry point: wires the real streams and signals to runCli and sets the exit code.
+// The process entry point: wires the real streams and signals to runCli, then ends the process
+// with its exit code once the output is flushed.
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const controller = new AbortController();
