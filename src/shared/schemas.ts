@@ -5,8 +5,9 @@
 // Written with zod's mini build (src/shared/zod-messages.ts says why): modifiers are functions
 // (z.optional(s), z.nullable(s)) and refinements are checks (s.check(z.minLength(1))).
 import * as z from 'zod/mini';
-// Named, not through z: esbuild keeps only the named parts of a module, where z.core would bring
-// all of zod's core (its locales among them).
+// By name, not through z: TypeScript checks a call to an `asserts` signature (init's) only
+// through a declared name, and z.core would bring all of zod's core (its locales among them)
+// into the bundle, where esbuild keeps only the named parts of a module.
 import { ZodMiniType } from 'zod/mini';
 import { $constructor, $ZodObjectJIT } from 'zod/v4/core';
 import './zod-messages.js';

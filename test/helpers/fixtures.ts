@@ -47,3 +47,21 @@ export const FINAL_ERRORS: readonly (readonly [status: number, code: string, exi
   [409, 'RECORDING_NOT_COMPLETED', 5],
   [415, 'UNSUPPORTED_CONTENT_TYPE', 2],
 ];
+
+/** Every path to a value inside `value` (the root included). */
+export function paths(value: unknown, at: (string | number)[] = []): (string | number)[][] {
+  const out = [at];
+  if (Array.isArray(value)) value.forEach((v, i) => out.push(...paths(v, [...at, i])));
+  else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) out.push(...paths(v, [...at, k]));
+  return out;
+}
+
+/** A copy of `value` with the value at `path` replaced (or removed, for `undefined`). */
+export function replaceAt(value: unknown, path: (string | number)[], next: unknown): unknown {
+  if (path.length === 0) return next;
+  const [head, ...rest] = path as [string | number, ...(string | number)[]];
+  const copy = (Array.isArray(value) ? [...value] : { ...(value as Record<string, unknown>) }) as Record<string | number, unknown>;
+  if (rest.length === 0 && next === undefined) delete copy[head];
+  else copy[head] = replaceAt(copy[head], rest, next);
+  return copy;
+}

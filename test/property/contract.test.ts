@@ -18,7 +18,7 @@ import {
   WebhookCreateResponse,
   WebhookList,
 } from '../../src/shared/schemas.js';
-import { page, recording } from '../helpers/fixtures.js';
+import { page, paths, recording, replaceAt } from '../helpers/fixtures.js';
 
 const block = { id: 'blk_1', templateName: 'Note', templateId: 'tpl_1', schemaVersion: 1, contentRevision: 2, sortOrder: 0, createdAt: '2026-11-20T09:00:00.000Z', contentText: 'hello', contentStatus: 'available', contentJson: { type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'hello' }] }] } };
 const detail = { ...recording(1), notes: [block], documents: [block], transcript: 'Speaker 1: hello' };
@@ -53,24 +53,6 @@ function decode(schema: core.$ZodType<unknown>, bytes: Buffer): Outcome {
   safeJson(parsed, 2);
   sanitizeDeep(parsed);
   return { parsed };
-}
-
-/** Every path to a value inside `value` (the root included). */
-function paths(value: unknown, at: (string | number)[] = []): (string | number)[][] {
-  const out = [at];
-  if (Array.isArray(value)) value.forEach((v, i) => out.push(...paths(v, [...at, i])));
-  else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) out.push(...paths(v, [...at, k]));
-  return out;
-}
-
-/** A copy of `value` with the value at `path` replaced (or removed, for `undefined`). */
-function replaceAt(value: unknown, path: (string | number)[], next: unknown): unknown {
-  if (path.length === 0) return next;
-  const [head, ...rest] = path as [string | number, ...(string | number)[]];
-  const copy = (Array.isArray(value) ? [...value] : { ...(value as Record<string, unknown>) }) as Record<string | number, unknown>;
-  if (rest.length === 0 && next === undefined) delete copy[head];
-  else copy[head] = replaceAt(copy[head], rest, next);
-  return copy;
 }
 
 describe.each(SCHEMAS)('the %s answer (property)', (_name, schema, valid) => {
