@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code !== 'EPIPE') throw error;
   });
-  const [{ runCli }, { processIO }] = await Promise.all([import('./cli/run.js'), import('./cli/io.js')]);
+  const [{ runCli }, { processIO }] = await Promise.all([import('./cli/run.js'), import('./core/io.js')]);
   const code = await runCli(argv, processIO(), { signal: controller.signal, processExits: true });
   // Everything written is handed to the OS before the end (pipes are asynchronous on macOS).
   await Promise.all([flushed(process.stdout), flushed(process.stderr)]);

@@ -4,9 +4,10 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { LeanPool as Pool } from './undici-pool.js';
 import type { Dispatcher } from 'undici';
-import { ApiError, CancelError, ContractError, NetworkError } from '../cli/errors.js';
+import { ApiError, CancelError, ContractError, NetworkError } from '../core/errors.js';
 import { checkShape, parseJson } from './contract.js';
-import { apiRoot, checkKeyFormat, redactKey } from './credentials.js';
+import { redactKey } from '../core/redact.js';
+import { apiRoot, checkKeyFormat } from './credentials.js';
 import { TokenBucket } from './pacing.js';
 import { firstHeader, problemFromResponse } from './problem.js';
 import { classifyNetworkError, formatSeconds, MAX_RETRY_AFTER_MS, planRetry, SendLog } from './retry.js';

@@ -2,7 +2,7 @@
 // an answer that is not JSON or not the documented shape becomes a ContractError (exit 7) that
 // names the path of the bad field, e.g. `data[3].status: expected one of …`.
 import { safeParse, type core } from 'zod/mini';
-import { ContractError } from '../cli/errors.js';
+import { ContractError } from '../core/errors.js';
 
 /**
  * api.md's shapes are a few levels deep and a rich-text contentJson a few dozen. Loose objects

@@ -1,12 +1,6 @@
 // API keys and base URLs, checked before anything is sent (cli.md, Connection and credentials).
-import { UsageError } from '../cli/errors.js';
-import { API_KEY_PREFIX } from '../shared/vocabulary.js';
-
-/** `service_pk_…` plus the last 4 characters: the only form in which a key is ever shown. */
-export function redactKey(key: string): string {
-  const tail = key.length > API_KEY_PREFIX.length + 4 ? key.slice(-4) : '';
-  return `${API_KEY_PREFIX}…${tail}`;
-}
+import { UsageError } from '../core/errors.js';
+import { API_KEY_PREFIX } from '../core/redact.js';
 
 export function checkKeyFormat(key: string): string {
   const trimmed = key.trim();

@@ -1,7 +1,7 @@
 // Cursor pagination as an async generator: items are yielded page by page, so a renderer can
 // write each page as it arrives and memory does not grow with the number of items.
 import type { core, infer as Infer } from 'zod/mini';
-import { CancelError, RfsError } from '../cli/errors.js';
+import { CancelError, RfsError } from '../core/errors.js';
 import type { ApiClient } from './types.js';
 
 export interface Page<T> {

@@ -1,7 +1,7 @@
 // A non-2xx answer becomes an ApiError (api.md, Errors: RFC 9457 problem details). The HTTP
 // status always wins over the body's `status`; a body that is not problem details (an HTML page
 // from a proxy) still gives a usable error, built from the status alone.
-import { ApiError } from '../cli/errors.js';
+import { ApiError } from '../core/errors.js';
 import { ProblemDetails } from '../shared/schemas.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from './contract.js';
 

@@ -1,7 +1,7 @@
 // The `-v` line: one per HTTP attempt (cli.md, Global options). It must be safe to paste into a
 // public issue, so it never carries a header, and anything that looks like a key, a webhook
 // secret or a signature is redacted wherever it appears (path, query, server text).
-import { redactSecrets } from '../output/redact.js';
+import { redactSecrets } from '../core/redact.js';
 import { formatSeconds } from './retry.js';
 
 export { redactSecrets };

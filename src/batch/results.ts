@@ -1,11 +1,11 @@
 // One result line per batch item (file --from, deliveries replay, sync): ndjson for scripts, a
 // plain row on a terminal, written as each item finishes, then a summary on stderr that says
 // exactly what was done and what was not.
-import type { Context } from '../cli/context.js';
-import { ApiError, RfsError } from '../cli/errors.js';
+import type { Session } from '../core/context.js';
+import { ApiError, RfsError } from '../core/errors.js';
 import { writeOut } from '../output/list-writer.js';
 import { safeJson } from '../output/safe-json.js';
-import { redactSecrets } from '../output/redact.js';
+import { redactSecrets } from '../core/redact.js';
 import { sanitize } from '../output/sanitize.js';
 
 export interface ItemError {
@@ -33,7 +33,7 @@ export class ResultWriter {
   /** Set when stdout went away: the batch goes on (nothing is lost), results are no longer printed. */
   outputClosedAt: number | undefined;
   constructor(
-    private readonly ctx: Context,
+    private readonly ctx: Session,
     /** How a row reads on a terminal: a label for the item and a description of success. */
     private readonly row: (result: ItemResult) => { label: string; done: string },
   ) {}

@@ -8,7 +8,7 @@ import {
   SYNC_STATES,
   WEBHOOK_EVENTS,
 } from '../shared/vocabulary.js';
-import { OUTPUT_FORMATS, type Context } from './context.js';
+import { OUTPUT_FORMATS, type Context } from '../commands/context.js';
 
 /** What a command module exports: flags in, an exit code out. */
 export interface CommandModule {

@@ -1,11 +1,11 @@
 // The one place where an error becomes what the user reads on stderr (cli.md, Exit codes):
 // `error: <title> (<code>, HTTP <status>, request <requestId>)`, a line of advice where it
 // helps, the problem-details JSON with -o json/ndjson, and a stack trace only with --verbose.
-import type { GlobalOptions } from './context.js';
-import { ApiError, CancelError, ContractError, RfsError, exitCodeFor } from './errors.js';
-import type { IO } from './io.js';
+import type { GlobalOptions } from '../commands/context.js';
+import { ApiError, CancelError, ContractError, RfsError, exitCodeFor } from '../core/errors.js';
+import type { IO } from '../core/io.js';
 import { safeJson } from '../output/safe-json.js';
-import { redactSecrets } from '../output/redact.js';
+import { redactSecrets } from '../core/redact.js';
 import { sanitize } from '../output/sanitize.js';
 
 const SCOPE_OF: Record<string, string> = {

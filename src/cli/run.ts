@@ -2,10 +2,10 @@
 // so tests drive the whole CLI in-process with buffers for streams.
 import { CommanderError } from 'commander';
 import type { ApiClient } from '../api/types.js';
-import type { Ui } from '../output/ui.js';
-import type { Connection, Context, GlobalOptions, OutputFormat } from './context.js';
-import { CancelError, EXIT, UsageError, exitCodeFor } from './errors.js';
-import { type IO, colorEnabled, isTruthy } from './io.js';
+import type { Ui } from '../core/ui.js';
+import type { Connection, Context, GlobalOptions, OutputFormat } from '../commands/context.js';
+import { CancelError, EXIT, UsageError, exitCodeFor } from '../core/errors.js';
+import { type IO, colorEnabled, isTruthy } from '../core/io.js';
 import { buildProgram, commandToRun, type Dispatch } from './program.js';
 import { reportError } from './report.js';
 import { HELP_TOPICS } from './topics.js';

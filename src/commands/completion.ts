@@ -1,7 +1,7 @@
 // `rfs completion bash|zsh|fish`: prints a static completion script generated from the real
 // command tree, so the scripts in completions/ and the commands that exist cannot drift apart.
-import type { Context } from '../cli/context.js';
-import { UsageError } from '../cli/errors.js';
+import type { Context } from './context.js';
+import { UsageError } from '../core/errors.js';
 import { buildProgram, type Dispatch, type Invocation } from '../cli/program.js';
 import { HELP_TOPICS } from '../cli/topics.js';
 import { bashScript } from '../completion/bash.js';

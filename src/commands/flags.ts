@@ -1,6 +1,6 @@
 // Turning raw flag values into typed ones, with a UsageError (exit 2) that names the allowed
 // values. Command files call these before anything is sent.
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../core/errors.js';
 
 export function intFlag(name: string, raw: unknown, range: { min: number; max: number }): number | undefined {
   if (raw === undefined) return undefined;

@@ -1,5 +1,5 @@
 // Notices shared by the list commands.
-import type { Context } from '../cli/context.js';
+import type { Context } from './context.js';
 import { sanitize } from '../output/sanitize.js';
 
 /** cli.md: a list with more pages than were printed says how to get the next one. */

@@ -1,6 +1,6 @@
 // rfs sandbox: adapts the command tree's flags to the sandbox's own runner, which takes the
 // process streams and stops when Ctrl-C or SIGTERM aborts the signal.
-import type { Context } from '../cli/context.js';
+import type { Context } from './context.js';
 import type { Invocation } from '../cli/program.js';
 
 export async function run(ctx: Context, inv: Invocation): Promise<number> {

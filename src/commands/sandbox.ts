@@ -1,8 +1,8 @@
 // rfs sandbox (sandbox.md, Starting it): checks the flags, starts the local service, prints one
 // JSON line on stdout and a banner on stderr, and runs until the signal aborts (Ctrl-C or
 // SIGTERM in the caller), then stops cleanly: requests in flight finish and state is saved.
-import { UsageError } from '../cli/errors.js';
-import type { IO } from '../cli/io.js';
+import { UsageError } from '../core/errors.js';
+import type { IO } from '../core/io.js';
 import { describeRange, inRange, type RangedOption } from '../sandbox/config.js';
 import type { RunningSandbox, SandboxKeys, SandboxOptions } from '../sandbox/index.js';
 

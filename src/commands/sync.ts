@@ -1,8 +1,8 @@
 // rfs sync (cli.md, sync): the recommended integration pattern as one crash-safe command.
 import { listRecordings } from '../api/recordings.js';
 import { ResultWriter } from '../batch/results.js';
-import type { Context } from '../cli/context.js';
-import { EXIT, UsageError } from '../cli/errors.js';
+import type { Context } from './context.js';
+import { EXIT, UsageError } from '../core/errors.js';
 import type { Invocation } from '../cli/program.js';
 import { writeList } from '../output/list-writer.js';
 import { sanitize } from '../output/sanitize.js';

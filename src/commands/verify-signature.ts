@@ -4,8 +4,8 @@
 import { readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { Chalk } from 'chalk';
-import type { Context } from '../cli/context.js';
-import { CancelError, UsageError } from '../cli/errors.js';
+import type { Context } from './context.js';
+import { CancelError, UsageError } from '../core/errors.js';
 import type { Invocation } from '../cli/program.js';
 import { safeJson } from '../output/safe-json.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../shared/signature.js';

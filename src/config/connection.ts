@@ -1,8 +1,8 @@
 // Which profile, service root and API key a command uses (cli.md, Connection and credentials):
 // in every row the flag wins, then the environment, then the profile. The key has no flag,
 // because argv leaks into shell history and `ps`.
-import { AuthError } from '../cli/errors.js';
-import type { Connection } from '../cli/context.js';
+import { AuthError } from '../core/errors.js';
+import type { Connection } from '../core/context.js';
 import { apiRoot, checkKeyFormat } from '../api/credentials.js';
 import { sanitize } from '../output/sanitize.js';
 import { noSuchProfile, type ProfileStore } from './profiles.js';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type Conf from 'conf';
 import * as z from 'zod/mini';
 import '../shared/zod-messages.js';
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../core/errors.js';
 import { apiRoot, checkKeyFormat } from '../api/credentials.js';
 import { sanitize } from '../output/sanitize.js';
 

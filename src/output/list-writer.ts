@@ -2,8 +2,8 @@
 // and closed even when the listing fails midway, so whatever was printed stays valid JSON; every
 // write waits for 'drain', so 100,000 items cost no more memory than one page.
 import type { Writable } from 'node:stream';
-import type { IO } from '../cli/io.js';
-import type { OutputFormat } from '../cli/context.js';
+import type { IO } from '../core/io.js';
+import type { OutputFormat } from '../core/context.js';
 import { safeJson } from './safe-json.js';
 // Tables (cli-table3, chalk) are loaded only for table output: json and ndjson never need them.
 import type { Column, KeyValueSection } from './table.js';

@@ -1,5 +1,5 @@
 // Time as people read it in a table, and `--updated-since` values as people type them.
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../core/errors.js';
 import { sanitize } from './sanitize.js';
 
 const formatters = new Map<string, Intl.DateTimeFormat>();

@@ -3,9 +3,9 @@
 // a chalk instance with an explicit level, never the global one that detects colour by itself.
 // chalk is loaded only when stderr is coloured: off a terminal (scripts, pipelines) it would cost
 // about 2 ms of start-up for nothing.
-import type { IO } from '../cli/io.js';
+import type { IO } from '../core/io.js';
 import { sanitize } from './sanitize.js';
-import type { Spinner, Ui } from './ui.js';
+import type { Spinner, Ui } from '../core/ui.js';
 
 export interface UiOptions {
   quiet: boolean;

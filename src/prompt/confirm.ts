@@ -1,11 +1,11 @@
 // Confirmations and other prompts, bound to the command's streams (never the process's), and
 // only where a person can answer: elsewhere the command fails with exit 2 and names the flag.
-import type { Context } from '../cli/context.js';
-import { CancelError, UsageError } from '../cli/errors.js';
-import { canPrompt } from '../cli/io.js';
+import type { Session } from '../core/context.js';
+import { CancelError, UsageError } from '../core/errors.js';
+import { canPrompt } from '../core/io.js';
 
 /** Resolves true when confirmed (or --yes), false when the person says no. */
-export async function confirmAction(ctx: Context, message: string): Promise<boolean> {
+export async function confirmAction(ctx: Session, message: string): Promise<boolean> {
   if (ctx.globals.yes) return true;
   if (!canPrompt(ctx.io)) {
     throw new UsageError(`${message.replace(/\?$/, '')}: confirmation needed, but there is no terminal to ask on`, {

@@ -6,4 +6,4 @@ export const SYNC_STATES = ['unsynced', 'synced', 'all'] as const;
 export const INCLUDES = ['content', 'contentJson'] as const;
 export const WEBHOOK_EVENTS = ['recording.completed'] as const;
 export const DELIVERY_STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED'] as const;
-export const API_KEY_PREFIX = 'service_pk_';
+export { API_KEY_PREFIX } from '../core/redact.js';

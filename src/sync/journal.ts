@@ -5,7 +5,7 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync, existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../core/errors.js';
 
 export interface ExternalRecord {
   externalId: string;

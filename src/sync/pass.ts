@@ -4,9 +4,9 @@
 import { fileRecording, getRecording, listRecordings } from '../api/recordings.js';
 import type { ApiClient } from '../api/types.js';
 import { itemError, type ItemResult, type ResultWriter } from '../batch/results.js';
-import type { Context } from '../cli/context.js';
-import { ApiError, CancelError } from '../cli/errors.js';
-import type { Spinner } from '../output/ui.js';
+import type { Session } from '../core/context.js';
+import { ApiError, CancelError } from '../core/errors.js';
+import type { Spinner } from '../core/ui.js';
 import { parseExternalRecord, runCommand } from './exec.js';
 import type { ExternalRecord, Journal } from './journal.js';
 
@@ -33,7 +33,7 @@ function failure(code: string, title: string): ItemResult['error'] {
   return { status: null, code, title, requestId: null };
 }
 
-export async function runPass(ctx: Context, client: ApiClient, journal: Journal, s: SyncSettings, writer: ResultWriter, spinner: Spinner): Promise<PassOutcome> {
+export async function runPass(ctx: Session, client: ApiClient, journal: Journal, s: SyncSettings, writer: ResultWriter, spinner: Spinner): Promise<PassOutcome> {
   const outcome: PassOutcome = { filed: 0, failed: 0 };
   let handled = 0;
   const room = (): boolean => s.maxItems === undefined || handled < s.maxItems;

@@ -1,7 +1,7 @@
 // Reading the signature headers from a raw header dump (`curl -D`, a proxy log, a saved
 // request): `Name: value` lines, names in any case, CRLF or LF, optionally after an HTTP status
 // or request line. Values are taken as written; what they mean is for verifySignature to judge.
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../core/errors.js';
 
 export const SIGNATURE_HEADER = 'x-service-signature';
 export const TIMESTAMP_HEADER = 'x-service-timestamp';

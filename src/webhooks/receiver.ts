@@ -4,7 +4,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isLoopbackHost } from '../api/credentials.js';
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../core/errors.js';
 import { SIGNATURE_HEADERS } from '../shared/schemas.js';
 import { verdict } from './verify.js';
 

@@ -3,7 +3,7 @@
 // into shell history and `ps`. No message here ever contains the secret, nor a value that could
 // be one (a secret pasted where a variable name or a path was expected).
 import { readFile } from 'node:fs/promises';
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../core/errors.js';
 
 export const DEFAULT_SECRET_ENV = 'RFS_WEBHOOK_SECRET';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ApiError, ContractError, exitCodeFor } from '../../src/cli/errors.js';
+import { ApiError, ContractError, exitCodeFor } from '../../src/core/errors.js';
 import { RecordingList } from '../../src/shared/schemas.js';
 import { problem, rejection, useScenario } from './support.js';
 import { FINAL_ERRORS } from '../helpers/fixtures.js';

@@ -2,7 +2,7 @@ import diagnostics from 'node:diagnostics_channel';
 import { describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import { apiPath } from '../../src/api/types.js';
-import { UsageError, exitCodeFor } from '../../src/cli/errors.js';
+import { UsageError, exitCodeFor } from '../../src/core/errors.js';
 import { KEY, rejection, useScenario } from './support.js';
 
 const scenario = useScenario();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
-import { ApiError, CancelError, NetworkError, exitCodeFor } from '../../src/cli/errors.js';
+import { ApiError, CancelError, NetworkError, exitCodeFor } from '../../src/core/errors.js';
 import { closedPort } from '../helpers/scenario-server.js';
 import { KEY, problem, rejection, useScenario } from './support.js';
 

@@ -1,7 +1,7 @@
 // paginate() with a page reader whose answers the test releases by hand: when each page is
 // requested, how far ahead it reads, what is cancelled, and where a failure resumes.
 import { describe, expect, it } from 'vitest';
-import { ContractError } from '../../src/cli/errors.js';
+import { ContractError } from '../../src/core/errors.js';
 import { paginate, type Page, type PagePeek, type PaginateOptions } from '../../src/api/paginate.js';
 import type { ApiClient } from '../../src/api/types.js';
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { AuthError, UsageError, exitCodeFor } from '../../src/cli/errors.js';
+import { AuthError, UsageError, exitCodeFor } from '../../src/core/errors.js';
 import { DEFAULT_BASE_URL, resolveConnection } from '../../src/config/connection.js';
 import { type ProfileStore, openProfiles } from '../../src/config/profiles.js';
 

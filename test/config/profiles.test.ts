@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { UsageError } from '../../src/cli/errors.js';
+import { UsageError } from '../../src/core/errors.js';
 import { configDir, openProfiles } from '../../src/config/profiles.js';
 
 const KEY_A = 'service_pk_alpha_secret_1111';

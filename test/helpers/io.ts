@@ -1,6 +1,6 @@
 // An IO over in-memory streams, for tests that say explicitly whether each stream is a terminal.
 import { PassThrough } from 'node:stream';
-import type { IO } from '../../src/cli/io.js';
+import type { IO } from '../../src/core/io.js';
 
 export interface BufferIOOptions {
   stdoutIsTTY?: boolean;

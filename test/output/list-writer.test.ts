@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, test } from 'vitest';
-import type { IO } from '../../src/cli/io.js';
+import type { IO } from '../../src/core/io.js';
 import { writeList, writeResource } from '../../src/output/list-writer.js';
 import type { Column } from '../../src/output/table.js';
 import { bufferIO } from '../helpers/io.js';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { colorEnabled } from '../../src/cli/io.js';
+import { colorEnabled } from '../../src/core/io.js';
 import { type Column, displayWidth, renderKeyValue, renderTable, truncate } from '../../src/output/table.js';
 import { formatLocalTime } from '../../src/output/time.js';
 import { bufferIO } from '../helpers/io.js';

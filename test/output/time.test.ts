@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { UsageError } from '../../src/cli/errors.js';
+import { UsageError } from '../../src/core/errors.js';
 import { formatLocalTime, parseWhen } from '../../src/output/time.js';
 
 const NOW = Date.parse('2026-11-22T14:05:30.000Z');

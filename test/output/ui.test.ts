@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { colorEnabled } from '../../src/cli/io.js';
+import { colorEnabled } from '../../src/core/io.js';
 import { createUi } from '../../src/output/ui-impl.js';
 import { type BufferIOOptions, bufferIO } from '../helpers/io.js';
 

@@ -6,7 +6,7 @@ import type { core } from 'zod/mini';
 import { describe, expect, it } from 'vitest';
 import { checkShape, parseJson } from '../../src/api/contract.js';
 import { problemFromResponse } from '../../src/api/problem.js';
-import { ApiError, ContractError, exitCodeFor } from '../../src/cli/errors.js';
+import { ApiError, ContractError, exitCodeFor } from '../../src/core/errors.js';
 import { safeJson } from '../../src/output/safe-json.js';
 import { sanitizeDeep } from '../../src/output/sanitize.js';
 import {

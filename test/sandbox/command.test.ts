@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/cli/errors.js';
-import type { IO } from '../../src/cli/io.js';
+import { UsageError } from '../../src/core/errors.js';
+import type { IO } from '../../src/core/io.js';
 import { run, sandboxOptions, type SandboxFlags } from '../../src/commands/sandbox.js';
 
 function fakeIO(): { io: IO; stdout: () => string; stderr: () => string; firstLine: Promise<string> } {

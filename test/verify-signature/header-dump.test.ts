@@ -1,6 +1,6 @@
 // The header-dump reader that verify-signature (and later webhooks listen) use for --headers.
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/cli/errors.js';
+import { UsageError } from '../../src/core/errors.js';
 import { parseHeaderDump, signatureHeadersFromDump } from '../../src/webhooks/header-dump.js';
 
 describe('parseHeaderDump', () => {

@@ -1,6 +1,6 @@
 // Where the webhook secret comes from: --secret-file, --secret-env, else RFS_WEBHOOK_SECRET.
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/cli/errors.js';
+import { UsageError } from '../../src/core/errors.js';
 import { readWebhookSecret } from '../../src/webhooks/secret.js';
 
 const files = (content: Record<string, string>) => async (path: string): Promise<Buffer> => {

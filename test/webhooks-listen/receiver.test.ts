@@ -2,7 +2,7 @@
 // 127.0.0.1 port 0 with signatures computed in the test.
 import { Agent, request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/cli/errors.js';
+import { UsageError } from '../../src/core/errors.js';
 import {
   forwardTarget,
   MAX_BODY_BYTES,

@@ -1,6 +1,6 @@
 // The live check of a key used by `auth login` and `auth status`: one GET /recordings?limit=1.
 import type { ApiClient } from '../../api/types.js';
-import { ApiError, NetworkError } from '../../cli/errors.js';
+import { ApiError, NetworkError } from '../../core/errors.js';
 
 export type KeyState = 'ok' | 'unauthorized' | 'missing scope' | 'subscription required' | 'unreachable';
 

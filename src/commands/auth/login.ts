@@ -1,10 +1,11 @@
 // rfs auth login (cli.md, auth): asks for the base URL and the key (masked), or reads the key
 // from stdin with --with-key; checks it with one request before saving it.
 import { addAbortSignal, type Readable } from 'node:stream';
-import { apiRoot, checkKeyFormat, redactKey } from '../../api/credentials.js';
-import type { Context } from '../../cli/context.js';
-import { AuthError, CancelError, EXIT, UsageError } from '../../cli/errors.js';
-import { canPrompt } from '../../cli/io.js';
+import { apiRoot, checkKeyFormat } from '../../api/credentials.js';
+import { redactKey } from '../../core/redact.js';
+import type { Context } from '../context.js';
+import { AuthError, CancelError, EXIT, UsageError } from '../../core/errors.js';
+import { canPrompt } from '../../core/io.js';
 import type { Invocation } from '../../cli/program.js';
 import { DEFAULT_BASE_URL, DEFAULT_PROFILE } from '../../config/connection.js';
 import { checkProfileName, openProfiles } from '../../config/profiles.js';

@@ -1,6 +1,6 @@
 // rfs auth logout [--profile <name>]: forget a profile and its key.
-import type { Context } from '../../cli/context.js';
-import { EXIT } from '../../cli/errors.js';
+import type { Context } from '../context.js';
+import { EXIT } from '../../core/errors.js';
 import type { Invocation } from '../../cli/program.js';
 import { DEFAULT_PROFILE } from '../../config/connection.js';
 import { noSuchProfile, openProfiles } from '../../config/profiles.js';

@@ -1,8 +1,8 @@
 // rfs auth status (cli.md, auth): every profile (or one) with its redacted key and the live
 // answer for it; exit 3 when the selected profile fails.
-import { redactKey } from '../../api/credentials.js';
-import type { Context } from '../../cli/context.js';
-import { AuthError, EXIT } from '../../cli/errors.js';
+import { redactKey } from '../../core/redact.js';
+import type { Context } from '../context.js';
+import { AuthError, EXIT } from '../../core/errors.js';
 import type { Invocation } from '../../cli/program.js';
 import { DEFAULT_PROFILE } from '../../config/connection.js';
 import { noSuchProfile, openProfiles } from '../../config/profiles.js';

@@ -1,6 +1,6 @@
 // rfs auth switch <name>: make a saved profile the default.
-import type { Context } from '../../cli/context.js';
-import { EXIT } from '../../cli/errors.js';
+import type { Context } from '../context.js';
+import { EXIT } from '../../core/errors.js';
 import type { Invocation } from '../../cli/program.js';
 import { checkProfileName, openProfiles } from '../../config/profiles.js';
 

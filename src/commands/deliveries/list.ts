@@ -1,8 +1,8 @@
 // rfs deliveries list (cli.md, deliveries). Delivery records are "not shown" in api.md: the
 // table reads the sandbox's field names where present, and json keeps every field.
 import { listDeliveries } from '../../api/webhooks.js';
-import type { Context } from '../../cli/context.js';
-import { EXIT } from '../../cli/errors.js';
+import type { Context } from '../context.js';
+import { EXIT } from '../../core/errors.js';
 import type { Invocation } from '../../cli/program.js';
 import { writeList } from '../../output/list-writer.js';
 import type { Column } from '../../output/table.js';

@@ -2,10 +2,10 @@
 // delivery, going on past failures, a summary on stderr, exit 8 when any replay failed.
 import { listDeliveries, replayDelivery } from '../../api/webhooks.js';
 import { itemError, ResultWriter } from '../../batch/results.js';
-import type { Context } from '../../cli/context.js';
-import { ApiError, CancelError, EXIT, UsageError } from '../../cli/errors.js';
+import type { Context } from '../context.js';
+import { ApiError, CancelError, EXIT, UsageError } from '../../core/errors.js';
 import type { Invocation } from '../../cli/program.js';
-import { canPrompt } from '../../cli/io.js';
+import { canPrompt } from '../../core/io.js';
 import { writeList } from '../../output/list-writer.js';
 import { sanitize } from '../../output/sanitize.js';
 import { confirmAction } from '../../prompt/confirm.js';

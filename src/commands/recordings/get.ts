@@ -1,8 +1,8 @@
 // rfs recordings get <id> (cli.md, recordings): metadata, client and matter, filing history,
 // every note and document block in sortOrder with its text, and the transcript.
 import { getRecording } from '../../api/recordings.js';
-import type { Context } from '../../cli/context.js';
-import { EXIT } from '../../cli/errors.js';
+import type { Context } from '../context.js';
+import { EXIT } from '../../core/errors.js';
 import type { Invocation } from '../../cli/program.js';
 import { writeResource } from '../../output/list-writer.js';
 import type { KeyValueSection } from '../../output/table.js';

@@ -1,7 +1,7 @@
 // rfs recordings list (cli.md, recordings).
 import { listRecordings } from '../../api/recordings.js';
-import type { Context } from '../../cli/context.js';
-import { EXIT } from '../../cli/errors.js';
+import type { Context } from '../context.js';
+import { EXIT } from '../../core/errors.js';
 import type { Invocation } from '../../cli/program.js';
 import { writeList } from '../../output/list-writer.js';
 import type { Column } from '../../output/table.js';

@@ -2,8 +2,8 @@
 // retry, so that a lost answer never leaves two subscriptions behind.
 import { randomUUID } from 'node:crypto';
 import { createWebhook } from '../../api/webhooks.js';
-import type { Context } from '../../cli/context.js';
-import { EXIT, UsageError } from '../../cli/errors.js';
+import type { Context } from '../context.js';
+import { EXIT, UsageError } from '../../core/errors.js';
 import type { Invocation } from '../../cli/program.js';
 import { writeResource } from '../../output/list-writer.js';
 import { formatLocalTime } from '../../output/time.js';

@@ -1,7 +1,7 @@
 // rfs webhooks delete <id> (cli.md): asks first on a terminal; elsewhere needs --yes.
 import { deleteWebhook } from '../../api/webhooks.js';
-import type { Context } from '../../cli/context.js';
-import { EXIT } from '../../cli/errors.js';
+import type { Context } from '../context.js';
+import { EXIT } from '../../core/errors.js';
 import type { Invocation } from '../../cli/program.js';
 import { writeResource } from '../../output/list-writer.js';
 import { sanitize } from '../../output/sanitize.js';

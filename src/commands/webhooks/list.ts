@@ -1,8 +1,8 @@
 // rfs webhooks list (cli.md, webhooks). Items are "not shown" in api.md: every field the
 // server sends is kept in json output; the table shows the usual ones.
 import { listWebhooks } from '../../api/webhooks.js';
-import type { Context } from '../../cli/context.js';
-import { EXIT } from '../../cli/errors.js';
+import type { Context } from '../context.js';
+import { EXIT } from '../../core/errors.js';
 import type { Invocation } from '../../cli/program.js';
 import { writeList } from '../../output/list-writer.js';
 import { formatLocalTime } from '../../output/time.js';

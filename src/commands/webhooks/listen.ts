@@ -3,8 +3,8 @@
 // line: a table row on a terminal, ndjson otherwise. Runs until Ctrl-C, then exits 0.
 import { once } from 'node:events';
 import { Chalk } from 'chalk';
-import type { Context } from '../../cli/context.js';
-import { EXIT, UsageError } from '../../cli/errors.js';
+import type { Context } from '../context.js';
+import { EXIT, UsageError } from '../../core/errors.js';
 import type { Invocation } from '../../cli/program.js';
 import { writeOut } from '../../output/list-writer.js';
 import { safeJson } from '../../output/safe-json.js';

@@ -1,8 +1,8 @@
-// What every command receives: the streams, the global options, and lazy access to the API
-// client, so that `--help` and local-only commands never read config or load undici.
+// What a run of rfs knows before any command code loads: the resolved global options, and the
+// session (streams, stderr voice, cancellation) that every layer below the commands may use.
+// Part of the base layer: it imports nothing of rfs but the base.
 import type { IO } from './io.js';
-import type { ApiClient } from '../api/types.js';
-import type { Ui } from '../output/ui.js';
+import type { Ui } from './ui.js';
 
 export interface Connection {
   /** The profile the values came from (or would be saved to). */
@@ -30,17 +30,12 @@ export interface GlobalOptions {
   yes: boolean;
 }
 
-export interface Context {
+/** The streams, options and cancellation of one run: what batches, prompts and passes need. */
+export interface Session {
   io: IO;
   globals: GlobalOptions;
   /** Notices, warnings, spinners and verbose lines on stderr, and colours. */
   ui: Ui;
-  /** Which profile, base URL and key this run uses (flag, then environment, then profile). */
-  connection: () => Promise<Connection>;
-  /** Resolves profile, key and base URL and builds the client on first use. */
-  api: () => Promise<ApiClient>;
-  /** A client for an explicit connection (auth login checks a key before saving it). */
-  connect: (connection: Connection) => Promise<ApiClient>;
   /** Aborted on Ctrl-C: long commands stop, report what they did, and exit 130. */
   signal: AbortSignal;
 }

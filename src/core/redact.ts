@@ -1,7 +1,16 @@
 // Secrets that must never be printed, whatever text carries them: a server that echoes the key
 // in a problem title, an error message that quotes a header, a query in a verbose line. API
 // keys keep their prefix and last 4 characters (cli.md); other secrets keep nothing.
-import { redactKey } from '../api/credentials.js';
+// Part of the base layer: it imports nothing of rfs, so every folder may use it.
+
+/** api.md, Authentication: every key starts with this prefix. */
+export const API_KEY_PREFIX = 'service_pk_';
+
+/** `service_pk_…` plus the last 4 characters: the only form in which a key is ever shown. */
+export function redactKey(key: string): string {
+  const tail = key.length > API_KEY_PREFIX.length + 4 ? key.slice(-4) : '';
+  return `${API_KEY_PREFIX}…${tail}`;
+}
 
 const API_KEY = /service_pk_[^\s&#?/"'<>,;)\]}]*/g;
 const WEBHOOK_SECRET = /whsec_[^\s&#?/"'<>,;)\]}]*/g;

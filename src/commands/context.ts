@@ -1,0 +1,16 @@
+// What every command receives: the session, and lazy access to the API client, so that `--help`
+// and local-only commands never read config or load undici.
+import type { ApiClient } from '../api/types.js';
+import type { Connection, Session } from '../core/context.js';
+
+export type { Connection, GlobalOptions, OutputFormat } from '../core/context.js';
+export { OUTPUT_FORMATS } from '../core/context.js';
+
+export interface Context extends Session {
+  /** Which profile, base URL and key this run uses (flag, then environment, then profile). */
+  connection: () => Promise<Connection>;
+  /** Resolves profile, key and base URL and builds the client on first use. */
+  api: () => Promise<ApiClient>;
+  /** A client for an explicit connection (auth login checks a key before saving it). */
+  connect: (connection: Connection) => Promise<ApiClient>;
+}
