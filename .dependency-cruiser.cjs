@@ -49,7 +49,8 @@ module.exports = {
     },
     {
       name: 'folder-without-rank',
-      comment: 'Every folder of src/ takes a place in RANKS (.dependency-cruiser.cjs), so that folders cannot import each other in circles.',
+      comment:
+        'Every folder of src/ takes a place in RANKS (.dependency-cruiser.cjs), so that folders cannot import each other in circles.',
       severity: 'error',
       from: { path: '^src/[^/]+/', pathNot: `^src/(${allFolders.join('|')})/` },
       to: {},
