@@ -192,7 +192,14 @@ describe('every command that can fail, against a server that echoes the secrets'
     const t = bufferIO({ env: env() });
     expect(await runCli(['recordings', 'list', '-o', 'json'], t.io)).toBe(3);
     expect(t.stderr()).toContain('refused: Authorization: Bearer service_pk_…wxyz (and the webhook secret whsec_…)');
-    expect(t.stderr()).toContain('"requestId":"req_service_pk_…wxyz"');
+    // The problem JSON is still JSON: redaction replaced values, it did not eat the text around them.
+    const problem = JSON.parse(t.stderr().trim().split('\n').at(-1) ?? '') as Record<string, unknown>;
+    expect(problem).toMatchObject({
+      requestId: 'req_service_pk_…wxyz',
+      detail: 'you sent service_pk_…wxyz; as JSON: "service_pk_…wxyz"; secret=whsec_…',
+      instance: '/api/v1/echo?api_key=…&secret=…',
+      echo: { authorization: 'Bearer service_pk_…wxyz', secret: 'whsec_…', 'service_pk_…wxyz': 'as a name' },
+    });
     expectClean('recordings list', { stdout: t.stdout(), stderr: t.stderr() });
   });
 
