@@ -55,7 +55,10 @@ export function redactValue(value: unknown, apiKey?: string): unknown {
   if (Array.isArray(value)) return value.map((item) => redactValue(item, apiKey));
   if (typeof value === 'object' && value !== null) {
     const out: Record<string, unknown> = {};
-    for (const [name, item] of Object.entries(value)) out[redactSecrets(name, apiKey)] = redactValue(item, apiKey);
+    for (const [name, item] of Object.entries(value)) {
+      // Defined, not assigned: a "__proto__" field (JSON.parse makes it an own property) stays one.
+      Object.defineProperty(out, redactSecrets(name, apiKey), { value: redactValue(item, apiKey), enumerable: true, writable: true, configurable: true });
+    }
     return out;
   }
   return value;

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { problemFromResponse } from '../../src/api/problem.js';
 import { ApiError, ContractError, NetworkError, RfsError } from '../../src/core/errors.js';
-import { KnownSecrets, redactSecrets } from '../../src/core/redact.js';
+import { KnownSecrets, redactSecrets, redactValue } from '../../src/core/redact.js';
 
 const KEY = 'service_pk_LeakAAAA1111/LeakBBBB2222+LeakCCCC3333=wxyz';
 const WHSEC = 'whsec_LeakWhsecDDDD4444';
@@ -55,6 +55,15 @@ describe('errors redact at construction', () => {
   it('a ContractError path', () => {
     const error = new ContractError('bad shape', { path: `data["${KEY}"]`, apiKey: KEY });
     expect(error.path).toBe('data["service_pk_…wxyz"]');
+  });
+});
+
+describe('redactValue', () => {
+  it('keeps a "__proto__" field as a field, redacted, and leaves the prototype alone', () => {
+    const value = JSON.parse(`{"__proto__":{"polluted":"${WHSEC}"},"a":["${WHSEC}"]}`) as unknown;
+    const out = redactValue(value) as Record<string, unknown>;
+    expect(JSON.stringify(out)).toBe('{"__proto__":{"polluted":"whsec_…"},"a":["whsec_…"]}');
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
   });
 });
 
