@@ -32,7 +32,9 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
   });
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`error: unexpected failure: ${error instanceof Error ? error.message : String(error)}\n`);
+main().catch(async (error: unknown) => {
+  // The last writer to stderr redacts too; loaded only on this path, never at start-up.
+  const { redactSecrets } = await import('./core/redact.js');
+  process.stderr.write(`error: unexpected failure: ${redactSecrets(error instanceof Error ? error.message : String(error))}\n`);
   process.exitCode = 1;
 });

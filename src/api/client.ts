@@ -109,7 +109,7 @@ export function createApiClient(options: ClientOptions): ApiClient {
       const bytes = await readCapped(res.body, res.headers['content-length'], ok ? maxResponseBytes : Math.min(maxResponseBytes, MAX_ERROR_BODY_BYTES));
       const requestId = firstHeader(res.headers['x-request-id']) ?? null;
       if (ok) return { ok: true, status, headers: res.headers, body: bytes, requestId };
-      const error = problemFromResponse({ status, statusText: res.statusText, headers: res.headers, body: bytes });
+      const error = problemFromResponse({ status, statusText: res.statusText, headers: res.headers, body: bytes }, apiKey);
       return {
         ok: false,
         failure: { kind: 'status', status, retryAfter: res.headers['retry-after'] },
@@ -134,10 +134,11 @@ export function createApiClient(options: ClientOptions): ApiClient {
           throw new ContractError(`the server's answer is not valid HTTP${typeof code === 'string' ? ` (${code})` : ''}`, {
             cause: error,
             hint: 'check --base-url: it should point at the Recording Filing Service',
+            apiKey,
           });
         }
         if (code === 'UND_ERR_HEADERS_OVERFLOW') {
-          throw new ContractError(`the server's answer has more header bytes than rfs reads (${formatBytes(MAX_HEADER_BYTES)})`, { cause: error });
+          throw new ContractError(`the server's answer has more header bytes than rfs reads (${formatBytes(MAX_HEADER_BYTES)})`, { cause: error, apiKey });
         }
         throw error;
       }
@@ -172,11 +173,13 @@ export function createApiClient(options: ClientOptions): ApiClient {
       return new NetworkError(`${what}: no complete answer from ${root.host} within ${formatSeconds(timeoutMs)}${gaveUp}`, {
         cause: error.cause,
         hint: 'raise --timeout, or try again later',
+        apiKey,
       });
     }
     return new NetworkError(`${what}: ${error.description} (${error.code}) at ${root.host}${gaveUp}`, {
       cause: error.cause,
       hint: 'check --base-url (or RFS_BASE_URL) and the network',
+      apiKey,
     });
   }
 
@@ -212,7 +215,7 @@ export function createApiClient(options: ClientOptions): ApiClient {
         }
         return {
           status: result.status,
-          data: decode(req.schema, result.body, req.onJson),
+          data: decode(req.schema, result.body, req.onJson, apiKey),
           requestId: result.requestId,
           headers: result.headers,
           attempts: attempt,
@@ -268,7 +271,17 @@ function buildHeaders(extra: Record<string, string> | undefined, hasBody: boolea
   return headers;
 }
 
-function decode<T>(schema: RequestOptions<T>['schema'], body: Buffer, onJson: RequestOptions<T>['onJson']): T {
+function decode<T>(schema: RequestOptions<T>['schema'], body: Buffer, onJson: RequestOptions<T>['onJson'], apiKey: string): T {
+  try {
+    return decodeBody(schema, body, onJson);
+  } catch (error) {
+    // The message may quote a field of the answer: built again, so the exact key goes too.
+    if (!(error instanceof ContractError)) throw error;
+    throw new ContractError(error.message, { cause: error.cause, hint: error.hint, path: error.path, apiKey });
+  }
+}
+
+function decodeBody<T>(schema: RequestOptions<T>['schema'], body: Buffer, onJson: RequestOptions<T>['onJson']): T {
   if (schema === null) {
     // Nothing is relied on, but a body that is there must still be JSON: a captive portal's
     // "200 OK" page must not pass for a successful delete.

@@ -2,6 +2,7 @@
 // status always wins over the body's `status`; a body that is not problem details (an HTML page
 // from a proxy) still gives a usable error, built from the status alone.
 import { ApiError } from '../core/errors.js';
+import { redactSecrets, redactValue } from '../core/redact.js';
 import { ProblemDetails } from '../shared/schemas.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from './contract.js';
 
@@ -27,21 +28,28 @@ export interface ErrorAnswer {
   body: Buffer | undefined;
 }
 
-export function problemFromResponse(answer: ErrorAnswer): ApiError {
+/**
+ * `apiKey` is the key the request carried: a server may echo it in any field or header, in any
+ * form (percent-encoded, JSON-escaped), so it is removed before anything is cut to length (a key
+ * cut in half would no longer be recognised) and again by the ApiError itself.
+ */
+export function problemFromResponse(answer: ErrorAnswer, apiKey?: string): ApiError {
   const { status } = answer;
-  const body = parseObject(answer.body);
+  const raw = parseObject(answer.body);
+  const body = raw === undefined ? undefined : (redactValue(raw, apiKey) as Record<string, unknown>);
+  const headerRequestId = firstHeader(answer.headers['x-request-id']);
   const parsed = body === undefined ? undefined : ProblemDetails.safeParse(body);
   const problem = parsed?.success ? parsed.data : undefined;
-  const statusText = statusCodes()[status] ?? (answer.statusText || `HTTP ${status}`);
+  const statusText = statusCodes()[status] ?? redactSecrets(answer.statusText || `HTTP ${status}`, apiKey);
   const kept = body === undefined ? undefined : truncateFields(body);
   return new ApiError({
     status,
     code: truncateText(problem?.code || `HTTP_${status}`, 100),
     title: truncateText(problem?.title || statusText),
-    requestId: truncateOrNull(problem?.requestId) ?? truncateOrNull(firstHeader(answer.headers['x-request-id'])),
+    requestId: truncateOrNull(problem?.requestId) ?? truncateOrNull(headerRequestId === undefined ? undefined : redactSecrets(headerRequestId, apiKey)),
     ...(problem?.type ? { type: truncateText(problem.type) } : {}),
     ...(kept ? { body: kept } : {}),
-  });
+  }, { apiKey });
 }
 
 export function firstHeader(value: string | string[] | undefined): string | undefined {

@@ -5,7 +5,6 @@ import type { Session } from '../core/context.js';
 import { ApiError, RfsError } from '../core/errors.js';
 import { writeOut } from '../output/list-writer.js';
 import { safeJson } from '../output/safe-json.js';
-import { redactSecrets } from '../core/redact.js';
 import { sanitize } from '../output/sanitize.js';
 
 export interface ItemError {
@@ -53,7 +52,8 @@ export class ResultWriter {
     } else {
       text = safeJson(result) + '\n';
     }
-    text = redactSecrets(text);
+    // A failed item's title is server text, or a command's own stderr (sync --exec).
+    text = this.ctx.ui.redact(text);
     if (this.outputClosedAt !== undefined) return;
     try {
       await writeOut(io.stdout, text);

@@ -56,6 +56,8 @@ function problemObject(error: unknown): Record<string, unknown> {
 export interface ReportContext {
   globals: GlobalOptions | undefined;
   name: string;
+  /** The run's redaction (with its key when one is known); default: the patterns alone. */
+  redact?: (text: string) => string;
 }
 
 export function reportError(io: IO, error: unknown, context: ReportContext): void {
@@ -79,6 +81,8 @@ export function reportError(io: IO, error: unknown, context: ReportContext): voi
   const format = context.globals?.output;
   if (format === 'json' || format === 'ndjson') lines.push(safeJson(problemObject(error)));
   if (context.globals?.verbose && error instanceof Error && error.stack) lines.push(sanitize(error.stack, { multiline: true }));
-  // Last, over everything: a server may echo the key back in a title or a body.
-  io.stderr.write(redactSecrets(lines.join('\n')) + '\n');
+  // Last, over everything, text and problem JSON alike: the error redacted its own text when it
+  // was built, but an error that is not ours (a bug's message) did not.
+  const redact = context.redact ?? ((text: string): string => redactSecrets(text));
+  io.stderr.write(redact(lines.join('\n')) + '\n');
 }

@@ -6,6 +6,7 @@ import type { Ui } from '../core/ui.js';
 import type { Connection, Context, GlobalOptions, OutputFormat } from '../commands/context.js';
 import { CancelError, EXIT, UsageError, exitCodeFor } from '../core/errors.js';
 import { type IO, colorEnabled, isTruthy } from '../core/io.js';
+import { KnownSecrets } from '../core/redact.js';
 import { buildProgram, commandToRun, type Dispatch } from './program.js';
 import { reportError } from './report.js';
 import { HELP_TOPICS } from './topics.js';
@@ -29,6 +30,9 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
   }
 
   const signal = options.signal ?? new AbortController().signal;
+  // The key of every connection this run opens, so that every writer removes it whatever its
+  // shape: the Ui (warnings, notices, spinners, verbose lines), result lines and the report.
+  const secrets = new KnownSecrets();
   let exitCode: number = EXIT.OK;
   let failure: { error: unknown; globals: GlobalOptions | undefined; name: string } | undefined;
 
@@ -45,8 +49,10 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
         verbose: g.verbose,
         stdoutColor: g.color,
         stderrColor: colorEnabled(io, invocation.globals.color === false ? false : undefined, 'stderr'),
+        redact: secrets.redact,
       });
       const connect = (connection: Connection): Promise<ApiClient> => {
+        secrets.add(connection.apiKey);
         const made = makeClient(connection, g, u, io);
         clients.push(made);
         return made;
@@ -97,7 +103,7 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
     return EXIT.OK;
   }
   if (failure) {
-    reportError(io, failure.error, { globals: failure.globals, name: failure.name });
+    reportError(io, failure.error, { globals: failure.globals, name: failure.name, redact: secrets.redact });
     return exitCodeFor(failure.error);
   }
   return exitCode;

@@ -3,6 +3,7 @@
 // SIGTERM in the caller), then stops cleanly: requests in flight finish and state is saved.
 import { UsageError } from '../core/errors.js';
 import type { IO } from '../core/io.js';
+import { redactSecrets } from '../core/redact.js';
 import { describeRange, inRange, type RangedOption } from '../sandbox/config.js';
 import type { RunningSandbox, SandboxKeys, SandboxOptions } from '../sandbox/index.js';
 
@@ -96,7 +97,8 @@ function aborted(signal: AbortSignal): Promise<void> {
 
 export async function run(io: IO, flags: SandboxFlags, signal: AbortSignal): Promise<number> {
   const options = sandboxOptions(flags);
-  options.log = (line) => io.stderr.write(`sandbox: ${line}\n`);
+  // Log lines quote what callers sent (delivery errors): never a key or a secret on stderr.
+  options.log = (line) => io.stderr.write(`sandbox: ${redactSecrets(line)}\n`);
   const { startSandbox, SandboxStartError } = await import('../sandbox/index.js');
   let sandbox: RunningSandbox;
   try {

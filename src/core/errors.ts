@@ -1,5 +1,9 @@
 // The error hierarchy of rfs and the one place where an error becomes an exit code
-// (cli.md, Exit codes). Nothing here stores a secret: messages are built from redacted values.
+// (cli.md, Exit codes). No error holds a secret: every text an error keeps (message, hint,
+// problem fields and body, path, a cause's message) is redacted when the error is built, as
+// Octokit's RequestError does for the authorization header, so that whoever prints it later (a
+// warning, a result line, the report, a stack trace) cannot leak one.
+import { redactSecrets, redactValue } from './redact.js';
 
 export const EXIT = {
   OK: 0,
@@ -15,17 +19,52 @@ export const EXIT = {
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
+export interface ErrorOptions {
+  cause?: unknown;
+  hint?: string | undefined;
+  /**
+   * The API key the code that builds the error knows (the client's): removed from every text
+   * whatever its shape, not only where it looks like a key. Used at construction, never kept.
+   */
+  apiKey?: string | undefined;
+}
+
 export class RfsError extends Error {
   readonly exitCode: ExitCode = EXIT.BUG;
-  /** One optional line of advice printed after the error line. */
-  hint?: string;
+  #hint: string | undefined;
   /** For an `--all` that stopped: the cursor of the first page it did not get. */
   resumeCursor?: string;
-  constructor(message: string, options?: { cause?: unknown; hint?: string }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    if (options?.hint !== undefined) this.hint = options.hint;
+  constructor(message: string, options?: ErrorOptions) {
+    // Before super(): the stack trace that -v prints is captured with the message in it.
+    super(redactSecrets(message, options?.apiKey), options?.cause === undefined ? undefined : { cause: redactCause(options.cause, options.apiKey) });
+    if (options?.hint !== undefined) this.#hint = redactSecrets(options.hint, options.apiKey);
     this.name = new.target.name;
   }
+
+  /** One optional line of advice printed after the error line; redacted when set, too. */
+  get hint(): string | undefined {
+    return this.#hint;
+  }
+  set hint(text: string | undefined) {
+    this.#hint = text === undefined ? undefined : redactSecrets(text);
+  }
+}
+
+/**
+ * A cause is kept for its code and type (the retry policy reads them); its text is redacted in
+ * place, since a library's message can quote what the server sent. Our own errors are clean.
+ */
+function redactCause(cause: unknown, apiKey: string | undefined): unknown {
+  if (!(cause instanceof Error) || cause instanceof RfsError) return cause;
+  const message = redactSecrets(cause.message, apiKey);
+  const stack = cause.stack === undefined ? undefined : redactSecrets(cause.stack, apiKey);
+  try {
+    if (message !== cause.message) cause.message = message;
+    if (stack !== cause.stack) cause.stack = stack;
+  } catch {
+    // A frozen error keeps its text; it is never printed (only our own errors are).
+  }
+  return cause;
 }
 
 /** Bad flags, arguments or local input: nothing was sent (exit 2). */
@@ -57,14 +96,15 @@ export class ApiError extends RfsError {
   readonly type: string | undefined;
   readonly body: Record<string, unknown> | undefined;
   override readonly exitCode: ExitCode;
-  constructor(problem: ProblemInfo, options?: { cause?: unknown; hint?: string }) {
+  constructor(problem: ProblemInfo, options?: ErrorOptions) {
     super(problem.title, options);
+    const redact = (text: string): string => redactSecrets(text, options?.apiKey);
     this.status = problem.status;
-    this.code = problem.code;
-    this.title = problem.title;
-    this.requestId = problem.requestId;
-    this.type = problem.type;
-    this.body = problem.body;
+    this.code = redact(problem.code);
+    this.title = this.message;
+    this.requestId = problem.requestId === null ? null : redact(problem.requestId);
+    this.type = problem.type === undefined ? undefined : redact(problem.type);
+    this.body = problem.body === undefined ? undefined : (redactValue(problem.body, options?.apiKey) as Record<string, unknown>);
     this.exitCode = exitCodeForStatus(problem.status);
   }
 }
@@ -79,9 +119,9 @@ export class ContractError extends RfsError {
   override readonly exitCode = EXIT.CONTRACT;
   /** Where in the body the answer went wrong, e.g. `data[3].status`. */
   readonly path: string | undefined;
-  constructor(message: string, options?: { cause?: unknown; hint?: string; path?: string }) {
+  constructor(message: string, options?: ErrorOptions & { path?: string }) {
     super(message, options);
-    this.path = options?.path;
+    this.path = options?.path === undefined ? undefined : redactSecrets(options.path, options.apiKey);
   }
 }
 

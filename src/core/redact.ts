@@ -1,6 +1,8 @@
 // Secrets that must never be printed, whatever text carries them: a server that echoes the key
 // in a problem title, an error message that quotes a header, a query in a verbose line. API
 // keys keep their prefix and last 4 characters (cli.md); other secrets keep nothing.
+// Errors redact their text when they are built (errors.ts), and every writer to stdout/stderr
+// passes what it prints through here once more, with the key of the run when it is known.
 // Part of the base layer: it imports nothing of rfs, so every folder may use it.
 
 /** api.md, Authentication: every key starts with this prefix. */
@@ -15,20 +17,67 @@ export function redactKey(key: string): string {
 const API_KEY = /service_pk_[^\s&#?/"'<>,;)\]}]*/g;
 const WEBHOOK_SECRET = /whsec_[^\s&#?/"'<>,;)\]}]*/g;
 const SIGNATURE = /sha256(=|%3D)[0-9a-fA-F]{16,}/g;
-/** Query parameters whose values are secret whatever they look like. */
-const SECRET_PARAM = /([?&](?:[^=&#]*?)(?:key|secret|token|signature|password)(?:[^=&#]*)=)[^&#\s]*/gi;
+/**
+ * Query parameters whose values are secret whatever they look like. The value ends where a URL
+ * value must end, and also at a quote, so that a URL inside JSON text keeps the JSON around it.
+ */
+const SECRET_PARAM = /([?&](?:[^=&#]*?)(?:key|secret|token|signature|password)(?:[^=&#]*)=)[^&#\s"'<>\\]*/gi;
+
+/**
+ * The forms in which a known key can come back inside text: as sent, percent-encoded (a query,
+ * a URL in a problem), and escaped as in a JSON string (`\"`, `\\`, and `\/` as some servers
+ * write it). A key with a `/` or a quote in it escapes the key pattern, so these are matched
+ * exactly, before the pattern runs.
+ */
+function knownForms(apiKey: string): string[] {
+  const json = JSON.stringify(apiKey).slice(1, -1);
+  const forms = new Set([apiKey, encodeURIComponent(apiKey), json, json.replaceAll('/', '\\/')]);
+  // Longest first: a form that contains another is replaced whole.
+  return [...forms].sort((a, b) => b.length - a.length);
+}
 
 /** Redacts secrets in any text: keys keep their last 4 characters, other secrets nothing. */
 export function redactSecrets(text: string, apiKey?: string): string {
   let out = text;
   if (apiKey) {
-    out = out.split(apiKey).join(redactKey(apiKey));
-    const encoded = encodeURIComponent(apiKey);
-    if (encoded !== apiKey) out = out.split(encoded).join(redactKey(apiKey));
+    for (const form of knownForms(apiKey)) out = out.split(form).join(redactKey(apiKey));
   }
   return out
     .replace(API_KEY, (key) => (key.includes('…') ? key : redactKey(key)))
     .replace(WEBHOOK_SECRET, 'whsec_…')
     .replace(SIGNATURE, 'sha256$1…')
     .replace(SECRET_PARAM, '$1…');
+}
+
+/** A JSON value (a problem body) with every string in it, names included, redacted. */
+export function redactValue(value: unknown, apiKey?: string): unknown {
+  if (typeof value === 'string') return redactSecrets(value, apiKey);
+  if (Array.isArray(value)) return value.map((item) => redactValue(item, apiKey));
+  if (typeof value === 'object' && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [name, item] of Object.entries(value)) {
+      // Defined, not assigned: a "__proto__" field (JSON.parse makes it an own property) stays one.
+      Object.defineProperty(out, redactSecrets(name, apiKey), { value: redactValue(item, apiKey), enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  }
+  return value;
+}
+
+/**
+ * The exact secrets one run knows (the API key of each connection it opened), for the writers
+ * to stdout and stderr: what they print may not have come through an error (a server's text in
+ * a result line, a command's own stderr), and a key of an unusual shape escapes the pattern.
+ */
+export class KnownSecrets {
+  readonly #keys = new Set<string>();
+  add(apiKey: string): void {
+    this.#keys.add(apiKey);
+  }
+  /** Also a plain function (`secrets.redact`), to hand to a writer. */
+  readonly redact = (text: string): string => {
+    let out = text;
+    for (const key of this.#keys) out = redactSecrets(out, key);
+    return this.#keys.size === 0 ? redactSecrets(out) : out;
+  };
 }

@@ -1,5 +1,6 @@
 // Everything rfs says on stderr that is not a result: notices, warnings, verbose request lines,
-// spinners. Bound to one IO, so tests see exactly what a user would.
+// spinners. Bound to one IO, so tests see exactly what a user would. Whatever it is given is
+// redacted here, once for every caller: no caller has to remember to.
 // (Interface only here; the implementation lives in src/output/ui-impl.ts.)
 
 export interface Spinner {
@@ -18,8 +19,13 @@ export interface Ui {
   notice(message: string): void;
   /** `warning: …` on stderr; printed even with --quiet. */
   warn(message: string): void;
-  /** One line on stderr with -v / RFS_DEBUG=1; the caller passes text with secrets removed. */
+  /** One line on stderr with -v / RFS_DEBUG=1. */
   verbose(line: string): void;
   /** A spinner on a terminal stderr without --quiet; a no-op object otherwise. */
   spinner(text: string): Promise<Spinner>;
+  /**
+   * Secrets out of any text, with the exact key of this run when one is known. Every method
+   * above applies it to what it is given; other writers (result lines, the error report) use it.
+   */
+  redact(text: string): string;
 }

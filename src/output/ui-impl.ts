@@ -4,6 +4,7 @@
 // chalk is loaded only when stderr is coloured: off a terminal (scripts, pipelines) it would cost
 // about 2 ms of start-up for nothing.
 import type { IO } from '../core/io.js';
+import { redactSecrets } from '../core/redact.js';
 import { sanitize } from './sanitize.js';
 import type { Spinner, Ui } from '../core/ui.js';
 
@@ -12,6 +13,8 @@ export interface UiOptions {
   verbose: boolean;
   stdoutColor: boolean;
   stderrColor: boolean;
+  /** Removes secrets from every text before it is shown; default: the patterns alone. */
+  redact?: (text: string) => string;
 }
 
 const NO_SPINNER: Spinner = { update: () => undefined, stop: () => undefined };
@@ -27,9 +30,12 @@ const NO_PAINT: Paint = { yellow: plain, dim: plain, cyan: plain };
 
 export async function createUi(io: IO, o: UiOptions): Promise<Ui> {
   const err: Paint = o.stderrColor ? new (await import('chalk')).Chalk({ level: 1 }) : NO_PAINT;
-  // Messages may carry server text (a cursor, a title): sanitised here once for every caller.
+  // Messages may carry server text (a cursor, a title, an error that quotes the server): redacted
+  // and sanitised here once for every caller.
+  const redact = o.redact ?? ((text: string): string => redactSecrets(text));
+  const clean = (text: string, multiline = true): string => sanitize(redact(text), { multiline });
   const line = (text: string): void => {
-    io.stderr.write(`${sanitize(text, { multiline: true })}\n`);
+    io.stderr.write(`${clean(text)}\n`);
   };
 
   return {
@@ -37,14 +43,15 @@ export async function createUi(io: IO, o: UiOptions): Promise<Ui> {
     stderrColor: o.stderrColor,
     quiet: o.quiet,
     verboseEnabled: o.verbose,
+    redact,
     notice(message) {
       if (!o.quiet) line(message);
     },
     warn(message) {
-      io.stderr.write(`${err.yellow('warning:')} ${sanitize(message, { multiline: true })}\n`);
+      io.stderr.write(`${err.yellow('warning:')} ${clean(message)}\n`);
     },
     verbose(text) {
-      if (o.verbose) io.stderr.write(`${err.dim(sanitize(text, { multiline: true }))}\n`);
+      if (o.verbose) io.stderr.write(`${err.dim(clean(text))}\n`);
     },
     async spinner(text) {
       if (o.quiet) return NO_SPINNER;
@@ -61,7 +68,7 @@ export async function createUi(io: IO, o: UiOptions): Promise<Ui> {
       const { default: ora, spinners } = await import('ora');
       const frames = spinners.dots.frames.map((f) => err.cyan(f));
       const spin = ora({
-        text: sanitize(text),
+        text: clean(text, false),
         stream: io.stderr,
         // Decided above from io, not from ora's own look at the stream and CI variables.
         isEnabled: true,
@@ -73,7 +80,7 @@ export async function createUi(io: IO, o: UiOptions): Promise<Ui> {
       let stopped = false;
       return {
         update(next) {
-          if (!stopped) spin.text = sanitize(next);
+          if (!stopped) spin.text = clean(next, false);
         },
         stop(finalText) {
           if (stopped) return;
