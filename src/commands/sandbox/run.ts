@@ -5,7 +5,7 @@ import type { Context } from '../context.js';
 import { UsageError } from '../../core/errors.js';
 import { readNumber } from '../../core/flags.js';
 import type { IO } from '../../core/io.js';
-import { describeRange, RANGES, type RangedOption } from '../../sandbox/config.js';
+import { DEFAULTS, describeRange, RANGES, type RangedOption } from '../../sandbox/config.js';
 import type { RunningSandbox, SandboxKeys, SandboxOptions } from '../../sandbox/index.js';
 import type { Input } from './index.js';
 
@@ -58,10 +58,10 @@ function banner(sandbox: RunningSandbox, options: SandboxOptions): string {
   const names = Object.keys(KEY_NOTES) as (keyof SandboxKeys)[];
   const width = Math.max(...names.map((n) => n.length));
   const keys = names.map((name) => `  ${name.padEnd(width)}  ${sandbox.apiKeys[name]}  ${KEY_NOTES[name]}`);
-  const rate = options.rateLimit === 0 ? 'off' : `${options.rateLimit ?? 120} per ${options.rateWindowSeconds ?? 60} s per workspace`;
+  const rate = options.rateLimit === 0 ? 'off' : `${options.rateLimit ?? DEFAULTS.rateLimit} per ${options.rateWindowSeconds ?? DEFAULTS.rateWindowSeconds} s per workspace`;
   return [
     `rfs sandbox is listening on ${sandbox.baseUrl}`,
-    `  state: ${options.dataFile ?? 'in memory'} · rate limit: ${rate} · faults: ${options.faults ?? 0}`,
+    `  state: ${options.dataFile ?? 'in memory'} · rate limit: ${rate} · faults: ${options.faults ?? DEFAULTS.faults}`,
     '',
     'API keys:',
     ...keys,
