@@ -3,13 +3,14 @@
 import { CommanderError } from 'commander';
 import type { ApiClient } from '../api/types.js';
 import type { Ui } from '../core/ui.js';
-import type { Connection, Context, GlobalOptions, OutputFormat } from '../commands/context.js';
+import type { Connection, Context, GlobalOptions } from '../commands/context.js';
 import { CancelError, EXIT, UsageError, exitCodeFor } from '../core/errors.js';
-import { type IO, colorEnabled, isTruthy } from '../core/io.js';
+import { type IO, colorEnabled } from '../core/io.js';
 import { KnownSecrets } from '../core/redact.js';
-import { buildProgram, commandToRun, type Dispatch } from './program.js';
+import { HELP_TOPICS } from '../commands/topics.js';
+import { resolveGlobals } from './globals.js';
+import { buildProgram, type Dispatch } from './program.js';
 import { reportError } from './report.js';
-import { HELP_TOPICS } from './topics.js';
 
 export interface RunOptions {
   /** Aborted on Ctrl-C by the process entry point; tests abort it themselves. */
@@ -36,19 +37,20 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
   let exitCode: number = EXIT.OK;
   let failure: { error: unknown; globals: GlobalOptions | undefined; name: string } | undefined;
 
-  const dispatch: Dispatch = async (name, load, invocation) => {
+  const dispatch: Dispatch = async (name, execute) => {
     let globals: GlobalOptions | undefined;
     let client: Promise<ApiClient> | undefined;
     const clients: Promise<ApiClient>[] = [];
     try {
-      globals = resolveGlobals(invocation.globals, io);
+      const flags = program.opts();
+      globals = resolveGlobals(flags, io);
       const g = globals;
       const { createUi } = await import('../output/ui-impl.js');
       const u = await createUi(io, {
         quiet: g.quiet,
         verbose: g.verbose,
         stdoutColor: g.color,
-        stderrColor: colorEnabled(io, invocation.globals.color === false ? false : undefined, 'stderr'),
+        stderrColor: colorEnabled(io, flags.color === false ? false : undefined, 'stderr'),
         redact: secrets.redact,
       });
       const connect = (connection: Connection): Promise<ApiClient> => {
@@ -78,8 +80,7 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
           return client;
         },
       };
-      const command = await load();
-      exitCode = await command.run(ctx, { ...invocation, name });
+      exitCode = await execute(ctx);
     } catch (error) {
       failure = { error: signal.aborted && !(error instanceof UsageError) ? asCancel(error) : error, globals, name };
     } finally {
@@ -87,11 +88,7 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
     }
   };
 
-  const program = buildProgram(
-    dispatch,
-    { writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) },
-    commandToRun(argv),
-  );
+  const program = buildProgram(dispatch, { writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
@@ -129,32 +126,6 @@ function isClosedOutput(error: unknown): boolean {
 
 function asCancel(error: unknown): unknown {
   return error instanceof CancelError ? error : new CancelError('interrupted', { cause: error });
-}
-
-function numberFlag(name: string, raw: unknown, o: { min: number; max: number; integer?: boolean }): number {
-  const text = String(raw);
-  const value = Number(text);
-  const ok = text.trim() !== '' && Number.isFinite(value) && (!o.integer || Number.isInteger(value)) && value >= o.min && value <= o.max;
-  if (!ok) {
-    throw new UsageError(`invalid ${name} ${JSON.stringify(text)}: expected ${o.integer ? 'a whole number' : 'a number'} from ${o.min} to ${o.max}`);
-  }
-  return value;
-}
-
-export function resolveGlobals(raw: Record<string, unknown>, io: IO): GlobalOptions {
-  const output: OutputFormat = raw.json === true ? 'json' : ((raw.output as OutputFormat | undefined) ?? (io.stdoutIsTTY ? 'table' : 'json'));
-  return {
-    profile: typeof raw.profile === 'string' ? raw.profile : undefined,
-    baseUrl: typeof raw.baseUrl === 'string' ? raw.baseUrl : undefined,
-    output,
-    color: colorEnabled(io, raw.color === false ? false : undefined, 'stdout'),
-    quiet: raw.quiet === true,
-    verbose: raw.verbose === true || isTruthy(io.env.RFS_DEBUG),
-    timeoutSeconds: numberFlag('--timeout', raw.timeout ?? '30', { min: 0.001, max: 3600 }),
-    maxRetries: numberFlag('--max-retries', raw.maxRetries ?? '5', { min: 0, max: 100, integer: true }),
-    rate: numberFlag('--rate', raw.rate ?? '120', { min: 0, max: 1_000_000 }),
-    yes: raw.yes === true,
-  };
 }
 
 async function makeClient(connection: Connection, g: GlobalOptions, ui: Ui, io: IO): Promise<ApiClient> {

@@ -1,21 +1,6 @@
-// Turning raw flag values into typed ones, with a UsageError (exit 2) that names the allowed
-// values. Command files call these before anything is sent.
+// Checks of flag values that commander cannot make, with a UsageError (exit 2) that says what
+// is expected. Numbers are read by src/core/flags.ts. Command files call these before anything is sent.
 import { UsageError } from '../core/errors.js';
-
-export function intFlag(name: string, raw: unknown, range: { min: number; max: number }): number | undefined {
-  if (raw === undefined) return undefined;
-  const text = String(raw).trim();
-  const value = /^-?\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(value) || value < range.min || value > range.max) {
-    const upper = range.max === Number.MAX_SAFE_INTEGER ? 'or more' : `to ${range.max}`;
-    throw new UsageError(`invalid ${name} ${JSON.stringify(String(raw))}: expected a whole number from ${range.min} ${upper}`);
-  }
-  return value;
-}
-
-export function stringFlag(raw: unknown): string | undefined {
-  return typeof raw === 'string' ? raw : undefined;
-}
 
 export function requireFlag(name: string, raw: unknown, why?: string): string {
   if (typeof raw !== 'string' || raw.trim() === '') throw new UsageError(`${name} is required${why ? ` ${why}` : ''}`);

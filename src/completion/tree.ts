@@ -1,6 +1,6 @@
 // The command tree as shell completion needs it, read from the real commander program so that
 // the scripts can never offer a command or flag that does not exist (cli.md, completion).
-import type { Argument, Command, Option } from 'commander';
+import type { Argument, CommandUnknownOpts as Command, Option } from '@commander-js/extra-typings';
 
 /** What may follow a flag or stand in a positional slot. */
 export type ValueCompletion =

@@ -1,5 +1,6 @@
 // The sandbox's options, their defaults and allowed ranges. The command checks flags against
 // the same ranges, so its messages and the programmatic API agree.
+import { type NumberRule, withinRule } from '../core/flags.js';
 import type { Resolver } from './url-guard.js';
 
 export interface SandboxOptions {
@@ -26,12 +27,6 @@ export interface SandboxOptions {
   deliveryTimeoutMs?: number;
 }
 
-interface Range {
-  min: number;
-  max: number;
-  integer: boolean;
-}
-
 export const RANGES = {
   port: { min: 0, max: 65535, integer: true },
   recordings: { min: 0, max: 1_000_000, integer: true },
@@ -42,7 +37,7 @@ export const RANGES = {
   deliveryBackoffMs: { min: 0, max: 3_600_000, integer: true },
   cursorTtlMs: { min: 1, max: 7 * 86_400_000, integer: true },
   deliveryTimeoutMs: { min: 1, max: 600_000, integer: true },
-} satisfies Record<string, Range>;
+} satisfies Record<string, Required<NumberRule>>;
 export type RangedOption = keyof typeof RANGES;
 
 export function describeRange(name: RangedOption): string {
@@ -51,8 +46,7 @@ export function describeRange(name: RangedOption): string {
 }
 
 export function inRange(name: RangedOption, value: number): boolean {
-  const { min, max, integer } = RANGES[name];
-  return Number.isFinite(value) && value >= min && value <= max && (!integer || Number.isInteger(value));
+  return withinRule(value, RANGES[name]);
 }
 
 export interface SandboxConfig {

@@ -1,5 +1,5 @@
 // rfs sandbox as a library: startSandbox() runs the whole service of api.md on a local port.
-// The command (src/commands/sandbox.ts) and the project's tests start it through here.
+// The command (src/commands/sandbox/run.ts) and the project's tests start it through here.
 import { App } from './app.js';
 import { resolveConfig, type SandboxOptions } from './config.js';
 import type { SandboxKeys } from './keys.js';

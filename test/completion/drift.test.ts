@@ -2,7 +2,8 @@
 // commands that exist now (cli.md, completion).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { completionScript, SHELLS } from '../../src/commands/completion.js';
+import { SHELLS } from '../../src/commands/completion/index.js';
+import { completionScript } from './support.js';
 
 const FILES = { bash: 'rfs.bash', zsh: '_rfs', fish: 'rfs.fish' } as const;
 

@@ -2,10 +2,9 @@
 // `rfs completion <shell>` run through the CLI.
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
-import { completionScript } from '../../src/commands/completion.js';
 import { allCommands } from '../../src/completion/tree.js';
 import { bufferIO } from '../helpers/io.js';
-import { realTree } from './support.js';
+import { completionScript, realTree } from './support.js';
 
 const STATUSES = 'DRAFT PENDING CLAIMED REVIEW_PENDING COMPLETED ARCHIVED';
 

@@ -2,7 +2,8 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { buildProgram } from '../../src/cli/program.js';
-import { HELP_TOPICS } from '../../src/cli/topics.js';
+import { completionScript as scriptFor, type Shell } from '../../src/commands/completion/run.js';
+import { HELP_TOPICS } from '../../src/commands/topics.js';
 import { buildCompletionTree, type CompletionCommand } from '../../src/completion/tree.js';
 
 export const ROOT_DIR = fileURLToPath(new URL('../../', import.meta.url));
@@ -10,6 +11,11 @@ export const BASH_SCRIPT = fileURLToPath(new URL('../../completions/rfs.bash', i
 
 export function realTree(): CompletionCommand {
   return buildCompletionTree(buildProgram(async () => undefined), { helpTopics: Object.keys(HELP_TOPICS) });
+}
+
+/** What `rfs completion <shell>` prints for the real program. */
+export function completionScript(shell: Shell): string {
+  return scriptFor(shell, buildProgram(async () => undefined));
 }
 
 /**

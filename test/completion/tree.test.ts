@@ -1,5 +1,5 @@
 // The completion tree read from commander: the real program, and a small one with every shape.
-import { Argument, Command, Option } from 'commander';
+import { Argument, Command, Option } from '@commander-js/extra-typings';
 import { describe, expect, it } from 'vitest';
 import { allCommands, buildCompletionTree, flagsOf, ownOptions } from '../../src/completion/tree.js';
 import { RECORDING_STATUSES, SYNC_STATES } from '../../src/shared/vocabulary.js';

@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
 import type { IO } from '../../src/core/io.js';
-import { run, sandboxOptions, type SandboxFlags } from '../../src/commands/sandbox.js';
+import { serve as run, sandboxOptions, type SandboxFlags } from '../../src/commands/sandbox/run.js';
 
 function fakeIO(): { io: IO; stdout: () => string; stderr: () => string; firstLine: Promise<string> } {
   const out = new PassThrough();

@@ -1,0 +1,12 @@
+// rfs auth switch: the declaration; the code is in run.ts.
+import { Command } from '@commander-js/extra-typings';
+import { defineCommand, examples, type Parsed } from '../../define.js';
+
+const declare = () =>
+  new Command('switch')
+    .description('make a profile the default')
+    .argument('<name>', 'profile name')
+    .addHelpText('after', examples(['rfs auth switch ci']));
+
+export type Input = Parsed<ReturnType<typeof declare>>;
+export default defineCommand(declare, () => import('./run.js'));

@@ -1,0 +1,16 @@
+// rfs deliveries list: the declaration; the code is in run.ts.
+import { Command, Option } from '@commander-js/extra-typings';
+import { DELIVERY_STATUSES } from '../../../shared/vocabulary.js';
+import { defineCommand, examples, type Parsed } from '../../define.js';
+
+const declare = () =>
+  new Command('list')
+    .alias('ls')
+    .description('list webhook deliveries, newest first')
+    .addOption(new Option('--status <status>', `delivery status (${DELIVERY_STATUSES.join(', ')} in the sandbox)`))
+    .option('--subscription <id>', 'only this subscription')
+    .option('--limit <n>', 'rows, 1-50', '50')
+    .addHelpText('after', examples(['rfs deliveries list --status FAILED', 'rfs deliveries list --subscription wh_123 -o json']));
+
+export type Input = Parsed<ReturnType<typeof declare>>;
+export default defineCommand(declare, () => import('./run.js'));

@@ -1,0 +1,210 @@
+// rfs file <id> …  and  rfs file --from <file | ->  (cli.md, file).
+import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { addAbortSignal, type Readable } from 'node:stream';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../api/contract.js';
+import { fileRecording } from '../../api/recordings.js';
+import type { Context } from '../context.js';
+import { ApiError, CancelError, EXIT, UsageError } from '../../core/errors.js';
+import { FilingRequest } from '../../shared/schemas.js';
+import { describeProblem, readLines } from '../../batch/lines.js';
+import { itemError, ResultWriter, type ItemResult } from '../../batch/results.js';
+import { isoFlag, requireFlag } from '../flags.js';
+import type { Input } from './index.js';
+import { writeResource } from '../../output/list-writer.js';
+import { formatLocalTime } from '../../output/time.js';
+
+/** One filing, or a batch of them read from lines. */
+export type FileOptions = { id: string; filing: FilingRequest } | { from: string; defaultProvider: string | undefined; failFast: boolean };
+
+export async function options({ args: [id], flags }: Input): Promise<FileOptions> {
+  if (flags.from !== undefined) {
+    if (id !== undefined || flags.externalId !== undefined || flags.metadata !== undefined) {
+      throw new UsageError('--from takes every filing from its lines: give no id, --external-id or --metadata with it');
+    }
+    return { from: flags.from, defaultProvider: flags.provider, failFast: flags.failFast === true };
+  }
+  if (id === undefined) throw new UsageError('a recording id is required (or --from <file> for a batch)');
+  const filing: FilingRequest = {
+    provider: requireFlag('--provider', flags.provider),
+    externalId: requireFlag('--external-id', flags.externalId),
+    externalUrl: flags.externalUrl,
+    filedAt: isoFlag('--filed-at', flags.filedAt),
+    metadata: await readMetadata(flags.metadata),
+  };
+  return { id, filing };
+}
+
+export async function run(ctx: Context, o: FileOptions): Promise<number> {
+  if ('from' in o) return runBatch(ctx, o);
+  const { id, filing } = o;
+  const client = await ctx.api();
+  const result = await fileRecording(client, id, stripUndefined(filing), ctx.signal);
+  const view = { ...result.data, replayed: result.meta.replayed };
+  await writeResource(ctx.io, ctx.globals.output, view, {
+    color: ctx.globals.color,
+    sections: (v) => [
+      {
+        rows: [
+          { label: 'Recording', value: v.id },
+          { label: 'Synced at', value: formatLocalTime(v.lastSyncedAt) },
+          { label: 'Sync count', value: v.syncCount },
+          { label: 'Provider', value: v.syncMetadata.provider },
+          { label: 'External id', value: v.syncMetadata.externalId },
+          { label: 'External URL', value: v.syncMetadata.externalUrl ?? null },
+          { label: 'Metadata', value: v.syncMetadata.metadata ?? null },
+          { label: 'Replayed', value: v.replayed ? 'yes: already filed with this provider and external id' : 'no' },
+        ],
+      },
+    ],
+  });
+  return EXIT.OK;
+}
+
+async function readMetadata(raw: string | undefined): Promise<Record<string, unknown> | undefined> {
+  if (raw === undefined) return undefined;
+  let text = raw;
+  if (raw.startsWith('@')) {
+    try {
+      text = await readFile(raw.slice(1), 'utf8');
+    } catch (error) {
+      throw new UsageError(`cannot read --metadata file ${raw.slice(1)}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+    }
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new UsageError('--metadata is not valid JSON', { hint: 'give a JSON object, e.g. --metadata \'{"folder":"2026"}\', or @file' });
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError('--metadata must be a JSON object');
+  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) throw new UsageError(`--metadata is nested more than ${MAX_JSON_DEPTH} levels deep`);
+  return value as Record<string, unknown>;
+}
+
+function stripUndefined<T extends Record<string, unknown>>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** The fields of one batch line, checked locally so that a bad line is reported, not sent. */
+function filingFromLine(text: string, defaultProvider: string | undefined): { id: string; filing: FilingRequest } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new UsageError('the line is not valid JSON');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError('the line is not a JSON object');
+  // Deeper than any answer rfs reads (contract.ts): sending it would overflow the stack.
+  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) throw new UsageError(`the line is nested more than ${MAX_JSON_DEPTH} levels deep`);
+  const { id, recordingId, ...rest } = value as Record<string, unknown>;
+  const recording = id ?? recordingId;
+  if (typeof recording !== 'string' || recording === '') throw new UsageError('the line has no "id" (or "recordingId") string');
+  if (id !== undefined && recordingId !== undefined && id !== recordingId) throw new UsageError('"id" and "recordingId" disagree');
+  const parsed = FilingRequest.safeParse({ provider: defaultProvider, ...rest });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue && issue.path.length > 0 ? issue.path.join('.') : 'line';
+    throw new UsageError(`${where}: ${issue?.message ?? 'invalid'}`);
+  }
+  return { id: recording, filing: parsed.data };
+}
+
+async function runBatch(ctx: Context, { from, defaultProvider, failFast }: Extract<FileOptions, { from: string }>): Promise<number> {
+  const input: Readable = from === '-' ? ctx.io.stdin : createReadStream(from);
+  if (from !== '-') {
+    await new Promise<void>((resolve, reject) => {
+      input.once('readable', resolve);
+      input.once('error', (error: NodeJS.ErrnoException) => reject(new UsageError(`cannot read ${from}: ${error.code ?? error.message}`)));
+    });
+  }
+  const writer = new ResultWriter(ctx, (r) => ({
+    label: `line ${String(r.line)}  ${String(r.id ?? '')}`,
+    done: r.replayed ? `already filed (syncCount ${String(r.syncCount)})` : `filed (syncCount ${String(r.syncCount)})`,
+  }));
+  const firstLine = new Map<string, number>();
+  let blank = 0;
+  let lastLine = 0;
+  let inFlight: number | undefined;
+  let stopped: string | undefined;
+  let stopCode: number | undefined;
+
+  const client = await ctx.api();
+  // Ctrl-C while waiting for the next line (a producer that is slow, or never closes the pipe)
+  // must end the read too, or the batch would wait for input before it could report.
+  addAbortSignal(ctx.signal, input);
+  try {
+    for await (const item of readLines(input)) {
+      if (ctx.signal.aborted) throw new CancelError('interrupted');
+      lastLine = item.line - 1;
+      if ('problem' in item) {
+        if (item.problem === 'blank') {
+          blank += 1;
+          continue;
+        }
+        await writer.write({ line: item.line, id: null, ok: false, error: localError(describeProblem(item.problem, item.bytes)) });
+        if (failFast) {
+          stopped = `--fail-fast: stopped after line ${item.line}`;
+          break;
+        }
+        continue;
+      }
+      let result: ItemResult;
+      let parsed: { id: string; filing: FilingRequest } | undefined;
+      try {
+        parsed = filingFromLine(item.text, defaultProvider);
+        const earlier = firstLine.get(parsed.id);
+        if (earlier === undefined) firstLine.set(parsed.id, item.line);
+        inFlight = item.line;
+        const answer = await fileRecording(client, parsed.id, stripUndefined(parsed.filing), ctx.signal);
+        inFlight = undefined;
+        result = { line: item.line, id: parsed.id, ok: true, replayed: answer.meta.replayed, syncCount: answer.data.syncCount };
+        if (earlier !== undefined) result.duplicateOf = earlier;
+      } catch (error) {
+        if (error instanceof CancelError || ctx.signal.aborted) throw error;
+        inFlight = undefined;
+        // A line refused locally was never sent: it is the line that is wrong, not the service.
+        const problem = error instanceof UsageError ? localError(error.message) : itemError(error);
+        result = { line: item.line, id: parsed?.id ?? null, ok: false, error: problem };
+        await writer.write(result);
+        // A refused key fails every line alike: stop rather than repeat it for each one.
+        if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
+          stopped = `the key was refused (${error.code}): stopped after line ${item.line}`;
+          stopCode = error.exitCode;
+          break;
+        }
+        if (failFast) {
+          stopped = `--fail-fast: stopped after line ${item.line}`;
+          break;
+        }
+        continue;
+      }
+      await writer.write(result);
+      lastLine = item.line;
+    }
+  } catch (error) {
+    if (!(error instanceof CancelError) && !ctx.signal.aborted) throw error;
+    const note =
+      inFlight !== undefined
+        ? `interrupted while filing line ${inFlight} (it may have been recorded; filing it again is safe, filings are idempotent); lines after ${inFlight} were not processed`
+        : `interrupted: lines up to ${lastLine} were processed, later lines were not`;
+    summary(ctx, writer, blank, note);
+    return EXIT.INTERRUPTED;
+  }
+  summary(ctx, writer, blank, stopped ? `${stopped}; later lines were not processed` : undefined);
+  if (stopCode !== undefined) return stopCode;
+  return writer.failed > 0 ? EXIT.BATCH_FAILED : EXIT.OK;
+}
+
+function localError(title: string): ItemResult['error'] {
+  return { status: null, code: 'INVALID_LINE', title, requestId: null };
+}
+
+function summary(ctx: Context, writer: ResultWriter, blank: number, note: string | undefined): void {
+  const parts = [`${writer.ok} filed`, `${writer.failed} failed`];
+  if (blank > 0) parts.push(`${blank} blank line${blank === 1 ? '' : 's'} skipped`);
+  const closed = writer.closedNote();
+  if (closed) parts.push(closed);
+  // The summary is what a 3 a.m. reader needs most: it is printed even with --quiet.
+  ctx.io.stderr.write(`${parts.join(', ')}${note ? `; ${note}` : ''}\n`);
+}

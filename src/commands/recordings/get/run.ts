@@ -1,0 +1,74 @@
+// rfs recordings get <id> (cli.md, recordings): metadata, client and matter, filing history,
+// every note and document block in sortOrder with its text, and the transcript.
+import { getRecording } from '../../../api/recordings.js';
+import type { Context } from '../../context.js';
+import { EXIT } from '../../../core/errors.js';
+import { writeResource } from '../../../output/list-writer.js';
+import type { KeyValueSection } from '../../../output/table.js';
+import { formatLocalTime } from '../../../output/time.js';
+import type { RecordingDetail } from '../../../shared/schemas.js';
+import type { Input } from './index.js';
+
+type Block = RecordingDetail['notes'][number];
+
+function reference(ref: RecordingDetail['client']): string | null {
+  return ref === null ? null : `${ref.name} (${ref.referenceNumber}, ${ref.id})`;
+}
+
+function blockSection(heading: string, blocks: Block[]): KeyValueSection {
+  const sorted = [...blocks].sort((a, b) => a.sortOrder - b.sortOrder);
+  return {
+    heading,
+    rows: sorted.map((b) => ({
+      label: `${b.templateName} (${b.id})`,
+      text: b.contentStatus === 'available' ? b.contentText : null,
+      missing: 'content unavailable',
+    })),
+  };
+}
+
+export function recordingSections(r: RecordingDetail): KeyValueSection[] {
+  return [
+    {
+      rows: [
+        { label: 'ID', value: r.id },
+        { label: 'Title', value: r.title },
+        { label: 'Status', value: r.status },
+        { label: 'Priority', value: r.priority },
+        { label: 'Author', value: `${r.author.name} <${r.author.email}>` },
+        { label: 'Client', value: reference(r.client) },
+        { label: 'Matter', value: reference(r.matter) },
+        { label: 'Duration', value: `${r.audioDuration} s` },
+        { label: 'Audio size', value: `${r.audioSize} bytes` },
+        { label: 'Created', value: formatLocalTime(r.createdAt) },
+        { label: 'Updated', value: formatLocalTime(r.updatedAt) },
+      ],
+    },
+    {
+      heading: 'Filing',
+      rows: [
+        { label: 'Sync count', value: r.syncCount },
+        { label: 'Last synced', value: r.lastSyncedAt === null ? 'never' : formatLocalTime(r.lastSyncedAt) },
+      ],
+    },
+    blockSection('Notes', r.notes),
+    blockSection('Documents', r.documents),
+    { heading: 'Transcript', rows: [{ label: '', text: r.transcript, missing: '(empty)' }] },
+  ];
+}
+
+export interface GetOptions {
+  id: string;
+  include: 'contentJson' | undefined;
+}
+
+export function options({ args: [id], flags }: Input): GetOptions {
+  return { id, include: flags.include };
+}
+
+export async function run(ctx: Context, { id, include }: GetOptions): Promise<number> {
+  const client = await ctx.api();
+  const recording = await getRecording(client, id, { include, signal: ctx.signal });
+  await writeResource(ctx.io, ctx.globals.output, recording, { color: ctx.globals.color, sections: recordingSections });
+  return EXIT.OK;
+}

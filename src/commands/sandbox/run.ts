@@ -1,0 +1,118 @@
+// rfs sandbox (sandbox.md, Starting it): checks the flags, starts the local service, prints one
+// JSON line on stdout and a banner on stderr, and runs until the signal aborts (Ctrl-C or
+// SIGTERM in the caller), then stops cleanly: requests in flight finish and state is saved.
+import type { Context } from '../context.js';
+import { UsageError } from '../../core/errors.js';
+import { readNumber } from '../../core/flags.js';
+import type { IO } from '../../core/io.js';
+import { redactSecrets } from '../../core/redact.js';
+import { DEFAULTS, describeRange, RANGES, type RangedOption } from '../../sandbox/config.js';
+import type { RunningSandbox, SandboxKeys, SandboxOptions } from '../../sandbox/index.js';
+import type { Input } from './index.js';
+
+/** The flags of the declaration; any left out take the sandbox's own defaults. */
+export type SandboxFlags = Partial<Input['flags']>;
+
+function numberFlag(flag: string, option: RangedOption, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = readNumber(raw, RANGES[option]);
+  if (value === undefined) throw new UsageError(`invalid --${flag}: expected ${describeRange(option)}, got ${JSON.stringify(raw)}`);
+  return value;
+}
+
+function textFlag(flag: string, raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  if (raw.trim() === '' || /[\s\u0000-\u001f]/.test(raw)) throw new UsageError(`invalid --${flag}: expected a non-empty value without spaces, got ${JSON.stringify(raw)}`);
+  return raw;
+}
+
+export function sandboxOptions(flags: SandboxFlags): SandboxOptions {
+  const options: SandboxOptions = {};
+  const set = <K extends keyof SandboxOptions>(key: K, value: SandboxOptions[K] | undefined): void => {
+    if (value !== undefined) options[key] = value;
+  };
+  set('host', textFlag('host', flags.host));
+  set('port', numberFlag('port', 'port', flags.port));
+  set('seed', textFlag('seed', flags.seed));
+  set('recordings', numberFlag('recordings', 'recordings', flags.recordings));
+  set('dataFile', textFlag('data', flags.data));
+  set('rateLimit', numberFlag('rate-limit', 'rateLimit', flags.rateLimit));
+  set('rateWindowSeconds', numberFlag('rate-window', 'rateWindowSeconds', flags.rateWindow));
+  set('faults', numberFlag('faults', 'faults', flags.faults));
+  set('deliveryAttempts', numberFlag('delivery-attempts', 'deliveryAttempts', flags.deliveryAttempts));
+  set('deliveryBackoffMs', numberFlag('delivery-backoff', 'deliveryBackoffMs', flags.deliveryBackoff));
+  set('allowPrivateWebhooks', flags.allowPrivateWebhooks);
+  return options;
+}
+
+const KEY_NOTES: Record<keyof SandboxKeys, string> = {
+  admin: 'main (Pro): all scopes',
+  readOnly: 'main: read:recordings',
+  writeOnly: 'main: write:recordings',
+  webhooks: 'main: manage:webhooks',
+  otherWorkspace: 'other (Enterprise): all scopes, its own recordings',
+  noSubscription: 'starter (Starter): every call is 403 SUBSCRIPTION_REQUIRED',
+  revoked: 'main: revoked, every call is 401',
+};
+
+function banner(sandbox: RunningSandbox, options: SandboxOptions): string {
+  const names = Object.keys(KEY_NOTES) as (keyof SandboxKeys)[];
+  const width = Math.max(...names.map((n) => n.length));
+  const keys = names.map((name) => `  ${name.padEnd(width)}  ${sandbox.apiKeys[name]}  ${KEY_NOTES[name]}`);
+  const rate = options.rateLimit === 0 ? 'off' : `${options.rateLimit ?? DEFAULTS.rateLimit} per ${options.rateWindowSeconds ?? DEFAULTS.rateWindowSeconds} s per workspace`;
+  return [
+    `rfs sandbox is listening on ${sandbox.baseUrl}`,
+    `  state: ${options.dataFile ?? 'in memory'} · rate limit: ${rate} · faults: ${options.faults ?? DEFAULTS.faults}`,
+    '',
+    'API keys:',
+    ...keys,
+    '',
+    'Log in with the admin key:',
+    `  echo '${sandbox.apiKeys.admin}' | RFS_BASE_URL=${sandbox.baseUrl} rfs auth login --with-key`,
+    '',
+    `Control API (no key): ${sandbox.baseUrl}/_sandbox/…  ·  Ctrl-C to stop`,
+    '',
+  ].join('\n');
+}
+
+function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
+export function options({ flags }: Input): SandboxOptions {
+  return sandboxOptions(flags);
+}
+
+export async function run(ctx: Context, options: SandboxOptions): Promise<number> {
+  return start(ctx.io, options, ctx.signal);
+}
+
+/** Checks the flags, then serves on `io` until the signal aborts. */
+export async function serve(io: IO, flags: SandboxFlags, signal: AbortSignal): Promise<number> {
+  return start(io, sandboxOptions(flags), signal);
+}
+
+async function start(io: IO, options: SandboxOptions, signal: AbortSignal): Promise<number> {
+  // Log lines quote what callers sent (delivery errors): never a key or a secret on stderr.
+  options.log = (line) => io.stderr.write(`sandbox: ${redactSecrets(line)}\n`);
+  const { startSandbox, SandboxStartError } = await import('../../sandbox/index.js');
+  let sandbox: RunningSandbox;
+  try {
+    sandbox = await startSandbox(options);
+  } catch (error) {
+    if (error instanceof SandboxStartError) {
+      throw new UsageError(error.message, { cause: error, hint: /EADDRINUSE/.test(error.message) ? '--port 0 picks a free port' : undefined });
+    }
+    throw error;
+  }
+  io.stdout.write(`${JSON.stringify({ baseUrl: sandbox.baseUrl, apiKeys: sandbox.apiKeys })}\n`);
+  io.stderr.write(banner(sandbox, options));
+  await aborted(signal);
+  io.stderr.write('rfs sandbox: stopping…\n');
+  await sandbox.close();
+  io.stderr.write('rfs sandbox: stopped\n');
+  return 0;
+}

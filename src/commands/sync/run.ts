@@ -1,0 +1,177 @@
+// rfs sync (cli.md, sync): the recommended integration pattern as one crash-safe command.
+import { listRecordings } from '../../api/recordings.js';
+import { ResultWriter } from '../../batch/results.js';
+import type { Context } from '../context.js';
+import { EXIT, UsageError } from '../../core/errors.js';
+import { writeList } from '../../output/list-writer.js';
+import { sanitize } from '../../output/sanitize.js';
+import { defaultJournalPath, Journal } from '../../sync/journal.js';
+import { runPass, type SyncSettings } from '../../sync/pass.js';
+import { numberFlag } from '../../core/flags.js';
+import { requireFlag } from '../flags.js';
+import type { Input } from './index.js';
+
+export interface SyncOptions extends SyncSettings {
+  watch: boolean;
+  intervalMs: number;
+  listenPort?: number;
+  secretEnv?: string;
+  journalPath?: string;
+  dryRun: boolean;
+}
+
+export function options({ flags }: Input): SyncOptions {
+  const command = requireFlag('--exec', flags.exec, '(the command that creates the external record)');
+  const provider = requireFlag('--provider', flags.provider, '(the external system, sent with every filing)');
+  const listenPort = numberFlag('--listen', flags.listen, { min: 0, max: 65535, integer: true });
+  const o: SyncOptions = {
+    command,
+    provider,
+    execTimeoutMs: numberFlag('--exec-timeout', flags.execTimeout, { min: 1, max: 86_400, integer: true }) * 1000,
+    maxItems: numberFlag('--max-items', flags.maxItems, { min: 1, max: Number.MAX_SAFE_INTEGER, integer: true }),
+    // A webhook receiver only makes sense in a process that stays up: --listen implies --watch.
+    watch: flags.watch === true || listenPort !== undefined,
+    intervalMs: numberFlag('--interval', flags.interval, { min: 1, max: 86_400, integer: true }) * 1000,
+    listenPort,
+    secretEnv: flags.secretEnv,
+    journalPath: flags.journal,
+    dryRun: flags.dryRun === true,
+  };
+  if (o.dryRun && o.watch) throw new UsageError('--dry-run lists one pass: it does not go with --watch or --listen');
+  return o;
+}
+
+export async function run(ctx: Context, flags: SyncOptions): Promise<number> {
+  const connection = await ctx.connection();
+  const journalPath = flags.journalPath ?? defaultJournalPath(ctx.io.env, connection.profile);
+  if (flags.dryRun) return dryRun(ctx, flags, journalPath);
+
+  // The secret is read before anything else happens, so a missing one fails fast (exit 2).
+  const secret = flags.listenPort === undefined ? undefined : await readListenSecret(ctx, flags.secretEnv);
+  const client = await ctx.api();
+  const journal = Journal.open(journalPath);
+  try {
+    for (const p of journal.problems) ctx.ui.warn(`journal ${journal.path}, line ${p.line}: ${p.message}`);
+    const pending = [...journal.states.values()];
+    const toFile = pending.filter((s) => s.result).length;
+    const toRerun = pending.length - toFile;
+    if (toFile + toRerun > 0) {
+      ctx.ui.notice(`journal: ${toFile} answer(s) to file without running the command, ${toRerun} recording(s) whose command may have run (run again with RFS_ATTEMPT > 1)`);
+    }
+
+    const writer = new ResultWriter(ctx, (r) => ({
+      label: String(r.id),
+      done: `${r.replayed ? 'already filed' : 'filed'} as ${String(r.externalId)} (syncCount ${String(r.syncCount)}${r.from === 'journal' ? ', from the journal' : ''})`,
+    }));
+
+    let wake: (() => void) | undefined;
+    let triggered = false;
+    const trigger = (): void => {
+      triggered = true;
+      wake?.();
+    };
+    const receiver = secret === undefined ? undefined : await startListener(ctx, flags.listenPort ?? 0, secret, trigger);
+    try {
+      let anyFailed = false;
+      for (;;) {
+        triggered = false;
+        const spinner = await ctx.ui.spinner('sync: starting a pass');
+        let outcome;
+        try {
+          outcome = await runPass(ctx, client, journal, flags, writer, spinner);
+        } catch (error) {
+          spinner.stop();
+          if (!flags.watch) throw error;
+          // A watcher outlives a failed pass (the service down for a while): say so, try again.
+          ctx.ui.warn(`the pass failed: ${error instanceof Error ? error.message : String(error)}; trying again in ${flags.intervalMs / 1000} s`);
+          outcome = undefined;
+        }
+        spinner.stop();
+        if (outcome) {
+          anyFailed ||= outcome.failed > 0;
+          const parts = [`${outcome.filed} filed`, `${outcome.failed} failed`];
+          const closed = writer.closedNote();
+          if (closed) parts.push(closed);
+          if (ctx.signal.aborted) {
+            const during = outcome.interruptedDuring ? `; interrupted while ${outcome.interruptedDuring}` : '; interrupted';
+            ctx.io.stderr.write(`sync: ${parts.join(', ')}${during}; the journal ${journal.path} holds what is pending\n`);
+            return outcome.interruptedDuring ? EXIT.INTERRUPTED : EXIT.OK;
+          }
+          if (!ctx.globals.quiet || outcome.failed > 0) ctx.io.stderr.write(`sync: pass done: ${parts.join(', ')}\n`);
+        }
+        if (!flags.watch) return anyFailed ? EXIT.BATCH_FAILED : EXIT.OK;
+        if (ctx.signal.aborted) return EXIT.OK;
+        if (!triggered) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, flags.intervalMs);
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+            ctx.signal.addEventListener('abort', wake, { once: true });
+          });
+          wake = undefined;
+        }
+        if (ctx.signal.aborted) return EXIT.OK;
+      }
+    } finally {
+      await receiver?.close();
+    }
+  } finally {
+    journal.close();
+  }
+}
+
+async function readListenSecret(ctx: Context, secretEnv: string | undefined): Promise<string> {
+  const { readWebhookSecret } = await import('../../webhooks/secret.js');
+  return readWebhookSecret({ secretEnv, secretFile: undefined }, { env: ctx.io.env });
+}
+
+async function startListener(ctx: Context, port: number, secret: string, trigger: () => void) {
+  const { startWebhookReceiver } = await import('../../webhooks/receiver.js');
+  const receiver = await startWebhookReceiver({
+    host: '127.0.0.1',
+    port,
+    secret,
+    toleranceSeconds: 300,
+    onDelivery: (d) => {
+      if (!d.valid) {
+        ctx.ui.warn(`refused a delivery (${d.reason ?? 'invalid'}): ${d.explanation}`);
+        return;
+      }
+      if (d.event === 'recording.completed') {
+        ctx.ui.notice(`webhook: ${sanitize(d.recordingId ?? '?')} completed: starting a pass`);
+        trigger();
+      }
+    },
+  });
+  ctx.ui.notice(`sync: listening for webhooks on ${receiver.url}`);
+  return receiver;
+}
+
+async function dryRun(ctx: Context, flags: SyncOptions, journalPath: string): Promise<number> {
+  const journal = Journal.peek(journalPath);
+  for (const p of journal.problems) ctx.ui.warn(`journal ${journal.path}, line ${p.line}: ${p.message}`);
+  const client = await ctx.api();
+  const rows: { id: string; action: string; attempt: number; title: string | null; externalId: string | null }[] = [];
+  for (const [id, state] of journal.states) {
+    if (state.result) rows.push({ id, action: 'file from journal', attempt: state.attempts, title: null, externalId: state.result.externalId });
+  }
+  for await (const item of listRecordings(client, { status: 'COMPLETED', syncState: 'unsynced', limit: 100, all: true, signal: ctx.signal })) {
+    if (journal.states.get(item.id)?.result) continue;
+    rows.push({ id: item.id, action: 'run command', attempt: (journal.states.get(item.id)?.attempts ?? 0) + 1, title: item.title, externalId: null });
+  }
+  const shown = flags.maxItems === undefined ? rows : rows.slice(0, flags.maxItems);
+  await writeList(ctx.io, ctx.globals.output, shown, {
+    color: ctx.globals.color,
+    width: ctx.io.columns,
+    columns: [
+      { header: 'ID', value: (r) => r.id },
+      { header: 'ACTION', value: (r) => r.action },
+      { header: 'RFS_ATTEMPT', value: (r) => r.attempt, align: 'right' },
+      { header: 'TITLE', value: (r) => r.title ?? r.externalId ?? '', flex: true },
+    ],
+  });
+  ctx.ui.notice(`dry run: ${shown.length} recording(s) would be handled; nothing was run, filed or journaled`);
+  return EXIT.OK;
+}

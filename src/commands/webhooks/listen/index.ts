@@ -1,0 +1,24 @@
+// rfs webhooks listen: the declaration; the code is in run.ts.
+import { Command } from '@commander-js/extra-typings';
+import { defineCommand, examples, type Parsed } from '../../define.js';
+
+const declare = () =>
+  new Command('listen')
+    .description('receive deliveries locally, verify each signature and print one line per delivery (Ctrl-C stops)')
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--port <port>', 'port; 0 picks a free one', '8787')
+    .option('--secret-env <VAR>', 'environment variable holding the secret (default RFS_WEBHOOK_SECRET)')
+    .option('--secret-file <path>', 'file holding the secret')
+    .option('--tolerance <seconds>', 'allowed clock difference, both ways', '300')
+    .option('--forward-to <url>', 'pass valid deliveries on to this local URL and answer with its status')
+    .addHelpText(
+      'after',
+      examples([
+        'RFS_WEBHOOK_SECRET=whsec_… rfs webhooks listen',
+        'rfs webhooks listen --port 0 --secret-file secret.txt -o ndjson | jq .recordingId',
+        'rfs webhooks listen --secret-env CRM_HOOK_SECRET --forward-to http://127.0.0.1:3000/webhooks',
+      ]),
+    );
+
+export type Input = Parsed<ReturnType<typeof declare>>;
+export default defineCommand(declare, () => import('./run.js'));

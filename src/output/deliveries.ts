@@ -1,0 +1,18 @@
+// The table of webhook deliveries, shown by `deliveries list` and `deliveries replay --dry-run`.
+// Delivery records are "not shown" in api.md: the table reads the sandbox's field names where
+// present, and json keeps every field.
+import type { Delivery } from '../shared/schemas.js';
+import { field } from './fields.js';
+import type { Column } from './table.js';
+import { formatLocalTime } from './time.js';
+
+export const DELIVERY_COLUMNS: readonly Column<Delivery>[] = [
+  { header: 'ID', value: (d) => d.id },
+  { header: 'STATUS', value: (d) => field(d, 'status') },
+  // Ids are never cut (a cut id cannot be pasted); on a narrow terminal whole columns go.
+  { header: 'SUBSCRIPTION', value: (d) => field(d, 'subscriptionId'), dropOrder: 2 },
+  { header: 'RECORDING', value: (d) => field(d, 'recordingId'), dropOrder: 3 },
+  { header: 'ATTEMPTS', value: (d) => field(d, 'attempts'), align: 'right' },
+  { header: 'LAST ATTEMPT', value: (d) => formatLocalTime(field(d, 'lastAttemptAt') || null), dropOrder: 1 },
+  { header: 'LAST ANSWER', value: (d) => field(d, 'lastResponseStatus') || field(d, 'lastError'), flex: true },
+];
