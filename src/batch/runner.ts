@@ -69,7 +69,8 @@ function isInterrupt(error: unknown, signal: AbortSignal): boolean {
 
 export async function runBatch<T>(o: BatchOptions<T>): Promise<BatchReport<T>> {
   const done: T[] = [];
-  const inFlight = new Set<{ item: T; doing: string | undefined }>();
+  /** Items whose work has begun and not ended; in flight once they name what they are doing. */
+  const started = new Set<{ item: T; doing: string | undefined }>();
   let ok = 0;
   let failed = 0;
   let writing: Promise<void> = Promise.resolve();
@@ -91,14 +92,14 @@ export async function runBatch<T>(o: BatchOptions<T>): Promise<BatchReport<T>> {
   const interrupted = (): BatchReport<T> =>
     report({
       how: 'interrupted',
-      inFlight: [...inFlight].flatMap((s) => (s.doing === undefined ? [] : [{ item: s.item, doing: s.doing }])),
+      inFlight: [...started].flatMap((s) => (s.doing === undefined ? [] : [{ item: s.item, doing: s.doing }])),
     });
 
   try {
     for await (const item of o.items) {
       if (o.signal.aborted) throw new CancelError('interrupted');
       const state: { item: T; doing: string | undefined } = { item, doing: undefined };
-      inFlight.add(state);
+      started.add(state);
       const result = await o.work(item, {
         doing: (what) => {
           state.doing = what;
@@ -106,7 +107,7 @@ export async function runBatch<T>(o: BatchOptions<T>): Promise<BatchReport<T>> {
       });
       // A request cut short by Ctrl-C fails: that is the interruption, not the item's failure.
       if (result !== undefined && !result.ok && o.signal.aborted) throw new CancelError('interrupted');
-      inFlight.delete(state);
+      started.delete(state);
       if (result !== undefined) await write(result);
       done.push(item);
       if (result === undefined || result.ok) continue;
