@@ -5,10 +5,11 @@ import { addAbortSignal, type Readable } from 'node:stream';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../api/contract.js';
 import { fileRecording } from '../../api/recordings.js';
 import type { Context } from '../context.js';
-import { ApiError, CancelError, EXIT, UsageError } from '../../core/errors.js';
+import { EXIT, UsageError } from '../../core/errors.js';
 import { FilingRequest } from '../../shared/schemas.js';
-import { describeProblem, readLines } from '../../batch/lines.js';
+import { describeProblem, readLines, type InputLine } from '../../batch/lines.js';
 import { itemError, ResultWriter, type ItemResult } from '../../batch/results.js';
+import { runBatch as runLines, writeSummary, type BatchReport, type ItemRun } from '../../batch/runner.js';
 import { isoFlag, requireFlag } from '../flags.js';
 import type { Input } from './index.js';
 import { writeResource } from '../../output/list-writer.js';
@@ -124,87 +125,64 @@ async function runBatch(ctx: Context, { from, defaultProvider, failFast }: Extra
   }));
   const firstLine = new Map<string, number>();
   let blank = 0;
-  let lastLine = 0;
-  let inFlight: number | undefined;
-  let stopped: string | undefined;
-  let stopCode: number | undefined;
 
   const client = await ctx.api();
   // Ctrl-C while waiting for the next line (a producer that is slow, or never closes the pipe)
   // must end the read too, or the batch would wait for input before it could report.
   addAbortSignal(ctx.signal, input);
-  try {
-    for await (const item of readLines(input)) {
-      if (ctx.signal.aborted) throw new CancelError('interrupted');
-      lastLine = item.line - 1;
-      if ('problem' in item) {
-        if (item.problem === 'blank') {
-          blank += 1;
-          continue;
-        }
-        await writer.write({ line: item.line, id: null, ok: false, error: localError(describeProblem(item.problem, item.bytes)) });
-        if (failFast) {
-          stopped = `--fail-fast: stopped after line ${item.line}`;
-          break;
-        }
-        continue;
+  const fileLine = async (item: InputLine, run: ItemRun): Promise<ItemResult | undefined> => {
+    if ('problem' in item) {
+      if (item.problem === 'blank') {
+        blank += 1;
+        return undefined;
       }
-      let result: ItemResult;
-      let parsed: { id: string; filing: FilingRequest } | undefined;
-      try {
-        parsed = filingFromLine(item.text, defaultProvider);
-        const earlier = firstLine.get(parsed.id);
-        if (earlier === undefined) firstLine.set(parsed.id, item.line);
-        inFlight = item.line;
-        const answer = await fileRecording(client, parsed.id, stripUndefined(parsed.filing), ctx.signal);
-        inFlight = undefined;
-        result = { line: item.line, id: parsed.id, ok: true, replayed: answer.meta.replayed, syncCount: answer.data.syncCount };
-        if (earlier !== undefined) result.duplicateOf = earlier;
-      } catch (error) {
-        if (error instanceof CancelError || ctx.signal.aborted) throw error;
-        inFlight = undefined;
-        // A line refused locally was never sent: it is the line that is wrong, not the service.
-        const problem = error instanceof UsageError ? localError(error.message) : itemError(error);
-        result = { line: item.line, id: parsed?.id ?? null, ok: false, error: problem };
-        await writer.write(result);
-        // A refused key fails every line alike: stop rather than repeat it for each one.
-        if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
-          stopped = `the key was refused (${error.code}): stopped after line ${item.line}`;
-          stopCode = error.exitCode;
-          break;
-        }
-        if (failFast) {
-          stopped = `--fail-fast: stopped after line ${item.line}`;
-          break;
-        }
-        continue;
-      }
-      await writer.write(result);
-      lastLine = item.line;
+      return { line: item.line, id: null, ok: false, error: localError(describeProblem(item.problem, item.bytes)) };
     }
-  } catch (error) {
-    if (!(error instanceof CancelError) && !ctx.signal.aborted) throw error;
-    const note =
-      inFlight !== undefined
-        ? `interrupted while filing line ${inFlight} (it may have been recorded; filing it again is safe, filings are idempotent); lines after ${inFlight} were not processed`
-        : `interrupted: lines up to ${lastLine} were processed, later lines were not`;
-    summary(ctx, writer, blank, note);
-    return EXIT.INTERRUPTED;
-  }
-  summary(ctx, writer, blank, stopped ? `${stopped}; later lines were not processed` : undefined);
-  if (stopCode !== undefined) return stopCode;
-  return writer.failed > 0 ? EXIT.BATCH_FAILED : EXIT.OK;
+    let id: string | null = null;
+    try {
+      const parsed = filingFromLine(item.text, defaultProvider);
+      id = parsed.id;
+      const earlier = firstLine.get(parsed.id);
+      if (earlier === undefined) firstLine.set(parsed.id, item.line);
+      run.doing(`filing line ${item.line}`);
+      const answer = await fileRecording(client, parsed.id, stripUndefined(parsed.filing), ctx.signal);
+      const result: ItemResult = { line: item.line, id: parsed.id, ok: true, replayed: answer.meta.replayed, syncCount: answer.data.syncCount };
+      if (earlier !== undefined) result.duplicateOf = earlier;
+      return result;
+    } catch (error) {
+      // A line refused locally was never sent: it is the line that is wrong, not the service.
+      return { line: item.line, id, ok: false, error: error instanceof UsageError ? localError(error.message) : itemError(error) };
+    }
+  };
+  const report = await runLines({ items: readLines(input), work: fileLine, writer, signal: ctx.signal, failFast });
+  summary(ctx, writer, report, blank);
+  return report.exitCode;
 }
 
 function localError(title: string): ItemResult['error'] {
   return { status: null, code: 'INVALID_LINE', title, requestId: null };
 }
 
-function summary(ctx: Context, writer: ResultWriter, blank: number, note: string | undefined): void {
-  const parts = [`${writer.ok} filed`, `${writer.failed} failed`];
+function summary(ctx: Context, writer: ResultWriter, report: BatchReport<InputLine>, blank: number): void {
+  const parts = [`${report.ok} filed`, `${report.failed} failed`];
   if (blank > 0) parts.push(`${blank} blank line${blank === 1 ? '' : 's'} skipped`);
   const closed = writer.closedNote();
   if (closed) parts.push(closed);
-  // The summary is what a 3 a.m. reader needs most: it is printed even with --quiet.
-  ctx.io.stderr.write(`${parts.join(', ')}${note ? `; ${note}` : ''}\n`);
+  writeSummary(ctx.io, `${parts.join(', ')}${endNote(report)}`);
+}
+
+function endNote({ end, done }: BatchReport<InputLine>): string {
+  switch (end.how) {
+    case 'finished':
+      return '';
+    case 'stopped': {
+      const why = end.because === 'fail-fast' ? '--fail-fast' : `the key was refused (${end.error?.code ?? ''})`;
+      return `; ${why}: stopped after line ${end.after.line}; later lines were not processed`;
+    }
+    case 'interrupted': {
+      const line = end.inFlight[0]?.item.line;
+      if (line === undefined) return `; interrupted: lines up to ${done.at(-1)?.line ?? 0} were processed, later lines were not`;
+      return `; interrupted while filing line ${line} (it may have been recorded; filing it again is safe, filings are idempotent); lines after ${line} were not processed`;
+    }
+  }
 }

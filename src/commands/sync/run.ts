@@ -1,6 +1,7 @@
 // rfs sync (cli.md, sync): the recommended integration pattern as one crash-safe command.
 import { listRecordings } from '../../api/recordings.js';
 import { ResultWriter } from '../../batch/results.js';
+import { writeSummary } from '../../batch/runner.js';
 import type { Context } from '../context.js';
 import { EXIT, UsageError } from '../../core/errors.js';
 import { writeList } from '../../output/list-writer.js';
@@ -75,18 +76,15 @@ export async function run(ctx: Context, flags: SyncOptions): Promise<number> {
       let anyFailed = false;
       for (;;) {
         triggered = false;
-        const spinner = await ctx.ui.spinner('sync: starting a pass');
         let outcome;
         try {
-          outcome = await runPass(ctx, client, journal, flags, writer, spinner);
+          outcome = await runPass(ctx, client, journal, flags, writer);
         } catch (error) {
-          spinner.stop();
           if (!flags.watch) throw error;
           // A watcher outlives a failed pass (the service down for a while): say so, try again.
           ctx.ui.warn(`the pass failed: ${error instanceof Error ? error.message : String(error)}; trying again in ${flags.intervalMs / 1000} s`);
           outcome = undefined;
         }
-        spinner.stop();
         if (outcome) {
           anyFailed ||= outcome.failed > 0;
           const parts = [`${outcome.filed} filed`, `${outcome.failed} failed`];
@@ -94,10 +92,10 @@ export async function run(ctx: Context, flags: SyncOptions): Promise<number> {
           if (closed) parts.push(closed);
           if (ctx.signal.aborted) {
             const during = outcome.interruptedDuring ? `; interrupted while ${outcome.interruptedDuring}` : '; interrupted';
-            ctx.io.stderr.write(`sync: ${parts.join(', ')}${during}; the journal ${journal.path} holds what is pending\n`);
-            return outcome.interruptedDuring ? EXIT.INTERRUPTED : EXIT.OK;
+            writeSummary(ctx.io, `sync: ${parts.join(', ')}${during}; the journal ${journal.path} holds what is pending`);
+            return outcome.interrupted ? EXIT.INTERRUPTED : EXIT.OK;
           }
-          if (!ctx.globals.quiet || outcome.failed > 0) ctx.io.stderr.write(`sync: pass done: ${parts.join(', ')}\n`);
+          if (!ctx.globals.quiet || outcome.failed > 0) writeSummary(ctx.io, `sync: pass done: ${parts.join(', ')}`);
         }
         if (!flags.watch) return anyFailed ? EXIT.BATCH_FAILED : EXIT.OK;
         if (ctx.signal.aborted) return EXIT.OK;

@@ -1,9 +1,11 @@
 // rfs deliveries replay <id>…  and  --all-failed (cli.md, deliveries): one result line per
 // delivery, going on past failures, a summary on stderr, exit 8 when any replay failed.
 import { listDeliveries, replayDelivery } from '../../../api/webhooks.js';
-import { itemError, ResultWriter } from '../../../batch/results.js';
+import { Progress } from '../../../batch/progress.js';
+import { itemError, ResultWriter, type ItemResult } from '../../../batch/results.js';
+import { runBatch, writeSummary } from '../../../batch/runner.js';
 import type { Context } from '../../context.js';
-import { ApiError, CancelError, EXIT, UsageError } from '../../../core/errors.js';
+import { EXIT, UsageError } from '../../../core/errors.js';
 import { canPrompt } from '../../../core/io.js';
 import { writeList } from '../../../output/list-writer.js';
 import { sanitize } from '../../../output/sanitize.js';
@@ -65,53 +67,44 @@ export async function run(ctx: Context, o: ReplayOptions): Promise<number> {
   }
 
   const writer = new ResultWriter(ctx, (r) => ({ label: String(r.id), done: `replayed (now ${String(r.status ?? 'queued')})` }));
-  const spinner = await ctx.ui.spinner(`replaying 0/${ids.length}`);
-  const done: string[] = [];
-  let inFlight: string | undefined;
-  let stopCode: number | undefined;
-  try {
-    for (const [n, id] of ids.entries()) {
-      if (ctx.signal.aborted) throw new CancelError('interrupted');
-      spinner.update(`replaying ${n + 1}/${ids.length}`);
+  // Items by position, so that an id given twice is two replays, each reported.
+  const items = ids.map((id, n) => ({ id, n: n + 1 }));
+  const progress = await Progress.start(ctx.ui, `replaying 0/${ids.length}`);
+  const report = await runBatch({
+    items,
+    writer,
+    signal: ctx.signal,
+    progress,
+    work: async ({ id, n }, run): Promise<ItemResult> => {
+      progress.update(`replaying ${n}/${ids.length}`);
+      run.doing(`replaying ${sanitize(id)}`);
       try {
-        inFlight = id;
         const { delivery } = await replayDelivery(client, id, ctx.signal);
-        inFlight = undefined;
         const status = delivery !== null && typeof delivery === 'object' ? field(delivery, 'status') || null : null;
-        spinner.stop();
-        await writer.write({ id, ok: true, status });
+        return { id, ok: true, status };
       } catch (error) {
-        if (error instanceof CancelError || ctx.signal.aborted) throw error;
-        inFlight = undefined;
-        spinner.stop();
-        await writer.write({ id, ok: false, error: itemError(error) });
-        if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
-          stopCode = error.exitCode;
-          done.push(id);
-          break;
-        }
+        return { id, ok: false, error: itemError(error) };
       }
-      done.push(id);
-    }
-  } catch (error) {
-    spinner.stop();
-    if (!(error instanceof CancelError) && !ctx.signal.aborted) throw error;
-    const why = inFlight === undefined ? 'interrupted' : `interrupted while replaying ${sanitize(inFlight)} (it may have been queued)`;
-    summary(ctx, writer, ids.filter((id) => !done.includes(id) && id !== inFlight), why);
-    return EXIT.INTERRUPTED;
+    },
+  });
+  const { end } = report;
+  const inFlight = end.how === 'interrupted' ? end.inFlight : [];
+  const notDone = items.filter((item) => !report.done.includes(item) && !inFlight.some((f) => f.item === item)).map((item) => item.id);
+  let why: string | undefined;
+  if (end.how === 'stopped') why = 'stopped: the key was refused';
+  if (end.how === 'interrupted') {
+    why = inFlight.length === 0 ? 'interrupted' : `interrupted while ${inFlight.map((f) => `${f.doing} (it may have been queued)`).join(', ')}`;
   }
-  spinner.stop();
-  summary(ctx, writer, ids.filter((id) => !done.includes(id)), stopCode === undefined ? undefined : 'stopped: the key was refused');
-  if (allFailed && ids.length >= 50) ctx.ui.notice('the FAILED list holds at most 50 rows: run again to replay any that remain');
-  if (stopCode !== undefined) return stopCode;
-  return writer.failed > 0 ? EXIT.BATCH_FAILED : EXIT.OK;
+  summary(ctx, writer, report.ok, report.failed, notDone, why);
+  if (end.how !== 'interrupted' && allFailed && ids.length >= 50) ctx.ui.notice('the FAILED list holds at most 50 rows: run again to replay any that remain');
+  return report.exitCode;
 }
 
-function summary(ctx: Context, writer: ResultWriter, notDone: string[], why: string | undefined): void {
-  let text = `${writer.ok} replayed, ${writer.failed} failed`;
+function summary(ctx: Context, writer: ResultWriter, ok: number, failed: number, notDone: string[], why: string | undefined): void {
+  let text = `${ok} replayed, ${failed} failed`;
   if (why) text += `; ${why}`;
   const closed = writer.closedNote();
   if (closed) text += `; ${closed}`;
   if (notDone.length > 0) text += `; not replayed: ${notDone.map((id) => sanitize(id)).join(', ')}`;
-  ctx.io.stderr.write(`${text}\n`);
+  writeSummary(ctx.io, text);
 }
