@@ -7,7 +7,7 @@ import type { Context } from '../context.js';
 import { AuthError, CancelError, EXIT, UsageError } from '../../core/errors.js';
 import { canPrompt } from '../../core/io.js';
 import type { Invocation } from '../../cli/program.js';
-import { DEFAULT_BASE_URL, DEFAULT_PROFILE } from '../../config/connection.js';
+import { askedBaseUrl, DEFAULT_BASE_URL, selectProfile } from '../../config/connection.js';
 import { checkProfileName, openProfiles } from '../../config/profiles.js';
 import { writeResource } from '../../output/list-writer.js';
 import { checkKey } from './check.js';
@@ -37,13 +37,13 @@ async function ask<T>(prompt: () => Promise<T>): Promise<T> {
 export async function run(ctx: Context, inv: Invocation): Promise<number> {
   const { io, globals } = ctx;
   const store = openProfiles(io.env);
-  const profile = checkProfileName(globals.profile ?? io.env.RFS_PROFILE ?? store.defaultName() ?? DEFAULT_PROFILE);
+  const profile = checkProfileName(selectProfile(globals, io.env, store).name);
   const existing = store.get(profile);
   const interactive = inv.opts.withKey !== true && canPrompt(io);
   const prompts = interactive ? await import('@inquirer/prompts') : undefined;
   const context = { input: io.stdin, output: io.stderr, signal: ctx.signal };
 
-  let baseUrl = globals.baseUrl ?? io.env.RFS_BASE_URL;
+  let baseUrl = askedBaseUrl(globals, io.env);
   if (baseUrl === undefined && prompts) {
     baseUrl = await ask(() =>
       prompts.input(

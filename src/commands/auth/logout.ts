@@ -2,12 +2,12 @@
 import type { Context } from '../context.js';
 import { EXIT } from '../../core/errors.js';
 import type { Invocation } from '../../cli/program.js';
-import { DEFAULT_PROFILE } from '../../config/connection.js';
+import { selectProfile } from '../../config/connection.js';
 import { noSuchProfile, openProfiles } from '../../config/profiles.js';
 
 export async function run(ctx: Context, _inv: Invocation): Promise<number> {
   const store = openProfiles(ctx.io.env);
-  const name = ctx.globals.profile ?? ctx.io.env.RFS_PROFILE ?? store.defaultName() ?? DEFAULT_PROFILE;
+  const { name } = selectProfile(ctx.globals, ctx.io.env, store);
   if (!(await store.remove(name))) throw noSuchProfile(name, store.list().map((p) => p.name));
   ctx.ui.notice(`Removed profile "${name}" and its key from ${store.path}.`);
   return EXIT.OK;
