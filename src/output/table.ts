@@ -55,7 +55,7 @@ export function truncate(text: string, width: number): string {
 }
 
 /** `text` padded with spaces to `width` cells, on the right or (align right) on the left. */
-function pad(text: string, width: number, align: 'left' | 'right'): string {
+export function pad(text: string, width: number, align: 'left' | 'right' = 'left'): string {
   const fill = ' '.repeat(Math.max(0, width - displayWidth(text)));
   return align === 'right' ? fill + text : text + fill;
 }
