@@ -24,7 +24,7 @@ await build({
   legalComments: 'none',
   chunkNames: 'chunks/[name]-[hash]',
   define: { RFS_VERSION: JSON.stringify(pkg.version) },
-  // Bundled CommonJS dependencies (cli-table3) call require(); give ESM chunks a real one.
+  // Bundled CommonJS dependencies (commander, undici) call require(); give ESM chunks a real one.
   banner: {
     js: "import { createRequire as __rfsCreateRequire } from 'node:module'; const require = __rfsCreateRequire(import.meta.url);",
   },

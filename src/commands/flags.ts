@@ -1,6 +1,7 @@
 // Checks of flag values that commander cannot make, with a UsageError (exit 2) that says what
 // is expected. Numbers are read by src/core/flags.ts. Command files call these before anything is sent.
 import { UsageError } from '../core/errors.js';
+import { parseIsoTime } from '../shared/iso-time.js';
 
 export function requireFlag(name: string, raw: unknown, why?: string): string {
   if (typeof raw !== 'string' || raw.trim() === '') throw new UsageError(`${name} is required${why ? ` ${why}` : ''}`);
@@ -10,8 +11,8 @@ export function requireFlag(name: string, raw: unknown, why?: string): string {
 export function isoFlag(name: string, raw: unknown): string | undefined {
   if (raw === undefined) return undefined;
   const text = String(raw);
-  // ISO 8601 with a date and a time; Date.parse alone accepts far too much ("1", "May 5").
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(text) || Number.isNaN(Date.parse(text))) {
+  // A date and a time with its zone: the instant sent is the one typed, not a guess.
+  if (parseIsoTime(text, { zone: 'required', dateOnly: false }) === null) {
     throw new UsageError(`invalid ${name} ${JSON.stringify(text)}: expected an ISO 8601 time such as 2026-11-22T09:30:00Z`);
   }
   return text;

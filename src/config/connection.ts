@@ -12,9 +12,35 @@ export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010';
 export const DEFAULT_PROFILE = 'default';
 
 /** An empty variable (`RFS_API_KEY= rfs …`) means "not set", as it does for most CLIs. */
-function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
+export function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const value = env[name];
   return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+/** The profile a command uses, and whether it was named (by flag or environment) rather than defaulted. */
+export interface ProfileChoice {
+  name: string;
+  named: boolean;
+}
+
+/**
+ * The one rule for which profile a command uses (cli.md, Connection and credentials):
+ * `--profile`, then `RFS_PROFILE`, then the profile marked default, else `default`. The config
+ * file is read only when neither names one.
+ */
+export function selectProfile(
+  globals: { profile?: string | undefined },
+  env: NodeJS.ProcessEnv,
+  store: Pick<ProfileStore, 'defaultName'>,
+): ProfileChoice {
+  const asked = globals.profile ?? envValue(env, 'RFS_PROFILE');
+  if (asked !== undefined) return { name: asked, named: true };
+  return { name: store.defaultName() ?? DEFAULT_PROFILE, named: false };
+}
+
+/** `--base-url`, then `RFS_BASE_URL`: undefined when neither gives one. */
+export function askedBaseUrl(globals: { baseUrl?: string | undefined }, env: NodeJS.ProcessEnv): string | undefined {
+  return globals.baseUrl ?? envValue(env, 'RFS_BASE_URL');
 }
 
 export function resolveConnection(
@@ -23,13 +49,12 @@ export function resolveConnection(
   store: ProfileStore,
 ): Connection {
   const envKey = envValue(env, 'RFS_API_KEY');
-  const asked = globals.profile ?? envValue(env, 'RFS_PROFILE');
-  const name = asked ?? store.defaultName() ?? DEFAULT_PROFILE;
+  const { name, named } = selectProfile(globals, env, store);
   const profile = store.get(name);
 
   // A profile named on purpose that does not exist is a typo worth stopping for; with
   // RFS_API_KEY set the profile only names where a login would go, so it need not exist.
-  if (asked !== undefined && profile === undefined && envKey === undefined) {
+  if (named && profile === undefined && envKey === undefined) {
     const saved = store.list().map((p) => p.name);
     throw noSuchProfile(name, saved, `save it with \`rfs auth login --profile ${sanitize(name)}\`, or set RFS_API_KEY`);
   }
@@ -44,7 +69,7 @@ export function resolveConnection(
   }
   const apiKey = checkKeyFormat(rawKey);
 
-  const baseUrl = (globals.baseUrl ?? envValue(env, 'RFS_BASE_URL') ?? profile?.baseUrl ?? DEFAULT_BASE_URL).trim();
+  const baseUrl = (askedBaseUrl(globals, env) ?? profile?.baseUrl ?? DEFAULT_BASE_URL).trim();
   apiRoot(baseUrl); // plain http to a remote host is refused here: nothing is sent
 
   return { profile: name, baseUrl, apiKey };

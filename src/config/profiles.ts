@@ -1,12 +1,12 @@
-// Named connections (base URL + API key) in one JSON file, written by conf: atomically (a temp
-// file, fsync, rename: conf uses `atomically`), mode 0600, in a folder of mode 0700 (cli.md,
-// Connection and credentials). The file holds API keys, so no message here ever quotes it.
+// Named connections (base URL + API key) in one JSON file, written atomically and durably
+// (core/atomic-write.ts), mode 0600, in a folder of mode 0700 (cli.md, Connection and
+// credentials). The file holds API keys, so no message here ever quotes it.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type Conf from 'conf';
 import * as z from 'zod/mini';
 import '../shared/zod-messages.js';
+import { writeFileAtomicSync } from '../core/atomic-write.js';
 import { UsageError } from '../core/errors.js';
 import { apiRoot, checkKeyFormat } from '../api/credentials.js';
 import { sanitize } from '../output/sanitize.js';
@@ -103,7 +103,7 @@ function damaged(file: string, detail: string, cause?: unknown): UsageError {
   });
 }
 
-/** Thrown from conf's deserialize: what is wrong, in words that never quote the file. */
+/** What is wrong with the file, in words that never quote it. */
 class DamagedFile extends Error {}
 
 function parseConfigText(text: string): Record<string, unknown> {
@@ -114,7 +114,6 @@ function parseConfigText(text: string): Record<string, unknown> {
     // Never the parser's own message: since Node 20 it quotes the file's text, i.e. the API key.
     throw new DamagedFile('it is not valid JSON');
   }
-  // conf would turn an array or a string into an object of its characters; refuse it here.
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new DamagedFile('it is not a JSON object');
   return value as Record<string, unknown>;
 }
@@ -133,8 +132,6 @@ export function openProfiles(env: NodeJS.ProcessEnv): ProfileStore {
   if (fs.existsSync(dir)) ensurePrivateDir(dir);
   tightenFile(file);
 
-  // Reading is a plain read of one small JSON file. conf (and the schema validator it brings)
-  // is loaded only to write, so that commands which only read a profile start faster.
   const read = (): StoredConfig => {
     let raw: Record<string, unknown>;
     try {
@@ -153,34 +150,11 @@ export function openProfiles(env: NodeJS.ProcessEnv): ProfileStore {
     return parsed.data;
   };
 
-  let conf: Promise<Conf<Record<string, unknown>>> | undefined;
-  const openConf = (): Promise<Conf<Record<string, unknown>>> => {
-    conf ??= (async () => {
-      ensurePrivateDir(dir);
-      const { default: ConfClass } = await import('conf');
-      try {
-        return new ConfClass<Record<string, unknown>>({
-          cwd: dir,
-          configName: path.basename(CONFIG_FILE_NAME, '.json'),
-          configFileMode: 0o600,
-          // Profile names may contain dots; the store is only ever read and written whole.
-          accessPropertiesByDotNotation: false,
-          clearInvalidConfig: false,
-          watch: false,
-          deserialize: parseConfigText,
-        });
-      } catch (error) {
-        throw readError(file, error);
-      }
-    })();
-    return conf;
-  };
-
-  const write = async (value: StoredConfig): Promise<void> => {
-    const store = await openConf();
+  const write = (value: StoredConfig): void => {
     ensurePrivateDir(dir);
     try {
-      store.store = value;
+      // Tab-indented, as conf wrote it before, so that a diff of an old and a new file is small.
+      writeFileAtomicSync(file, JSON.stringify(value, undefined, '\t'), { mode: 0o600 });
     } catch (error) {
       throw fsFailure('file', file, error);
     }
@@ -217,7 +191,7 @@ export function openProfiles(env: NodeJS.ProcessEnv): ProfileStore {
       const stored = read();
       const profiles = { ...stored.profiles, [name]: { ...stored.profiles[name], baseUrl, apiKey } };
       const defaultProfile = markedDefault(stored) ?? name;
-      await write({ ...stored, profiles, defaultProfile });
+      write({ ...stored, profiles, defaultProfile });
     },
     async remove(name) {
       const stored = read();
@@ -232,13 +206,13 @@ export function openProfiles(env: NodeJS.ProcessEnv): ProfileStore {
         if (left.length === 1) next.defaultProfile = left[0];
         else delete next.defaultProfile;
       }
-      await write(next);
+      write(next);
       return true;
     },
     async setDefault(name) {
       const stored = read();
       if (!has(stored, name)) throw noSuchProfile(name, names(stored), `create it with \`rfs auth login --profile ${sanitize(name)}\``);
-      await write({ ...stored, defaultProfile: name });
+      write({ ...stored, defaultProfile: name });
     },
     defaultName() {
       return markedDefault(read());

@@ -5,7 +5,7 @@ import type { Writable } from 'node:stream';
 import type { IO } from '../core/io.js';
 import type { OutputFormat } from '../core/context.js';
 import { safeJson } from './safe-json.js';
-// Tables (cli-table3, chalk) are loaded only for table output: json and ndjson never need them.
+// Tables (string-width, chalk) are loaded only for table output: json and ndjson never need them.
 import type { Column, KeyValueSection } from './table.js';
 
 export interface ListTable<T> {

@@ -1,8 +1,8 @@
 // Tables for lists and key/value views for one resource, in the borderless style of gh: columns
 // separated by two spaces, no box drawing, so that a narrow terminal that wraps lines still
 // shows something readable and `grep`/`awk` on a terminal capture still work.
-import Table from 'cli-table3';
 import { Chalk } from 'chalk';
+import stringWidth from 'string-width';
 import { sanitize } from './sanitize.js';
 
 export interface Column<T> {
@@ -31,55 +31,12 @@ const GAP = 2;
 /** A flexible column is not cut below this (or its header, or its content if shorter). */
 const MIN_FLEX_WIDTH = 10;
 
-const BORDERLESS = {
-  top: '',
-  'top-mid': '',
-  'top-left': '',
-  'top-right': '',
-  bottom: '',
-  'bottom-mid': '',
-  'bottom-left': '',
-  'bottom-right': '',
-  left: '',
-  'left-mid': '',
-  mid: '',
-  'mid-mid': '',
-  right: '',
-  'right-mid': '',
-  middle: ' '.repeat(GAP),
-};
-
-function isWide(cp: number): boolean {
-  // East Asian Wide and Fullwidth blocks, and emoji, take two terminal cells.
-  return (
-    (cp >= 0x1100 && cp <= 0x115f) ||
-    (cp >= 0x2e80 && cp <= 0xa4cf && cp !== 0x303f) ||
-    (cp >= 0xac00 && cp <= 0xd7a3) ||
-    (cp >= 0xf900 && cp <= 0xfaff) ||
-    (cp >= 0xfe30 && cp <= 0xfe4f) ||
-    (cp >= 0xff00 && cp <= 0xff60) ||
-    (cp >= 0xffe0 && cp <= 0xffe6) ||
-    (cp >= 0x1f300 && cp <= 0x1f64f) ||
-    (cp >= 0x1f900 && cp <= 0x1f9ff) ||
-    (cp >= 0x20000 && cp <= 0x3fffd)
-  );
-}
-
-const ZERO_WIDTH = /^[\p{Mn}\p{Me}\u200b-\u200f\u2060-\u2064\ufe00-\ufe0f]$/u;
-
-function charWidth(ch: string): number {
-  const cp = ch.codePointAt(0) ?? 0;
-  if (cp < 0x300) return 1;
-  if (ZERO_WIDTH.test(ch)) return 0;
-  return isWide(cp) ? 2 : 1;
-}
-
-/** Terminal cells taken by sanitised text (no control characters, no ANSI codes). */
+/** Terminal cells taken by text (ANSI codes count for nothing): the one measure of every table. */
 export function displayWidth(text: string): number {
-  let width = 0;
-  for (const ch of text) width += charWidth(ch);
-  return width;
+  return stringWidth(text);
 }
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
 /** Cut to at most `width` cells, ending in `…` when anything was cut; never splits a character. */
 export function truncate(text: string, width: number): string {
@@ -87,13 +44,20 @@ export function truncate(text: string, width: number): string {
   if (width <= 0) return '';
   let out = '';
   let used = 0;
-  for (const ch of text) {
-    const w = charWidth(ch);
+  // By grapheme cluster: an emoji sequence or a letter with its accents is kept or cut whole.
+  for (const { segment } of graphemes.segment(text)) {
+    const w = displayWidth(segment);
     if (used + w > width - 1) break;
-    out += ch;
+    out += segment;
     used += w;
   }
   return `${out}…`;
+}
+
+/** `text` padded with spaces to `width` cells, on the right or (align right) on the left. */
+export function pad(text: string, width: number, align: 'left' | 'right' = 'left'): string {
+  const fill = ' '.repeat(Math.max(0, width - displayWidth(text)));
+  return align === 'right' ? fill + text : text + fill;
 }
 
 /**
@@ -158,21 +122,18 @@ export function renderTable<T>(allColumns: readonly Column<T>[], rows: Iterable<
     shrink(widths, mins, flexible, total - width);
   }
 
+  // Laid out here rather than by a table library, so that the cells are padded with the same
+  // measure that fitted them (cli-table3 measured with its own, older string-width).
   const chalk = new Chalk({ level: o.color ? 1 : 0 });
-  const table = new Table({
-    head: headers.map((h, i) => chalk.bold(truncate(h, widths[i] ?? 0))),
-    chars: BORDERLESS,
-    // Empty style lists: cli-table3 would otherwise colour headers through @colors/colors,
-    // which detects colour on its own instead of following --no-color / NO_COLOR.
-    style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true },
-    colAligns: columns.map((c) => c.align ?? 'left'),
-  });
-  for (const line of cells) table.push(line.map((cell, i) => truncate(cell, widths[i] ?? 0)));
-  return `${table
-    .toString()
-    .split('\n')
-    .map((l) => l.trimEnd())
-    .join('\n')}\n`;
+  const head = headers.map((h, i) => truncate(h, widths[i] ?? 0));
+  const body = cells.map((line) => line.map((cell, i) => truncate(cell, widths[i] ?? 0)));
+  const used = head.map((h, i) => body.reduce((w, line) => Math.max(w, displayWidth(line[i] ?? '')), displayWidth(h)));
+  const render = (line: string[], style: (text: string) => string = (t) => t): string =>
+    line
+      .map((cell, i) => pad(style(cell), used[i] ?? 0, columns[i]?.align ?? 'left'))
+      .join(' '.repeat(GAP))
+      .trimEnd();
+  return `${[render(head, (h) => chalk.bold(h)), ...body.map((line) => render(line))].join('\n')}\n`;
 }
 
 export type KeyValueRow =

@@ -1,6 +1,7 @@
 // Time as people read it in a table, and `--updated-since` values as people type them.
 import { UsageError } from '../core/errors.js';
 import { sanitize } from './sanitize.js';
+import { INSTANT, parseIsoTime } from '../shared/iso-time.js';
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
@@ -29,26 +30,14 @@ function formatter(timeZone: string | undefined): Intl.DateTimeFormat {
  */
 export function formatLocalTime(iso: string | null | undefined, o: { timeZone?: string } = {}): string {
   if (iso === null || iso === undefined || iso === '') return '';
-  const ms = Date.parse(iso);
-  if (Number.isNaN(ms)) return sanitize(iso);
+  const ms = parseIsoTime(iso, INSTANT);
+  if (ms === null) return sanitize(iso);
   const parts: Record<string, string> = {};
   for (const part of formatter(o.timeZone).formatToParts(ms)) parts[part.type] = part.value;
   return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}`;
 }
 
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-
-// A date, or a date and time with optional seconds, fraction and offset. Date.parse alone
-// would also take "March 7" or "1" and guess; the API wants ISO 8601.
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
-
-/** V8 turns 2026-02-30 into 2 March; a day the month does not have is a typo, not a date. */
-function dayExists(text: string): boolean {
-  const year = Number(text.slice(0, 4));
-  const month = Number(text.slice(5, 7));
-  const day = Number(text.slice(8, 10));
-  return month >= 1 && month <= 12 && day >= 1 && day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
-}
 
 /**
  * An ISO 8601 timestamp, or a duration back from `now` (`90s`, `15m`, `24h`, `7d`), as the ISO
@@ -64,12 +53,11 @@ export function parseWhen(input: string, now: number | Date, flag = '--updated-s
     const since = new Date(nowMs - amount * UNIT_MS[unit]);
     if (!Number.isNaN(since.getTime())) return since.toISOString();
   }
-  if (!duration && ISO_8601.test(text) && dayExists(text)) {
-    // A bare date would be UTC midnight to Date.parse, but a date-time without an offset is
-    // local: both are read as local time, the day as the person typing it means it.
-    const normalised = text.length === 10 ? `${text}T00:00` : text.replace(' ', 'T').replace(',', '.');
-    const ms = Date.parse(normalised);
-    if (!Number.isNaN(ms)) return new Date(ms).toISOString();
+  if (!duration) {
+    // A date, or a date-time without an offset, is read as local time: the day as the person
+    // typing it means it.
+    const ms = parseIsoTime(text, { zone: 'local', dateOnly: true });
+    if (ms !== null) return new Date(ms).toISOString();
   }
   throw new UsageError(
     `invalid ${flag} value "${sanitize(input)}": expected an ISO 8601 timestamp (2026-11-22T14:05:00Z) or a duration back from now (90s, 15m, 24h, 7d)`,
@@ -82,8 +70,8 @@ export function parseWhen(input: string, now: number | Date, flag = '--updated-s
  */
 export function formatAge(iso: string | null | undefined, now: number): string {
   if (iso === null || iso === undefined || iso === '') return '';
-  const ms = Date.parse(iso);
-  if (Number.isNaN(ms)) return sanitize(iso);
+  const ms = parseIsoTime(iso, INSTANT);
+  if (ms === null) return sanitize(iso);
   const seconds = Math.floor((now - ms) / 1000);
   if (seconds < -60 || seconds >= 30 * 86_400) return formatLocalTime(iso).slice(0, 10);
   if (seconds < 60) return `${Math.max(0, seconds)}s ago`;

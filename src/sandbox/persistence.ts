@@ -3,11 +3,10 @@
 // created, the subscriptions (with their secrets: the file is mode 0600), deliveries and
 // idempotency keys. Writes are atomic (a temporary file in the same folder, then rename) and
 // debounced, so a burst of filings costs one write.
-import { randomBytes } from 'node:crypto';
-import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import * as z from 'zod/mini';
 import '../shared/zod-messages.js';
+import { writeFileAtomic } from '../core/atomic-write.js';
 import { PRIORITIES, RECORDING_STATUSES } from '../shared/schemas.js';
 import { WORKSPACES } from './types.js';
 import type { Delivery, Recording, Subscription } from './types.js';
@@ -125,17 +124,6 @@ export async function loadState(file: string): Promise<StoredState | null> {
   return parsed.data;
 }
 
-export async function writeAtomically(file: string, text: string): Promise<void> {
-  const temp = join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    await writeFile(temp, text, { mode: 0o600 });
-    await rename(temp, file);
-  } catch (error) {
-    await unlink(temp).catch(() => undefined);
-    throw error;
-  }
-}
-
 /** Debounced saving: schedule() after each change; flush() at close. */
 export class Saver {
   private timer: NodeJS.Timeout | undefined;
@@ -163,7 +151,7 @@ export class Saver {
       if (!this.dirty) return;
       this.dirty = false;
       try {
-        await writeAtomically(this.file, JSON.stringify(this.snapshot()));
+        await writeFileAtomic(this.file, JSON.stringify(this.snapshot()), { mode: 0o600 });
       } catch (error) {
         this.log(`could not save the data file ${this.file}: ${(error as Error).message}`);
       }

@@ -4,6 +4,7 @@
 import type { RecordingStatus, SyncState } from '../shared/schemas.js';
 import type { Filing, FilingData, Recording, WorkspaceId } from './types.js';
 import { WORKSPACES } from './types.js';
+import { INSTANT, parseIsoTime } from '../shared/iso-time.js';
 
 export interface RecordingFilter {
   status: RecordingStatus;
@@ -123,7 +124,7 @@ export class RecordingStore {
     const previous = rec.filings?.find((f) => f.provider === input.provider && f.externalId === input.externalId);
     if (previous) return { data: previous.data, replayed: true };
     const lastSyncedAt = new Date(now).toISOString();
-    const filedAt = input.filedAt === undefined ? lastSyncedAt : new Date(input.filedAt).toISOString();
+    const filedAt = input.filedAt === undefined ? lastSyncedAt : new Date(parseIsoTime(input.filedAt, INSTANT) ?? now).toISOString();
     const data: FilingData = {
       id: rec.id,
       lastSyncedAt,

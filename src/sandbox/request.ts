@@ -53,15 +53,6 @@ export function limitParam(params: Map<string, string>, max: number, fallback: n
   return n;
 }
 
-// A full ISO 8601 date-time with an offset, or a date alone (midnight UTC).
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:[Zz]|[+-]\d{2}:?\d{2}))?$/;
-
-export function parseInstant(value: string): number | null {
-  if (!ISO_INSTANT.test(value)) return null;
-  const ms = Date.parse(value);
-  return Number.isNaN(ms) ? null : ms;
-}
-
 export type BodyResult = Buffer | 'too-large' | 'aborted';
 
 export function hasBody(req: IncomingMessage): boolean {

@@ -2,9 +2,10 @@
 // rfs acts on it, so that a run killed at any instant can tell, per recording, whether the
 // command may have run (`started`), what it answered (`result`), and whether the filing was
 // confirmed (`filed`). One process at a time owns a journal, through a lock file beside it.
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync, existsSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync, existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { writeFileAtomicSync } from '../core/atomic-write.js';
 import { UsageError } from '../core/errors.js';
 
 export interface ExternalRecord {
@@ -174,7 +175,7 @@ export class Journal {
     }
   }
 
-  /** Rewrites the file with the pending steps only, atomically (temp file, fsync, rename). */
+  /** Rewrites the file with the pending steps only, atomically (core/atomic-write.ts). */
   private compact(): void {
     const lines: string[] = [];
     const at = new Date().toISOString();
@@ -182,16 +183,7 @@ export class Journal {
       if (state.attempts > 0) lines.push(JSON.stringify({ step: 'started', id, attempt: state.attempts, at }));
       if (state.result) lines.push(JSON.stringify({ step: 'result', id, attempt: state.attempts, at, ...state.result }));
     }
-    const temp = `${this.path}.${process.pid}.tmp`;
-    const fd = openSync(temp, 'w', 0o600);
-    try {
-      if (lines.length > 0) writeSync(fd, `${lines.join('\n')}\n`);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temp, this.path);
-    syncDir(dirname(this.path));
+    writeFileAtomicSync(this.path, lines.length > 0 ? `${lines.join('\n')}\n` : '', { mode: 0o600 });
   }
 
   /** Appends one step and waits until it is on disk. */
@@ -236,16 +228,3 @@ function processAlive(pid: number): boolean {
   }
 }
 
-function syncDir(dir: string): void {
-  // A rename is durable once its folder is: fsync the folder where the platform allows it.
-  try {
-    const fd = openSync(dir, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    // Not supported here (e.g. some filesystems): the rename still happened.
-  }
-}

@@ -143,6 +143,49 @@ describe('profiles', () => {
     expect(await absent.run()).toBe(2);
   });
 
+  // cli.md: the profile is --profile, then RFS_PROFILE, then the default. An empty RFS_PROFILE is
+  // unset, as every other empty variable is: recordings list always read it so; auth login,
+  // status and logout took "" for a profile name (exit 2, exit 3, exit 2).
+  const empty = { RFS_PROFILE: '' };
+
+  it('reads an empty RFS_PROFILE as unset in auth login', async () => {
+    server.queue(ok());
+    const a = cli(['auth', 'login', '--with-key', '--base-url', server.url, '-o', 'json'], { stdin: KEY, env: empty });
+    expect(await a.run()).toBe(0);
+    expect(JSON.parse(a.t.stdout())).toMatchObject({ profile: 'default', default: true });
+    server.queue(ok());
+    expect(await cli(['recordings', 'list'], { env: empty }).run()).toBe(0);
+    expect(server.requests.at(-1)?.headers.authorization).toBe(`Bearer ${KEY}`);
+  });
+
+  it('reads an empty RFS_PROFILE as unset in auth status', async () => {
+    server.queue(ok());
+    expect(await login('main', KEY, server.url)).toBe(0);
+    server.queue(ok());
+    const s = cli(['auth', 'status', '-o', 'json'], { env: empty });
+    expect(await s.run()).toBe(0);
+    expect(JSON.parse(s.t.stdout())).toMatchObject([{ profile: 'main', selected: true, status: 'ok' }]);
+  });
+
+  it('reads an empty RFS_PROFILE as unset in auth logout', async () => {
+    server.queue(ok());
+    expect(await login('main', KEY, server.url)).toBe(0);
+    const out = cli(['auth', 'logout'], { env: empty });
+    expect(await out.run()).toBe(0);
+    expect(out.t.stderr()).toMatch(/Removed profile "main"/);
+    expect(readFileSync(join(dir, 'config', 'config.json'), 'utf8')).not.toContain(KEY);
+  });
+
+  it('reads an empty RFS_BASE_URL as unset in auth login', async () => {
+    server.queue(ok());
+    const a = cli(['auth', 'login', '--with-key', '--profile', 'p', '--base-url', server.url], { stdin: KEY });
+    expect(await a.run()).toBe(0);
+    server.queue(ok());
+    const again = cli(['auth', 'login', '--with-key', '--profile', 'p', '-o', 'json'], { stdin: KEY, env: { RFS_BASE_URL: '' } });
+    expect(await again.run()).toBe(0);
+    expect(JSON.parse(again.t.stdout())).toMatchObject({ profile: 'p', baseUrl: server.url });
+  });
+
   it('shows the environment key first in status, redacted, and exits 3 when the selected one fails', async () => {
     server.queue(problem(401, 'UNAUTHORIZED', 'Invalid key'));
     const { t, run } = cli(['auth', 'status', '-o', 'json'], { env: { RFS_API_KEY: KEY, RFS_BASE_URL: server.url } });

@@ -46,6 +46,8 @@ const INVALID: [string, string[], RegExp][] = [
   ['file without a provider', ['file', 'rec_1', '--external-id', 'X'], /--provider/],
   ['file without an external id', ['file', 'rec_1', '--provider', 'crm'], /--external-id/],
   ['a filed-at that is not ISO 8601', ['file', 'rec_1', '--provider', 'crm', '--external-id', 'X', '--filed-at', 'monday'], /--filed-at/],
+  ['a filed-at on a day February does not have', ['file', 'rec_1', '--provider', 'crm', '--external-id', 'X', '--filed-at', '2025-02-30T00:00:00Z'], /--filed-at/],
+  ['an updated-since on a day February does not have', ['recordings', 'list', '--updated-since', '2025-02-30T00:00:00Z'], /--updated-since/],
   ['metadata that is not JSON', ['file', 'rec_1', '--provider', 'crm', '--external-id', 'X', '--metadata', '{nope'], /--metadata/],
   ['metadata that is an array', ['file', 'rec_1', '--provider', 'crm', '--external-id', 'X', '--metadata', '[1]'], /object/],
   ['a metadata file that does not exist', ['file', 'rec_1', '--provider', 'crm', '--external-id', 'X', '--metadata', '@/nonexistent/m.json'], /--metadata/],

@@ -1,3 +1,4 @@
+import stringWidth from 'string-width';
 import { describe, expect, test } from 'vitest';
 import { colorEnabled } from '../../src/core/io.js';
 import { type Column, displayWidth, renderKeyValue, renderTable, truncate } from '../../src/output/table.js';
@@ -107,6 +108,31 @@ describe('renderTable', () => {
     expect(render({ stdoutIsTTY: true, env: { NO_COLOR: '' } })).not.toContain('\x1b');
     expect(render({ stdoutIsTTY: false })).not.toContain('\x1b');
     expect(render({ stdoutIsTTY: false, env: { FORCE_COLOR: '1' } })).toContain('\x1b[1m');
+  });
+
+  // The width a terminal gives a line is what string-width says; the table's own measure and
+  // its layout must both agree with it, or rows starting with an emoji overflow the terminal.
+  test('keeps every line of a 40-column table within 40 cells whatever the titles start with', () => {
+    const titles = [
+      '😀 Kick-off meeting with the new client about everything',
+      '👩‍💻 Pairing session on the migration plan for next quarter',
+      '🇩🇪 Berlin office review of the lease and the renewal terms',
+      '☀️ Summer planning for the whole litigation team and partners',
+      '日本語の会議メモ、契約更新についての長い議論と次のステップ',
+      '한국어 회의록: 계약 갱신에 대한 긴 논의와 다음 단계',
+      'e\u0301e\u0301e\u0301 re\u0301sume\u0301 of the combining accents in every word here',
+      'Zalgo z\u0335\u0321\u0327a\u0336l\u0337g\u0338o text that keeps on going past the edge',
+    ];
+    const wide: Row[] = titles.map((title, n) => ({ ...(rows[1] as Row), id: `rec_${n}`, title, author: `${title.slice(0, 4)} Author` }));
+    for (const color of [false, true]) {
+      const text = renderTable(columns.slice(0, 3), wide, { color, width: 40 });
+      for (const line of text.trimEnd().split('\n')) expect(stringWidth(line), JSON.stringify(line)).toBeLessThanOrEqual(40);
+      // The columns line up: STATUS starts at the same cell on every line.
+      const starts = text.trimEnd().split('\n').map((line) => stringWidth(line.replace(/(COMPLETED|DRAFT|STATUS).*$/, '')));
+      expect(new Set(starts).size).toBe(1);
+      // Flexible TITLE was cut, not left out.
+      expect(text).toContain('…');
+    }
   });
 
   test('counts wide characters as two cells and never splits a character', () => {

@@ -123,6 +123,8 @@ describe('POST /recordings/:id/filings', () => {
     ['an unknown field', { provider: 'p', externalId: 'x', extra: true }],
     ['a bad filedAt', { provider: 'p', externalId: 'x', filedAt: 'last tuesday' }],
     ['a filedAt without a zone', { provider: 'p', externalId: 'x', filedAt: '2025-01-01T10:00:00' }],
+    ['a filedAt on a day February does not have', { provider: 'p', externalId: 'x', filedAt: '2025-02-30T00:00:00Z' }],
+    ['a filedAt on a day April does not have', { provider: 'p', externalId: 'x', filedAt: '2026-04-31T10:00:00+02:00' }],
     ['metadata that is not an object', { provider: 'p', externalId: 'x', metadata: [1, 2] }],
   ])('answers 400 INVALID_INPUT for %s', async (_name, body) => {
     const id = ids[0] as string;

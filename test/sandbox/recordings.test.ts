@@ -156,6 +156,8 @@ describe('GET /recordings', () => {
     ['updatedSince=yesterday'],
     ['updatedSince=2025-01-01T00:00:00'],
     ['updatedSince=2025-13-45T00:00:00Z'],
+    ['updatedSince=2025-02-30T00:00:00Z'],
+    ['updatedSince=2023-02-29'],
     ['status=COMPLETED&status=DRAFT'],
     ['limit=5&limit=5'],
     ['sync_state=all'],

@@ -1,8 +1,8 @@
 // GET /recordings, GET /recordings/:id, POST /recordings/:id/filings (api.md, Endpoints).
-import { refine } from 'zod/mini';
 import { FilingRequest, INCLUDES, RECORDING_STATUSES, SYNC_STATES } from '../../shared/schemas.js';
 import { ProblemError, invalid, json, notFound, type Reply } from '../problem.js';
-import { enumParam, jsonBody, limitParam, parseInstant, parseQuery } from '../request.js';
+import { INSTANT, parseIsoTime } from '../../shared/iso-time.js';
+import { enumParam, jsonBody, limitParam, parseQuery } from '../request.js';
 import type { ApiContext, ApiRoute } from './route.js';
 
 const DATA_OPEN = Buffer.from('{"data":[');
@@ -17,7 +17,7 @@ function listRecordings(ctx: ApiContext): Reply {
   const include = enumParam(q, 'include', INCLUDES) ?? 'none';
   const limit = limitParam(q, 100, 50);
   const since = q.get('updatedSince');
-  const updatedSince = since === undefined ? null : parseInstant(since);
+  const updatedSince = since === undefined ? null : parseIsoTime(since, INSTANT);
   if (updatedSince === null && since !== undefined) throw invalid('updatedSince must be an ISO 8601 timestamp with a time zone, e.g. 2025-06-01T00:00:00Z');
 
   // The cursor is bound to everything that decides which items a page holds.
@@ -53,17 +53,9 @@ function getRecording(ctx: ApiContext): Reply {
   return json(200, { data: ctx.app.views.detail(rec, include === 'contentJson') });
 }
 
-// filedAt must be a real ISO 8601 instant; the shared schema only asks Date.parse.
-const Filing = FilingRequest.check(
-  refine((body: FilingRequest) => body.filedAt === undefined || parseInstant(body.filedAt) !== null, {
-    message: 'filedAt must be an ISO 8601 timestamp with a time zone',
-    path: ['filedAt'],
-  }),
-);
-
 function fileRecording(ctx: ApiContext): Reply {
   parseQuery(ctx.query, []);
-  const input = jsonBody(ctx.headers['content-type'], ctx.body, Filing);
+  const input = jsonBody(ctx.headers['content-type'], ctx.body, FilingRequest);
   const { data, replayed } = ctx.app.file(ctx.workspace, ctx.params.id ?? '', input);
   return json(200, { data, meta: { replayed } });
 }

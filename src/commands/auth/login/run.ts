@@ -6,7 +6,7 @@ import { redactKey } from '../../../core/redact.js';
 import type { Context } from '../../context.js';
 import { AuthError, CancelError, EXIT, UsageError } from '../../../core/errors.js';
 import { canPrompt } from '../../../core/io.js';
-import { DEFAULT_BASE_URL, DEFAULT_PROFILE } from '../../../config/connection.js';
+import { askedBaseUrl, DEFAULT_BASE_URL, DEFAULT_PROFILE, selectProfile } from '../../../config/connection.js';
 import { checkProfileName, openProfiles } from '../../../config/profiles.js';
 import { writeResource } from '../../../output/list-writer.js';
 import { checkKey } from '../check.js';
@@ -46,13 +46,13 @@ export function options({ flags }: Input): LoginOptions {
 export async function run(ctx: Context, o: LoginOptions): Promise<number> {
   const { io, globals } = ctx;
   const store = openProfiles(io.env);
-  const profile = checkProfileName(globals.profile ?? io.env.RFS_PROFILE ?? store.defaultName() ?? DEFAULT_PROFILE);
+  const profile = checkProfileName(selectProfile(globals, io.env, store).name);
   const existing = store.get(profile);
   const interactive = !o.withKey && canPrompt(io);
   const prompts = interactive ? await import('@inquirer/prompts') : undefined;
   const context = { input: io.stdin, output: io.stderr, signal: ctx.signal };
 
-  let baseUrl = globals.baseUrl ?? io.env.RFS_BASE_URL;
+  let baseUrl = askedBaseUrl(globals, io.env);
   if (baseUrl === undefined && prompts) {
     baseUrl = await ask(() =>
       prompts.input(

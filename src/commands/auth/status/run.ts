@@ -3,7 +3,7 @@
 import { redactKey } from '../../../core/redact.js';
 import type { Context } from '../../context.js';
 import { AuthError, EXIT } from '../../../core/errors.js';
-import { DEFAULT_PROFILE } from '../../../config/connection.js';
+import { askedBaseUrl, DEFAULT_PROFILE, envValue, resolveConnection, selectProfile } from '../../../config/connection.js';
 import { noSuchProfile, openProfiles } from '../../../config/profiles.js';
 import { writeList } from '../../../output/list-writer.js';
 import { checkKey, type KeyState } from '../check.js';
@@ -26,10 +26,9 @@ export function options(): undefined {
 export async function run(ctx: Context): Promise<number> {
   const { io, globals } = ctx;
   const store = openProfiles(io.env);
-  const asked = globals.profile ?? io.env.RFS_PROFILE;
-  const selected = asked ?? store.defaultName() ?? DEFAULT_PROFILE;
+  const selected = selectProfile(globals, io.env, store).name;
   const profiles = store.list().filter((p) => globals.profile === undefined || p.name === globals.profile);
-  const envKey = io.env.RFS_API_KEY?.trim() || undefined;
+  const envKey = envValue(io.env, 'RFS_API_KEY')?.trim();
   if (globals.profile !== undefined && profiles.length === 0 && envKey === undefined) {
     throw noSuchProfile(globals.profile, store.list().map((p) => p.name));
   }
@@ -48,7 +47,6 @@ export async function run(ctx: Context): Promise<number> {
   };
   if (envKey !== undefined) {
     // RFS_API_KEY overrides every profile's key: show it first, as the one in use.
-    const { resolveConnection } = await import('../../../config/connection.js');
     const connection = resolveConnection(globals, io.env, store);
     rows.push({
       profile: connection.profile,
@@ -62,7 +60,7 @@ export async function run(ctx: Context): Promise<number> {
   }
   for (const p of profiles) {
     const isSelected = envKey === undefined && p.name === selected;
-    const baseUrl = isSelected ? (globals.baseUrl ?? io.env.RFS_BASE_URL ?? p.baseUrl) : p.baseUrl;
+    const baseUrl = isSelected ? (askedBaseUrl(globals, io.env) ?? p.baseUrl) : p.baseUrl;
     rows.push({
       profile: p.name,
       default: p.isDefault,

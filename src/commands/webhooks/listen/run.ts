@@ -8,7 +8,8 @@ import { EXIT, UsageError } from '../../../core/errors.js';
 import { writeOut } from '../../../output/list-writer.js';
 import { safeJson } from '../../../output/safe-json.js';
 import { sanitize } from '../../../output/sanitize.js';
-import { type Column, displayWidth, renderTable, truncate } from '../../../output/table.js';
+import { type Column, pad, renderTable, truncate } from '../../../output/table.js';
+import { DEFAULT_TOLERANCE_SECONDS } from '../../../shared/signature.js';
 import { forwardTarget, type ReceivedDelivery, startWebhookReceiver } from '../../../webhooks/receiver.js';
 import { describeSecretSource, readWebhookSecret } from '../../../webhooks/secret.js';
 import { MAX_UNIX_SECONDS } from '../../../webhooks/verify.js';
@@ -63,21 +64,17 @@ function clock(ms: number): string {
   return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
 }
 
-function padded(text: string, width: number): string {
-  return text + ' '.repeat(Math.max(0, width - displayWidth(text)));
-}
-
 /**
  * Rows are printed one at a time, as the deliveries arrive, so every cell is cut or padded to
  * one width: each row then lines up under the header printed at the start.
  */
 function fixed(width: number, value: (d: ReceivedDelivery, at: number) => string | number | null): (row: Row) => string {
-  return (row) => padded(truncate(sanitize(String(value(row.delivery, row.at) ?? '-')), width), width);
+  return (row) => pad(truncate(sanitize(String(value(row.delivery, row.at) ?? '-')), width), width);
 }
 
 // The title is last, so its width moves nothing else; padded to renderTable's smallest flexible
 // width (10), so that which columns fit never depends on one title's length.
-const title = (row: Row): string => padded(sanitize(row.delivery.title ?? '-'), 10);
+const title = (row: Row): string => pad(sanitize(row.delivery.title ?? '-'), 10);
 
 // The widths of what the sandbox sends: `dlv_` + 20 characters, `rec_` + 16, `recording.completed`.
 // Narrow terminals drop EVENT first (there is one event kind today), then TIME, then STATUS.

@@ -1,0 +1,99 @@
+// Replacing a file so that a crash or a power cut leaves either the old contents or the new,
+// never a mix or an empty file: a temporary file in the same folder (a rename is atomic only
+// within one filesystem), written and fsynced, renamed over the target, then the folder fsynced
+// so that the rename itself is on disk. The temporary file is removed when any step fails.
+// The config file, the sync journal's compaction and the sandbox's --data all write this way.
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { open, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+export interface AtomicWriteOptions {
+  /** The new file's permissions (default 0600: every file rfs writes this way may hold a secret). */
+  mode?: number;
+}
+
+const DEFAULT_MODE = 0o600;
+
+// Hidden, and unique per process and call, so two writers never share a temporary file.
+function tempPath(file: string): string {
+  return join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+}
+
+// Some filesystems (and platforms) refuse fsync on a folder: the rename is done, and its
+// durability is then theirs. Any other failure (EIO) is reported.
+function refusedFolderSync(error: unknown): boolean {
+  return ['EINVAL', 'ENOTSUP', 'EISDIR', 'EPERM', 'EBADF'].includes((error as NodeJS.ErrnoException).code ?? '');
+}
+
+function syncFolderSync(dir: string): void {
+  let fd: number;
+  try {
+    fd = openSync(dir, 'r');
+  } catch {
+    return; // A folder cannot be opened on every platform (Windows): the rename still happened.
+  }
+  try {
+    fsyncSync(fd);
+  } catch (error) {
+    if (!refusedFolderSync(error)) throw error;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Replaces `file` with `data`, atomically and durably, blocking until it is on disk. */
+export function writeFileAtomicSync(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): void {
+  const temp = tempPath(file);
+  try {
+    const fd = openSync(temp, 'wx', options.mode ?? DEFAULT_MODE);
+    try {
+      const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+      let written = 0;
+      while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, file);
+  } catch (error) {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // Never created, or already renamed.
+    }
+    throw error;
+  }
+  syncFolderSync(dirname(file));
+}
+
+/** Replaces `file` with `data`, atomically and durably, without blocking the event loop. */
+export async function writeFileAtomic(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+  const temp = tempPath(file);
+  try {
+    const handle = await open(temp, 'wx', options.mode ?? DEFAULT_MODE);
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, file);
+  } catch (error) {
+    await unlink(temp).catch(() => undefined);
+    throw error;
+  }
+  let folder: Awaited<ReturnType<typeof open>>;
+  try {
+    folder = await open(dirname(file), 'r');
+  } catch {
+    return;
+  }
+  try {
+    await folder.sync();
+  } catch (error) {
+    if (!refusedFolderSync(error)) throw error;
+  } finally {
+    await folder.close();
+  }
+}

@@ -1,0 +1,40 @@
+// The sandbox's --data saves must survive a power cut like the config and the journal do: the
+// state is fsynced before the rename and the folder after it (they were only written and renamed).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, it, vi } from 'vitest';
+
+const synced: string[] = [];
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const fsp = await importOriginal<typeof import('node:fs/promises')>();
+  return {
+    ...fsp,
+    open: async (path: string, ...rest: [never]) => {
+      const handle = await fsp.open(path, ...rest);
+      const sync = handle.sync.bind(handle);
+      handle.sync = async () => {
+        synced.push(path);
+        await sync();
+      };
+      return handle;
+    },
+  };
+});
+
+const { Saver } = await import('../../src/sandbox/persistence.js');
+
+const dir = mkdtempSync(join(tmpdir(), 'rfs-sandbox-save-'));
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+it('fsyncs the saved state and its folder', async () => {
+  const file = join(dir, 'state.json');
+  const state = { format: 'test' } as unknown as ReturnType<ConstructorParameters<typeof Saver>[1]>;
+  const lines: string[] = [];
+  const saver = new Saver(file, () => state, (line) => lines.push(line));
+  saver.schedule();
+  await saver.flush();
+  expect(lines).toEqual([]);
+  expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ format: 'test' });
+  expect(synced).toEqual([expect.stringMatching(/\.state\.json\.\d+\.[0-9a-f]+\.tmp$/), dir]);
+});
