@@ -413,6 +413,7 @@ export function buildProgram(dispatch: Dispatch, output?: ProgramOutput, only?: 
         .option('--seed <n>', 'same data and keys on every start (default: random)')
         .option('--recordings <n>', 'recordings in the main workspace (default: 25, or what --data holds)')
         .option('--data <file>', 'keep state in this file across restarts')
+        .option('--fixtures <file>', 'start from this state (the --data format) or JSON list of recordings')
         .option('--rate-limit <n>', 'requests per window per workspace; 0 = none', '120')
         .option('--rate-window <seconds>', 'rate-limit window', '60')
         .option('--faults <rate>', 'fraction 0-1 of API requests that fail on purpose', '0')
