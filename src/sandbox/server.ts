@@ -7,7 +7,7 @@ import type { App } from './app.js';
 import type { PickedFault } from './faults.js';
 import { ProblemError, problemBody, type Reply } from './problem.js';
 import { randomBase62 } from './random.js';
-import { hasBody, readBody, splitTarget } from './request.js';
+import { MAX_STATE_BODY_BYTES, hasBody, readBody, splitTarget } from './request.js';
 import { createRouter } from './routes/index.js';
 
 const EMPTY: Buffer = Buffer.alloc(0);
@@ -86,7 +86,8 @@ export function createSandboxServer(app: App, log: (line: string) => void): Sand
     try {
       let body = EMPTY;
       if (hasBody(req)) {
-        const read = await readBody(req);
+        const isState = req.method === 'PUT' && segments?.[0] === '_sandbox' && segments[1] === 'state' && segments.length === 2;
+        const read = await readBody(req, isState ? MAX_STATE_BODY_BYTES : undefined);
         if (read === 'aborted') return;
         if (read === 'too-large') {
           const error = new ProblemError('INVALID_INPUT', 'the body is larger than 1 MiB', { status: 413, headers: { connection: 'close' } });

@@ -50,6 +50,19 @@ describe('GET and PUT /_sandbox/state', () => {
     expect((await file(h, first as string, 'S-1')).json.meta.replayed).toBe(true);
   });
 
+  it('takes back a state larger than the 1 MiB that bounds other bodies', async () => {
+    const h = await sandbox({ seed: 'state-big' });
+    const made = (await h.control('/recordings', { title: 'Template', status: 'COMPLETED' })).json.data.id as string;
+    const state = (await h.control('/state')).json;
+    const template = state.changedRecordings.find((r: { id: string }) => r.id === made);
+    state.changedRecordings = Array.from({ length: 5000 }, (_, i) => ({ ...template, id: `rec_big${i}`, title: `Big ${i}`, createdAt: template.createdAt + i }));
+    const body = JSON.stringify(state);
+    expect(body.length).toBeGreaterThan(1024 * 1024);
+    expect((await h.control('/state', state, 'PUT')).status).toBe(204);
+    expect((await h.api('/recordings/rec_big4999')).json.data.title).toBe('Big 4999');
+    expect((await h.api(`/recordings/${made}`)).status).toBe(404);
+  });
+
   it('refuses a bad state with 400 and the path of the bad field, changing nothing', async () => {
     const h = await sandbox({ seed: 'state-2' });
     const [id] = await ids(h);
