@@ -7,7 +7,7 @@ import type { SandboxConfig } from './config.js';
 import { CursorCodec } from './cursor.js';
 import { DeliveryFaults } from './delivery-faults.js';
 import { Faults, faultConfig } from './faults.js';
-import type { FixtureRecording } from './fixtures.js';
+import { FixtureError, type FixtureRecording } from './fixtures.js';
 import { generateRecordings, generatedCount, makePeople, newRecording, type People } from './generator.js';
 import { KeyRing, type KeyEntry, type SandboxKeys } from './keys.js';
 import { Saver, restoredDelivery, restoredRecording, restoredSubscription, storedRecording, STATE_FORMAT, type StoredState } from './persistence.js';
@@ -207,7 +207,7 @@ export class App {
     list.forEach((fixture, i) => {
       const workspace = fixture.workspace ?? 'main';
       const id = fixture.id ?? `rec_${randomBase62(16)}`;
-      if (this.recordings.has(id)) throw new ProblemError('INVALID_INPUT', `[${i}].id: ${id} exists already`);
+      if (this.recordings.has(id)) throw new FixtureError(`[${i}].id`, `${id} is already a recording of the sandbox`);
       const input = { title: fixture.title, status: fixture.status ?? 'COMPLETED', priority: fixture.priority };
       // Content comes from the seed and the position, so a fixture list under --seed serves the same text every start.
       const rec = newRecording(workspace, this.people[workspace], input, id, derive32(this.material, `fixture:${i}`), start + i * 1000);

@@ -83,7 +83,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   // A plain list of recordings is the whole of main: no generated ones beside it.
   const seed = stored?.seed ?? config.seed ?? randomSeed();
   const app = new App(config, seed, stored?.recordings ?? (list ? 0 : config.recordings), seedMaterial(seed), stored);
-  if (list) app.addFixtures(list);
+  if (list) {
+    try {
+      app.addFixtures(list);
+    } catch (error) {
+      await app.close();
+      if (error instanceof FixtureError) throw new SandboxStartError(`the fixtures have a bad field at ${error.path}: ${error.reason}`, { cause: error });
+      throw error;
+    }
+  }
   const { server, shutdown } = createSandboxServer(app, config.log);
 
   try {

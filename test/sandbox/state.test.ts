@@ -135,6 +135,12 @@ describe('--fixtures', () => {
     await expect(start({ fixtures: join(dir, 'missing.json') })).rejects.toThrow(/cannot read the fixtures file/);
   });
 
+  it('refuses a listed id that a generated recording has', async () => {
+    const h = await sandbox({ seed: 'fix-clash' });
+    const taken = (await h.api('/recordings?limit=1', { key: h.keys.otherWorkspace })).json.data[0].id as string;
+    await expect(start({ seed: 'fix-clash', fixtures: [{ id: taken }] as never })).rejects.toThrow(`the fixtures have a bad field at [0].id: ${taken} is already a recording of the sandbox`);
+  });
+
   it('is a flag of rfs sandbox', () => {
     expect(sandboxOptions({ fixtures: 'fixtures.json' })).toEqual({ fixtures: 'fixtures.json' });
   });

@@ -4,8 +4,7 @@ import * as z from 'zod/mini';
 import '../../shared/zod-messages.js';
 import { PRIORITIES, RECORDING_STATUSES } from '../../shared/schemas.js';
 import { FAULT_KINDS } from '../faults.js';
-import { FixtureError, checkFixtures } from '../fixtures.js';
-import { issuePath } from '../persistence.js';
+import { checkState, issuePath } from '../persistence.js';
 import { ProblemError, json, notFound, type Reply } from '../problem.js';
 import { jsonBody, parseQuery } from '../request.js';
 import { WORKSPACES } from '../types.js';
@@ -141,16 +140,10 @@ async function importState(ctx: RequestContext): Promise<Reply> {
   parseQuery(ctx.query, []);
   const value = anyJson(ctx);
   if (Array.isArray(value)) throw invalidBody('', 'expected a whole state (as GET /_sandbox/state answers), not a list');
-  let fixtures;
-  try {
-    fixtures = checkFixtures(value);
-  } catch (error) {
-    if (error instanceof FixtureError) throw invalidBody(error.path, error.reason);
-    throw error;
-  }
-  if (fixtures.kind !== 'state') throw invalidBody('', 'expected a whole state');
-  if (fixtures.state.seed !== ctx.app.seed) throw invalidBody('seed', `the state was made with another seed; this sandbox's keys come from ${JSON.stringify(ctx.app.seed)}`);
-  await ctx.app.replaceState(fixtures.state);
+  const checked = checkState(value);
+  if (!checked.ok) throw invalidBody(checked.path, checked.message);
+  if (checked.state.seed !== ctx.app.seed) throw invalidBody('seed', `the state was made with another seed; this sandbox's keys come from ${JSON.stringify(ctx.app.seed)}`);
+  await ctx.app.replaceState(checked.state);
   return { status: 204 };
 }
 
