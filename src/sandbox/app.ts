@@ -107,8 +107,10 @@ export class App {
     return this.keyEntry(authorization)?.name ?? null;
   }
 
-  authorize(authorization: string | undefined, scope: Scope): WorkspaceId {
+  /** `presented` learns the key's name as soon as it is known, for the request log. */
+  authorize(authorization: string | undefined, scope: Scope, presented?: { key: keyof SandboxKeys | null | undefined }): WorkspaceId {
     const entry = this.keyEntry(authorization);
+    if (presented) presented.key = entry?.name ?? null;
     if (entry === null || entry.revoked) {
       throw new ProblemError('UNAUTHORIZED', 'send a valid, unrevoked key as Authorization: Bearer <key>', {
         headers: { 'www-authenticate': 'Bearer' },

@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { App } from './app.js';
+import type { SandboxKeys } from './keys.js';
 import type { PickedFault } from './faults.js';
 import { ProblemError, problemBody, type Reply } from './problem.js';
 import { randomBase62 } from './random.js';
@@ -11,6 +12,13 @@ import { MAX_STATE_BODY_BYTES, hasBody, readBody, splitTarget } from './request.
 import { createRouter } from './routes/index.js';
 
 const EMPTY: Buffer = Buffer.alloc(0);
+
+/** What an /api/v1 request noted on its way, for the request log. */
+interface ApiNotes {
+  kind: PickedFault['kind'] | null;
+  /** The key's name once authentication saw it (null: none or unknown); undefined before. */
+  key: keyof SandboxKeys | null | undefined;
+}
 const GRACE_MS = 10_000;
 
 export interface SandboxServer {
@@ -57,7 +65,7 @@ export function createSandboxServer(app: App, log: (line: string) => void): Sand
     const { segments, path, query } = splitTarget(req.url ?? '/');
     if (segments?.[0] !== 'api' || segments[1] !== 'v1') return answer(req, res, requestId, segments, path, query, null);
     app.stats.requests++;
-    const faulted: { kind: PickedFault['kind'] | null } = { kind: null };
+    const faulted: ApiNotes = { kind: null, key: undefined };
     await answer(req, res, requestId, segments, path, query, faulted);
     if (res.destroyed && !outcomes.has(res) && faulted.kind !== 'reset') return;
     app.requestLog.add({
@@ -65,7 +73,8 @@ export function createSandboxServer(app: App, log: (line: string) => void): Sand
       method: req.method ?? '',
       path,
       query,
-      key: app.keyName(req.headers.authorization),
+      // Known already when the request got as far as authentication; looked up only otherwise.
+      key: faulted.key === undefined ? app.keyName(req.headers.authorization) : faulted.key,
       status: outcomes.get(res) ?? null,
       code: codes.get(res) ?? null,
       requestId,
@@ -81,7 +90,7 @@ export function createSandboxServer(app: App, log: (line: string) => void): Sand
     segments: string[] | null,
     path: string,
     query: string,
-    faulted: { kind: PickedFault['kind'] | null } | null,
+    faulted: ApiNotes | null,
   ): Promise<void> {
     try {
       let body = EMPTY;
@@ -113,7 +122,7 @@ export function createSandboxServer(app: App, log: (line: string) => void): Sand
       if (fault === 'error-before') throw new ProblemError('INTERNAL_ERROR', 'injected fault: nothing was changed');
       if (fault === 'rate-limit') throw new ProblemError('RATE_LIMIT_EXCEEDED', 'injected fault', { headers: { 'retry-after': '1' } });
       if (fault === 'delay') await sleep(picked?.delayMs ?? 0, undefined, { signal: stopping.signal }).catch(() => undefined);
-      const workspace = app.authorize(req.headers.authorization, match.route.scope);
+      const workspace = app.authorize(req.headers.authorization, match.route.scope, faulted ?? undefined);
       const reply = await match.route.handle({ ...ctx, workspace });
       if (fault === 'error-after') throw new ProblemError('INTERNAL_ERROR', 'injected fault: the change was made, the answer lost');
       send(res, requestId, reply);
