@@ -60,7 +60,7 @@ _rfs_flags() {
     'deliveries replay') echo '--all-failed --subscription --dry-run' ;;
     'verify-signature') echo '--timestamp --signature --headers --payload --secret-env --secret-file --tolerance --now' ;;
     'sync') echo '--exec --provider --watch --interval --listen --secret-env --journal --max-items --exec-timeout --dry-run' ;;
-    'sandbox') echo '--host --port --seed --recordings --data --rate-limit --rate-window --faults --delivery-attempts --delivery-backoff --allow-private-webhooks' ;;
+    'sandbox') echo '--host --port --seed --recordings --data --fixtures --rate-limit --rate-window --faults --delivery-attempts --delivery-backoff --allow-private-webhooks' ;;
   esac
 }
 
@@ -120,6 +120,7 @@ _rfs_value() {
     'sandbox:--seed') _rfs_kind=any ;;
     'sandbox:--recordings') _rfs_kind=any ;;
     'sandbox:--data') _rfs_kind=file ;;
+    'sandbox:--fixtures') _rfs_kind=file ;;
     'sandbox:--rate-limit') _rfs_kind=any ;;
     'sandbox:--rate-window') _rfs_kind=any ;;
     'sandbox:--faults') _rfs_kind=any ;;

@@ -26,7 +26,7 @@ function __rfs_takes_value --argument-names path flag
             return 0
         case 'rfs sync --exec' 'rfs sync --provider' 'rfs sync --interval' 'rfs sync --listen' 'rfs sync --secret-env' 'rfs sync --journal' 'rfs sync --max-items' 'rfs sync --exec-timeout'
             return 0
-        case 'rfs sandbox --host' 'rfs sandbox --port' 'rfs sandbox --seed' 'rfs sandbox --recordings' 'rfs sandbox --data' 'rfs sandbox --rate-limit' 'rfs sandbox --rate-window' 'rfs sandbox --faults' 'rfs sandbox --delivery-attempts' 'rfs sandbox --delivery-backoff'
+        case 'rfs sandbox --host' 'rfs sandbox --port' 'rfs sandbox --seed' 'rfs sandbox --recordings' 'rfs sandbox --data' 'rfs sandbox --fixtures' 'rfs sandbox --rate-limit' 'rfs sandbox --rate-window' 'rfs sandbox --faults' 'rfs sandbox --delivery-attempts' 'rfs sandbox --delivery-backoff'
             return 0
     end
     return 1
@@ -246,6 +246,7 @@ complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l port -x -d 'port; 0 picks a fre
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l seed -x -d 'same data and keys on every start (default: random)'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l recordings -x -d 'recordings in the main workspace (default: 25, or what --data holds)'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l data -r -F -d 'keep state in this file across restarts'
+complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l fixtures -r -F -d 'start from this state (the --data format) or JSON list of recordings'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l rate-limit -x -d 'requests per window per workspace; 0 = none'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l rate-window -x -d 'rate-limit window'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l faults -x -d 'fraction 0-1 of API requests that fail on purpose'

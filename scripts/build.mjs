@@ -64,3 +64,20 @@ try {
 } finally {
   await remove(work, { recursive: true, force: true });
 }
+
+// The library entry point `rfs/sandbox` (package.json exports): the sandbox alone, in one file
+// of its own, so that an integrator's test suite that imports it loads nothing of the CLI; and
+// its type declarations.
+await build({
+  entryPoints: { 'sandbox/index': 'src/sandbox/index.ts' },
+  outdir: 'dist',
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  // Readable: it runs inside other people's test suites, where stack traces are read.
+  minify: false,
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+execFileSync(process.execPath, [fileURLToPath(import.meta.resolve('typescript/bin/tsc')), '-p', 'tsconfig.sandbox-types.json'], { stdio: 'inherit' });

@@ -5,14 +5,18 @@ import { randomInt } from 'node:crypto';
 import type { Priority, RecordingStatus } from '../shared/schemas.js';
 import type { SandboxConfig } from './config.js';
 import { CursorCodec } from './cursor.js';
+import { DeliveryFaults } from './delivery-faults.js';
 import { Faults, faultConfig } from './faults.js';
+import { FixtureError, type FixtureRecording } from './fixtures.js';
 import { generateRecordings, generatedCount, makePeople, newRecording, type People } from './generator.js';
-import { KeyRing, type SandboxKeys } from './keys.js';
+import { KeyRing, type KeyEntry, type SandboxKeys } from './keys.js';
 import { Saver, restoredDelivery, restoredRecording, restoredSubscription, storedRecording, STATE_FORMAT, type StoredState } from './persistence.js';
 import { ProblemError, notFound } from './problem.js';
 import { Rng, derive, derive32, randomBase62 } from './random.js';
 import { RateLimiter } from './rate-limit.js';
 import { RecordingStore, type FilingInput } from './recordings.js';
+import { RequestLog } from './request-log.js';
+import { copyRecording, copyWebhookStore, type Snapshot } from './snapshots.js';
 import { WORKSPACES, WORKSPACE_TABLE, type FilingData, type Recording, type Scope, type WorkspaceId } from './types.js';
 import { defaultResolver } from './url-guard.js';
 import { Views } from './views.js';
@@ -23,6 +27,8 @@ export class App {
   readonly keys: SandboxKeys;
   readonly limiter: RateLimiter;
   readonly faults: Faults;
+  readonly deliveryFaults: DeliveryFaults;
+  readonly requestLog = new RequestLog();
   readonly cursors: CursorCodec;
   readonly views: Views;
   readonly webhooks: WebhookService;
@@ -32,37 +38,33 @@ export class App {
   private readonly material: Buffer;
   private readonly saver: Saver | null;
   private people: Record<WorkspaceId, People>;
+  private readonly snapshots = new Map<string, Snapshot>();
   recordings: RecordingStore;
+  /** Generated recordings in main: from the options, the data file or the last state put. */
+  recordingCount: number;
 
   constructor(
     config: SandboxConfig,
     readonly seed: string,
-    readonly recordingCount: number,
+    recordingCount: number,
     material: Buffer,
     stored: StoredState | null,
   ) {
     this.material = material;
+    this.recordingCount = recordingCount;
     this.now = config.now;
     const { ring, keys } = KeyRing.create(material);
     this.ring = ring;
     this.keys = keys;
     this.limiter = new RateLimiter(config.rateLimit, config.rateWindowSeconds);
     this.faults = new Faults(faultConfig(config.faults), new Rng(derive32(material, 'faults')));
+    this.deliveryFaults = new DeliveryFaults(new Rng(derive32(material, 'delivery-faults')));
     this.cursors = new CursorCodec(derive(material, 'cursor-secret'), config.cursorTtlMs, config.now);
     this.people = Object.fromEntries(WORKSPACES.map((ws) => [ws, makePeople(material, ws)])) as Record<WorkspaceId, People>;
     this.views = new Views((ws) => this.people[ws]);
     this.recordings = this.seededRecordings(stored);
     this.saver = config.dataFile === null ? null : new Saver(config.dataFile, () => this.snapshot(), config.log);
-    const store = new WebhookStore(
-      stored
-        ? {
-            subscriptions: stored.subscriptions.map(restoredSubscription),
-            deliveries: stored.deliveries.map(restoredDelivery),
-            idempotency: stored.idempotency.map((e): [string, IdempotencyEntry] => [e.key, { at: e.at, state: 'done', status: e.status, body: e.body }]),
-          }
-        : undefined,
-    );
-    this.webhooks = new WebhookService(store, {
+    this.webhooks = new WebhookService(storedWebhooks(stored), {
       policy: { allowPrivate: config.allowPrivateWebhooks, resolveHost: config.resolveHost ?? defaultResolver },
       maxAttempts: config.deliveryAttempts,
       backoffMs: config.deliveryBackoffMs,
@@ -70,6 +72,7 @@ export class App {
       now: config.now,
       log: config.log,
       changed: () => this.changed(),
+      faults: this.deliveryFaults,
       payloadData: (rec) => this.views.webhookData(rec),
     });
   }
@@ -94,9 +97,20 @@ export class App {
 
   // --- authentication, plan, scope and rate (api.md, Authentication; in this order) ---
 
-  authorize(authorization: string | undefined, scope: Scope): WorkspaceId {
+  private keyEntry(authorization: string | undefined): KeyEntry | null {
     const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? '');
-    const entry = match?.[1] === undefined ? null : this.ring.find(match[1]);
+    return match?.[1] === undefined ? null : this.ring.find(match[1]);
+  }
+
+  /** The name of the sandbox key presented (for the request log); null for none or an unknown one. */
+  keyName(authorization: string | undefined): keyof SandboxKeys | null {
+    return this.keyEntry(authorization)?.name ?? null;
+  }
+
+  /** `presented` learns the key's name as soon as it is known, for the request log. */
+  authorize(authorization: string | undefined, scope: Scope, presented?: { key: keyof SandboxKeys | null | undefined }): WorkspaceId {
+    const entry = this.keyEntry(authorization);
+    if (presented) presented.key = entry?.name ?? null;
     if (entry === null || entry.revoked) {
       throw new ProblemError('UNAUTHORIZED', 'send a valid, unrevoked key as Authorization: Bearer <key>', {
         headers: { 'www-authenticate': 'Bearer' },
@@ -179,6 +193,58 @@ export class App {
     };
   }
 
+  /** Replaces the whole state with one of the --data format (PUT /_sandbox/state). */
+  async replaceState(stored: StoredState): Promise<void> {
+    // The seed also makes the keys: a state of another seed would lock out the keys in use.
+    if (stored.seed !== this.seed) throw new ProblemError('INVALID_INPUT', 'seed: the state was made with another seed than this sandbox\'s');
+    await this.webhooks.replace(storedWebhooks(stored));
+    this.recordingCount = stored.recordings;
+    this.recordings = this.seededRecordings(stored);
+    this.afterReplace();
+  }
+
+  /** Adds the recordings of a plain fixture list, created one second apart in the list's order. */
+  addFixtures(list: FixtureRecording[]): void {
+    const start = this.now() - list.length * 1000;
+    list.forEach((fixture, i) => {
+      const workspace = fixture.workspace ?? 'main';
+      const id = fixture.id ?? `rec_${randomBase62(16)}`;
+      if (this.recordings.has(id)) throw new FixtureError(`[${i}].id`, `${id} is already a recording of the sandbox`);
+      const input = { title: fixture.title, status: fixture.status ?? 'COMPLETED', priority: fixture.priority };
+      // Content comes from the seed and the position, so a fixture list under --seed serves the same text every start.
+      const rec = newRecording(workspace, this.people[workspace], input, id, derive32(this.material, `fixture:${i}`), start + i * 1000);
+      this.recordings.add(rec);
+    });
+    this.changed();
+  }
+
+  /** Keeps a copy of the state in memory under this name (POST /_sandbox/snapshots). */
+  saveSnapshot(name: string): void {
+    this.snapshots.set(name, {
+      recordingCount: this.recordingCount,
+      recordings: Array.from(this.recordings.all(), copyRecording),
+      webhooks: copyWebhookStore(this.webhooks.data),
+    });
+  }
+
+  /** Brings a snapshot back; false when there is none of that name. The snapshot stays for another restore. */
+  async restoreSnapshot(name: string): Promise<boolean> {
+    const snapshot = this.snapshots.get(name);
+    if (!snapshot) return false;
+    await this.webhooks.replace(copyWebhookStore(snapshot.webhooks));
+    this.recordingCount = snapshot.recordingCount;
+    this.recordings = new RecordingStore(snapshot.recordings.map(copyRecording));
+    this.afterReplace();
+    return true;
+  }
+
+  private afterReplace(): void {
+    // Cached answers are keyed by a recording's version, which a restored recording may repeat.
+    this.views.clearCache();
+    this.limiter.reset();
+    this.changed();
+  }
+
   changed(): void {
     this.saver?.schedule();
   }
@@ -189,3 +255,12 @@ export class App {
   }
 }
 
+
+function storedWebhooks(stored: StoredState | null): WebhookStore {
+  if (!stored) return new WebhookStore();
+  return new WebhookStore({
+    subscriptions: stored.subscriptions.map(restoredSubscription),
+    deliveries: stored.deliveries.map(restoredDelivery),
+    idempotency: stored.idempotency.map((e): [string, IdempotencyEntry] => [e.key, { at: e.at, state: 'done', status: e.status, body: e.body }]),
+  });
+}

@@ -1,6 +1,8 @@
 // The sandbox's options, their defaults and allowed ranges. The command checks flags against
 // the same ranges, so its messages and the programmatic API agree.
 import { type NumberRule, withinRule } from '../core/flags.js';
+import type { FixtureRecording } from './fixtures.js';
+import type { StoredState } from './persistence.js';
 import type { Resolver } from './url-guard.js';
 
 export interface SandboxOptions {
@@ -9,6 +11,11 @@ export interface SandboxOptions {
   seed?: number | string;
   recordings?: number;
   dataFile?: string;
+  /**
+   * Where the state starts: a file (a state of the --data format, or a JSON list of
+   * recordings), or such a value itself. A data file that exists wins: it continues from them.
+   */
+  fixtures?: string | StoredState | FixtureRecording[];
   rateLimit?: number;
   rateWindowSeconds?: number;
   faults?: number;
@@ -56,6 +63,7 @@ export interface SandboxConfig {
   seed: string | null;
   recordings: number;
   dataFile: string | null;
+  fixtures: string | StoredState | FixtureRecording[] | null;
   rateLimit: number;
   rateWindowSeconds: number;
   faults: number;
@@ -104,6 +112,7 @@ export function resolveConfig(options: SandboxOptions): SandboxConfig {
     host: options.host ?? DEFAULTS.host,
     seed,
     dataFile: options.dataFile ?? null,
+    fixtures: options.fixtures ?? null,
     allowPrivateWebhooks: options.allowPrivateWebhooks ?? false,
     log: options.log ?? (() => undefined),
     resolveHost: options.resolveHost ?? null,

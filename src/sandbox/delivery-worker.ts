@@ -4,6 +4,7 @@
 import { sign } from '../shared/signature.js';
 import { SIGNATURE_HEADERS } from '../shared/schemas.js';
 import { postOnce, type PostResult } from './delivery-http.js';
+import type { DeliveryFaults } from './delivery-faults.js';
 import { checkWebhookUrl, type UrlPolicy } from './url-guard.js';
 import type { WebhookStore } from './webhooks-store.js';
 import type { Delivery } from './types.js';
@@ -17,6 +18,8 @@ export interface WorkerOptions {
   now: () => number;
   log: (line: string) => void;
   changed: () => void;
+  /** Receiver faults set through the control API; none when absent. */
+  faults?: DeliveryFaults;
 }
 
 function where(url: string): string {
@@ -105,17 +108,24 @@ export class DeliveryWorker {
       result = { status: null, error: `URL refused: ${verdict.reason}` };
     } else {
       address = verdict.addresses[0] ?? null;
-      // Signed at the moment of sending, so a retry never carries a stale timestamp.
-      const timestamp = Math.floor(now() / 1000);
+      const mischief = this.options.faults?.next();
+      // Signed at the moment of sending, so a retry never carries a stale timestamp (unless a
+      // receiver fault asks for one).
+      const timestamp = Math.floor(now() / 1000) - (mischief?.ageSeconds ?? 0);
       headers = {
         'content-type': 'application/json',
         'user-agent': 'rfs-sandbox',
-        [SIGNATURE_HEADERS.signature]: sign(sub.secret, timestamp, body),
+        [SIGNATURE_HEADERS.signature]: sign(mischief?.wrongSecret ?? sub.secret, timestamp, body),
         [SIGNATURE_HEADERS.timestamp]: String(timestamp),
         [SIGNATURE_HEADERS.event]: d.event,
         [SIGNATURE_HEADERS.delivery]: d.id,
       };
       result = await postOnce(verdict.url, address ?? '', headers, body, timeoutMs, this.abort.signal);
+      if (mischief?.duplicate && generation === this.generation) {
+        // The same request again, as an at-least-once sender does: the first answer decides.
+        const again = await postOnce(verdict.url, address ?? '', headers, body, timeoutMs, this.abort.signal);
+        this.options.log(`delivery ${d.id}: sent twice on purpose (receiver fault); the copy got ${again.status === null ? (again.error ?? 'no answer') : `HTTP ${again.status}`}`);
+      }
     }
     if (generation !== this.generation) return null;
 

@@ -1,7 +1,9 @@
 // rfs sandbox as a library: startSandbox() runs the whole service of api.md on a local port.
 // The command (src/commands/sandbox/run.ts) and the project's tests start it through here.
 import { App } from './app.js';
-import { resolveConfig, type SandboxOptions } from './config.js';
+import { resolveConfig, type SandboxConfig, type SandboxOptions } from './config.js';
+import { SandboxControl } from './control-client.js';
+import { FixtureError, checkFixtures, readFixtures, type Fixtures } from './fixtures.js';
 import type { SandboxKeys } from './keys.js';
 import { DataFileError, loadState } from './persistence.js';
 import { randomSeed, seedMaterial } from './random.js';
@@ -9,10 +11,29 @@ import { createSandboxServer } from './server.js';
 
 export type { SandboxOptions } from './config.js';
 export type { SandboxKeys } from './keys.js';
+export type { FixtureRecording } from './fixtures.js';
+export {
+  SandboxControl,
+  SandboxControlError,
+  type DeliveryAttemptRecord,
+  type DeliveryFaultRates,
+  type FaultKind,
+  type FaultScriptStep,
+  type FaultSettings,
+  type FaultsInForce,
+  type LoggedRequest,
+  type NewRecording,
+  type SandboxState,
+  type SandboxStats,
+} from './control-client.js';
 
 export interface RunningSandbox {
+  /** e.g. http://127.0.0.1:40123; the API is under /api/v1. */
   baseUrl: string;
   apiKeys: SandboxKeys;
+  /** The control API under /_sandbox as typed methods. */
+  control: SandboxControl;
+  /** Stops it: requests in flight finish, deliveries stop, --data is saved. */
   close(): Promise<void>;
 }
 
@@ -27,6 +48,19 @@ function urlHost(host: string, address: string): string {
   return shown.includes(':') ? `[${shown}]` : shown;
 }
 
+async function loadFixtures(config: SandboxConfig): Promise<Fixtures | null> {
+  const { fixtures } = config;
+  if (fixtures === null) return null;
+  const where = typeof fixtures === 'string' ? `the fixtures file ${fixtures}` : 'the fixtures';
+  try {
+    return typeof fixtures === 'string' ? await readFixtures(fixtures) : checkFixtures(fixtures);
+  } catch (error) {
+    if (!(error instanceof FixtureError)) throw error;
+    const message = error.path === '' ? error.reason : `${where} has a bad field at ${error.path}: ${error.reason}`;
+    throw new SandboxStartError(message, { cause: error });
+  }
+}
+
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const config = resolveConfig(options);
   let stored;
@@ -36,12 +70,28 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     if (error instanceof DataFileError) throw new SandboxStartError(error.message, { cause: error });
     throw error;
   }
+  // Checked even when a data file wins over them, so a bad fixtures file never goes unnoticed.
+  const fixtures = await loadFixtures(config);
+  const list = stored === null && fixtures?.kind === 'recordings' ? fixtures.recordings : null;
+  const fromFixtures = stored === null && fixtures?.kind === 'state';
+  if (fromFixtures) stored = fixtures.state;
   if (stored && config.seed !== null && config.seed !== stored.seed) {
-    throw new SandboxStartError(`the data file ${config.dataFile} was made with another seed; drop --seed to use it, or use another file`);
+    const source = fromFixtures ? 'the fixtures state' : `the data file ${config.dataFile}`;
+    throw new SandboxStartError(`${source} was made with another seed; drop --seed to use it, or use another file`);
   }
   // The data file keeps its seed and recording count: its changes only make sense on top of them.
+  // A plain list of recordings is the whole of main: no generated ones beside it.
   const seed = stored?.seed ?? config.seed ?? randomSeed();
-  const app = new App(config, seed, stored?.recordings ?? config.recordings, seedMaterial(seed), stored);
+  const app = new App(config, seed, stored?.recordings ?? (list ? 0 : config.recordings), seedMaterial(seed), stored);
+  if (list) {
+    try {
+      app.addFixtures(list);
+    } catch (error) {
+      await app.close();
+      if (error instanceof FixtureError) throw new SandboxStartError(`the fixtures have a bad field at ${error.path}: ${error.reason}`, { cause: error });
+      throw error;
+    }
+  }
   const { server, shutdown } = createSandboxServer(app, config.log);
 
   try {
@@ -67,9 +117,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const ip = typeof address === 'object' && address !== null ? address.address : config.host;
   let closing: Promise<void> | null = null;
+  const baseUrl = `http://${urlHost(config.host, ip)}:${port}`;
   return {
-    baseUrl: `http://${urlHost(config.host, ip)}:${port}`,
+    baseUrl,
     apiKeys: app.keys,
+    control: new SandboxControl(baseUrl),
     close() {
       closing ??= (async () => {
         await shutdown();

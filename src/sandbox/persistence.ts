@@ -102,6 +102,22 @@ export const restoredDelivery = (d: StoredState['deliveries'][number]): Delivery
 
 export class DataFileError extends Error {}
 
+/** Where a value first fails the schema of a state: `changedRecordings[3].status`, or "" for the whole. */
+export type StateCheck = { ok: true; state: StoredState } | { ok: false; path: string; message: string };
+
+/** Checks a value against the state format (GET/PUT /_sandbox/state and --fixtures use it too). */
+export function checkState(value: unknown): StateCheck {
+  const parsed = StoredState.safeParse(value);
+  if (parsed.success) return { ok: true, state: parsed.data };
+  const issue = parsed.error.issues[0];
+  return { ok: false, path: issuePath(issue?.path ?? []), message: issue?.message ?? 'not a sandbox state' };
+}
+
+/** A zod issue path as a reader writes it: `changedRecordings[3].status`. */
+export function issuePath(path: readonly PropertyKey[]): string {
+  return path.map((part, i) => (typeof part === 'number' ? `[${part}]` : `${i === 0 ? '' : '.'}${String(part)}`)).join('');
+}
+
 /** The saved state, or null when the file does not exist yet. */
 export async function loadState(file: string): Promise<StoredState | null> {
   let text: string;

@@ -39,13 +39,16 @@ export class ProblemError extends Error {
   constructor(
     readonly code: ErrorCode,
     readonly detail?: string,
-    options?: { status?: number; headers?: Record<string, string> },
+    options?: { status?: number; headers?: Record<string, string>; extra?: Record<string, unknown> },
   ) {
     super(detail ?? TITLES[code]);
     this.status = options?.status ?? ERROR_CODES[code];
     this.headers = options?.headers ?? {};
+    this.extra = options?.extra ?? {};
   }
   readonly headers: Record<string, string>;
+  /** Members added to the answer: only the control API uses them, never /api/v1 (see above). */
+  readonly extra: Record<string, unknown>;
 }
 
 export function problemBody(error: ProblemError, requestId: string): string {
@@ -56,6 +59,7 @@ export function problemBody(error: ProblemError, requestId: string): string {
     status: error.status,
     code: error.code,
     requestId,
+    ...error.extra,
   });
 }
 

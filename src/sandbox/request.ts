@@ -5,8 +5,8 @@ import { safeParse, type core, type infer as Infer } from 'zod/mini';
 import { ProblemError, invalid } from './problem.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024; // 1 MiB
-// Past this much, an oversized body is no longer drained: the connection is closed instead.
-const DRAIN_LIMIT_BYTES = 16 * MAX_BODY_BYTES;
+// PUT /_sandbox/state takes back what GET exported, which grows with the recordings changed.
+export const MAX_STATE_BODY_BYTES = 256 * MAX_BODY_BYTES;
 
 /**
  * The path as decoded segments, or null when a segment does not decode. Each segment is
@@ -61,15 +61,17 @@ export function hasBody(req: IncomingMessage): boolean {
 }
 
 /** The body, at most 1 MiB; a bigger one is read and dropped so that the answer can be sent. */
-export function readBody(req: IncomingMessage): Promise<BodyResult> {
+export function readBody(req: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<BodyResult> {
+  // Past this much, an oversized body is no longer drained: the connection is closed instead.
+  const drainLimit = 16 * maxBytes;
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let ended = false;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-      else if (size > DRAIN_LIMIT_BYTES) {
+      if (size <= maxBytes) chunks.push(chunk);
+      else if (size > drainLimit) {
         ended = true;
         resolve('too-large');
       }
@@ -77,7 +79,7 @@ export function readBody(req: IncomingMessage): Promise<BodyResult> {
     req.on('end', () => {
       if (ended) return;
       ended = true;
-      resolve(size > MAX_BODY_BYTES ? 'too-large' : Buffer.concat(chunks, size));
+      resolve(size > maxBytes ? 'too-large' : Buffer.concat(chunks, size));
     });
     req.on('error', () => undefined);
     req.on('close', () => {

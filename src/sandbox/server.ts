@@ -4,12 +4,21 @@
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { App } from './app.js';
+import type { SandboxKeys } from './keys.js';
+import type { PickedFault } from './faults.js';
 import { ProblemError, problemBody, type Reply } from './problem.js';
 import { randomBase62 } from './random.js';
-import { hasBody, readBody, splitTarget } from './request.js';
+import { MAX_STATE_BODY_BYTES, hasBody, readBody, splitTarget } from './request.js';
 import { createRouter } from './routes/index.js';
 
 const EMPTY: Buffer = Buffer.alloc(0);
+
+/** What an /api/v1 request noted on its way, for the request log. */
+interface ApiNotes {
+  kind: PickedFault['kind'] | null;
+  /** The key's name once authentication saw it (null: none or unknown); undefined before. */
+  key: keyof SandboxKeys | null | undefined;
+}
 const GRACE_MS = 10_000;
 
 export interface SandboxServer {
@@ -30,6 +39,7 @@ export function createSandboxServer(app: App, log: (line: string) => void): Sand
 
   function send(res: ServerResponse, requestId: string, reply: Reply): void {
     if (res.headersSent || res.destroyed) return;
+    outcomes.set(res, reply.status);
     const headers: OutgoingHttpHeaders = { 'x-request-id': requestId, 'cache-control': 'no-store', ...reply.headers };
     if (reply.body !== undefined) {
       headers['content-type'] = reply.status >= 400 ? 'application/problem+json' : 'application/json; charset=utf-8';
@@ -42,20 +52,54 @@ export function createSandboxServer(app: App, log: (line: string) => void): Sand
 
   function sendProblem(res: ServerResponse, requestId: string, error: ProblemError): void {
     if (error.detail !== undefined) log(`${requestId} ${error.status} ${error.code}: ${error.detail}`);
+    codes.set(res, error.code);
     send(res, requestId, { status: error.status, body: problemBody(error, requestId), headers: error.headers });
   }
 
+  // What each answer was, for the request log: set where it is sent, read once it went out.
+  const outcomes = new WeakMap<ServerResponse, number>();
+  const codes = new WeakMap<ServerResponse, string>();
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = `${idPrefix}${(counter++).toString(36)}`;
+    const { segments, path, query } = splitTarget(req.url ?? '/');
+    if (segments?.[0] !== 'api' || segments[1] !== 'v1') return answer(req, res, requestId, segments, path, query, null);
+    app.stats.requests++;
+    const faulted: ApiNotes = { kind: null, key: undefined };
+    await answer(req, res, requestId, segments, path, query, faulted);
+    if (res.destroyed && !outcomes.has(res) && faulted.kind !== 'reset') return;
+    app.requestLog.add({
+      time: new Date(app.now()).toISOString(),
+      method: req.method ?? '',
+      path,
+      query,
+      // Known already when the request got as far as authentication; looked up only otherwise.
+      key: faulted.key === undefined ? app.keyName(req.headers.authorization) : faulted.key,
+      status: outcomes.get(res) ?? null,
+      code: codes.get(res) ?? null,
+      requestId,
+      fault: faulted.kind,
+    });
+  }
+
+  /** `faulted` is where an /api/v1 request notes the fault it got; null for every other path. */
+  async function answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    requestId: string,
+    segments: string[] | null,
+    path: string,
+    query: string,
+    faulted: ApiNotes | null,
+  ): Promise<void> {
     try {
-      const { segments, path, query } = splitTarget(req.url ?? '/');
-      if (segments?.[0] === 'api' && segments[1] === 'v1') app.stats.requests++;
       let body = EMPTY;
       if (hasBody(req)) {
-        const read = await readBody(req);
+        const isState = req.method === 'PUT' && segments?.[0] === '_sandbox' && segments[1] === 'state' && segments.length === 2;
+        const read = await readBody(req, isState ? MAX_STATE_BODY_BYTES : undefined);
         if (read === 'aborted') return;
         if (read === 'too-large') {
-          const error = new ProblemError('INVALID_INPUT', 'the body is larger than 1 MiB', { status: 413, headers: { connection: 'close' } });
+          const error = new ProblemError('INVALID_INPUT', `the body is larger than ${isState ? '256' : '1'} MiB`, { status: 413, headers: { connection: 'close' } });
           sendProblem(res, requestId, error);
           return;
         }
@@ -68,15 +112,17 @@ export function createSandboxServer(app: App, log: (line: string) => void): Sand
         send(res, requestId, await match.route.handle(ctx));
         return;
       }
-      const fault = app.faults.pick(path);
+      const picked = app.faults.pick(req.method ?? '', path);
+      const fault = picked?.kind ?? null;
+      if (faulted) faulted.kind = fault;
       if (fault === 'reset') {
         req.socket.resetAndDestroy();
         return;
       }
       if (fault === 'error-before') throw new ProblemError('INTERNAL_ERROR', 'injected fault: nothing was changed');
       if (fault === 'rate-limit') throw new ProblemError('RATE_LIMIT_EXCEEDED', 'injected fault', { headers: { 'retry-after': '1' } });
-      if (fault === 'delay') await sleep(app.faults.delayMs(), undefined, { signal: stopping.signal }).catch(() => undefined);
-      const workspace = app.authorize(req.headers.authorization, match.route.scope);
+      if (fault === 'delay') await sleep(picked?.delayMs ?? 0, undefined, { signal: stopping.signal }).catch(() => undefined);
+      const workspace = app.authorize(req.headers.authorization, match.route.scope, faulted ?? undefined);
       const reply = await match.route.handle({ ...ctx, workspace });
       if (fault === 'error-after') throw new ProblemError('INTERNAL_ERROR', 'injected fault: the change was made, the answer lost');
       send(res, requestId, reply);

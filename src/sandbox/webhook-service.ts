@@ -156,6 +156,13 @@ export class WebhookService {
     this.store = store;
   }
 
+  /** Serves another store from now on (a snapshot or a state put): its pending deliveries carry on. */
+  async replace(store: WebhookStore): Promise<void> {
+    await this.worker.restart(store);
+    this.store = store;
+    this.worker.resume();
+  }
+
   stop(): Promise<void> {
     return this.worker.stop();
   }

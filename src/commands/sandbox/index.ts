@@ -12,6 +12,7 @@ const declare = () =>
     .option('--seed <n>', 'same data and keys on every start (default: random)')
     .option('--recordings <n>', `recordings in the main workspace (default: ${DEFAULTS.recordings}, or what --data holds)`)
     .option('--data <file>', 'keep state in this file across restarts')
+    .option('--fixtures <file>', 'start from this state (the --data format) or JSON list of recordings')
     .option('--rate-limit <n>', 'requests per window per workspace; 0 = none', String(DEFAULTS.rateLimit))
     .option('--rate-window <seconds>', 'rate-limit window', String(DEFAULTS.rateWindowSeconds))
     .option('--faults <rate>', 'fraction 0-1 of API requests that fail on purpose', String(DEFAULTS.faults))

@@ -36,6 +36,7 @@ export function sandboxOptions(flags: SandboxFlags): SandboxOptions {
   set('seed', textFlag('seed', flags.seed));
   set('recordings', numberFlag('recordings', 'recordings', flags.recordings));
   set('dataFile', textFlag('data', flags.data));
+  set('fixtures', textFlag('fixtures', flags.fixtures));
   set('rateLimit', numberFlag('rate-limit', 'rateLimit', flags.rateLimit));
   set('rateWindowSeconds', numberFlag('rate-window', 'rateWindowSeconds', flags.rateWindow));
   set('faults', numberFlag('faults', 'faults', flags.faults));

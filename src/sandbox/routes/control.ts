@@ -4,7 +4,8 @@ import * as z from 'zod/mini';
 import '../../shared/zod-messages.js';
 import { PRIORITIES, RECORDING_STATUSES } from '../../shared/schemas.js';
 import { FAULT_KINDS } from '../faults.js';
-import { json, notFound, type Reply } from '../problem.js';
+import { checkState, issuePath } from '../persistence.js';
+import { ProblemError, json, notFound, type Reply } from '../problem.js';
 import { jsonBody, parseQuery } from '../request.js';
 import { WORKSPACES } from '../types.js';
 import type { ControlRoute, RequestContext } from './route.js';
@@ -16,17 +17,46 @@ const NewRecording = z.strictObject({
   priority: z.optional(z.enum(PRIORITIES)),
 });
 const StatusChange = z.strictObject({ status: z.enum(RECORDING_STATUSES) });
-const FaultChange = z.strictObject({
-  rate: z.number().check(z.gte(0), z.lte(1)),
-  kinds: z.optional(z.array(z.enum(FAULT_KINDS))),
-  delayMs: z.optional(z.nullable(z.int().check(z.gte(0), z.lte(60_000)))),
+const Rate = z.number().check(z.gte(0), z.lte(1));
+const DelayMs = z.int().check(z.gte(0), z.lte(60_000));
+const ScriptStep = z.strictObject({
   match: z.optional(z.nullable(z.string().check(z.minLength(1)))),
+  method: z.optional(z.nullable(z.enum(['GET', 'POST', 'DELETE']))),
+  kind: z.enum(FAULT_KINDS),
+  times: z.int().check(z.gte(1), z.lte(10_000)),
+  delayMs: z.optional(z.nullable(DelayMs)),
 });
+const FaultChange = z
+  .strictObject({
+    rate: z.optional(Rate),
+    kinds: z.optional(z.array(z.enum(FAULT_KINDS))),
+    delayMs: z.optional(z.nullable(DelayMs)),
+    match: z.optional(z.nullable(z.string().check(z.minLength(1)))),
+    script: z.optional(z.array(ScriptStep).check(z.maxLength(1000))),
+  })
+  .check(z.refine((change) => change.rate !== undefined || change.script !== undefined, { message: 'give a rate, a script, or both', path: ['rate'] }));
+const DeliveryFaultChange = z.strictObject({ duplicate: z.optional(Rate), stale: z.optional(Rate), badSignature: z.optional(Rate) });
+const SnapshotName = z.string().check(z.regex(/^[A-Za-z0-9._-]{1,100}$/, 'must be 1 to 100 letters, digits, or . _ -'));
+const NewSnapshot = z.strictObject({ name: SnapshotName });
+
+/** A bad control body: unlike /api/v1, the answer names the field, since a test wants to know. */
+function invalidBody(path: string, message: string): ProblemError {
+  const where = path === '' ? 'body' : path;
+  return new ProblemError('INVALID_INPUT', `${where}: ${message}`, { extra: { detail: `${where}: ${message}`, path } });
+}
 
 /** An empty control body means `{}`, so `curl -X POST …/_sandbox/reset` just works. */
 function body<T extends z.core.$ZodType>(ctx: RequestContext, schema: T): z.infer<T> {
+  const value = anyJson(ctx);
+  const parsed = z.safeParse(schema, value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw invalidBody(issuePath(issue?.path ?? []), issue?.message ?? 'not of the documented shape');
+}
+
+function anyJson(ctx: RequestContext): unknown {
   const contentType = ctx.body.length === 0 ? 'application/json' : ctx.headers['content-type'];
-  return jsonBody(contentType, ctx.body.length === 0 ? Buffer.from('{}') : ctx.body, schema);
+  return jsonBody(contentType, ctx.body.length === 0 ? Buffer.from('{}') : ctx.body, z.unknown());
 }
 
 function createRecording(ctx: RequestContext): Reply {
@@ -50,11 +80,85 @@ function attempts(ctx: RequestContext): Reply {
   return json(200, { data: d.log.map((a) => ({ ...a, at: new Date(a.at).toISOString() })) });
 }
 
+/**
+ * Sets the whole fault set-up: what the body leaves out takes its default (rate 0, every kind,
+ * no script), so `{rate: 0}` turns every fault off. The answer shows the script left, if any.
+ */
 function setFaults(ctx: RequestContext): Reply {
   parseQuery(ctx.query, []);
   const input = body(ctx, FaultChange);
-  ctx.app.faults.set({ rate: input.rate, kinds: [...new Set(input.kinds ?? FAULT_KINDS)], delayMs: input.delayMs ?? null, match: input.match ?? null });
-  return json(200, { data: ctx.app.faults.current });
+  const { faults } = ctx.app;
+  faults.set({ rate: input.rate ?? 0, kinds: [...new Set(input.kinds ?? FAULT_KINDS)], delayMs: input.delayMs ?? null, match: input.match ?? null });
+  faults.setScript((input.script ?? []).map((step) => ({ match: step.match ?? null, method: step.method ?? null, kind: step.kind, times: step.times, delayMs: step.delayMs ?? null })));
+  return json(200, { data: faultsView(ctx) });
+}
+
+function faultsView(ctx: RequestContext): Record<string, unknown> {
+  const script = ctx.app.faults.remainingScript;
+  return { ...ctx.app.faults.current, ...(script.length > 0 ? { script } : {}) };
+}
+
+function getFaults(ctx: RequestContext): Reply {
+  parseQuery(ctx.query, []);
+  return json(200, { data: faultsView(ctx) });
+}
+
+function setDeliveryFaults(ctx: RequestContext): Reply {
+  parseQuery(ctx.query, []);
+  const input = body(ctx, DeliveryFaultChange);
+  ctx.app.deliveryFaults.set({ duplicate: input.duplicate ?? 0, stale: input.stale ?? 0, badSignature: input.badSignature ?? 0 });
+  return json(200, { data: ctx.app.deliveryFaults.current });
+}
+
+function health(ctx: RequestContext): Reply {
+  parseQuery(ctx.query, []);
+  return json(200, { status: 'ok' });
+}
+
+function listRequests(ctx: RequestContext): Reply {
+  const q = parseQuery(ctx.query, ['since']);
+  const raw = q.get('since');
+  const since = raw === undefined ? 0 : /^[0-9]{1,15}$/.test(raw) ? Number(raw) : NaN;
+  if (Number.isNaN(since)) throw invalidBody('since', 'must be a sequence number, 0 or more');
+  const data = ctx.app.requestLog.since(since);
+  return json(200, { data, meta: { count: data.length, lastSeq: ctx.app.requestLog.lastSeq } });
+}
+
+function clearRequests(ctx: RequestContext): Reply {
+  parseQuery(ctx.query, []);
+  ctx.app.requestLog.clear();
+  return { status: 204 };
+}
+
+function exportState(ctx: RequestContext): Reply {
+  parseQuery(ctx.query, []);
+  return json(200, ctx.app.snapshot());
+}
+
+/** The body is a whole state, as GET answers it; a plain list of recordings is for --fixtures only. */
+async function importState(ctx: RequestContext): Promise<Reply> {
+  parseQuery(ctx.query, []);
+  const value = anyJson(ctx);
+  if (Array.isArray(value)) throw invalidBody('', 'expected a whole state (as GET /_sandbox/state answers), not a list');
+  const checked = checkState(value);
+  if (!checked.ok) throw invalidBody(checked.path, checked.message);
+  if (checked.state.seed !== ctx.app.seed) throw invalidBody('seed', `the state was made with another seed; this sandbox's keys come from ${JSON.stringify(ctx.app.seed)}`);
+  await ctx.app.replaceState(checked.state);
+  return { status: 204 };
+}
+
+function saveSnapshot(ctx: RequestContext): Reply {
+  parseQuery(ctx.query, []);
+  const { name } = body(ctx, NewSnapshot);
+  ctx.app.saveSnapshot(name);
+  return json(201, { data: { name } });
+}
+
+async function restoreSnapshot(ctx: RequestContext): Promise<Reply> {
+  parseQuery(ctx.query, []);
+  body(ctx, z.strictObject({}));
+  if (!(await ctx.app.restoreSnapshot(ctx.params.name ?? ''))) throw notFound('no snapshot of that name');
+  return { status: 204 };
 }
 
 async function reset(ctx: RequestContext): Promise<Reply> {
@@ -79,7 +183,16 @@ export const controlRoutes: ControlRoute[] = [
   { kind: 'control', method: 'POST', path: 'recordings', handle: createRecording },
   { kind: 'control', method: 'POST', path: 'recordings/:id/status', handle: setStatus },
   { kind: 'control', method: 'GET', path: 'deliveries/:id/attempts', handle: attempts },
+  { kind: 'control', method: 'GET', path: 'faults', handle: getFaults },
   { kind: 'control', method: 'POST', path: 'faults', handle: setFaults },
+  { kind: 'control', method: 'POST', path: 'delivery-faults', handle: setDeliveryFaults },
+  { kind: 'control', method: 'GET', path: 'health', handle: health },
+  { kind: 'control', method: 'GET', path: 'requests', handle: listRequests },
+  { kind: 'control', method: 'DELETE', path: 'requests', handle: clearRequests },
+  { kind: 'control', method: 'GET', path: 'state', handle: exportState },
+  { kind: 'control', method: 'PUT', path: 'state', handle: importState },
+  { kind: 'control', method: 'POST', path: 'snapshots', handle: saveSnapshot },
+  { kind: 'control', method: 'POST', path: 'snapshots/:name/restore', handle: restoreSnapshot },
   { kind: 'control', method: 'POST', path: 'reset', handle: reset },
   { kind: 'control', method: 'GET', path: 'stats', handle: stats },
 ];

@@ -20,7 +20,7 @@ export interface ApiContext extends RequestContext {
   workspace: WorkspaceId;
 }
 
-type Method = 'GET' | 'POST' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 export interface ApiRoute {
   kind: 'api';

@@ -1,0 +1,181 @@
+// The control API as typed methods (sandbox.md, In an integrator's own tests): what
+// startSandbox() hands out as `control`, so a test suite drives the sandbox without writing
+// URLs. Plain fetch: nothing else is loaded with the library.
+import type { Priority, RecordingDetail, RecordingStatus } from '../shared/schemas.js';
+import type { DeliveryFaultRates } from './delivery-faults.js';
+import type { FaultConfig, FaultKind, ScriptedFault } from './faults.js';
+import type { StoredState } from './persistence.js';
+import type { LoggedRequest } from './request-log.js';
+import type { WorkspaceId } from './types.js';
+
+export type { DeliveryFaultRates } from './delivery-faults.js';
+export type { FaultKind } from './faults.js';
+export type { LoggedRequest } from './request-log.js';
+/** The whole state, in the format of --data, GET /_sandbox/state and --fixtures. */
+export type SandboxState = StoredState;
+
+export interface NewRecording {
+  workspace?: WorkspaceId;
+  title?: string;
+  /** Default PENDING. */
+  status?: RecordingStatus;
+  priority?: Priority;
+}
+
+/** One step of a fault script: the next `times` requests that match get `kind`. */
+export interface FaultScriptStep {
+  /** Text the path must contain, e.g. "/filings"; any path when left out. */
+  match?: string | null;
+  method?: 'GET' | 'POST' | 'DELETE' | null;
+  kind: FaultKind;
+  times: number;
+  /** For `delay`: how long; a random 1 to 3 s when left out. */
+  delayMs?: number | null;
+}
+
+/** Everything left out takes its default: rate 0, every kind, no script. */
+export interface FaultSettings {
+  rate?: number;
+  kinds?: FaultKind[];
+  delayMs?: number | null;
+  match?: string | null;
+  script?: FaultScriptStep[];
+}
+
+export interface FaultsInForce extends FaultConfig {
+  /** What is left of the script; absent when nothing is. */
+  script?: ScriptedFault[];
+}
+
+export interface DeliveryAttemptRecord {
+  attempt: number;
+  at: string;
+  url: string;
+  address: string | null;
+  requestHeaders: Record<string, string>;
+  requestBody: string;
+  responseStatus: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+export interface SandboxStats {
+  requests: number;
+  faults: Record<FaultKind, number>;
+  filings: number;
+  filingReplays: number;
+  deliveries: { total: number; pending: number; succeeded: number; failed: number; attempts: number };
+}
+
+/** A control request the sandbox refused; `path` names the bad field of a body, when one was. */
+export class SandboxControlError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string | null,
+    readonly path: string | null,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SandboxControlError';
+  }
+}
+
+export class SandboxControl {
+  constructor(private readonly baseUrl: string) {}
+
+  private async call(method: string, path: string, body?: unknown): Promise<unknown> {
+    const init: RequestInit = { method };
+    if (body !== undefined) {
+      init.body = JSON.stringify(body);
+      init.headers = { 'content-type': 'application/json' };
+    }
+    const res = await fetch(`${this.baseUrl}/_sandbox/${path}`, init);
+    const text = await res.text();
+    let value: unknown = undefined;
+    try {
+      value = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      value = undefined;
+    }
+    if (!res.ok) {
+      const problem = (value ?? {}) as { code?: string; detail?: string; title?: string; path?: string };
+      throw new SandboxControlError(
+        res.status,
+        problem.code ?? null,
+        problem.path ?? null,
+        `${method} /_sandbox/${path}: ${res.status} ${problem.code ?? ''} ${problem.detail ?? problem.title ?? ''}`.trim(),
+      );
+    }
+    return value;
+  }
+
+  private async data<T>(method: string, path: string, body?: unknown): Promise<T> {
+    return ((await this.call(method, path, body)) as { data: T }).data;
+  }
+
+  /** Resolves once the sandbox serves (GET /_sandbox/health). */
+  async health(): Promise<{ status: 'ok' }> {
+    return (await this.call('GET', 'health')) as { status: 'ok' };
+  }
+
+  createRecording(input: NewRecording = {}): Promise<RecordingDetail> {
+    return this.data('POST', 'recordings', input);
+  }
+
+  /** A change to COMPLETED dispatches recording.completed to the subscriptions. */
+  setStatus(recordingId: string, status: RecordingStatus): Promise<RecordingDetail> {
+    return this.data('POST', `recordings/${encodeURIComponent(recordingId)}/status`, { status });
+  }
+
+  deliveryAttempts(deliveryId: string): Promise<DeliveryAttemptRecord[]> {
+    return this.data('GET', `deliveries/${encodeURIComponent(deliveryId)}/attempts`);
+  }
+
+  faults(): Promise<FaultsInForce> {
+    return this.data('GET', 'faults');
+  }
+
+  /** Replaces the fault set-up; `setFaults({})` is refused: say `{rate: 0}` to turn faults off. */
+  setFaults(settings: FaultSettings): Promise<FaultsInForce> {
+    return this.data('POST', 'faults', settings);
+  }
+
+  /** Rates (0 to 1) of deliveries sent twice, with a stale timestamp, or signed with another secret. */
+  setDeliveryFaults(rates: Partial<DeliveryFaultRates>): Promise<DeliveryFaultRates> {
+    return this.data('POST', 'delivery-faults', rates);
+  }
+
+  /** Back to the seeded state. */
+  async reset(): Promise<void> {
+    await this.call('POST', 'reset');
+  }
+
+  async stats(): Promise<SandboxStats> {
+    return (await this.call('GET', 'stats')) as SandboxStats;
+  }
+
+  /** The /api/v1 requests answered, oldest first; with `since`, only those after that seq. */
+  requests(since?: number): Promise<LoggedRequest[]> {
+    return this.data('GET', since === undefined ? 'requests' : `requests?since=${since}`);
+  }
+
+  async clearRequests(): Promise<void> {
+    await this.call('DELETE', 'requests');
+  }
+
+  async exportState(): Promise<SandboxState> {
+    return (await this.call('GET', 'state')) as SandboxState;
+  }
+
+  async importState(state: SandboxState): Promise<void> {
+    await this.call('PUT', 'state', state);
+  }
+
+  async saveSnapshot(name: string): Promise<void> {
+    await this.call('POST', 'snapshots', { name });
+  }
+
+  async restoreSnapshot(name: string): Promise<void> {
+    await this.call('POST', `snapshots/${encodeURIComponent(name)}/restore`);
+  }
+}
