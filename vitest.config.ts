@@ -8,6 +8,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
+    // After each test: every scenario server got exactly the requests queued for it.
+    setupFiles: ['./test/support/verify-scenarios.ts'],
     // Tables show local time: pin it so that expected output is the same on every machine.
     env: { TZ: 'UTC' },
     testTimeout: 20_000,

@@ -3,6 +3,7 @@
 import { CommanderError } from 'commander';
 import type { ApiClient } from '../api/types.js';
 import type { Ui } from '../core/ui.js';
+import { type Clock, systemClock } from '../core/clock.js';
 import type { Connection, Context, GlobalOptions, OutputFormat } from '../commands/context.js';
 import { CancelError, EXIT, UsageError, exitCodeFor } from '../core/errors.js';
 import { type IO, colorEnabled, isTruthy } from '../core/io.js';
@@ -19,6 +20,11 @@ export interface RunOptions {
    * waiting on the event loop; tests and other callers that go on running leave this off.
    */
   processExits?: boolean;
+  /**
+   * The time that waits are measured in (retries, pacing, spinners, --watch) and the retry
+   * jitter; default the system's. `io.now` stays the "now" that output shows (ages, --since).
+   */
+  clock?: Clock;
 }
 
 export async function runCli(argv: string[], io: IO, options: RunOptions = {}): Promise<number> {
@@ -29,6 +35,7 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
   }
 
   const signal = options.signal ?? new AbortController().signal;
+  const clock = options.clock ?? systemClock;
   let exitCode: number = EXIT.OK;
   let failure: { error: unknown; globals: GlobalOptions | undefined; name: string } | undefined;
 
@@ -47,7 +54,7 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
         stderrColor: colorEnabled(io, invocation.globals.color === false ? false : undefined, 'stderr'),
       });
       const connect = (connection: Connection): Promise<ApiClient> => {
-        const made = makeClient(connection, g, u, io);
+        const made = makeClient(connection, g, u, io, clock, signal);
         clients.push(made);
         return made;
       };
@@ -65,6 +72,7 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
         globals: g,
         ui: u,
         signal,
+        clock,
         connect,
         connection: resolveOnce,
         api: () => {
@@ -151,7 +159,7 @@ export function resolveGlobals(raw: Record<string, unknown>, io: IO): GlobalOpti
   };
 }
 
-async function makeClient(connection: Connection, g: GlobalOptions, ui: Ui, io: IO): Promise<ApiClient> {
+async function makeClient(connection: Connection, g: GlobalOptions, ui: Ui, io: IO, clock: Clock, signal: AbortSignal): Promise<ApiClient> {
   const { createApiClient } = await import('../api/client.js');
   return createApiClient({
     baseUrl: connection.baseUrl,
@@ -159,12 +167,16 @@ async function makeClient(connection: Connection, g: GlobalOptions, ui: Ui, io: 
     timeoutMs: g.timeoutSeconds * 1000,
     maxRetries: g.maxRetries,
     ratePerMinute: g.rate,
+    now: clock.now,
+    sleep: clock.sleep,
+    random: clock.random,
     log: (line) => ui.verbose(line),
     onWait: ({ ms, reason }) => {
       // cli.md: a wait longer than 2 s says why and for how long (a spinner on a terminal).
       if (ms <= 2000) return;
       const text = `${reason}: waiting ${(ms / 1000).toFixed(1)}s before retrying`;
-      if (io.stderrIsTTY) void ui.spinner(text).then((s) => setTimeout(() => s.stop(), ms).unref());
+      // The spinner lasts as long as the client's own wait, on the same clock, and stops on Ctrl-C.
+      if (io.stderrIsTTY) void ui.spinner(text).then((s) => clock.sleep(ms, signal).then(() => s.stop(), () => s.stop()));
       else ui.notice(text);
     },
   });
