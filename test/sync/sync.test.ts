@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
+import { fakeTime } from '../helpers/clock.js';
 import { bufferIO, type BufferIOOptions } from '../helpers/io.js';
 import { start, type Harness } from '../sandbox/helpers.js';
 import { COMMAND, counts, externalRecords, journalSteps } from './helpers.js';
@@ -33,7 +34,7 @@ function sync(extra: string[] = [], o: BufferIOOptions = {}) {
     env: { RFS_CONFIG_DIR: join(dir, 'config'), RFS_API_KEY: h.keys.admin, RFS_BASE_URL: h.base, EXTERNAL_FILE: external, PATH: process.env.PATH, ...o.env },
   });
   const argv = ['sync', '--exec', COMMAND, '--provider', 'crm', '--journal', journal, '-o', 'ndjson', ...extra];
-  return { t, run: (signal?: AbortSignal) => runCli(argv, t.io, { signal }) };
+  return { t, run: (signal?: AbortSignal) => runCli(argv, t.io, { signal, clock: fakeTime().clock }) };
 }
 
 async function unsynced(): Promise<string[]> {
