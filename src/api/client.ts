@@ -1,9 +1,9 @@
 // The one HTTP client (style.md, One HTTP client): base URL, auth header, user agent, timeouts,
 // retries, pacing, problem-details errors and the -v lines live here once. As in Octokit, one
 // attempt (`send`) is a plain exchange, and the retry/pacing loop (`request`) wraps it.
-import { setTimeout as delay } from 'node:timers/promises';
 import { LeanPool as Pool } from './undici-pool.js';
 import type { Dispatcher } from 'undici';
+import { type Clock, systemClock } from '../core/clock.js';
 import { ApiError, CancelError, ContractError, NetworkError } from '../core/errors.js';
 import { checkShape, parseJson } from './contract.js';
 import { redactKey } from '../core/redact.js';
@@ -15,7 +15,8 @@ import type { AttemptFailure, RetryPlan } from './retry.js';
 import type { ApiClient, ApiResponse, Method, RequestOptions } from './types.js';
 import { describeWait, formatAttemptLine, redactSecrets } from './verbose.js';
 
-export interface ClientOptions {
+/** now, sleep and random default to the system's (core/clock.ts); tests pass their own. */
+export interface ClientOptions extends Partial<Clock> {
   /** Service root as configured; apiRoot() refuses plain http to a non-loopback host. */
   baseUrl: string;
   apiKey: string;
@@ -34,9 +35,6 @@ export interface ClientOptions {
    * `attempt` is the number of the attempt that follows the wait.
    */
   onWait?: (wait: { ms: number; reason: string; attempt: number }) => void;
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  random?: () => number;
-  now?: () => number;
   /** Default 16 MiB; a larger answer is a ContractError, and is read no further. */
   maxResponseBytes?: number;
 }
@@ -68,9 +66,9 @@ export function createApiClient(options: ClientOptions): ApiClient {
   const rootPath = root.pathname.replace(/\/+$/, '');
   const baseUrl = `${root.origin}${rootPath.replace(/\/api\/v1$/, '')}`;
   const userAgent = options.userAgent ?? `rfs/${RFS_VERSION} node/${process.versions.node}`;
-  const now = options.now ?? Date.now;
-  const random = options.random ?? Math.random;
-  const sleep = options.sleep ?? ((ms: number, signal?: AbortSignal) => delay(ms, undefined, signal ? { signal } : {}));
+  const now = options.now ?? systemClock.now;
+  const random = options.random ?? systemClock.random;
+  const sleep = options.sleep ?? systemClock.sleep;
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const { timeoutMs, maxRetries, log, onWait } = options;
   const attempts = maxRetries + 1;

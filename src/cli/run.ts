@@ -3,6 +3,7 @@
 import { CommanderError } from 'commander';
 import type { ApiClient } from '../api/types.js';
 import type { Ui } from '../core/ui.js';
+import { type Clock, systemClock } from '../core/clock.js';
 import type { Connection, Context, GlobalOptions } from '../commands/context.js';
 import { CancelError, EXIT, UsageError, exitCodeFor } from '../core/errors.js';
 import { type IO, colorEnabled } from '../core/io.js';
@@ -21,6 +22,11 @@ export interface RunOptions {
    * waiting on the event loop; tests and other callers that go on running leave this off.
    */
   processExits?: boolean;
+  /**
+   * The time that waits are measured in (retries, pacing, spinners, --watch) and the retry
+   * jitter; default the system's. `io.now` stays the "now" that output shows (ages, --since).
+   */
+  clock?: Clock;
 }
 
 export async function runCli(argv: string[], io: IO, options: RunOptions = {}): Promise<number> {
@@ -31,6 +37,7 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
   }
 
   const signal = options.signal ?? new AbortController().signal;
+  const clock = options.clock ?? systemClock;
   // The key of every connection this run opens, so that every writer removes it whatever its
   // shape: the Ui (warnings, notices, spinners, verbose lines), result lines and the report.
   const secrets = new KnownSecrets();
@@ -55,7 +62,7 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
       });
       const connect = (connection: Connection): Promise<ApiClient> => {
         secrets.add(connection.apiKey);
-        const made = makeClient(connection, g, u, io);
+        const made = makeClient(connection, g, u, io, clock, signal);
         clients.push(made);
         return made;
       };
@@ -73,6 +80,7 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
         globals: g,
         ui: u,
         signal,
+        clock,
         connect,
         connection: resolveOnce,
         api: () => {
@@ -128,7 +136,7 @@ function asCancel(error: unknown): unknown {
   return error instanceof CancelError ? error : new CancelError('interrupted', { cause: error });
 }
 
-async function makeClient(connection: Connection, g: GlobalOptions, ui: Ui, io: IO): Promise<ApiClient> {
+async function makeClient(connection: Connection, g: GlobalOptions, ui: Ui, io: IO, clock: Clock, signal: AbortSignal): Promise<ApiClient> {
   const { createApiClient } = await import('../api/client.js');
   return createApiClient({
     baseUrl: connection.baseUrl,
@@ -136,12 +144,16 @@ async function makeClient(connection: Connection, g: GlobalOptions, ui: Ui, io: 
     timeoutMs: g.timeoutSeconds * 1000,
     maxRetries: g.maxRetries,
     ratePerMinute: g.rate,
+    now: clock.now,
+    sleep: clock.sleep,
+    random: clock.random,
     log: (line) => ui.verbose(line),
     onWait: ({ ms, reason }) => {
       // cli.md: a wait longer than 2 s says why and for how long (a spinner on a terminal).
       if (ms <= 2000) return;
       const text = `${reason}: waiting ${(ms / 1000).toFixed(1)}s before retrying`;
-      if (io.stderrIsTTY) void ui.spinner(text).then((s) => setTimeout(() => s.stop(), ms).unref());
+      // The spinner lasts as long as the client's own wait, on the same clock, and stops on Ctrl-C.
+      if (io.stderrIsTTY) void ui.spinner(text).then((s) => clock.sleep(ms, signal).then(() => s.stop(), () => s.stop()));
       else ui.notice(text);
     },
   });

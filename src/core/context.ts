@@ -1,6 +1,7 @@
 // What a run of rfs knows before any command code loads: the resolved global options, and the
 // session (streams, stderr voice, cancellation) that every layer below the commands may use.
 // Part of the base layer: it imports nothing of rfs but the base.
+import type { Clock } from './clock.js';
 import type { IO } from './io.js';
 import type { Ui } from './ui.js';
 
@@ -38,4 +39,6 @@ export interface Session {
   ui: Ui;
   /** Aborted on Ctrl-C: long commands stop, report what they did, and exit 130. */
   signal: AbortSignal;
+  /** Every wait of the run (retries, spinners, --watch intervals) goes through it. */
+  clock: Clock;
 }

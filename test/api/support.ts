@@ -4,29 +4,11 @@ import { afterEach, beforeEach } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import type { ClientOptions } from '../../src/api/client.js';
 import type { ApiClient } from '../../src/api/types.js';
+import { fakeTime, type FakeTime } from '../helpers/clock.js';
 import { startScenarioServer } from '../helpers/scenario-server.js';
 import type { ScenarioServer } from '../helpers/scenario-server.js';
 
 export const KEY = 'service_pk_test_0123456789abcdefWXYZ';
-
-export interface FakeTime {
-  /** Milliseconds since the epoch, moved on only by sleep() and advance(). */
-  now: number;
-  /** Every wait the client asked for, in order. */
-  waits: number[];
-  advance(ms: number): void;
-}
-
-export function fakeTime(start = 1_700_000_000_000): FakeTime {
-  const time: FakeTime = {
-    now: start,
-    waits: [],
-    advance(ms) {
-      time.now += ms;
-    },
-  };
-  return time;
-}
 
 export interface Scenario {
   readonly server: ScenarioServer;
@@ -37,12 +19,12 @@ export interface Scenario {
 
 export function useScenario(): Scenario {
   let server: ScenarioServer | undefined;
-  let time = fakeTime();
+  let time = fakeTime(1_700_000_000_000);
   let clients: ApiClient[] = [];
 
   beforeEach(async () => {
     server = await startScenarioServer();
-    time = fakeTime();
+    time = fakeTime(1_700_000_000_000);
     clients = [];
   });
 
@@ -70,12 +52,7 @@ export function useScenario(): Scenario {
         timeoutMs: 5_000,
         maxRetries: 5,
         ratePerMinute: 0,
-        random: () => 0.5,
-        now: () => time.now,
-        sleep: async (ms) => {
-          time.waits.push(ms);
-          time.now += ms;
-        },
+        ...time.clock,
         ...overrides,
       });
       clients.push(client);

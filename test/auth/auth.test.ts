@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import { page, problem } from '../helpers/fixtures.js';
+import { fakeTime } from '../helpers/clock.js';
 import { bufferIO, type BufferIOOptions } from '../helpers/io.js';
 import { startScenarioServer, type ScenarioServer } from '../helpers/scenario-server.js';
 
@@ -31,7 +32,7 @@ afterEach(async () => {
 
 function cli(argv: string[], o: BufferIOOptions = {}) {
   const t = bufferIO({ ...o, env: { RFS_CONFIG_DIR: join(dir, 'config'), ...o.env } });
-  return { t, run: () => runCli(argv, t.io) };
+  return { t, run: () => runCli(argv, t.io, { clock: fakeTime().clock }) };
 }
 const ok = () => ({ body: page([], null, 1) });
 

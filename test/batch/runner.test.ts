@@ -8,6 +8,7 @@ import { runBatch, type ItemWork } from '../../src/batch/runner.js';
 import type { Session } from '../../src/core/context.js';
 import { CancelError } from '../../src/core/errors.js';
 import type { Spinner, Ui } from '../../src/core/ui.js';
+import { fakeTime } from '../helpers/clock.js';
 import { bufferIO } from '../helpers/io.js';
 
 /** A Ui whose spinners write what happens to them into `events`. */
@@ -36,6 +37,7 @@ function setup(events: string[] = []) {
     globals: { profile: undefined, baseUrl: undefined, output: 'ndjson', color: false, quiet: false, verbose: false, timeoutSeconds: 30, maxRetries: 3, rate: 0, yes: false },
     ui: fakeUi(events),
     signal: controller.signal,
+    clock: fakeTime().clock,
   };
   const writer = new ResultWriter(session, (r) => ({ label: String(r.id), done: 'done' }));
   // The stdout of bufferIO is a stream: a line written shows up once the stream has passed it on.

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import { eventually, start, startReceiver, type Harness } from '../sandbox/helpers.js';
+import { fakeTime } from '../helpers/clock.js';
 import { bufferIO, type BufferIOOptions } from '../helpers/io.js';
 import { startScenarioServer } from '../helpers/scenario-server.js';
 
@@ -24,7 +25,7 @@ afterAll(async () => {
 
 function cli(argv: string[], o: BufferIOOptions = {}, base = h.base, key = h.keys.admin) {
   const t = bufferIO({ ...o, env: { RFS_CONFIG_DIR: configDir, RFS_API_KEY: key, RFS_BASE_URL: base, ...o.env } });
-  return { t, run: (signal?: AbortSignal) => runCli(argv, t.io, { signal }) };
+  return { t, run: (signal?: AbortSignal) => runCli(argv, t.io, { signal, clock: fakeTime().clock }) };
 }
 
 async function unsyncedIds(n: number): Promise<string[]> {

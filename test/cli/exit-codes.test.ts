@@ -4,13 +4,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
+import { fakeTime, type FakeTime } from '../helpers/clock.js';
 import { FINAL_ERRORS, page, problem, recording } from '../helpers/fixtures.js';
 import { bufferIO } from '../helpers/io.js';
 import { startScenarioServer, type ScenarioServer } from '../helpers/scenario-server.js';
 
 let server: ScenarioServer;
+let time: FakeTime;
 let configDir: string;
 const KEY = 'service_pk_exitcodes9876';
 
@@ -20,6 +22,8 @@ beforeAll(() => {
 afterAll(() => rmSync(configDir, { recursive: true, force: true }));
 beforeEach(async () => {
   server = await startScenarioServer();
+  // Retries wait on this clock: no test waits for real, and each can assert the waits chosen.
+  time = fakeTime();
 });
 afterEach(async () => {
   await server.close();
@@ -27,7 +31,7 @@ afterEach(async () => {
 
 function cli(argv: string[], o: { stdin?: string } = {}) {
   const t = bufferIO({ env: { RFS_CONFIG_DIR: configDir, RFS_API_KEY: KEY, RFS_BASE_URL: server.url }, stdin: o.stdin });
-  return { t, run: () => runCli([...argv, '--max-retries', '2'], t.io) };
+  return { t, run: () => runCli([...argv, '--max-retries', '2'], t.io, { clock: time.clock }) };
 }
 
 describe('exit codes', () => {
@@ -52,6 +56,8 @@ describe('exit codes', () => {
     const { t, run } = cli(['recordings', 'get', 'rec_1']);
     expect(await run()).toBe(6);
     expect(server.requests).toHaveLength(3);
+    // Full jitter with random() = 0.5: half of 1 s, then half of 2 s.
+    expect(time.waits).toEqual([500, 1000]);
     expect(t.stderr()).toMatch(/^error: boom \(INTERNAL_ERROR, HTTP 500, request req_test\)/);
     server.verify();
   });
@@ -69,6 +75,7 @@ describe('exit codes', () => {
     const { run } = cli(['recordings', 'get', 'rec_1']);
     expect(await run()).toBe(6);
     expect(server.requests).toHaveLength(3);
+    expect(time.waits).toEqual([500, 1000]);
   });
 
   it('exits 7 when a success answer breaks the contract, naming the field', async () => {
@@ -205,13 +212,28 @@ describe('long waits', () => {
       { body: page([recording(1)], null) },
     );
     const { t, run } = cli(['recordings', 'list']);
-    const started = Date.now();
     expect(await run()).toBe(0);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(2900);
+    // The wait asked for by Retry-After, and only that one, on the injected clock.
+    expect(time.waits).toEqual([3000]);
     expect(t.stderr()).toMatch(/waiting 3\.0s before retrying/);
     const quiet = cli(['recordings', 'list', '--quiet']);
     server.queue({ status: 429, headers: { 'retry-after': '3' }, body: { status: 429, code: 'RATE_LIMIT_EXCEEDED' } }, { body: page([], null) });
     expect(await quiet.run()).toBe(0);
+    expect(time.waits).toEqual([3000, 3000]);
     expect(quiet.t.stderr()).toBe('');
+  });
+
+  it('show a spinner on a terminal for as long as the wait, then clear it', async () => {
+    server.queue(
+      { status: 503, headers: { 'retry-after': '5', 'content-type': 'application/problem+json' }, body: { title: 'busy', status: 503, code: 'INTERNAL_ERROR', requestId: 'r' } },
+      { body: { data: { ...recording(1), transcript: 'hello' } } },
+    );
+    const t = bufferIO({ stderrIsTTY: true, env: { RFS_CONFIG_DIR: configDir, RFS_API_KEY: KEY, RFS_BASE_URL: server.url } });
+    expect(await runCli(['recordings', 'get', 'rec_1', '-o', 'json'], t.io, { clock: time.clock })).toBe(0);
+    // The client's wait, then the spinner's, both on the injected clock: ora loads on first use,
+    // so the spinner may start only after the instant wait is over.
+    await vi.waitFor(() => expect(time.waits).toEqual([5000, 5000]));
+    expect(t.stderr()).toContain('waiting 5.0s before retrying');
+    expect(JSON.parse(t.stdout()).id).toBe('rec_0001');
   });
 });

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import { page, recording } from '../helpers/fixtures.js';
+import { fakeTime } from '../helpers/clock.js';
 import { bufferIO, type BufferIOOptions } from '../helpers/io.js';
 import { startScenarioServer, type ScenarioServer } from '../helpers/scenario-server.js';
 
@@ -28,7 +29,7 @@ afterEach(async () => {
 
 function cli(argv: string[], o: BufferIOOptions = {}) {
   const t = bufferIO({ ...o, env: { RFS_CONFIG_DIR: configDir, RFS_API_KEY: KEY, RFS_BASE_URL: server.url, ...o.env } });
-  return { t, run: () => runCli(argv, t.io) };
+  return { t, run: () => runCli(argv, t.io, { clock: fakeTime().clock }) };
 }
 
 describe('json and ndjson', () => {

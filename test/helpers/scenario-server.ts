@@ -9,6 +9,10 @@
  *   … run the client against server.url …
  *   server.verify();                      // no unexpected request, every queued response used
  *   await server.close();                 // also drops open connections and pending timers
+ *
+ * Every test also gets that check without asking: test/support/verify-scenarios.ts calls
+ * verifyScenarioServers() in an afterEach, for each server started or still open (gh's
+ * `reg.Verify`), so a missed or extra request fails the test that made it.
  */
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
@@ -52,6 +56,23 @@ export interface ScenarioServer {
   /** Throws if a request was unexpected or mismatched, or if queued responses were never used. */
   verify(): void;
   close(): Promise<void>;
+}
+
+/** Servers to check after the current test: those started since the last check, and the open ones. */
+const toCheck = new Map<ScenarioServer, { open: boolean; settle: () => string[] }>();
+
+/**
+ * Throws, naming each problem, if any scenario server of the current test saw a request it did
+ * not expect or kept a queued response nobody asked for. A server shared by several tests is
+ * then cleared, so that one test's leftovers fail that test only.
+ */
+export function verifyScenarioServers(): void {
+  const problems: string[] = [];
+  for (const [server, state] of toCheck) {
+    problems.push(...state.settle().map((p) => `${server.url}: ${p}`));
+    if (!state.open) toCheck.delete(server);
+  }
+  if (problems.length > 0) throw new Error(`scenario server:\n  ${problems.join('\n  ')}`);
 }
 
 export async function startScenarioServer(): Promise<ScenarioServer> {
@@ -104,7 +125,12 @@ export async function startScenarioServer(): Promise<ScenarioServer> {
   });
   const { port } = server.address() as AddressInfo;
 
-  return {
+  const problemsNow = (): string[] => {
+    const problems = [...failures];
+    if (pending.length > 0) problems.push(`${pending.length} queued response(s) never requested: ${pending.map(describeScript).join(', ')}`);
+    return problems;
+  };
+  const scenario: ScenarioServer = {
     url: `http://127.0.0.1:${port}`,
     port,
     requests,
@@ -112,11 +138,11 @@ export async function startScenarioServer(): Promise<ScenarioServer> {
       pending.push(...responses);
     },
     verify() {
-      const problems = [...failures];
-      if (pending.length > 0) problems.push(`${pending.length} queued response(s) never requested`);
+      const problems = problemsNow();
       if (problems.length > 0) throw new Error(`scenario server:\n  ${problems.join('\n  ')}`);
     },
     async close() {
+      state.open = false;
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -124,6 +150,22 @@ export async function startScenarioServer(): Promise<ScenarioServer> {
       await closed;
     },
   };
+  const state = {
+    open: true,
+    settle(): string[] {
+      const problems = problemsNow();
+      failures.length = 0;
+      pending.length = 0;
+      return problems;
+    },
+  };
+  toCheck.set(scenario, state);
+  return scenario;
+}
+
+function describeScript(script: ScriptedResponse): string {
+  const want = script.expect ? `${script.expect.method ?? '*'} ${String(script.expect.url ?? '*')} → ` : '';
+  return `${want}${script.reset ? 'reset' : (script.status ?? 200)}`;
 }
 
 /** A port on 127.0.0.1 that nothing listens on (it was listened on and closed), for "connection refused". */

@@ -8,6 +8,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import { MAX_LINE_BYTES } from '../../src/batch/lines.js';
+import { fakeTime } from '../helpers/clock.js';
 import { bufferIO } from '../helpers/io.js';
 import { eventually, start, type Harness } from '../sandbox/helpers.js';
 
@@ -36,7 +37,7 @@ function take(n: number): string[] {
 async function fileFrom(stdin: Readable, extra: string[] = []) {
   const t = bufferIO({ env: { RFS_CONFIG_DIR: configDir, RFS_API_KEY: h.keys.admin, RFS_BASE_URL: h.base } });
   t.io.stdin = stdin;
-  const code = await runCli(['file', '--from', '-', '--provider', 'crm', '-o', 'ndjson', ...extra], t.io);
+  const code = await runCli(['file', '--from', '-', '--provider', 'crm', '-o', 'ndjson', ...extra], t.io, { clock: fakeTime().clock });
   const results = t.stdout().trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
   return { code, results, stderr: t.stderr() };
 }

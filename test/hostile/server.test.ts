@@ -10,6 +10,7 @@ import { PassThrough } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
+import { fakeTime } from '../helpers/clock.js';
 import { page, problem, recording } from '../helpers/fixtures.js';
 import { bufferIO } from '../helpers/io.js';
 import { startScenarioServer, type ScenarioServer } from '../helpers/scenario-server.js';
@@ -38,6 +39,8 @@ interface Run {
   stdoutBytes: Buffer;
   stderr: string;
   ms: number;
+  /** The waits between attempts, on an injected clock: nothing here waits for them for real. */
+  waits: number[];
 }
 
 async function rfs(argv: string[], base = server.url): Promise<Run> {
@@ -46,10 +49,11 @@ async function rfs(argv: string[], base = server.url): Promise<Run> {
   const stdout = new PassThrough();
   stdout.on('data', (chunk: Buffer) => raw.push(chunk));
   t.io.stdout = stdout;
+  const time = fakeTime();
   const started = performance.now();
-  const code = await runCli(argv, t.io);
+  const code = await runCli(argv, t.io, { clock: time.clock });
   const bytes = Buffer.concat(raw);
-  return { code, stdout: bytes.toString('utf8'), stdoutBytes: bytes, stderr: t.stderr(), ms: performance.now() - started };
+  return { code, stdout: bytes.toString('utf8'), stdoutBytes: bytes, stderr: t.stderr(), ms: performance.now() - started, waits: time.waits };
 }
 
 /** What every failing run must hold: one error line first, no stack trace, no key, no markup. */
@@ -72,6 +76,7 @@ describe('error pages that are not problem details', () => {
     expectCleanFailure(run, /^error: Bad Gateway \(HTTP_502, HTTP 502, request none\)$/);
     expect(run.stderr).toContain('still HTTP 502 after 2 attempts; try again later');
     expect(server.requests).toHaveLength(2);
+    expect(run.waits).toEqual([500]);
     expect(run.stdout).toBe('[]\n');
     server.verify();
   }, 10_000);
@@ -266,7 +271,9 @@ describe('answers that never end, and waits that are too long', () => {
     expect(run.code).toBe(6);
     expectCleanFailure(run, /within 1 s; gave up after 2 attempts$/);
     expect(server.requests).toHaveLength(2);
-    // Two attempts of 1 s and at most 1 s of backoff between them.
+    // Two attempts of 1 s (real timers: they race the network) and half a second of backoff
+    // between them (random() = 0.5), on the injected clock.
+    expect(run.waits).toEqual([500]);
     expect(run.ms).toBeLessThan(4_500);
   }, 10_000);
 
@@ -281,6 +288,7 @@ describe('answers that never end, and waits that are too long', () => {
     expectCleanFailure(run, new RegExp(`^error: come back tomorrow \\(${code}, HTTP ${status}, request req_test\\)$`));
     expect(run.stderr).toContain('the server asked to wait 86400 s before retrying (rfs waits at most 120 s); try again later');
     expect(server.requests).toHaveLength(1);
+    expect(run.waits).toEqual([]);
     expect(run.ms).toBeLessThan(2_000);
   });
 });

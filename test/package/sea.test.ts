@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LINUX_X64, needs } from '../helpers/platform.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BUILT = join(ROOT, 'dist', 'rfs-linux-x64');
@@ -121,7 +122,7 @@ afterAll(async () => {
   if (dir !== '') await rm(dir, { recursive: true, force: true });
 });
 
-describe('the single executable, alone in an empty folder', () => {
+describe.skipIf(!LINUX_X64.met)(needs(LINUX_X64, 'the single executable, alone in an empty folder'), () => {
   it('has no node_modules beside it or in any folder above it', async () => {
     expect(await readdir(dir)).toContain('rfs-linux-x64');
     for (let folder = dir; ; folder = dirname(folder)) {

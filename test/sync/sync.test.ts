@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
+import type { Clock } from '../../src/core/clock.js';
+import { fakeTime } from '../helpers/clock.js';
 import { bufferIO, type BufferIOOptions } from '../helpers/io.js';
 import { start, type Harness } from '../sandbox/helpers.js';
 import { COMMAND, counts, externalRecords, journalSteps } from './helpers.js';
@@ -33,7 +35,7 @@ function sync(extra: string[] = [], o: BufferIOOptions = {}) {
     env: { RFS_CONFIG_DIR: join(dir, 'config'), RFS_API_KEY: h.keys.admin, RFS_BASE_URL: h.base, EXTERNAL_FILE: external, PATH: process.env.PATH, ...o.env },
   });
   const argv = ['sync', '--exec', COMMAND, '--provider', 'crm', '--journal', journal, '-o', 'ndjson', ...extra];
-  return { t, run: (signal?: AbortSignal) => runCli(argv, t.io, { signal }) };
+  return { t, run: (signal?: AbortSignal, clock: Clock = fakeTime().clock) => runCli(argv, t.io, { signal, clock }) };
 }
 
 async function unsynced(): Promise<string[]> {
@@ -67,6 +69,32 @@ describe('rfs sync', () => {
     expect(await again.run()).toBe(0);
     expect(again.t.stdout()).toBe('');
     expect(externalRecords(external)).toHaveLength(before.length);
+  });
+
+  it('with --watch, waits --interval on the clock between passes and files what completed meanwhile', async () => {
+    const before = await unsynced();
+    const time = fakeTime();
+    const controller = new AbortController();
+    let intervals = 0;
+    let added = '';
+    // The run's clock: the first --interval wait sees a recording complete, the second is Ctrl-C.
+    const clock: Clock = {
+      ...time.clock,
+      async sleep(ms, signal) {
+        if (ms === 7_000 && ++intervals === 1) {
+          added = (await h.control('/recordings', { title: 'Completed between passes' })).json.data.id as string;
+          await h.control(`/recordings/${added}/status`, { status: 'COMPLETED' });
+        } else if (ms === 7_000) controller.abort();
+        return time.clock.sleep(ms, signal);
+      },
+    };
+    const { t, run } = sync(['--watch', '--interval', '7']);
+    expect(await run(controller.signal, clock)).toBe(0);
+    expect(intervals).toBe(2);
+    const filed = t.stdout().trim().split('\n').map((l) => JSON.parse(l).id as string);
+    expect(filed.sort()).toEqual([...before, added].sort());
+    expect(t.stderr().match(/pass done/g)).toHaveLength(2);
+    expect(await unsynced()).toEqual([]);
   });
 
   it('reports a failing command with its stderr, exits 8, and runs it again with RFS_ATTEMPT=2 next time', async () => {

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { start, type Harness } from '../sandbox/helpers.js';
+import { needs, TMUX } from '../helpers/platform.js';
 
 const RFS_BIN = fileURLToPath(new URL('../../bin/rfs.js', import.meta.url));
 const CAPTURES = fileURLToPath(new URL('./captures/', import.meta.url));
@@ -143,7 +144,7 @@ afterAll(async () => {
   }
 });
 
-describe('rfs in an 80-column terminal (tmux)', () => {
+describe.skipIf(!TMUX.met)(needs(TMUX, 'rfs in an 80-column terminal (tmux)'), () => {
   it('auth login asks for the base URL and a masked key, never shows the key, and saves the profile', async () => {
     const key = h.keys.admin;
     const screens: string[] = [];

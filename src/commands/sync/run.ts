@@ -65,11 +65,12 @@ export async function run(ctx: Context, flags: SyncOptions): Promise<number> {
       done: `${r.replayed ? 'already filed' : 'filed'} as ${String(r.externalId)} (syncCount ${String(r.syncCount)}${r.from === 'journal' ? ', from the journal' : ''})`,
     }));
 
-    let wake: (() => void) | undefined;
+    // Aborted by a verified delivery, to cut the --watch interval short.
+    let wake: AbortController | undefined;
     let triggered = false;
     const trigger = (): void => {
       triggered = true;
-      wake?.();
+      wake?.abort();
     };
     const receiver = secret === undefined ? undefined : await startListener(ctx, flags.listenPort ?? 0, secret, trigger);
     try {
@@ -100,14 +101,9 @@ export async function run(ctx: Context, flags: SyncOptions): Promise<number> {
         if (!flags.watch) return anyFailed ? EXIT.BATCH_FAILED : EXIT.OK;
         if (ctx.signal.aborted) return EXIT.OK;
         if (!triggered) {
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, flags.intervalMs);
-            wake = () => {
-              clearTimeout(timer);
-              resolve();
-            };
-            ctx.signal.addEventListener('abort', wake, { once: true });
-          });
+          wake = new AbortController();
+          // Rejected when woken or interrupted: either way the loop goes on to look at why.
+          await ctx.clock.sleep(flags.intervalMs, AbortSignal.any([wake.signal, ctx.signal])).catch(() => undefined);
           wake = undefined;
         }
         if (ctx.signal.aborted) return EXIT.OK;
