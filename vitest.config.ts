@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 
+/** Files that replace a module with vi.mock: they need a module registry of their own. */
+const MOCKS_MODULES = ['test/core/atomic-write.test.ts', 'test/sandbox/persistence-durability.test.ts'];
+
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
 
 export default defineConfig({
@@ -17,10 +20,18 @@ export default defineConfig({
     // Servers in tests listen on 127.0.0.1 port 0; two workers suit the two cores here.
     pool: 'forks',
     maxWorkers: 2,
-    // Each worker loads rfs, the sandbox and vitest's own modules once for all the files it runs,
-    // not once per file: that loading was most of the run's time (import 50 s of 80 s for the
-    // client, CLI and output tests). No test mocks modules, stubs globals or changes
-    // process.env, and the servers each file starts it also stops, so nothing leaks between files.
-    isolate: false,
+    projects: [
+      {
+        extends: true,
+        // Each worker loads rfs, the sandbox and vitest's own modules once for all the files it
+        // runs, not once per file: that loading was most of the run's time (import 50 s of 80 s
+        // for the client, CLI and output tests). These files stub no globals and change no
+        // process.env, and the servers each file starts it also stops, so nothing leaks.
+        test: { name: 'shared', exclude: MOCKS_MODULES, isolate: false },
+      },
+      // A vi.mock replaces a module for the file that asks; with a shared registry the module
+      // under test may already be loaded with the real one.
+      { extends: true, test: { name: 'isolated', include: MOCKS_MODULES, isolate: true } },
+    ],
   },
 });

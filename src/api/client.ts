@@ -7,7 +7,7 @@ import { type Clock, systemClock } from '../core/clock.js';
 import { ApiError, CancelError, ContractError, NetworkError } from '../core/errors.js';
 import { checkShape, parseJson } from './contract.js';
 import { redactKey } from '../core/redact.js';
-import { apiRoot, checkKeyFormat } from './credentials.js';
+import { apiRoot, checkKeyFormat } from '../config/credentials.js';
 import { TokenBucket } from './pacing.js';
 import { firstHeader, problemFromResponse } from './problem.js';
 import { classifyNetworkError, formatSeconds, MAX_RETRY_AFTER_MS, planRetry, SendLog } from './retry.js';

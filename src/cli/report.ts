@@ -6,7 +6,7 @@ import { ApiError, CancelError, ContractError, RfsError, exitCodeFor } from '../
 import type { IO } from '../core/io.js';
 import { safeJson } from '../output/safe-json.js';
 import { redactSecrets } from '../core/redact.js';
-import { sanitize } from '../output/sanitize.js';
+import { sanitize } from '../core/sanitize.js';
 
 const SCOPE_OF: Record<string, string> = {
   recordings: 'read:recordings',

@@ -1,6 +1,6 @@
 // Notices shared by the list commands.
 import type { Context } from './context.js';
-import { sanitize } from '../output/sanitize.js';
+import { sanitize } from '../core/sanitize.js';
 
 /** cli.md: a list with more pages than were printed says how to get the next one. */
 export function moreNotice(ctx: Context, cursor: string): void {

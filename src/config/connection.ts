@@ -3,8 +3,8 @@
 // because argv leaks into shell history and `ps`.
 import { AuthError } from '../core/errors.js';
 import type { Connection } from '../core/context.js';
-import { apiRoot, checkKeyFormat } from '../api/credentials.js';
-import { sanitize } from '../output/sanitize.js';
+import { apiRoot, checkKeyFormat } from './credentials.js';
+import { sanitize } from '../core/sanitize.js';
 import { noSuchProfile, type ProfileStore } from './profiles.js';
 
 /** Where `rfs sandbox` listens by default, so that a fresh install talks to the local sandbox. */

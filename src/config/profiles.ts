@@ -8,8 +8,8 @@ import * as z from 'zod/mini';
 import '../shared/zod-messages.js';
 import { writeFileAtomicSync } from '../core/atomic-write.js';
 import { UsageError } from '../core/errors.js';
-import { apiRoot, checkKeyFormat } from '../api/credentials.js';
-import { sanitize } from '../output/sanitize.js';
+import { apiRoot, checkKeyFormat } from './credentials.js';
+import { sanitize } from '../core/sanitize.js';
 
 export const CONFIG_FILE_NAME = 'config.json';
 

@@ -3,7 +3,7 @@
 // shows something readable and `grep`/`awk` on a terminal capture still work.
 import { Chalk } from 'chalk';
 import stringWidth from 'string-width';
-import { sanitize } from './sanitize.js';
+import { sanitize } from '../core/sanitize.js';
 
 export interface Column<T> {
   header: string;

@@ -1,6 +1,6 @@
 // Time as people read it in a table, and `--updated-since` values as people type them.
 import { UsageError } from '../core/errors.js';
-import { sanitize } from './sanitize.js';
+import { sanitize } from '../core/sanitize.js';
 import { INSTANT, parseIsoTime } from '../shared/iso-time.js';
 
 const formatters = new Map<string, Intl.DateTimeFormat>();

@@ -5,7 +5,7 @@
 // about 2 ms of start-up for nothing.
 import type { IO } from '../core/io.js';
 import { redactSecrets } from '../core/redact.js';
-import { sanitize } from './sanitize.js';
+import { sanitize } from '../core/sanitize.js';
 import type { Spinner, Ui } from '../core/ui.js';
 
 export interface UiOptions {

@@ -3,7 +3,7 @@
 // status of the --forward-to target) when valid and 401 when not, and reported to the caller.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isLoopbackHost } from '../api/credentials.js';
+import { isLoopbackHost } from '../config/credentials.js';
 import { UsageError } from '../core/errors.js';
 import { SIGNATURE_HEADERS } from '../shared/schemas.js';
 import { verdict } from './verify.js';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { sanitize, sanitizeDeep } from '../../src/output/sanitize.js';
+import { sanitize, sanitizeDeep } from '../../src/core/sanitize.js';
 
 describe('sanitize', () => {
   test('leaves ordinary text, accents and emoji alone', () => {

@@ -8,7 +8,7 @@ import { checkShape, parseJson } from '../../src/api/contract.js';
 import { problemFromResponse } from '../../src/api/problem.js';
 import { ApiError, ContractError, exitCodeFor } from '../../src/core/errors.js';
 import { safeJson } from '../../src/output/safe-json.js';
-import { sanitizeDeep } from '../../src/output/sanitize.js';
+import { sanitizeDeep } from '../../src/core/sanitize.js';
 import {
   DeliveryList,
   FilingResponse,

@@ -3,7 +3,7 @@
 // ESC, no bidi override or isolate, no lone surrogate — and text without them is left alone.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { sanitize, sanitizeDeep } from '../../src/output/sanitize.js';
+import { sanitize, sanitizeDeep } from '../../src/core/sanitize.js';
 
 const codeUnit = fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c));
 // Weighted towards the dangerous ranges, so that each run meets many of them.

@@ -5,7 +5,7 @@ import { writeSummary } from '../../batch/runner.js';
 import type { Context } from '../context.js';
 import { EXIT, UsageError } from '../../core/errors.js';
 import { writeList } from '../../output/list-writer.js';
-import { sanitize } from '../../output/sanitize.js';
+import { sanitize } from '../../core/sanitize.js';
 import { defaultJournalPath, Journal } from '../../sync/journal.js';
 import { runPass, type SyncSettings } from '../../sync/pass.js';
 import { numberFlag } from '../../core/flags.js';

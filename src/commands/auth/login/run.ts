@@ -1,7 +1,7 @@
 // rfs auth login (cli.md, auth): asks for the base URL and the key (masked), or reads the key
 // from stdin with --with-key; checks it with one request before saving it.
 import { addAbortSignal, type Readable } from 'node:stream';
-import { apiRoot, checkKeyFormat } from '../../../api/credentials.js';
+import { apiRoot, checkKeyFormat } from '../../../config/credentials.js';
 import { redactKey } from '../../../core/redact.js';
 import type { Context } from '../../context.js';
 import { AuthError, CancelError, EXIT, UsageError } from '../../../core/errors.js';

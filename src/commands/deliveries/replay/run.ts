@@ -8,7 +8,7 @@ import type { Context } from '../../context.js';
 import { EXIT, UsageError } from '../../../core/errors.js';
 import { canPrompt } from '../../../core/io.js';
 import { writeList } from '../../../output/list-writer.js';
-import { sanitize } from '../../../output/sanitize.js';
+import { sanitize } from '../../../core/sanitize.js';
 import { confirmAction } from '../../../prompt/confirm.js';
 import { DELIVERY_COLUMNS } from '../../../output/deliveries.js';
 import { field } from '../../../output/fields.js';

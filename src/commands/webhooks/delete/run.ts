@@ -4,7 +4,7 @@ import type { Context } from '../../context.js';
 import { EXIT } from '../../../core/errors.js';
 import type { Input } from './index.js';
 import { writeResource } from '../../../output/list-writer.js';
-import { sanitize } from '../../../output/sanitize.js';
+import { sanitize } from '../../../core/sanitize.js';
 import { confirmAction } from '../../../prompt/confirm.js';
 
 export function options({ args: [id] }: Input): { id: string } {

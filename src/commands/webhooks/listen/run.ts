@@ -7,7 +7,7 @@ import type { Context } from '../../context.js';
 import { EXIT, UsageError } from '../../../core/errors.js';
 import { writeOut } from '../../../output/list-writer.js';
 import { safeJson } from '../../../output/safe-json.js';
-import { sanitize } from '../../../output/sanitize.js';
+import { sanitize } from '../../../core/sanitize.js';
 import { type Column, pad, renderTable, truncate } from '../../../output/table.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../../../shared/signature.js';
 import { forwardTarget, type ReceivedDelivery, startWebhookReceiver } from '../../../webhooks/receiver.js';
