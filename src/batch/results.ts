@@ -5,7 +5,7 @@ import type { Session } from '../core/context.js';
 import { ApiError, RfsError } from '../core/errors.js';
 import { writeOut } from '../output/list-writer.js';
 import { safeJson } from '../output/safe-json.js';
-import { sanitize } from '../output/sanitize.js';
+import { sanitize } from '../core/sanitize.js';
 
 export interface ItemError {
   status: number | null;

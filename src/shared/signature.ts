@@ -24,7 +24,7 @@ export interface VerifyInput {
   nowSeconds: number;
 }
 
-export const DEFAULT_TOLERANCE_SECONDS = 300;
+export { DEFAULT_TOLERANCE_SECONDS } from './vocabulary.js';
 
 // Whole Unix seconds only: ten digits reach the year 2286, and a millisecond value (13 digits)
 // is a common mistake that must read as malformed rather than as a time far in the future.

@@ -7,3 +7,6 @@ export const INCLUDES = ['content', 'contentJson'] as const;
 export const WEBHOOK_EVENTS = ['recording.completed'] as const;
 export const DELIVERY_STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED'] as const;
 export { API_KEY_PREFIX } from '../core/redact.js';
+
+/** cli.md, verify-signature: a signature's timestamp may differ from now by this much, both ways. */
+export const DEFAULT_TOLERANCE_SECONDS = 300;

@@ -1,6 +1,7 @@
 // rfs verify-signature: the declaration; the code is in run.ts.
 import { Command } from '@commander-js/extra-typings';
 import { defineCommand, examples, type Parsed } from '../define.js';
+import { DEFAULT_TOLERANCE_SECONDS } from '../../shared/vocabulary.js';
 
 const declare = () =>
   new Command('verify-signature')
@@ -11,7 +12,7 @@ const declare = () =>
     .option('--payload <file>', 'raw body: a file, or - for stdin', '-')
     .option('--secret-env <VAR>', 'environment variable holding the secret (default RFS_WEBHOOK_SECRET)')
     .option('--secret-file <path>', 'file holding the secret')
-    .option('--tolerance <seconds>', 'allowed clock difference, both ways', '300')
+    .option('--tolerance <seconds>', 'allowed clock difference, both ways', String(DEFAULT_TOLERANCE_SECONDS))
     .option('--now <unix>', 'check as if at this time')
     .addHelpText(
       'after',

@@ -1,6 +1,7 @@
 // rfs webhooks listen: the declaration; the code is in run.ts.
 import { Command } from '@commander-js/extra-typings';
 import { defineCommand, examples, type Parsed } from '../../define.js';
+import { DEFAULT_TOLERANCE_SECONDS } from '../../../shared/vocabulary.js';
 
 const declare = () =>
   new Command('listen')
@@ -9,7 +10,7 @@ const declare = () =>
     .option('--port <port>', 'port; 0 picks a free one', '8787')
     .option('--secret-env <VAR>', 'environment variable holding the secret (default RFS_WEBHOOK_SECRET)')
     .option('--secret-file <path>', 'file holding the secret')
-    .option('--tolerance <seconds>', 'allowed clock difference, both ways', '300')
+    .option('--tolerance <seconds>', 'allowed clock difference, both ways', String(DEFAULT_TOLERANCE_SECONDS))
     .option('--forward-to <url>', 'pass valid deliveries on to this local URL and answer with its status')
     .addHelpText(
       'after',
