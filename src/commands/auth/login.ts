@@ -40,7 +40,7 @@ export async function run(ctx: Context, inv: Invocation): Promise<number> {
   const profile = checkProfileName(globals.profile ?? io.env.RFS_PROFILE ?? store.defaultName() ?? DEFAULT_PROFILE);
   const existing = store.get(profile);
   const interactive = inv.opts.withKey !== true && canPrompt(io);
-  const prompts = interactive ? await import('@inquirer/prompts') : undefined;
+  const prompts = interactive ? await import('../../prompt/inquirer.js') : undefined;
   const context = { input: io.stdin, output: io.stderr, signal: ctx.signal };
 
   let baseUrl = globals.baseUrl ?? io.env.RFS_BASE_URL;
