@@ -17,7 +17,23 @@ if (only === '--version') {
   process.stdout.write(`${require('../package.json').version}\n`);
 } else if ((only === '--help' || only === '-h') && fitsPrerendered()) {
   process.stdout.write(require('node:fs').readFileSync(require('node:path').join(__dirname, '..', 'dist', 'help.txt'), 'utf8'));
-} else if (!runCachedBundle()) {
+} else {
+  baselineWasmOnly();
+  if (!runCachedBundle()) startModules();
+}
+
+/**
+ * undici parses HTTP with llhttp compiled to WebAssembly. V8 compiles it once quickly (Liftoff)
+ * and then again, optimised (TurboFan), on a second thread: on two cores a command that lives
+ * a fraction of a second waits for it, and the compile peaks ~35 MB higher. Set here, before
+ * any code is compiled, for every command: V8 takes the bundle's code cache only under the
+ * flags it was made with (scripts/train-code-cache.cjs and src/sea/entry.ts set the same).
+ */
+function baselineWasmOnly() {
+  require('node:v8').setFlagsFromString('--liftoff-only');
+}
+
+function startModules() {
   require('node:module').enableCompileCache?.();
   import('../dist/main.js');
 }
@@ -45,9 +61,6 @@ function runCachedBundle() {
     debug('no code cache for V8 %s: the ES module build', process.versions.v8);
     return false;
   }
-  // The cache was made under this flag (scripts/train-code-cache.cjs; src/api/undici-pool.ts
-  // sets it anyway), and V8 takes a cache only under the flags it was made with.
-  require('node:v8').setFlagsFromString('--liftoff-only');
   const filename = join(dir, 'rfs.js');
   const { Script } = require('node:vm');
   // ASCII (esbuild escapes the rest), so latin1 is the cheap, exact decoding.

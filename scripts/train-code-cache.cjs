@@ -12,8 +12,8 @@ const { setFlagsFromString } = require('node:v8');
 const { Script } = require('node:vm');
 
 const [source, cache, runsJson, configDir] = process.argv.slice(2);
-// The loaders set this before they compile (undici's parser is kept to its baseline compiler,
-// src/api/undici-pool.ts), and V8 takes a cache only under the flags it was made with.
+// The loaders (bin/rfs.js, src/sea/entry.ts) set this before they compile (undici's wasm parser
+// kept to V8's baseline compiler), and V8 takes a cache only under the flags it was made with.
 setFlagsFromString('--liftoff-only');
 const script = new Script(readFileSync(source, 'latin1'), { filename: 'rfs.js' });
 const app = script.runInThisContext();

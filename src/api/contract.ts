@@ -1,7 +1,7 @@
 // A 2xx answer is checked against its zod schema at the boundary (style.md, Zod at the boundary):
 // an answer that is not JSON or not the documented shape becomes a ContractError (exit 7) that
 // names the path of the bad field, e.g. `data[3].status: expected one of …`.
-import { safeParse, type core } from 'zod/mini';
+import { compile, safeParse, type core } from 'zod/mini';
 import { ContractError } from '../core/errors.js';
 
 /**
@@ -71,17 +71,29 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
 }
 
 /**
- * zod compiles a fast checker for each object shape (with `new Function`) the first time it checks
- * one. That compile costs more than it saves on one answer: measured on one page of 50
- * recordings, about 2 ms more. So the first answer of a process is checked without it, and the
- * pages after it (`--all`, where it pays) with it.
+ * A shape checks its second and later answers compiled with z.compile (zod's public fast path:
+ * the same decisions and issues): over `--all` of 70,000 recordings the runtime parser took
+ * about 15 % longer. Compiling (with `new Function`) costs more than it saves on one answer,
+ * about 2 ms on a page of 50 recordings, so a shape's first answer is checked by the runtime
+ * parser, which also builds its z.lazy parts: z.compile takes a lazy part it finds unbuilt for a
+ * cycle, and leaves the whole shape to the runtime parser.
  */
-let checkedBefore = false;
+const compiled = new WeakMap<core.$ZodType, core.$ZodType | 'checked once'>();
+
+function fastest<T>(schema: core.$ZodType<T>): core.$ZodType<T> {
+  const known = compiled.get(schema);
+  if (known === undefined) {
+    compiled.set(schema, 'checked once');
+    return schema;
+  }
+  if (known !== 'checked once') return known as core.$ZodType<T>;
+  const fast = compile(schema);
+  compiled.set(schema, fast);
+  return fast;
+}
 
 export function checkShape<T>(schema: core.$ZodType<T>, value: unknown): T {
-  const jitless = !checkedBefore;
-  checkedBefore = true;
-  const result = safeParse(schema, value, { reportInput: true, jitless });
+  const result = safeParse(fastest(schema), value, { reportInput: true });
   if (result.success) return result.data;
   const issues = result.error.issues;
   const first = issues[0];

@@ -12,7 +12,7 @@ export async function confirmAction(ctx: Session, message: string): Promise<bool
       hint: 'pass --yes to confirm',
     });
   }
-  const { confirm } = await import('@inquirer/prompts');
+  const { confirm } = await import('./inquirer.js');
   try {
     return await confirm({ message, default: false }, { input: ctx.io.stdin, output: ctx.io.stderr, signal: ctx.signal });
   } catch (error) {

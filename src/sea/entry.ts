@@ -27,9 +27,9 @@ function codeCache(): Buffer | undefined {
 
 function start(): void {
   const debug = debuglog('rfs-sea');
-  // V8 accepts a code cache only under the flags it was made with, and the build's training run
-  // (a `recordings list`) set this one when undici loaded (src/api/undici-pool.ts); any command
-  // that talks to the service sets it anyway.
+  // undici's wasm parser compiled by V8's baseline compiler only (bin/rfs.js says why). Set before
+  // the bundle is compiled: V8 accepts a code cache only under the flags it was made with, and
+  // scripts/train-code-cache.cjs made it under this one.
   setFlagsFromString('--liftoff-only');
   const cachedData = codeCache();
   // The bundle is ASCII (esbuild escapes the rest), so latin1 is the cheap, exact decoding.

@@ -3,36 +3,16 @@
 // do not know yet pass through to JSON output instead of being dropped or refused.
 //
 // Written with zod's mini build (src/shared/zod-messages.ts says why): modifiers are functions
-// (z.optional(s), z.nullable(s)) and refinements are checks (s.check(z.minLength(1))).
+// (z.optional(s), z.nullable(s)) and refinements are checks (s.check(z.minLength(1))). The
+// first answer of a process is checked by zod's runtime parser, the answers after it by the same
+// shapes compiled with z.compile (src/api/contract.ts).
 import * as z from 'zod/mini';
-// By name, not through z: TypeScript checks a call to an `asserts` signature (init's) only
-// through a declared name, and z.core would bring all of zod's core (its locales among them)
-// into the bundle, where esbuild keeps only the named parts of a module.
-import { ZodMiniType } from 'zod/mini';
-import { $constructor, $ZodObjectJIT } from 'zod/v4/core';
 import './zod-messages.js';
 
 import { isIsoInstant } from './iso-time.js';
 import { INCLUDES, PRIORITIES, RECORDING_STATUSES, SYNC_STATES, WEBHOOK_EVENTS } from './vocabulary.js';
 
 export * from './vocabulary.js';
-
-/**
- * An object schema (unknown keys kept) checked by zod's compiled checker. The mini build checks
- * objects with zod's generic parser; the full build compiles a checker for each object shape
- * (with `new Function`, the first time it checks one after the first answer: src/api/contract.ts).
- * Over `--all` of 70,000 recordings the generic parser took ~15 % longer and peaked ~15 MB
- * higher, so the answers' shapes are declared as the full build declares its objects, with
- * zod's own extension point (core.$constructor), on the mini build's base type.
- */
-const ZodMiniCompiledObject = $constructor('ZodMiniCompiledObject', (inst: z.ZodMiniObject, def: z.core.$ZodObjectDef) => {
-  $ZodObjectJIT.init(inst, def);
-  ZodMiniType.init(inst, def);
-});
-
-function looseObject<Shape extends z.core.$ZodShape>(shape: Shape): z.ZodMiniObject<Shape, z.core.$loose> {
-  return new ZodMiniCompiledObject({ type: 'object', shape, catchall: z.unknown() }) as unknown as z.ZodMiniObject<Shape, z.core.$loose>;
-}
 
 export const RecordingStatus = z.enum(RECORDING_STATUSES);
 export const Priority = z.enum(PRIORITIES);
@@ -53,10 +33,10 @@ const JsonObject = z.record(z.string(), z.unknown());
 /** A count: a whole number, not negative. */
 const Count = z.int().check(z.nonnegative());
 
-export const Person = looseObject({ id: z.string(), name: z.string(), email: z.string() });
-export const Reference = looseObject({ id: z.string(), name: z.string(), referenceNumber: z.string() });
+export const Person = z.looseObject({ id: z.string(), name: z.string(), email: z.string() });
+export const Reference = z.looseObject({ id: z.string(), name: z.string(), referenceNumber: z.string() });
 
-export const ContentBlock = looseObject({
+export const ContentBlock = z.looseObject({
   id: z.string(),
   templateName: z.string(),
   templateId: z.string(),
@@ -80,7 +60,7 @@ const recordingPartiesAndTimes = {
   lastSyncedAt: z.nullable(Timestamp),
 };
 
-export const RecordingListItem = looseObject({
+export const RecordingListItem = z.looseObject({
   id: z.string(),
   title: z.string(),
   status: RecordingStatus,
@@ -94,7 +74,7 @@ export const RecordingListItem = looseObject({
 });
 export type RecordingListItem = z.infer<typeof RecordingListItem>;
 
-export const ListMeta = looseObject({
+export const ListMeta = z.looseObject({
   count: Count,
   limit: z.int().check(z.positive()),
   hasMore: z.boolean(),
@@ -102,7 +82,7 @@ export const ListMeta = looseObject({
 });
 export type ListMeta = z.infer<typeof ListMeta>;
 
-export const RecordingList = looseObject({ data: z.array(RecordingListItem), meta: ListMeta });
+export const RecordingList = z.looseObject({ data: z.array(RecordingListItem), meta: ListMeta });
 
 // The shapes below are built the first time they are used, by z.lazy: a command checks one or
 // two of them, and building them all cost about 2 ms of every start-up (bench/README.md).
@@ -112,10 +92,10 @@ export const RecordingDetail = z.lazy(() => {
 });
 export type RecordingDetail = z.infer<typeof RecordingDetail>;
 
-export const RecordingResponse = z.lazy(() => looseObject({ data: RecordingDetail }));
+export const RecordingResponse = z.lazy(() => z.looseObject({ data: RecordingDetail }));
 
 export const SyncMetadata = z.lazy(() =>
-  looseObject({
+  z.looseObject({
     provider: z.string(),
     externalId: z.string(),
     externalUrl: z.optional(z.string()),
@@ -137,14 +117,14 @@ export const FilingRequest = z.lazy(() =>
 export type FilingRequest = z.infer<typeof FilingRequest>;
 
 export const FilingResponse = z.lazy(() =>
-  looseObject({
-    data: looseObject({
+  z.looseObject({
+    data: z.looseObject({
       id: z.string(),
       lastSyncedAt: Timestamp,
       syncCount: Count,
       syncMetadata: SyncMetadata,
     }),
-    meta: looseObject({ replayed: z.boolean() }),
+    meta: z.looseObject({ replayed: z.boolean() }),
   }),
 );
 export type FilingResponse = z.infer<typeof FilingResponse>;
@@ -165,7 +145,7 @@ export type WebhookCreateRequest = z.infer<typeof WebhookCreateRequest>;
 // Subscription fields beyond url, events and secret are "not shown" in api.md: a server may
 // send more or fewer, so only the documented ones are required.
 const subscription = () =>
-  looseObject({
+  z.looseObject({
     id: z.optional(z.string()),
     url: z.string(),
     events: z.array(z.string()),
@@ -175,7 +155,7 @@ export const WebhookSubscription = z.lazy(subscription);
 export type WebhookSubscription = z.infer<typeof WebhookSubscription>;
 
 export const WebhookCreateResponse = z.lazy(() =>
-  looseObject({
+  z.looseObject({
     data: z.extend(subscription(), { secret: z.string() }),
   }),
 );
@@ -183,7 +163,7 @@ export type WebhookCreateResponse = z.infer<typeof WebhookCreateResponse>;
 
 /** Paged lists whose shape api.md does not show: every part but the items is optional. */
 export const LooseListMeta = z.lazy(() =>
-  looseObject({
+  z.looseObject({
     count: z.optional(Count),
     limit: z.optional(z.int().check(z.positive())),
     hasMore: z.optional(z.boolean()),
@@ -192,7 +172,7 @@ export const LooseListMeta = z.lazy(() =>
 );
 
 export const WebhookList = z.lazy(() =>
-  looseObject({
+  z.looseObject({
     data: z.array(WebhookSubscription),
     meta: z.optional(LooseListMeta),
   }),
@@ -200,7 +180,7 @@ export const WebhookList = z.lazy(() =>
 
 // Delivery records are "not shown" in api.md beyond an id, a status and a subscription.
 export const Delivery = z.lazy(() =>
-  looseObject({
+  z.looseObject({
     id: z.string(),
     status: z.optional(z.string()),
     subscriptionId: z.optional(z.string()),
@@ -208,12 +188,12 @@ export const Delivery = z.lazy(() =>
 );
 export type Delivery = z.infer<typeof Delivery>;
 
-export const DeliveryList = z.lazy(() => looseObject({ data: z.array(Delivery), meta: z.optional(LooseListMeta) }));
+export const DeliveryList = z.lazy(() => z.looseObject({ data: z.array(Delivery), meta: z.optional(LooseListMeta) }));
 /** The replay answer is "not shown": a delivery under data, or anything at all. */
-export const ReplayResponse = z.lazy(() => z.union([looseObject({ data: Delivery }), z.unknown()]));
+export const ReplayResponse = z.lazy(() => z.union([z.looseObject({ data: Delivery }), z.unknown()]));
 
 export const ProblemDetails = z.lazy(() =>
-  looseObject({
+  z.looseObject({
     type: z.optional(z.string()),
     title: z.optional(z.string()),
     status: z.optional(z.int()),
@@ -241,10 +221,10 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 
 /** The body of a recording.completed delivery (api.md, Events, Payload shape). */
 export const WebhookPayload = z.lazy(() =>
-  looseObject({
+  z.looseObject({
     id: z.string(),
     event: z.string(),
-    data: looseObject({
+    data: z.looseObject({
       id: z.string(),
       title: z.string(),
       status: z.string(),

@@ -49,7 +49,7 @@ export async function run(ctx: Context, o: LoginOptions): Promise<number> {
   const profile = checkProfileName(selectProfile(globals, io.env, store).name);
   const existing = store.get(profile);
   const interactive = !o.withKey && canPrompt(io);
-  const prompts = interactive ? await import('@inquirer/prompts') : undefined;
+  const prompts = interactive ? await import('../../../prompt/inquirer.js') : undefined;
   const context = { input: io.stdin, output: io.stderr, signal: ctx.signal };
 
   let baseUrl = askedBaseUrl(globals, io.env);
