@@ -44,7 +44,7 @@ module.exports = {
       name: 'no-circular',
       comment:
         'A module must not import itself through others: the order in which they run would depend on who came first. ' +
-        'A type-only import is erased at build time, so a command\'s run.ts may take its options type from its own index.ts, which loads it lazily.',
+        "A type-only import is erased at build time, so a command's run.ts may take its options type from its own index.ts, which loads it lazily.",
       severity: 'error',
       from: {},
       to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },

@@ -11,6 +11,10 @@ setFlagsFromString('--liftoff-only');
 Dispatcher.prototype.request ??= request;
 
 const pool = new Pool(process.env.RFS_BASE_URL);
-const res = await pool.request({ path: '/api/v1/recordings', method: 'GET', headers: { authorization: `Bearer ${process.env.RFS_API_KEY}` } });
+const res = await pool.request({
+  path: '/api/v1/recordings',
+  method: 'GET',
+  headers: { authorization: `Bearer ${process.env.RFS_API_KEY}` },
+});
 process.stdout.write(`${JSON.stringify(JSON.parse(await res.body.text()).data)}\n`);
 await pool.close();

@@ -18,7 +18,9 @@ for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exi
 
 /** `rfs sandbox --port 0 …`; resolves with {baseUrl, apiKeys, stop}. */
 export async function sandbox(args) {
-  const child = spawn(process.execPath, [RFS, 'sandbox', '--port', '0', '--seed', 'bench', ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, [RFS, 'sandbox', '--port', '0', '--seed', 'bench', ...args], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   running.add(child);
   const line = await new Promise((resolve, reject) => {
     createInterface({ input: child.stdout }).once('line', resolve);
@@ -84,7 +86,10 @@ export function measure(command, args, { env = {}, countLines = true } = {}) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
     // GNU time reports the peak resident set size of the command itself (%M, in KB).
-    const child = spawn('/usr/bin/time', ['-f', '%M', command, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('/usr/bin/time', ['-f', '%M', command, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     running.add(child);
     let lines = 0;
     let stderr = '';

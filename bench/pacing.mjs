@@ -8,19 +8,25 @@ export async function pacing() {
   const env = { RFS_BASE_URL: sb.baseUrl, RFS_API_KEY: sb.apiKeys.admin, RFS_CONFIG_DIR: '/nonexistent-rfs-bench' };
   let r;
   try {
-    r = await measure(process.execPath, [RFS, 'recordings', 'list', '--all', '--limit', '1', '--max-items', '200', '--rate', '600', '-v', '-o', 'ndjson'], { env });
+    r = await measure(
+      process.execPath,
+      [RFS, 'recordings', 'list', '--all', '--limit', '1', '--max-items', '200', '--rate', '600', '-v', '-o', 'ndjson'],
+      { env },
+    );
   } finally {
     await sb.stop();
   }
   if (r.code !== 0) throw new Error(`the pacing run failed: ${r.stderr}`);
   const attempts = r.stderr.split('\n').filter((l) => / attempt \d+\/\d+/.test(l));
   const tooMany = attempts.filter((l) => / 429 /.test(l)).length;
-  const ideal = 200 / 600 * 60;
+  const ideal = (200 / 600) * 60;
   const ratio = r.seconds / ideal;
   return {
     header: ['requests', 'items', '429 answers', 'time', 'ideal', 'ratio'],
     rows: [[String(attempts.length), String(r.lines), String(tooMany), `${fmt(r.seconds, 2)} s`, `${ideal} s`, `${fmt(ratio, 3)}×`]],
-    verdicts: [`429 answers: ${tooMany} (target 0: ${tooMany === 0 ? 'met' : 'MISSED'}); time ${fmt(ratio, 3)}× the ideal (target ≤ 1.1: ${ratio <= 1.1 ? 'met' : 'MISSED'})`],
+    verdicts: [
+      `429 answers: ${tooMany} (target 0: ${tooMany === 0 ? 'met' : 'MISSED'}); time ${fmt(ratio, 3)}× the ideal (target ≤ 1.1: ${ratio <= 1.1 ? 'met' : 'MISSED'})`,
+    ],
   };
 }
 

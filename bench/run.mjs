@@ -18,7 +18,11 @@ if (missing.length > 0) {
 
 const only = process.argv.slice(2);
 const sections = [
-  ['Start-up', startup, '60 rounds (after 3 warm-ups), each running every command of its group once, the order rotated every round; output discarded. "median" is over the 60 runs; a ratio is the median over the rounds of the two commands\' times in the same round (bench/lib.mjs, `interleaved`).'],
+  [
+    'Start-up',
+    startup,
+    '60 rounds (after 3 warm-ups), each running every command of its group once, the order rotated every round; output discarded. "median" is over the 60 runs; a ratio is the median over the rounds of the two commands\' times in the same round (bench/lib.mjs, `interleaved`).',
+  ],
   ['Streaming', streaming, '`rfs recordings list --all --limit 100 -o ndjson` against `bench/baseline-loop.mjs`; peak RSS from GNU time.'],
   ['Pacing', pacing, '200 requests at `--rate 600` against `rfs sandbox --rate-limit 20 --rate-window 2`.'],
   ['Sandbox throughput', sandboxThroughput, 'wrk, 2 threads, 16 connections, 10 s; rate limit off; 1,000 recordings.'],

@@ -21,7 +21,9 @@ async function bundleFloor(dir) {
     target: 'node20',
     minify: true,
     plugins: [lazyRequires],
-    banner: { js: "import { createRequire as __rfsCreateRequire } from 'node:module'; const require = __rfsCreateRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __rfsCreateRequire } from 'node:module'; const require = __rfsCreateRequire(import.meta.url);",
+    },
     logLevel: 'warning',
   });
   return outfile;
@@ -62,12 +64,24 @@ export async function startup() {
     await sb.stop();
     rmSync(work, { recursive: true, force: true });
   }
-  const targets = { 'rfs --version': 1.15, 'rfs --help': 1.15, 'rfs recordings list -o json': 1.6, 'rfs-linux-x64 --version': 1.5, 'rfs-linux-x64 --help': 1.5 };
+  const targets = {
+    'rfs --version': 1.15,
+    'rfs --help': 1.15,
+    'rfs recordings list -o json': 1.6,
+    'rfs-linux-x64 --version': 1.5,
+    'rfs-linux-x64 --help': 1.5,
+  };
   const row = (r, base) => {
     const target = targets[r.name];
     const ratio = r.ratio(base);
     const fetches = r.name.includes('recordings list') || r.name.startsWith('floor');
-    return [r.name, ms(r.median), `${fmt(ratio, 2)}×`, fetches ? `${fmt(r.ratio('curl (same page)'), 2)}×` : '', target ? `≤ ${target}× ${ratio <= target ? 'met' : 'MISSED'}` : ''];
+    return [
+      r.name,
+      ms(r.median),
+      `${fmt(ratio, 2)}×`,
+      fetches ? `${fmt(r.ratio('curl (same page)'), 2)}×` : '',
+      target ? `≤ ${target}× ${ratio <= target ? 'met' : 'MISSED'}` : '',
+    ];
   };
   const rows = [...results.map((r) => row(r, 'node -e 0')), ...networkResults.map((r) => row(r, 'node -e 0 (network group)'))];
   return { header: ['command', 'median', 'vs node -e 0', 'vs curl', 'target'], rows };

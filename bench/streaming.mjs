@@ -52,11 +52,41 @@ export async function streaming() {
   const peak = Math.max(big.rfsPeak, big.pipedPeak);
   const flat = peak / Math.max(small.rfsPeak, small.pipedPeak);
   const rows = [
-    ['rfs, 100,000 recordings', `${big.rfs.lines} items`, `${fmt(big.rfs.seconds, 2)} s`, `${fmt(rate(big.rfs), 0)}/s`, `${fmt(big.rfsPeak)} MB`],
-    ['rfs, 100,000 recordings, `| cat`', `${big.piped.lines} items`, `${fmt(big.piped.seconds, 2)} s`, `${fmt(rate(big.piped), 0)}/s`, `${fmt(big.pipedPeak)} MB`],
-    ['undici loop, 100,000 recordings', `${big.loop.lines} items`, `${fmt(big.loop.seconds, 2)} s`, `${fmt(rate(big.loop), 0)}/s`, `${fmt(big.loop.rssMB)} MB`],
-    ['rfs, 10,000 recordings', `${small.rfs.lines} items`, `${fmt(small.rfs.seconds, 2)} s`, `${fmt(rate(small.rfs), 0)}/s`, `${fmt(small.rfsPeak)} MB`],
-    ['rfs, 10,000 recordings, `| cat`', `${small.piped.lines} items`, `${fmt(small.piped.seconds, 2)} s`, `${fmt(rate(small.piped), 0)}/s`, `${fmt(small.pipedPeak)} MB`],
+    [
+      'rfs, 100,000 recordings',
+      `${big.rfs.lines} items`,
+      `${fmt(big.rfs.seconds, 2)} s`,
+      `${fmt(rate(big.rfs), 0)}/s`,
+      `${fmt(big.rfsPeak)} MB`,
+    ],
+    [
+      'rfs, 100,000 recordings, `| cat`',
+      `${big.piped.lines} items`,
+      `${fmt(big.piped.seconds, 2)} s`,
+      `${fmt(rate(big.piped), 0)}/s`,
+      `${fmt(big.pipedPeak)} MB`,
+    ],
+    [
+      'undici loop, 100,000 recordings',
+      `${big.loop.lines} items`,
+      `${fmt(big.loop.seconds, 2)} s`,
+      `${fmt(rate(big.loop), 0)}/s`,
+      `${fmt(big.loop.rssMB)} MB`,
+    ],
+    [
+      'rfs, 10,000 recordings',
+      `${small.rfs.lines} items`,
+      `${fmt(small.rfs.seconds, 2)} s`,
+      `${fmt(rate(small.rfs), 0)}/s`,
+      `${fmt(small.rfsPeak)} MB`,
+    ],
+    [
+      'rfs, 10,000 recordings, `| cat`',
+      `${small.piped.lines} items`,
+      `${fmt(small.piped.seconds, 2)} s`,
+      `${fmt(rate(small.piped), 0)}/s`,
+      `${fmt(small.pipedPeak)} MB`,
+    ],
   ];
   const verdicts = [
     `throughput ${fmt(throughput, 2)}× the loop's, the median of the ${ROUNDS} rounds' ratios (target ≥ 0.8: ${throughput >= 0.8 ? 'met' : 'MISSED'})`,

@@ -36,7 +36,10 @@ await build({
 // it, so that bin/rfs.js can print it without loading the bundle.
 const { execFileSync } = await import('node:child_process');
 const { writeFile } = await import('node:fs/promises');
-const help = execFileSync(process.execPath, ['dist/main.js', '--help'], { encoding: 'utf8', env: { ...process.env, COLUMNS: '80', NO_COLOR: '1' } });
+const help = execFileSync(process.execPath, ['dist/main.js', '--help'], {
+  encoding: 'utf8',
+  env: { ...process.env, COLUMNS: '80', NO_COLOR: '1' },
+});
 await writeFile(new URL('../dist/help.txt', import.meta.url), help);
 
 // The same CLI as one CommonJS function with V8's code cache of it, made by this Node. bin/rfs.js
@@ -59,7 +62,9 @@ try {
   } catch (error) {
     // Training serves a page from the bundle's own sandbox on 127.0.0.1. Where that cannot run,
     // the build still succeeds: without a cache, bin/rfs.js runs the ES module build.
-    process.stderr.write(`build: no code cache for the CommonJS bundle (${error.message.split('\n')[0]}); rfs will run the ES module build\n`);
+    process.stderr.write(
+      `build: no code cache for the CommonJS bundle (${error.message.split('\n')[0]}); rfs will run the ES module build\n`,
+    );
   }
 } finally {
   await remove(work, { recursive: true, force: true });
@@ -80,4 +85,6 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
 });
-execFileSync(process.execPath, [fileURLToPath(import.meta.resolve('typescript/bin/tsc')), '-p', 'tsconfig.sandbox-types.json'], { stdio: 'inherit' });
+execFileSync(process.execPath, [fileURLToPath(import.meta.resolve('typescript/bin/tsc')), '-p', 'tsconfig.sandbox-types.json'], {
+  stdio: 'inherit',
+});

@@ -51,9 +51,13 @@ function stopAtEnd(child) {
 
 /** Starts `rfs sandbox` and resolves with its JSON line once it listens. */
 async function startSandbox() {
-  const child = spawn(process.execPath, [rfsBin, 'sandbox', '--port', '0', '--seed', '2026', '--delivery-attempts', '2', '--delivery-backoff', '200'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [rfsBin, 'sandbox', '--port', '0', '--seed', '2026', '--delivery-attempts', '2', '--delivery-backoff', '200'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   stopAtEnd(child);
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
@@ -101,7 +105,10 @@ function rfs(args, o = {}) {
   const shown = ['rfs', ...args.map((a) => (/[\s'"]/.test(a) ? `'${a}'` : a))].join(' ');
   if (!o.quiet) process.stdout.write(`${dim('$')} ${shown}\n`);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [rfsBin, ...args], { env: { ...process.env, ...env, ...o.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [rfsBin, ...args], {
+      env: { ...process.env, ...env, ...o.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (chunk) => {
       out += chunk;
@@ -116,7 +123,11 @@ function rfs(args, o = {}) {
 }
 
 async function post(base, path, body) {
-  const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
   return res.json();
 }
@@ -151,17 +162,32 @@ async function main() {
   process.stdout.write(detail.split('\n').slice(0, 30).join('\n') + `\n${dim('  … (cut short for the demo)')}\n`);
 
   say('3. File it in the external system ("crm", record CASE-1001):');
-  await rfs(['file', first.id, '--provider', 'crm', '--external-id', 'CASE-1001', '--external-url', 'https://crm.example.com/cases/1001', '-o', 'table']);
+  await rfs([
+    'file',
+    first.id,
+    '--provider',
+    'crm',
+    '--external-id',
+    'CASE-1001',
+    '--external-url',
+    'https://crm.example.com/cases/1001',
+    '-o',
+    'table',
+  ]);
 
   say('4. It is gone from the unsynced list:');
   const after = JSON.parse(await rfs(['recordings', 'list', '--all', '-o', 'json'], { capture: true }));
-  process.stdout.write(`  ${after.some((r) => r.id === first.id) ? 'still listed (unexpected!)' : `${first.id} is no longer listed`}; ${after.length} unsynced remain\n`);
+  process.stdout.write(
+    `  ${after.some((r) => r.id === first.id) ? 'still listed (unexpected!)' : `${first.id} is no longer listed`}; ${after.length} unsynced remain\n`,
+  );
 
   say('5. A webhook subscription, pointed at `rfs webhooks listen` (started on it with the secret):');
   const port = await freePort();
   const created = JSON.parse(await rfs(['webhooks', 'create', '--url', `http://127.0.0.1:${port}/`, '-o', 'json'], { capture: true }));
   process.stdout.write(`  subscription ${created.id}; secret ${created.secret.slice(0, 10)}… (shown once)\n`);
-  process.stdout.write(`${dim('$')} RFS_WEBHOOK_SECRET=whsec_… rfs webhooks listen --port ${port} -o ndjson   ${dim('(in the background)')}\n`);
+  process.stdout.write(
+    `${dim('$')} RFS_WEBHOOK_SECRET=whsec_… rfs webhooks listen --port ${port} -o ndjson   ${dim('(in the background)')}\n`,
+  );
   const heard = await startListener(port, created.secret, 'listen');
 
   say('6. A recording is completed in the service (sandbox control API); the listener verifies the delivery:');
@@ -171,7 +197,9 @@ async function main() {
 
   say('7. A delivery that fails (its receiver is down), and its replay once the receiver is up:');
   const downPort = await freePort();
-  const second = JSON.parse(await rfs(['webhooks', 'create', '--url', `http://127.0.0.1:${downPort}/`, '-o', 'json', '--quiet'], { capture: true }));
+  const second = JSON.parse(
+    await rfs(['webhooks', 'create', '--url', `http://127.0.0.1:${downPort}/`, '-o', 'json', '--quiet'], { capture: true }),
+  );
   const another = await post(sandbox.baseUrl, '/_sandbox/recordings', { title: 'Demo: follow-up call' });
   await post(sandbox.baseUrl, `/_sandbox/recordings/${another.data.id}/status`, { status: 'COMPLETED' });
   await waitFor('a FAILED delivery', async () => {

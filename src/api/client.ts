@@ -76,7 +76,12 @@ export function createApiClient(options: ClientOptions): ApiClient {
   const sendLog = new SendLog();
   // undici's own header and body timers are off (0): one per-attempt timer below covers the
   // whole exchange, including a body that never ends.
-  const pool = new Pool(root.origin, { connectTimeout: Math.ceil(timeoutMs), headersTimeout: 0, bodyTimeout: 0, maxHeaderSize: MAX_HEADER_BYTES });
+  const pool = new Pool(root.origin, {
+    connectTimeout: Math.ceil(timeoutMs),
+    headersTimeout: 0,
+    bodyTimeout: 0,
+    maxHeaderSize: MAX_HEADER_BYTES,
+  });
   let closed = false;
 
   const redact = (text: string): string => redactSecrets(text, apiKey);
@@ -91,7 +96,13 @@ export function createApiClient(options: ClientOptions): ApiClient {
     if (signal?.aborted) throw cancelled(signal);
   }
 
-  async function send(method: Method, target: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal | undefined): Promise<Attempt> {
+  async function send(
+    method: Method,
+    target: string,
+    headers: Record<string, string>,
+    body: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<Attempt> {
     const attempt = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -104,7 +115,11 @@ export function createApiClient(options: ClientOptions): ApiClient {
       const res = await pool.request({ path: target, method, headers, body: body ?? null, signal: attempt.signal });
       const status = res.statusCode;
       const ok = status >= 200 && status < 300;
-      const bytes = await readCapped(res.body, res.headers['content-length'], ok ? maxResponseBytes : Math.min(maxResponseBytes, MAX_ERROR_BODY_BYTES));
+      const bytes = await readCapped(
+        res.body,
+        res.headers['content-length'],
+        ok ? maxResponseBytes : Math.min(maxResponseBytes, MAX_ERROR_BODY_BYTES),
+      );
       const requestId = firstHeader(res.headers['x-request-id']) ?? null;
       if (ok) return { ok: true, status, headers: res.headers, body: bytes, requestId };
       const error = problemFromResponse({ status, statusText: res.statusText, headers: res.headers, body: bytes }, apiKey);
@@ -136,7 +151,10 @@ export function createApiClient(options: ClientOptions): ApiClient {
           });
         }
         if (code === 'UND_ERR_HEADERS_OVERFLOW') {
-          throw new ContractError(`the server's answer has more header bytes than rfs reads (${formatBytes(MAX_HEADER_BYTES)})`, { cause: error, apiKey });
+          throw new ContractError(`the server's answer has more header bytes than rfs reads (${formatBytes(MAX_HEADER_BYTES)})`, {
+            cause: error,
+            apiKey,
+          });
         }
         throw error;
       }
@@ -181,7 +199,12 @@ export function createApiClient(options: ClientOptions): ApiClient {
     });
   }
 
-  function logAttempt(method: Method, target: string, headers: Record<string, string>, fields: { outcome: string; durationMs: number; requestId: string | null; attempt: number; next?: string }): void {
+  function logAttempt(
+    method: Method,
+    target: string,
+    headers: Record<string, string>,
+    fields: { outcome: string; durationMs: number; requestId: string | null; attempt: number; next?: string },
+  ): void {
     log?.(formatAttemptLine({ method, target, attempts, idempotencyKey: headers['idempotency-key'], ...fields }, apiKey));
   }
 
@@ -221,7 +244,14 @@ export function createApiClient(options: ClientOptions): ApiClient {
       }
 
       const at = now();
-      const plan = planRetry({ failure: result.failure, retry: attempt, maxRetries, now: at, random, oldestRecentSend: sendLog.oldestWithin(at) });
+      const plan = planRetry({
+        failure: result.failure,
+        retry: attempt,
+        maxRetries,
+        now: at,
+        random,
+        oldestRecentSend: sendLog.oldestWithin(at),
+      });
       const next = plan.retry
         ? describeWait(plan.ms)
         : plan.because === 'exhausted'
@@ -229,7 +259,13 @@ export function createApiClient(options: ClientOptions): ApiClient {
           : plan.because === 'retry-after-too-long'
             ? `not retrying: the server asked to wait ${formatSeconds(plan.askedMs)}`
             : undefined;
-      logAttempt(req.method, target, headers, { outcome: result.outcome, durationMs, requestId: result.requestId, attempt, ...(next ? { next } : {}) });
+      logAttempt(req.method, target, headers, {
+        outcome: result.outcome,
+        durationMs,
+        requestId: result.requestId,
+        attempt,
+        ...(next ? { next } : {}),
+      });
       if (!plan.retry) throw finalError(req.method, target, result, plan, attempt);
       onWait?.({ ms: plan.ms, reason: plan.reason, attempt: attempt + 1 });
       await pause(plan.ms, signal);
@@ -259,7 +295,12 @@ function buildTarget(rootPath: string, path: string, query: RequestOptions<unkno
   return `${rootPath}${path}${search ? (path.includes('?') ? '&' : '?') + search : ''}`;
 }
 
-function buildHeaders(extra: Record<string, string> | undefined, hasBody: boolean, userAgent: string, apiKey: string): Record<string, string> {
+function buildHeaders(
+  extra: Record<string, string> | undefined,
+  hasBody: boolean,
+  userAgent: string,
+  apiKey: string,
+): Record<string, string> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (hasBody) headers['content-type'] = 'application/json';
   // Caller headers (Idempotency-Key) are the same object on every attempt of this request.
@@ -291,7 +332,11 @@ function decodeBody<T>(schema: RequestOptions<T>['schema'], body: Buffer, onJson
 }
 
 /** The body's bytes, or undefined (and the rest left unread) when it is larger than `cap`. */
-async function readCapped(body: Dispatcher.ResponseData['body'], declaredLength: string | string[] | undefined, cap: number): Promise<Buffer | undefined> {
+async function readCapped(
+  body: Dispatcher.ResponseData['body'],
+  declaredLength: string | string[] | undefined,
+  cap: number,
+): Promise<Buffer | undefined> {
   const declared = Number(firstHeader(declaredLength));
   if (Number.isFinite(declared) && declared > cap) {
     body.destroy();

@@ -25,7 +25,12 @@ export interface PaginateOptions<T> {
    * Parses one response into a page. `peek`, when given, is to be told the raw answer's cursor as
    * soon as it is known (before the answer is checked), so that the next page can be requested.
    */
-  page: (client: ApiClient, query: Record<string, string | number | undefined>, signal?: AbortSignal, peek?: (p: PagePeek) => void) => Promise<Page<T>>;
+  page: (
+    client: ApiClient,
+    query: Record<string, string | number | undefined>,
+    signal?: AbortSignal,
+    peek?: (p: PagePeek) => void,
+  ) => Promise<Page<T>>;
   /** Start here instead of the first page. */
   cursor?: string;
   /** Follow cursors (else one page). */

@@ -42,14 +42,19 @@ export function problemFromResponse(answer: ErrorAnswer, apiKey?: string): ApiEr
   const problem = parsed?.success ? parsed.data : undefined;
   const statusText = statusCodes()[status] ?? redactSecrets(answer.statusText || `HTTP ${status}`, apiKey);
   const kept = body === undefined ? undefined : truncateFields(body);
-  return new ApiError({
-    status,
-    code: truncateText(problem?.code || `HTTP_${status}`, 100),
-    title: truncateText(problem?.title || statusText),
-    requestId: truncateOrNull(problem?.requestId) ?? truncateOrNull(headerRequestId === undefined ? undefined : redactSecrets(headerRequestId, apiKey)),
-    ...(problem?.type ? { type: truncateText(problem.type) } : {}),
-    ...(kept ? { body: kept } : {}),
-  }, { apiKey });
+  return new ApiError(
+    {
+      status,
+      code: truncateText(problem?.code || `HTTP_${status}`, 100),
+      title: truncateText(problem?.title || statusText),
+      requestId:
+        truncateOrNull(problem?.requestId) ??
+        truncateOrNull(headerRequestId === undefined ? undefined : redactSecrets(headerRequestId, apiKey)),
+      ...(problem?.type ? { type: truncateText(problem.type) } : {}),
+      ...(kept ? { body: kept } : {}),
+    },
+    { apiKey },
+  );
 }
 
 export function firstHeader(value: string | string[] | undefined): string | undefined {

@@ -6,7 +6,6 @@ import { formatSeconds } from './retry.js';
 
 export { redactSecrets };
 
-
 /** Control characters from server text are shown escaped, never interpreted by a terminal. */
 export function escapeControl(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);

@@ -5,9 +5,7 @@ import type { Readable } from 'node:stream';
 
 export const MAX_LINE_BYTES = 1024 * 1024;
 
-export type InputLine =
-  | { line: number; text: string }
-  | { line: number; problem: 'blank' | 'invalid-utf8' | 'too-long'; bytes: number };
+export type InputLine = { line: number; text: string } | { line: number; problem: 'blank' | 'invalid-utf8' | 'too-long'; bytes: number };
 
 export async function* readLines(input: Readable, maxBytes = MAX_LINE_BYTES): AsyncGenerator<InputLine> {
   const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });

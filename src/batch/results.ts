@@ -22,7 +22,8 @@ export interface ItemResult {
 
 export function itemError(error: unknown): ItemError {
   if (error instanceof ApiError) return { status: error.status, code: error.code, title: error.title, requestId: error.requestId };
-  if (error instanceof RfsError) return { status: null, code: error.name.replace(/Error$/, '').toUpperCase(), title: error.message, requestId: null };
+  if (error instanceof RfsError)
+    return { status: null, code: error.name.replace(/Error$/, '').toUpperCase(), title: error.message, requestId: null };
   return { status: null, code: 'INTERNAL_BUG', title: error instanceof Error ? error.message : String(error), requestId: null };
 }
 
@@ -45,9 +46,7 @@ export class ResultWriter {
     if (globals.output === 'table') {
       const { label, done } = this.row(result);
       const mark = result.ok ? 'ok    ' : 'FAILED';
-      const detail = result.ok
-        ? done
-        : `${result.error?.status ?? ''} ${result.error?.code ?? ''}: ${result.error?.title ?? ''}`.trim();
+      const detail = result.ok ? done : `${result.error?.status ?? ''} ${result.error?.code ?? ''}: ${result.error?.title ?? ''}`.trim();
       text = `${mark}  ${sanitize(label)}  ${sanitize(detail)}\n`;
     } else {
       text = safeJson(result) + '\n';

@@ -1,6 +1,6 @@
 // The global flags: declared once here (help texts and defaults), and resolved once into the
 // GlobalOptions every command receives (flag, then environment, then the terminal's answer).
-import { Command, Option } from '@commander-js/extra-typings';
+import { type Command, Option } from '@commander-js/extra-typings';
 import { OUTPUT_FORMATS, type GlobalOptions } from '../core/context.js';
 import { numberFlag } from '../core/flags.js';
 import { type IO, colorEnabled, isTruthy } from '../core/io.js';

@@ -37,7 +37,8 @@ function adviceFor(error: ApiError, command: string): string | undefined {
     case 'RATE_LIMIT_EXCEEDED':
       return 'still rate limited after the retries: lower --rate, or raise --max-retries';
     default:
-      if (error.status > 599) return `HTTP ${error.status} is not a status HTTP defines: check that --base-url points at the Recording Filing Service`;
+      if (error.status > 599)
+        return `HTTP ${error.status} is not a status HTTP defines: check that --base-url points at the Recording Filing Service`;
       return error.status >= 500 ? 'the service failed; try again later, and quote the request id if it persists' : undefined;
   }
 }
@@ -63,7 +64,9 @@ export interface ReportContext {
 export function reportError(io: IO, error: unknown, context: ReportContext): void {
   const lines: string[] = [];
   if (error instanceof ApiError) {
-    lines.push(`error: ${sanitize(error.title)} (${sanitize(error.code)}, HTTP ${error.status}, request ${sanitize(error.requestId ?? 'none')})`);
+    lines.push(
+      `error: ${sanitize(error.title)} (${sanitize(error.code)}, HTTP ${error.status}, request ${sanitize(error.requestId ?? 'none')})`,
+    );
     const advice = error.hint ?? adviceFor(error, context.name);
     if (advice) lines.push(advice);
   } else if (error instanceof CancelError) {

@@ -153,7 +153,13 @@ async function makeClient(connection: Connection, g: GlobalOptions, ui: Ui, io: 
       if (ms <= 2000) return;
       const text = `${reason}: waiting ${(ms / 1000).toFixed(1)}s before retrying`;
       // The spinner lasts as long as the client's own wait, on the same clock, and stops on Ctrl-C.
-      if (io.stderrIsTTY) void ui.spinner(text).then((s) => clock.sleep(ms, signal).then(() => s.stop(), () => s.stop()));
+      if (io.stderrIsTTY)
+        void ui.spinner(text).then((s) =>
+          clock.sleep(ms, signal).then(
+            () => s.stop(),
+            () => s.stop(),
+          ),
+        );
       else ui.notice(text);
     },
   });

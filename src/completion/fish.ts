@@ -33,7 +33,10 @@ function valueSwitchCases(commands: CompletionCommand[], root: CompletionCommand
   const cases: string[] = [];
   for (const command of commands) {
     const options = command === root ? root.options : ownOptions(command, root);
-    const flags = options.filter((o) => o.value).flatMap(flagsOf).map(assertPlainWord);
+    const flags = options
+      .filter((o) => o.value)
+      .flatMap(flagsOf)
+      .map(assertPlainWord);
     if (flags.length === 0) continue;
     // Global options are valid under any path.
     const keys = flags.map((f) => (command === root ? quote(`* ${f}`) : quote(`${pathWord(command)} ${f}`)));
@@ -61,8 +64,7 @@ export function fishScript(root: CompletionCommand): string {
     command.arguments.forEach((argument, index) => {
       if (argument.value.kind === 'any') return;
       const at = `__rfs_at '${here}' ${index}${argument.variadic ? '+' : ''}`;
-      const what =
-        argument.value.kind === 'choices' ? `-a ${quote(argument.value.values.map(assertPlainWord).join(' '))}` : '-F';
+      const what = argument.value.kind === 'choices' ? `-a ${quote(argument.value.values.map(assertPlainWord).join(' '))}` : '-F';
       lines.push(`complete -c rfs -n ${quote(at)} ${what} -d ${quote(argument.description || argument.name)}`);
     });
   }

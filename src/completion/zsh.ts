@@ -47,10 +47,7 @@ function argumentSpec(argument: CompletionArgument, index: number): string {
 
 function commandFunction(command: CompletionCommand, root: CompletionCommand): string {
   const name = functionName(command);
-  const specs = [
-    '"${_rfs_global_specs[@]}"',
-    ...(command === root ? [] : ownOptions(command, root).flatMap(optionSpecs)),
-  ];
+  const specs = ['"${_rfs_global_specs[@]}"', ...(command === root ? [] : ownOptions(command, root).flatMap(optionSpecs))];
   if (command.subcommands.length === 0) {
     specs.push(...command.arguments.map(argumentSpec));
     return `${name}() {

@@ -64,7 +64,9 @@ export function resolveConnection(
     const others = store.list().map((p) => p.name);
     throw new AuthError(
       `no API key configured${others.length ? ` for profile "${sanitize(name)}"` : ''}: run \`rfs auth login\` to save one, or set RFS_API_KEY`,
-      others.length ? { hint: `saved profiles: ${others.map((n) => sanitize(n)).join(', ')}; choose one with \`rfs auth switch <name>\` or --profile` } : undefined,
+      others.length
+        ? { hint: `saved profiles: ${others.map((n) => sanitize(n)).join(', ')}; choose one with \`rfs auth switch <name>\` or --profile` }
+        : undefined,
     );
   }
   const apiKey = checkKeyFormat(rawKey);

@@ -60,7 +60,9 @@ export function configDir(env: NodeJS.ProcessEnv): string {
 
 export function checkProfileName(name: string): string {
   if (!PROFILE_NAME.test(name)) {
-    throw new UsageError(`invalid profile name "${sanitize(name)}": use up to 64 letters, digits, '.', '_' or '-', starting with a letter or digit`);
+    throw new UsageError(
+      `invalid profile name "${sanitize(name)}": use up to 64 letters, digits, '.', '_' or '-', starting with a letter or digit`,
+    );
   }
   return name;
 }

@@ -36,7 +36,10 @@ export class RfsError extends Error {
   resumeCursor?: string;
   constructor(message: string, options?: ErrorOptions) {
     // Before super(): the stack trace that -v prints is captured with the message in it.
-    super(redactSecrets(message, options?.apiKey), options?.cause === undefined ? undefined : { cause: redactCause(options.cause, options.apiKey) });
+    super(
+      redactSecrets(message, options?.apiKey),
+      options?.cause === undefined ? undefined : { cause: redactCause(options.cause, options.apiKey) },
+    );
     if (options?.hint !== undefined) this.#hint = redactSecrets(options.hint, options.apiKey);
     this.name = new.target.name;
   }

@@ -35,7 +35,9 @@ export function numberFlag(name: string, raw: string | undefined, rule: NumberRu
   const value = readNumber(raw, rule);
   if (value === undefined) {
     const upper = rule.max === Number.MAX_SAFE_INTEGER ? 'or more' : `to ${rule.max}`;
-    throw new UsageError(`invalid ${name} ${JSON.stringify(raw)}: expected ${rule.integer ? 'a whole number' : 'a number'} from ${rule.min} ${upper}`);
+    throw new UsageError(
+      `invalid ${name} ${JSON.stringify(raw)}: expected ${rule.integer ? 'a whole number' : 'a number'} from ${rule.min} ${upper}`,
+    );
   }
   return value;
 }

@@ -57,7 +57,12 @@ export function redactValue(value: unknown, apiKey?: string): unknown {
     const out: Record<string, unknown> = {};
     for (const [name, item] of Object.entries(value)) {
       // Defined, not assigned: a "__proto__" field (JSON.parse makes it an own property) stays one.
-      Object.defineProperty(out, redactSecrets(name, apiKey), { value: redactValue(item, apiKey), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, redactSecrets(name, apiKey), {
+        value: redactValue(item, apiKey),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return out;
   }

@@ -10,7 +10,15 @@ import { Faults, faultConfig } from './faults.js';
 import { FixtureError, type FixtureRecording } from './fixtures.js';
 import { generateRecordings, generatedCount, makePeople, newRecording, type People } from './generator.js';
 import { KeyRing, type KeyEntry, type SandboxKeys } from './keys.js';
-import { Saver, restoredDelivery, restoredRecording, restoredSubscription, storedRecording, STATE_FORMAT, type StoredState } from './persistence.js';
+import {
+  Saver,
+  restoredDelivery,
+  restoredRecording,
+  restoredSubscription,
+  storedRecording,
+  STATE_FORMAT,
+  type StoredState,
+} from './persistence.js';
 import { ProblemError, notFound } from './problem.js';
 import { Rng, derive, derive32, randomBase62 } from './random.js';
 import { RateLimiter } from './rate-limit.js';
@@ -79,7 +87,9 @@ export class App {
 
   private seededRecordings(stored: StoredState | null): RecordingStore {
     const taken = new Set<string>();
-    const all = WORKSPACES.flatMap((ws) => generateRecordings(this.material, ws, generatedCount(ws, this.recordingCount), this.people[ws], taken));
+    const all = WORKSPACES.flatMap((ws) =>
+      generateRecordings(this.material, ws, generatedCount(ws, this.recordingCount), this.people[ws], taken),
+    );
     if (stored) {
       const saved = new Map(stored.changedRecordings.map((r) => [r.id, restoredRecording(r)]));
       for (let i = 0; i < all.length; i++) {
@@ -117,7 +127,10 @@ export class App {
       });
     }
     if (!WORKSPACE_TABLE[entry.workspace].eligible) {
-      throw new ProblemError('SUBSCRIPTION_REQUIRED', `the ${WORKSPACE_TABLE[entry.workspace].plan} plan has no API access; Pro or Enterprise is needed`);
+      throw new ProblemError(
+        'SUBSCRIPTION_REQUIRED',
+        `the ${WORKSPACE_TABLE[entry.workspace].plan} plan has no API access; Pro or Enterprise is needed`,
+      );
     }
     if (!entry.scopes.has(scope)) throw new ProblemError('INSUFFICIENT_SCOPE', `this endpoint needs the ${scope} scope`);
     const decision = this.limiter.take(entry.workspace, this.now());
@@ -134,7 +147,8 @@ export class App {
   file(workspace: WorkspaceId, id: string, input: FilingInput): { data: FilingData; replayed: boolean } {
     const rec = this.recordings.get(workspace, id);
     if (!rec) throw notFound('no such recording in this workspace');
-    if (rec.status !== 'COMPLETED') throw new ProblemError('RECORDING_NOT_COMPLETED', `the recording is ${rec.status}; only COMPLETED recordings can be filed`);
+    if (rec.status !== 'COMPLETED')
+      throw new ProblemError('RECORDING_NOT_COMPLETED', `the recording is ${rec.status}; only COMPLETED recordings can be filed`);
     const result = this.recordings.file(rec, input, this.now());
     if (result.replayed) this.stats.filingReplays++;
     else {
@@ -144,7 +158,12 @@ export class App {
     return result;
   }
 
-  createRecording(input: { workspace: WorkspaceId; title?: string | undefined; status: RecordingStatus; priority?: Priority | undefined }): Recording {
+  createRecording(input: {
+    workspace: WorkspaceId;
+    title?: string | undefined;
+    status: RecordingStatus;
+    priority?: Priority | undefined;
+  }): Recording {
     let id = `rec_${randomBase62(16)}`;
     while (this.recordings.has(id)) id = `rec_${randomBase62(16)}`;
     const rec = newRecording(input.workspace, this.people[input.workspace], input, id, randomInt(0, 2 ** 32 - 1), this.now());
@@ -196,7 +215,8 @@ export class App {
   /** Replaces the whole state with one of the --data format (PUT /_sandbox/state). */
   async replaceState(stored: StoredState): Promise<void> {
     // The seed also makes the keys: a state of another seed would lock out the keys in use.
-    if (stored.seed !== this.seed) throw new ProblemError('INVALID_INPUT', 'seed: the state was made with another seed than this sandbox\'s');
+    if (stored.seed !== this.seed)
+      throw new ProblemError('INVALID_INPUT', "seed: the state was made with another seed than this sandbox's");
     await this.webhooks.replace(storedWebhooks(stored));
     this.recordingCount = stored.recordings;
     this.recordings = this.seededRecordings(stored);
@@ -255,12 +275,14 @@ export class App {
   }
 }
 
-
 function storedWebhooks(stored: StoredState | null): WebhookStore {
   if (!stored) return new WebhookStore();
   return new WebhookStore({
     subscriptions: stored.subscriptions.map(restoredSubscription),
     deliveries: stored.deliveries.map(restoredDelivery),
-    idempotency: stored.idempotency.map((e): [string, IdempotencyEntry] => [e.key, { at: e.at, state: 'done', status: e.status, body: e.body }]),
+    idempotency: stored.idempotency.map((e): [string, IdempotencyEntry] => [
+      e.key,
+      { at: e.at, state: 'done', status: e.status, body: e.body },
+    ]),
   });
 }

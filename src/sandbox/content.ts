@@ -36,10 +36,7 @@ export const MAX_BLOCKS = 50; // api.md, Limits: notes and documents together
 const HAS_CONTENT: ReadonlySet<RecordingStatus> = new Set(['REVIEW_PENDING', 'COMPLETED', 'ARCHIVED']);
 
 const TEMPLATE_IDS = new Map<string, string>(
-  [...NOTE_TEMPLATES, ...DOCUMENT_TEMPLATES].map((name) => [
-    name,
-    `tpl_${createHash('sha256').update(name).digest('hex').slice(0, 12)}`,
-  ]),
+  [...NOTE_TEMPLATES, ...DOCUMENT_TEMPLATES].map((name) => [name, `tpl_${createHash('sha256').update(name).digest('hex').slice(0, 12)}`]),
 );
 
 export function blocksOf(rec: Recording): { notes: BlockMeta[]; documents: BlockMeta[] } {
@@ -108,12 +105,18 @@ function amount(rng: Rng): string {
 function fill(pattern: string, ctx: Context): string {
   return pattern.replace(/\{(client|topic|person|date|amount|days)\}/g, (_, slot: string) => {
     switch (slot) {
-      case 'client': return clientName(ctx);
-      case 'topic': return topic(ctx);
-      case 'person': return personName(ctx.rng);
-      case 'date': return dateText(ctx);
-      case 'amount': return amount(ctx.rng);
-      default: return String(ctx.rng.int(7, 120));
+      case 'client':
+        return clientName(ctx);
+      case 'topic':
+        return topic(ctx);
+      case 'person':
+        return personName(ctx.rng);
+      case 'date':
+        return dateText(ctx);
+      case 'amount':
+        return amount(ctx.rng);
+      default:
+        return String(ctx.rng.int(7, 120));
     }
   });
 }
@@ -124,7 +127,8 @@ function sentences(ctx: Context, min: number, max: number): string {
   return out.join(' ');
 }
 
-const text = (value: string, bold = false): RichNode => (bold ? { type: 'text', text: value, marks: [{ type: 'bold' }] } : { type: 'text', text: value });
+const text = (value: string, bold = false): RichNode =>
+  bold ? { type: 'text', text: value, marks: [{ type: 'bold' }] } : { type: 'text', text: value };
 const heading = (level: number, value: string): RichNode => ({ type: 'heading', attrs: { level }, content: [text(value)] });
 const paragraph = (...parts: RichNode[]): RichNode => ({ type: 'paragraph', content: parts });
 const list = (type: 'bulletList' | 'orderedList', items: string[]): RichNode => ({
@@ -149,15 +153,27 @@ function templateBody(templateName: string, ctx: Context): RichNode[] {
         heading(3, 'Discussion'),
         paragraph(text('Key point: ', true), text(sentences(ctx, 2, 4))),
         heading(3, 'Next steps'),
-        list('bulletList', repeat(ctx, 2, 4, () => fill(rng.pick(ACTIONS), ctx))),
+        list(
+          'bulletList',
+          repeat(ctx, 2, 4, () => fill(rng.pick(ACTIONS), ctx)),
+        ),
       ];
     case 'Action items':
       return [
         heading(2, 'Action items'),
-        list('orderedList', repeat(ctx, 3, 6, () => `${fill(rng.pick(ACTIONS), ctx)} (${personName(rng)}, by ${dateText(ctx)})`)),
+        list(
+          'orderedList',
+          repeat(ctx, 3, 6, () => `${fill(rng.pick(ACTIONS), ctx)} (${personName(rng)}, by ${dateText(ctx)})`),
+        ),
       ];
     case 'Key dates':
-      return [heading(2, 'Key dates'), list('bulletList', repeat(ctx, 2, 5, () => `${dateText(ctx)}: ${fill(rng.pick(ACTIONS), ctx).toLowerCase()}`))];
+      return [
+        heading(2, 'Key dates'),
+        list(
+          'bulletList',
+          repeat(ctx, 2, 5, () => `${dateText(ctx)}: ${fill(rng.pick(ACTIONS), ctx).toLowerCase()}`),
+        ),
+      ];
     case 'Attendance note':
       return [
         heading(2, 'Attendance note'),
@@ -174,7 +190,11 @@ function templateBody(templateName: string, ctx: Context): RichNode[] {
     case 'File note':
       return [heading(2, `File note: ${topic(ctx)}`), ...repeat(ctx, 1, 3, () => sentences(ctx, 2, 4)).map((p) => paragraph(text(p)))];
     default:
-      return [paragraph(text(`Attending ${clientName(ctx)} regarding ${topic(ctx)}. ${sentences(ctx, 1, 2)} Time: ${rng.int(1, 30) / 10} hours.`))];
+      return [
+        paragraph(
+          text(`Attending ${clientName(ctx)} regarding ${topic(ctx)}. ${sentences(ctx, 1, 2)} Time: ${rng.int(1, 30) / 10} hours.`),
+        ),
+      ];
   }
 }
 
@@ -194,7 +214,10 @@ export function documentText(doc: RichNode): string {
       if (node.type === 'bulletList' || node.type === 'orderedList') {
         const start = node.attrs?.start ?? 1;
         return (node.content ?? [])
-          .map((item, i) => `${node.type === 'orderedList' ? `${start + i}.` : '-'} ${(item.content ?? []).map((p) => inlineText(p.content)).join(' ')}`)
+          .map(
+            (item, i) =>
+              `${node.type === 'orderedList' ? `${start + i}.` : '-'} ${(item.content ?? []).map((p) => inlineText(p.content)).join(' ')}`,
+          )
           .join('\n');
       }
       return inlineText(node.content);

@@ -91,7 +91,7 @@ export class SandboxControl {
     }
     const res = await fetch(`${this.baseUrl}/_sandbox/${path}`, init);
     const text = await res.text();
-    let value: unknown = undefined;
+    let value: unknown;
     try {
       value = text === '' ? undefined : JSON.parse(text);
     } catch {

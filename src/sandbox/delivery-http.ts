@@ -18,7 +18,14 @@ function pinnedLookup(address: string): LookupFunction {
   }) as unknown as LookupFunction;
 }
 
-export function postOnce(url: URL, address: string, headers: Record<string, string>, body: Buffer, timeoutMs: number, signal: AbortSignal): Promise<PostResult> {
+export function postOnce(
+  url: URL,
+  address: string,
+  headers: Record<string, string>,
+  body: Buffer,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<PostResult> {
   return new Promise((resolve) => {
     let settled = false;
     const done = (result: PostResult): void => {
@@ -43,7 +50,10 @@ export function postOnce(url: URL, address: string, headers: Record<string, stri
       done({ status: res.statusCode ?? null, error: null });
     });
     req.on('error', (error: NodeJS.ErrnoException) => {
-      done({ status: null, error: error.name === 'AbortError' ? 'aborted' : (error.code ? `${error.code}: ${error.message}` : error.message) });
+      done({
+        status: null,
+        error: error.name === 'AbortError' ? 'aborted' : error.code ? `${error.code}: ${error.message}` : error.message,
+      });
     });
     req.end(body);
   });

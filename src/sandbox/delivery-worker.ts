@@ -124,7 +124,9 @@ export class DeliveryWorker {
       if (mischief?.duplicate && generation === this.generation) {
         // The same request again, as an at-least-once sender does: the first answer decides.
         const again = await postOnce(verdict.url, address ?? '', headers, body, timeoutMs, this.abort.signal);
-        this.options.log(`delivery ${d.id}: sent twice on purpose (receiver fault); the copy got ${again.status === null ? (again.error ?? 'no answer') : `HTTP ${again.status}`}`);
+        this.options.log(
+          `delivery ${d.id}: sent twice on purpose (receiver fault); the copy got ${again.status === null ? (again.error ?? 'no answer') : `HTTP ${again.status}`}`,
+        );
       }
     }
     if (generation !== this.generation) return null;
@@ -161,7 +163,9 @@ export class DeliveryWorker {
     }
     const outcome = ok ? `HTTP ${status}` : (error ?? 'failed');
     const next = retryIn === null ? '' : `; next attempt in ${retryIn} ms`;
-    this.options.log(`delivery ${d.id} attempt ${d.roundAttempts}/${maxAttempts} to ${where(sub.url)}: ${outcome} in ${durationMs} ms, ${d.status}${next}`);
+    this.options.log(
+      `delivery ${d.id} attempt ${d.roundAttempts}/${maxAttempts} to ${where(sub.url)}: ${outcome} in ${durationMs} ms, ${d.status}${next}`,
+    );
     this.options.changed();
     return retryIn;
   }

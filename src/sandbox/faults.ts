@@ -2,7 +2,7 @@
 // a client can prove it loses nothing and double-counts nothing. A script (In an integrator's
 // own tests) makes it deterministic: the next matching requests get the faults it lists,
 // before any random rate applies.
-import { Rng } from './random.js';
+import type { Rng } from './random.js';
 
 export const FAULT_KINDS = ['error-before', 'error-after', 'rate-limit', 'reset', 'delay'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -70,7 +70,9 @@ export class Faults {
    * matches is used up one time; only a request that no step matches meets the random rate.
    */
   pick(method: string, path: string): PickedFault | null {
-    const index = this.script.findIndex((step) => (step.method === null || step.method === method) && (step.match === null || path.includes(step.match)));
+    const index = this.script.findIndex(
+      (step) => (step.method === null || step.method === method) && (step.match === null || path.includes(step.match)),
+    );
     if (index !== -1) {
       const step = this.script[index] as ScriptedFault;
       if (--step.times === 0) this.script.splice(index, 1);

@@ -4,9 +4,7 @@
 import type { Priority, RecordingStatus } from '../shared/schemas.js';
 import { Rng, derive32, mix32 } from './random.js';
 import type { Filing, Recording, WorkspaceId } from './types.js';
-import {
-  CLIENT_NAMES, FIRST_NAMES, INTERNAL_TITLES, LAST_NAMES, MATTER_TOPICS, PROVIDERS, RECORDING_KINDS,
-} from './words.js';
+import { CLIENT_NAMES, FIRST_NAMES, INTERNAL_TITLES, LAST_NAMES, MATTER_TOPICS, PROVIDERS, RECORDING_KINDS } from './words.js';
 
 export interface PersonRef {
   id: string;
@@ -38,7 +36,11 @@ export function generatedCount(workspace: WorkspaceId, mainCount: number): numbe
 }
 
 function ascii(text: string): string {
-  return text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/[^A-Za-z]/g, '').toLowerCase();
+  return text
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^A-Za-z]/g, '')
+    .toLowerCase();
 }
 
 export function makePeople(material: Buffer, workspace: WorkspaceId): People {
@@ -146,7 +148,13 @@ function seededFiling(rng: Rng, id: string, at: number): Filing {
  * The generated recordings of one workspace, in (createdAt, id) order. `taken` holds the ids
  * already in use (all workspaces share one id space); new ids are added to it.
  */
-export function generateRecordings(material: Buffer, workspace: WorkspaceId, count: number, people: People, taken: Set<string>): Recording[] {
+export function generateRecordings(
+  material: Buffer,
+  workspace: WorkspaceId,
+  count: number,
+  people: People,
+  taken: Set<string>,
+): Recording[] {
   const base = derive32(material, `${workspace}:recordings`);
   const contentBase = derive32(material, `${workspace}:content`);
   const timeline = new Rng(derive32(material, `${workspace}:timeline`));
@@ -156,7 +164,7 @@ export function generateRecordings(material: Buffer, workspace: WorkspaceId, cou
   let createdAt = Math.floor((ANCHOR_MS - count * gap) / 1000) * 1000;
   const out: Recording[] = new Array<Recording>(count);
   for (let i = 0; i < count; i++) {
-    createdAt += Math.max(1000, Math.round((timeline.int(gap / 5, (gap * 9) / 5)) / 1000) * 1000);
+    createdAt += Math.max(1000, Math.round(timeline.int(gap / 5, (gap * 9) / 5) / 1000) * 1000);
     const rng = new Rng(mix32(base, i));
     let id = rng.chars(16, 'rec_');
     while (taken.has(id)) id = rng.chars(16, 'rec_');

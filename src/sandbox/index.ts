@@ -88,7 +88,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       app.addFixtures(list);
     } catch (error) {
       await app.close();
-      if (error instanceof FixtureError) throw new SandboxStartError(`the fixtures have a bad field at ${error.path}: ${error.reason}`, { cause: error });
+      if (error instanceof FixtureError)
+        throw new SandboxStartError(`the fixtures have a bad field at ${error.path}: ${error.reason}`, { cause: error });
       throw error;
     }
   }

@@ -135,7 +135,9 @@ export async function loadState(file: string): Promise<StoredState | null> {
   }
   const parsed = StoredState.safeParse(value);
   if (!parsed.success) {
-    throw new DataFileError(`the data file ${file} is not a sandbox state file (${parsed.error.issues[0]?.path.join('.') ?? ''}); move it away to start fresh`);
+    throw new DataFileError(
+      `the data file ${file} is not a sandbox state file (${parsed.error.issues[0]?.path.join('.') ?? ''}); move it away to start fresh`,
+    );
   }
   return parsed.data;
 }

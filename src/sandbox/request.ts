@@ -30,7 +30,11 @@ export function parseQuery(query: string, allowed: readonly string[]): Map<strin
   if (query === '') return out;
   for (const [name, value] of new URLSearchParams(query)) {
     if (!allowed.includes(name)) {
-      throw invalid(allowed.length === 0 ? `unknown query parameter ${name}: this endpoint takes none` : `unknown query parameter ${name}; allowed: ${allowed.join(', ')}`);
+      throw invalid(
+        allowed.length === 0
+          ? `unknown query parameter ${name}: this endpoint takes none`
+          : `unknown query parameter ${name}; allowed: ${allowed.join(', ')}`,
+      );
     }
     if (out.has(name)) throw invalid(`query parameter ${name} is given more than once`);
     out.set(name, value);
@@ -48,7 +52,7 @@ export function enumParam<T extends string>(params: Map<string, string>, name: s
 export function limitParam(params: Map<string, string>, max: number, fallback: number): number {
   const value = params.get('limit');
   if (value === undefined) return fallback;
-  const n = /^[0-9]{1,6}$/.test(value) ? Number(value) : NaN;
+  const n = /^[0-9]{1,6}$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isInteger(n) || n < 1 || n > max) throw invalid(`limit must be an integer from 1 to ${max}`);
   return n;
 }

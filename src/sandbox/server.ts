@@ -99,7 +99,10 @@ export function createSandboxServer(app: App, log: (line: string) => void): Sand
         const read = await readBody(req, isState ? MAX_STATE_BODY_BYTES : undefined);
         if (read === 'aborted') return;
         if (read === 'too-large') {
-          const error = new ProblemError('INVALID_INPUT', `the body is larger than ${isState ? '256' : '1'} MiB`, { status: 413, headers: { connection: 'close' } });
+          const error = new ProblemError('INVALID_INPUT', `the body is larger than ${isState ? '256' : '1'} MiB`, {
+            status: 413,
+            headers: { connection: 'close' },
+          });
           sendProblem(res, requestId, error);
           return;
         }

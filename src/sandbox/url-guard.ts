@@ -15,18 +15,47 @@ function ranges(list: [string, number, 'ipv4' | 'ipv6'][]): BlockList {
   return block;
 }
 
-const LOOPBACK = ranges([['127.0.0.0', 8, 'ipv4'], ['::1', 128, 'ipv6']]);
+const LOOPBACK = ranges([
+  ['127.0.0.0', 8, 'ipv4'],
+  ['::1', 128, 'ipv6'],
+]);
 // An IPv4 rule in a BlockList also matches the IPv4-mapped IPv6 form (::ffff:a.b.c.d).
 const ANY_IPV4 = ranges([['0.0.0.0', 0, 'ipv4']]);
 const GLOBAL_UNICAST_V6 = ranges([['2000::', 3, 'ipv6']]);
 
 // Non-public ranges, named for the error message. IPv6 outside 2000::/3 is refused as reserved.
 const NON_PUBLIC: [string, BlockList][] = [
-  ['unspecified', ranges([['0.0.0.0', 8, 'ipv4'], ['::', 128, 'ipv6']])],
-  ['private', ranges([['10.0.0.0', 8, 'ipv4'], ['172.16.0.0', 12, 'ipv4'], ['192.168.0.0', 16, 'ipv4'], ['fc00::', 7, 'ipv6']])],
-  ['link-local', ranges([['169.254.0.0', 16, 'ipv4'], ['fe80::', 10, 'ipv6']])],
+  [
+    'unspecified',
+    ranges([
+      ['0.0.0.0', 8, 'ipv4'],
+      ['::', 128, 'ipv6'],
+    ]),
+  ],
+  [
+    'private',
+    ranges([
+      ['10.0.0.0', 8, 'ipv4'],
+      ['172.16.0.0', 12, 'ipv4'],
+      ['192.168.0.0', 16, 'ipv4'],
+      ['fc00::', 7, 'ipv6'],
+    ]),
+  ],
+  [
+    'link-local',
+    ranges([
+      ['169.254.0.0', 16, 'ipv4'],
+      ['fe80::', 10, 'ipv6'],
+    ]),
+  ],
   ['carrier-grade NAT', ranges([['100.64.0.0', 10, 'ipv4']])],
-  ['multicast', ranges([['224.0.0.0', 4, 'ipv4'], ['ff00::', 8, 'ipv6']])],
+  [
+    'multicast',
+    ranges([
+      ['224.0.0.0', 4, 'ipv4'],
+      ['ff00::', 8, 'ipv6'],
+    ]),
+  ],
   [
     'reserved',
     ranges([
@@ -114,7 +143,10 @@ export async function checkWebhookUrl(raw: string, policy: UrlPolicy): Promise<U
   for (const address of addresses) {
     const cls = classifyAddress(address);
     if (cls.kind === 'non-public' && !policy.allowPrivate) {
-      return { ok: false, reason: `${url.hostname} goes to a ${cls.label} address (${address}); only public addresses and loopback are allowed` };
+      return {
+        ok: false,
+        reason: `${url.hostname} goes to a ${cls.label} address (${address}); only public addresses and loopback are allowed`,
+      };
     }
     if (url.protocol === 'http:' && cls.kind === 'public') {
       return { ok: false, reason: 'plain http is allowed only to loopback addresses; use https' };

@@ -65,7 +65,9 @@ export class WebhookService {
         createdAt: store.nextCreatedAt(now()),
       };
       store.subscriptions.set(sub.id, sub);
-      const body = JSON.stringify({ data: { id: sub.id, url: sub.url, events: sub.events, secret: sub.secret, createdAt: new Date(sub.createdAt).toISOString() } });
+      const body = JSON.stringify({
+        data: { id: sub.id, url: sub.url, events: sub.events, secret: sub.secret, createdAt: new Date(sub.createdAt).toISOString() },
+      });
       store.idempotency.set(slot, { at: now(), state: 'done', status: 201, body });
       this.options.changed();
       return { status: 201, body };
@@ -119,7 +121,11 @@ export class WebhookService {
     }
   }
 
-  deliveries(workspace: WorkspaceId, filter: { status?: DeliveryStatus | undefined; subscriptionId?: string | undefined }, limit: number): Delivery[] {
+  deliveries(
+    workspace: WorkspaceId,
+    filter: { status?: DeliveryStatus | undefined; subscriptionId?: string | undefined },
+    limit: number,
+  ): Delivery[] {
     return this.store.listDeliveries(workspace, filter, limit);
   }
 

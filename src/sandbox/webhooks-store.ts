@@ -75,7 +75,11 @@ export class WebhookStore {
   }
 
   /** Newest first (Map order is creation order). */
-  listDeliveries(workspace: WorkspaceId, filter: { status?: DeliveryStatus | undefined; subscriptionId?: string | undefined }, limit: number): Delivery[] {
+  listDeliveries(
+    workspace: WorkspaceId,
+    filter: { status?: DeliveryStatus | undefined; subscriptionId?: string | undefined },
+    limit: number,
+  ): Delivery[] {
     const all = [...this.deliveries.values()];
     const out: Delivery[] = [];
     for (let i = all.length - 1; i >= 0 && out.length < limit; i--) {

@@ -15,7 +15,13 @@ const APP = 'rfs-app.js';
 const APP_CACHE = 'rfs-app.cache';
 
 /** The asset is `(function (exports, require, module, __filename, __dirname) {…})`. */
-type CommonJsWrapper = (exports: unknown, require: NodeJS.Require, module: typeof globalThis.module, filename: string, dirname: string) => void;
+type CommonJsWrapper = (
+  exports: unknown,
+  require: NodeJS.Require,
+  module: typeof globalThis.module,
+  filename: string,
+  dirname: string,
+) => void;
 
 function codeCache(): Buffer | undefined {
   try {

@@ -101,7 +101,9 @@ export function runCommand(o: CommandOptions): Promise<CommandRun> {
  * The external record from the command's stdout: a JSON object with a non-empty `externalId`
  * (and optionally `externalUrl`, `metadata`), or one line that is the externalId itself.
  */
-export function parseExternalRecord(stdout: string): { externalId: string; externalUrl?: string; metadata?: Record<string, unknown> } | { problem: string } {
+export function parseExternalRecord(
+  stdout: string,
+): { externalId: string; externalUrl?: string; metadata?: Record<string, unknown> } | { problem: string } {
   const text = stdout.trim();
   if (text === '') return { problem: 'the command printed nothing: it must print the external record (a JSON object or the externalId)' };
   if (text.startsWith('{')) {
@@ -112,7 +114,8 @@ export function parseExternalRecord(stdout: string): { externalId: string; exter
       return { problem: 'the command printed something that starts like JSON but is not valid JSON' };
     }
     const v = value as Record<string, unknown>;
-    if (typeof v.externalId !== 'string' || v.externalId.trim() === '') return { problem: 'the JSON the command printed has no "externalId" string' };
+    if (typeof v.externalId !== 'string' || v.externalId.trim() === '')
+      return { problem: 'the JSON the command printed has no "externalId" string' };
     if (v.externalUrl !== undefined && typeof v.externalUrl !== 'string') return { problem: '"externalUrl" must be a string' };
     if (v.metadata !== undefined && (v.metadata === null || typeof v.metadata !== 'object' || Array.isArray(v.metadata))) {
       return { problem: '"metadata" must be a JSON object' };

@@ -34,7 +34,8 @@ export interface JournalProblem {
 }
 
 export function defaultJournalPath(env: NodeJS.ProcessEnv, profile: string): string {
-  const state = env.XDG_STATE_HOME && env.XDG_STATE_HOME.startsWith('/') ? env.XDG_STATE_HOME : join(env.HOME || homedir(), '.local', 'state');
+  const state =
+    env.XDG_STATE_HOME && env.XDG_STATE_HOME.startsWith('/') ? env.XDG_STATE_HOME : join(env.HOME || homedir(), '.local', 'state');
   return join(state, 'rfs', `sync-${profile.replace(/[^A-Za-z0-9._-]/g, '_')}.jsonl`);
 }
 
@@ -85,7 +86,11 @@ export function replayJournal(text: string): { states: Map<string, RecordingStat
         break;
       case 'result': {
         const { externalId, externalUrl, metadata } = entry;
-        state.result = { externalId, ...(externalUrl === undefined ? {} : { externalUrl }), ...(metadata === undefined ? {} : { metadata }) };
+        state.result = {
+          externalId,
+          ...(externalUrl === undefined ? {} : { externalUrl }),
+          ...(metadata === undefined ? {} : { metadata }),
+        };
         state.attempts = Math.max(state.attempts, entry.attempt);
         break;
       }
@@ -199,7 +204,11 @@ export class Journal {
         break;
       case 'result': {
         const { externalId, externalUrl, metadata } = entry;
-        state.result = { externalId, ...(externalUrl === undefined ? {} : { externalUrl }), ...(metadata === undefined ? {} : { metadata }) };
+        state.result = {
+          externalId,
+          ...(externalUrl === undefined ? {} : { externalUrl }),
+          ...(metadata === undefined ? {} : { metadata }),
+        };
         this.states.set(entry.id, state);
         break;
       }
@@ -227,4 +236,3 @@ function processAlive(pid: number): boolean {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
-

@@ -41,7 +41,13 @@ function failure(code: string, title: string): ItemResult['error'] {
   return { status: null, code, title, requestId: null };
 }
 
-export async function runPass(ctx: Session, client: ApiClient, journal: Journal, s: SyncSettings, writer: ResultWriter): Promise<PassOutcome> {
+export async function runPass(
+  ctx: Session,
+  client: ApiClient,
+  journal: Journal,
+  s: SyncSettings,
+  writer: ResultWriter,
+): Promise<PassOutcome> {
   let handled = 0;
   const room = (): boolean => s.maxItems === undefined || handled < s.maxItems;
   let listing = false;
@@ -59,7 +65,13 @@ export async function runPass(ctx: Session, client: ApiClient, journal: Journal,
     listing = true;
     progress.update('listing COMPLETED, unsynced recordings');
     const ids: string[] = [];
-    for await (const item of listRecordings(client, { status: 'COMPLETED', syncState: 'unsynced', limit: 100, all: true, signal: ctx.signal })) {
+    for await (const item of listRecordings(client, {
+      status: 'COMPLETED',
+      syncState: 'unsynced',
+      limit: 100,
+      all: true,
+      signal: ctx.signal,
+    })) {
       ids.push(item.id);
     }
     listing = false;
@@ -76,7 +88,15 @@ export async function runPass(ctx: Session, client: ApiClient, journal: Journal,
     try {
       const answer = await fileRecording(client, id, { provider: s.provider, ...record }, ctx.signal);
       journal.append({ step: 'filed', id, externalId: record.externalId, syncCount: answer.data.syncCount, at: now() });
-      return { id, ok: true, externalId: record.externalId, replayed: answer.meta.replayed, syncCount: answer.data.syncCount, attempt, from };
+      return {
+        id,
+        ok: true,
+        externalId: record.externalId,
+        replayed: answer.meta.replayed,
+        syncCount: answer.data.syncCount,
+        attempt,
+        from,
+      };
     } catch (error) {
       // Interrupted, the recording is not known to be gone: nothing is journaled.
       if (error instanceof CancelError || ctx.signal.aborted) throw error;

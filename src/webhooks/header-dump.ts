@@ -65,7 +65,8 @@ export interface SignatureHeaders {
 
 function single(headers: Map<string, string[]>, name: string): string | undefined {
   const values = [...new Set(headers.get(name) ?? [])];
-  if (values.length > 1) throw new UsageError(`the header dump holds ${values.length} different ${name} values: which one was sent is unclear`);
+  if (values.length > 1)
+    throw new UsageError(`the header dump holds ${values.length} different ${name} values: which one was sent is unclear`);
   return values[0];
 }
 

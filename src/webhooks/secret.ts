@@ -60,10 +60,9 @@ function fromEnv(name: string, env: NodeJS.ProcessEnv, flagGiven: boolean): stri
   }
   const value = env[name];
   if (value === undefined || value === '') {
-    throw new UsageError(
-      flagGiven ? `${variableLabel(name)} is not set or empty` : `no webhook secret: ${DEFAULT_SECRET_ENV} is not set`,
-      { hint: THREE_WAYS },
-    );
+    throw new UsageError(flagGiven ? `${variableLabel(name)} is not set or empty` : `no webhook secret: ${DEFAULT_SECRET_ENV} is not set`, {
+      hint: THREE_WAYS,
+    });
   }
   return value;
 }

@@ -30,7 +30,9 @@ function missingExplanation(source: SignatureSource, timestamp: string | undefin
     case 'request':
       return `the request has no ${headers} header`;
     case 'flags':
-      return absent.length === 2 ? 'neither --timestamp nor --signature was given (or use --headers <file>)' : `no --${absent[0] ?? ''} was given`;
+      return absent.length === 2
+        ? 'neither --timestamp nor --signature was given (or use --headers <file>)'
+        : `no --${absent[0] ?? ''} was given`;
   }
 }
 
@@ -66,7 +68,8 @@ export function verdict(input: VerifyInput & { source: SignatureSource }): Verdi
     case 'mismatch':
       return {
         ...check,
-        explanation: 'the signature does not match this payload, timestamp and secret (a re-serialised body or another subscription\'s secret?)',
+        explanation:
+          "the signature does not match this payload, timestamp and secret (a re-serialised body or another subscription's secret?)",
       };
   }
 }

@@ -48,7 +48,11 @@ describe('error answers', () => {
   });
 
   it('takes the request id from x-request-id when the body has none', async () => {
-    scenario.server.queue({ status: 404, headers: { 'x-request-id': 'hdr_42' }, body: { title: 'Not here', code: 'RESOURCE_NOT_FOUND', status: 404 } });
+    scenario.server.queue({
+      status: 404,
+      headers: { 'x-request-id': 'hdr_42' },
+      body: { title: 'Not here', code: 'RESOURCE_NOT_FOUND', status: 404 },
+    });
     const error = (await rejection(scenario.client().request({ method: 'GET', path: '/recordings/x', schema: null }))) as ApiError;
     expect(error.requestId).toBe('hdr_42');
   });
@@ -72,7 +76,9 @@ describe('error answers', () => {
 
   it('treats a proxy 502 page as a transient failure (exit 6)', async () => {
     scenario.server.queue({ status: 502, headers: { 'content-type': 'text/html' }, body: '<h1>Bad gateway</h1>' });
-    const error = (await rejection(scenario.client({ maxRetries: 0 }).request({ method: 'GET', path: '/recordings', schema: null }))) as ApiError;
+    const error = (await rejection(
+      scenario.client({ maxRetries: 0 }).request({ method: 'GET', path: '/recordings', schema: null }),
+    )) as ApiError;
     expect(error).toMatchObject({ status: 502, code: 'HTTP_502', title: 'Bad Gateway' });
     expect(exitCodeFor(error)).toBe(6);
   });
@@ -109,7 +115,7 @@ describe('error answers', () => {
 });
 
 describe('answers that break the contract', () => {
-  it("refuses a 2xx answer that is not JSON (exit 7)", async () => {
+  it('refuses a 2xx answer that is not JSON (exit 7)', async () => {
     scenario.server.queue({ status: 200, headers: { 'content-type': 'text/html' }, body: '<html>captive portal</html>' });
     const error = await rejection(scenario.client().request({ method: 'GET', path: '/recordings', schema: RecordingList }));
     expect(error).toBeInstanceOf(ContractError);
@@ -120,11 +126,15 @@ describe('answers that break the contract', () => {
   it('names the path of a bad field and the allowed values', async () => {
     const items = [recording('r0'), recording('r1'), recording('r2'), recording('r3', { status: 'DONE' })];
     scenario.server.queue({ body: page(items) });
-    const error = (await rejection(scenario.client().request({ method: 'GET', path: '/recordings', schema: RecordingList }))) as ContractError;
+    const error = (await rejection(
+      scenario.client().request({ method: 'GET', path: '/recordings', schema: RecordingList }),
+    )) as ContractError;
 
     expect(error).toBeInstanceOf(ContractError);
     expect(error.path).toBe('data[3].status');
-    expect(error.message).toContain('data[3].status: expected one of "DRAFT", "PENDING", "CLAIMED", "REVIEW_PENDING", "COMPLETED", "ARCHIVED", got "DONE"');
+    expect(error.message).toContain(
+      'data[3].status: expected one of "DRAFT", "PENDING", "CLAIMED", "REVIEW_PENDING", "COMPLETED", "ARCHIVED", got "DONE"',
+    );
     expect(exitCodeFor(error)).toBe(7);
   });
 
@@ -140,7 +150,12 @@ describe('answers that break the contract', () => {
   });
 
   it('keeps fields it does not know', async () => {
-    scenario.server.queue({ body: { ...page([recording('r0', { betaScore: 0.9, author: { id: 'u', name: 'A', email: 'a@x', team: 'red' } })]), links: { self: '/x' } } });
+    scenario.server.queue({
+      body: {
+        ...page([recording('r0', { betaScore: 0.9, author: { id: 'u', name: 'A', email: 'a@x', team: 'red' } })]),
+        links: { self: '/x' },
+      },
+    });
     const res = await scenario.client().request({ method: 'GET', path: '/recordings', schema: RecordingList });
     expect(res.data.data[0]).toMatchObject({ betaScore: 0.9, author: { team: 'red' } });
     expect(res.data).toMatchObject({ links: { self: '/x' } });
@@ -161,7 +176,9 @@ describe('answers that break the contract', () => {
 
   it('refuses an empty 2xx body where a shape is expected', async () => {
     scenario.server.queue({ status: 200 });
-    const error = await rejection(scenario.client().request({ method: 'GET', path: '/recordings', schema: z.object({ data: z.array(z.unknown()) }) }));
+    const error = await rejection(
+      scenario.client().request({ method: 'GET', path: '/recordings', schema: z.object({ data: z.array(z.unknown()) }) }),
+    );
     expect(error).toBeInstanceOf(ContractError);
   });
 
@@ -177,7 +194,9 @@ describe('answers that break the contract', () => {
 
   it('refuses an answer whose declared length is over the cap before reading it', async () => {
     scenario.server.queue({ status: 200, headers: { 'content-length': String(5_000) }, endless: true, body: 'x'.repeat(100) });
-    const error = await rejection(scenario.client({ maxResponseBytes: 1_000, timeoutMs: 10_000 }).request({ method: 'GET', path: '/recordings', schema: null }));
+    const error = await rejection(
+      scenario.client({ maxResponseBytes: 1_000, timeoutMs: 10_000 }).request({ method: 'GET', path: '/recordings', schema: null }),
+    );
     expect(error).toBeInstanceOf(ContractError);
     expect((error as Error).message).toContain('larger than 1000 bytes');
   });

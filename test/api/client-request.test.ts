@@ -110,7 +110,13 @@ describe('refused before sending', () => {
     try {
       let error: unknown;
       try {
-        const client = createApiClient({ baseUrl: 'http://example.invalid', apiKey: KEY, timeoutMs: 1_000, maxRetries: 0, ratePerMinute: 0 });
+        const client = createApiClient({
+          baseUrl: 'http://example.invalid',
+          apiKey: KEY,
+          timeoutMs: 1_000,
+          maxRetries: 0,
+          ratePerMinute: 0,
+        });
         await client.request({ method: 'GET', path: '/recordings', schema: null }).finally(() => client.close());
       } catch (caught) {
         error = caught;
@@ -127,7 +133,14 @@ describe('refused before sending', () => {
 
   it('refuses a key of the wrong form locally (exit 2) and never echoes it', async () => {
     const error = await rejection(
-      (async () => createApiClient({ baseUrl: scenario.server.url, apiKey: 'sk_live_supersecret', timeoutMs: 1_000, maxRetries: 0, ratePerMinute: 0 }))(),
+      (async () =>
+        createApiClient({
+          baseUrl: scenario.server.url,
+          apiKey: 'sk_live_supersecret',
+          timeoutMs: 1_000,
+          maxRetries: 0,
+          ratePerMinute: 0,
+        }))(),
     );
     expect(error).toBeInstanceOf(UsageError);
     expect(exitCodeFor(error)).toBe(2);

@@ -111,7 +111,11 @@ describe('retries', () => {
   });
 
   it('sends the identical Idempotency-Key and body on every attempt', async () => {
-    scenario.server.queue({ status: 503 }, { reset: true }, { status: 201, body: { data: { url: 'https://h.example/x', events: [], secret: 's' } } });
+    scenario.server.queue(
+      { status: 503 },
+      { reset: true },
+      { status: 201, body: { data: { url: 'https://h.example/x', events: [], secret: 's' } } },
+    );
     const res = await scenario.client().request({
       method: 'POST',
       path: '/webhooks',
@@ -167,7 +171,10 @@ describe('network failures', () => {
   });
 
   it('times out a body that never ends', async () => {
-    scenario.server.queue({ status: 200, headers: { 'content-type': 'application/json' }, endless: true, body: '{"data": [' }, { body: { ok: true } });
+    scenario.server.queue(
+      { status: 200, headers: { 'content-type': 'application/json' }, endless: true, body: '{"data": [' },
+      { body: { ok: true } },
+    );
     const started = Date.now();
     const res = await scenario.client({ timeoutMs: 200 }).request(GET);
     expect(res).toMatchObject({ attempts: 2, data: { ok: true } });
@@ -181,7 +188,14 @@ describe('cancellation', () => {
     scenario.server.queue({ status: 503, headers: { 'retry-after': '100' } });
     const controller = new AbortController();
     // The real sleep: a 100 s wait that only the abort can end.
-    const client = createApiClient({ baseUrl: scenario.server.url, apiKey: KEY, timeoutMs: 5_000, maxRetries: 5, ratePerMinute: 0, onWait: () => setTimeout(() => controller.abort(), 20) });
+    const client = createApiClient({
+      baseUrl: scenario.server.url,
+      apiKey: KEY,
+      timeoutMs: 5_000,
+      maxRetries: 5,
+      ratePerMinute: 0,
+      onWait: () => setTimeout(() => controller.abort(), 20),
+    });
     const started = Date.now();
     try {
       const error = await rejection(client.request({ ...GET, signal: controller.signal }));

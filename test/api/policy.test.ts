@@ -8,7 +8,9 @@ const NOW = Date.parse('2025-06-01T12:00:00Z');
 
 describe('backoff', () => {
   it('is full jitter over min(30 s, 1 s × 2^(n−1))', () => {
-    expect([1, 2, 3, 4, 5, 6, 7, 10].map((n) => backoffMs(n, () => 1))).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 30_000]);
+    expect([1, 2, 3, 4, 5, 6, 7, 10].map((n) => backoffMs(n, () => 1))).toEqual([
+      1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 30_000,
+    ]);
     expect(backoffMs(3, () => 0.25)).toBe(1_000);
     expect(backoffMs(3, () => 0)).toBe(0);
   });
@@ -57,13 +59,27 @@ describe('planRetry', () => {
   });
 
   it('keeps the jitter when it is longer than the 429 window', () => {
-    const plan = planRetry({ ...base, retry: 6, maxRetries: 9, random: () => 1, oldestRecentSend: NOW - 59_000, failure: { kind: 'status', status: 429 } });
+    const plan = planRetry({
+      ...base,
+      retry: 6,
+      maxRetries: 9,
+      random: () => 1,
+      oldestRecentSend: NOW - 59_000,
+      failure: { kind: 'status', status: 429 },
+    });
     expect(plan).toMatchObject({ retry: true, ms: 30_000 });
   });
 
   it('retries network failures the classifier calls retryable', () => {
-    expect(planRetry({ ...base, failure: { kind: 'network', retryable: true, reason: 'connection reset' } })).toEqual({ retry: true, ms: 500, reason: 'connection reset' });
-    expect(planRetry({ ...base, failure: { kind: 'network', retryable: false, reason: 'TLS failure' } })).toEqual({ retry: false, because: 'final' });
+    expect(planRetry({ ...base, failure: { kind: 'network', retryable: true, reason: 'connection reset' } })).toEqual({
+      retry: true,
+      ms: 500,
+      reason: 'connection reset',
+    });
+    expect(planRetry({ ...base, failure: { kind: 'network', retryable: false, reason: 'TLS failure' } })).toEqual({
+      retry: false,
+      because: 'final',
+    });
   });
 });
 
@@ -74,7 +90,9 @@ describe('classifyNetworkError', () => {
 
   it('reports TLS failures without retrying them', () => {
     expect(classifyNetworkError(Object.assign(new Error('x'), { code: 'CERT_HAS_EXPIRED' }))).toMatchObject({ retryable: false });
-    expect(classifyNetworkError(Object.assign(new Error('x'), { code: 'ERR_TLS_CERT_ALTNAME_INVALID' }))).toMatchObject({ retryable: false });
+    expect(classifyNetworkError(Object.assign(new Error('x'), { code: 'ERR_TLS_CERT_ALTNAME_INVALID' }))).toMatchObject({
+      retryable: false,
+    });
   });
 
   it('finds the code in an AggregateError from happy eyeballs', () => {

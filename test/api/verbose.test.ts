@@ -24,7 +24,9 @@ describe('verbose lines', () => {
     const port = await closedPort();
     const lines: string[] = [];
     const client = scenario.client({ baseUrl: `http://127.0.0.1:${port}`, maxRetries: 1, log: (l) => lines.push(l) });
-    await rejection(client.request({ method: 'POST', path: '/webhooks', headers: { 'Idempotency-Key': 'rfs-key-12345678' }, body: {}, schema: null }));
+    await rejection(
+      client.request({ method: 'POST', path: '/webhooks', headers: { 'Idempotency-Key': 'rfs-key-12345678' }, body: {}, schema: null }),
+    );
     expect(lines).toEqual([
       'POST /api/v1/webhooks → connection refused (ECONNREFUSED) · 0 ms · attempt 1/2 · idempotency-key rfs-key-12345678 · retry in 0.5 s',
       'POST /api/v1/webhooks → connection refused (ECONNREFUSED) · 0 ms · attempt 2/2 · idempotency-key rfs-key-12345678 · giving up',
@@ -69,7 +71,9 @@ describe('verbose lines', () => {
     expect(everything).not.toMatch(/authorization|bearer/i);
     // What remains is still useful: the redacted key form and the shape of the request.
     expect(everything).toContain('service_pk_…WXYZ');
-    expect(lines[0]).toMatch(/^GET \/api\/v1\/recordings\/service_pk_…WXYZ\/whsec_…\?secret=…&token=…&note=service_pk_…WXYZ&sig=sha256%3D… → 500/);
+    expect(lines[0]).toMatch(
+      /^GET \/api\/v1\/recordings\/service_pk_…WXYZ\/whsec_…\?secret=…&token=…&note=service_pk_…WXYZ&sig=sha256%3D… → 500/,
+    );
   });
 });
 
@@ -89,7 +93,15 @@ describe('redactSecrets', () => {
   });
 
   it('shows control characters in server text escaped', () => {
-    const line = formatAttemptLine({ method: 'GET', target: '/x', outcome: '400 BAD\u001b[31m', durationMs: 1.6, requestId: 'r\u0007', attempt: 1, attempts: 1 });
+    const line = formatAttemptLine({
+      method: 'GET',
+      target: '/x',
+      outcome: '400 BAD\u001b[31m',
+      durationMs: 1.6,
+      requestId: 'r\u0007',
+      attempt: 1,
+      attempts: 1,
+    });
     expect(line).toBe('GET /x → 400 BAD\\x1b[31m · 2 ms · request r\\x07 · attempt 1/1');
   });
 });

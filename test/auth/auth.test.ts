@@ -48,7 +48,13 @@ describe('auth login', () => {
     expect(server.requests).toHaveLength(1);
     expect(server.requests[0]?.url).toBe('/api/v1/recordings?limit=1');
     expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
-    expect(JSON.parse(t.stdout())).toEqual({ profile: 'default', baseUrl: server.url, key: 'service_pk_…7777', default: true, check: 'ok' });
+    expect(JSON.parse(t.stdout())).toEqual({
+      profile: 'default',
+      baseUrl: server.url,
+      key: 'service_pk_…7777',
+      default: true,
+      check: 'ok',
+    });
     expect(t.stdout() + t.stderr()).not.toContain(KEY);
     const file = join(dir, 'config', 'config.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);

@@ -36,25 +36,47 @@ function cli(argv: string[], stdin?: string) {
 const filed = (id: string) => ({
   expect: { method: 'POST', url: `/api/v1/recordings/${id}/filings` },
   status: 200,
-  body: { data: { id, lastSyncedAt: '2026-11-22T10:00:00Z', syncCount: 1, syncMetadata: { provider: 'crm', externalId: 'X', filedAt: '2026-11-22T10:00:00Z' } }, meta: { replayed: false } },
+  body: {
+    data: {
+      id,
+      lastSyncedAt: '2026-11-22T10:00:00Z',
+      syncCount: 1,
+      syncMetadata: { provider: 'crm', externalId: 'X', filedAt: '2026-11-22T10:00:00Z' },
+    },
+    meta: { replayed: false },
+  },
 });
 const lines = (...ids: string[]): string => ids.map((id) => `{"id":"${id}","externalId":"X"}\n`).join('');
 
 describe('file --from', () => {
   it('stops at the line whose key was refused, says so, and exits 3', async () => {
-    server.queue(filed('rec_1'), { ...problem(403, 'INSUFFICIENT_SCOPE', 'Insufficient scope'), expect: { url: '/api/v1/recordings/rec_2/filings' } });
+    server.queue(filed('rec_1'), {
+      ...problem(403, 'INSUFFICIENT_SCOPE', 'Insufficient scope'),
+      expect: { url: '/api/v1/recordings/rec_2/filings' },
+    });
     const { t, run } = cli(['file', '--from', '-', '--provider', 'crm', '-o', 'ndjson'], lines('rec_1', 'rec_2', 'rec_3'));
     expect(await run()).toBe(3);
-    expect(t.stdout().trim().split('\n').map((l) => JSON.parse(l) as { line: number; ok: boolean })).toMatchObject([
+    expect(
+      t
+        .stdout()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { line: number; ok: boolean }),
+    ).toMatchObject([
       { line: 1, ok: true },
       { line: 2, ok: false, error: { status: 403, code: 'INSUFFICIENT_SCOPE' } },
     ]);
-    expect(t.stderr()).toBe('1 filed, 1 failed; the key was refused (INSUFFICIENT_SCOPE): stopped after line 2; later lines were not processed\n');
+    expect(t.stderr()).toBe(
+      '1 filed, 1 failed; the key was refused (INSUFFICIENT_SCOPE): stopped after line 2; later lines were not processed\n',
+    );
   });
 
   it('with --fail-fast stops after the first bad line, sending nothing more, and exits 8', async () => {
     server.queue(filed('rec_1'));
-    const { t, run } = cli(['file', '--from', '-', '--provider', 'crm', '--fail-fast', '-o', 'ndjson'], `${lines('rec_1')}{not json}\n${lines('rec_3')}`);
+    const { t, run } = cli(
+      ['file', '--from', '-', '--provider', 'crm', '--fail-fast', '-o', 'ndjson'],
+      `${lines('rec_1')}{not json}\n${lines('rec_3')}`,
+    );
     expect(await run()).toBe(8);
     expect(t.stdout().trim().split('\n')).toHaveLength(2);
     expect(t.stderr()).toBe('1 filed, 1 failed; --fail-fast: stopped after line 2; later lines were not processed\n');
@@ -77,13 +99,26 @@ describe('file --from', () => {
 });
 
 describe('deliveries replay', () => {
-  const replayed = (id: string) => ({ expect: { method: 'POST', url: `/api/v1/webhooks/deliveries/${id}/replay` }, status: 202, body: { data: { id, status: 'PENDING' } } });
+  const replayed = (id: string) => ({
+    expect: { method: 'POST', url: `/api/v1/webhooks/deliveries/${id}/replay` },
+    status: 202,
+    body: { data: { id, status: 'PENDING' } },
+  });
 
   it('stops at the delivery whose key was refused, lists those not replayed, and exits 3', async () => {
-    server.queue(replayed('dlv_1'), { ...problem(401, 'UNAUTHORIZED', 'Invalid API key'), expect: { url: '/api/v1/webhooks/deliveries/dlv_2/replay' } });
+    server.queue(replayed('dlv_1'), {
+      ...problem(401, 'UNAUTHORIZED', 'Invalid API key'),
+      expect: { url: '/api/v1/webhooks/deliveries/dlv_2/replay' },
+    });
     const { t, run } = cli(['deliveries', 'replay', 'dlv_1', 'dlv_2', 'dlv_3', 'dlv_4', '-o', 'ndjson']);
     expect(await run()).toBe(3);
-    expect(t.stdout().trim().split('\n').map((l) => JSON.parse(l) as { id: string; ok: boolean })).toMatchObject([
+    expect(
+      t
+        .stdout()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { id: string; ok: boolean }),
+    ).toMatchObject([
       { id: 'dlv_1', ok: true },
       { id: 'dlv_2', ok: false, error: { status: 401, code: 'UNAUTHORIZED' } },
     ]);
@@ -91,7 +126,11 @@ describe('deliveries replay', () => {
   });
 
   it('goes on past a failed replay, counts it, and exits 8', async () => {
-    server.queue(replayed('dlv_1'), { ...problem(404, 'RESOURCE_NOT_FOUND', 'Not found'), expect: { url: '/api/v1/webhooks/deliveries/dlv_2/replay' } }, replayed('dlv_3'));
+    server.queue(
+      replayed('dlv_1'),
+      { ...problem(404, 'RESOURCE_NOT_FOUND', 'Not found'), expect: { url: '/api/v1/webhooks/deliveries/dlv_2/replay' } },
+      replayed('dlv_3'),
+    );
     const { t, run } = cli(['deliveries', 'replay', 'dlv_1', 'dlv_2', 'dlv_3', '-o', 'ndjson']);
     expect(await run()).toBe(8);
     expect(t.stdout().trim().split('\n')).toHaveLength(3);

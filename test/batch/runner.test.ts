@@ -34,7 +34,18 @@ function setup(events: string[] = []) {
   const controller = new AbortController();
   const session: Session = {
     io: t.io,
-    globals: { profile: undefined, baseUrl: undefined, output: 'ndjson', color: false, quiet: false, verbose: false, timeoutSeconds: 30, maxRetries: 3, rate: 0, yes: false },
+    globals: {
+      profile: undefined,
+      baseUrl: undefined,
+      output: 'ndjson',
+      color: false,
+      quiet: false,
+      verbose: false,
+      timeoutSeconds: 30,
+      maxRetries: 3,
+      rate: 0,
+      yes: false,
+    },
     ui: fakeUi(events),
     signal: controller.signal,
     clock: fakeTime().clock,
@@ -43,13 +54,21 @@ function setup(events: string[] = []) {
   // The stdout of bufferIO is a stream: a line written shows up once the stream has passed it on.
   const lines = async (): Promise<ItemResult[]> => {
     await new Promise((resolve) => setImmediate(resolve));
-    return t.stdout().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as ItemResult);
+    return t
+      .stdout()
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as ItemResult);
   };
   return { t, controller, signal: controller.signal, writer, lines, events };
 }
 
 const ok = (id: string): ItemResult => ({ id, ok: true });
-const refused = (id: string, status: number): ItemResult => ({ id, ok: false, error: { status, code: status === 401 ? 'UNAUTHORIZED' : 'INSUFFICIENT_SCOPE', title: 'refused', requestId: null } });
+const refused = (id: string, status: number): ItemResult => ({
+  id,
+  ok: false,
+  error: { status, code: status === 401 ? 'UNAUTHORIZED' : 'INSUFFICIENT_SCOPE', title: 'refused', requestId: null },
+});
 const broken = (id: string): ItemResult => ({ id, ok: false, error: { status: 500, code: 'INTERNAL', title: 'broken', requestId: null } });
 
 /** Resolves when the signal aborts, as a request cut short by Ctrl-C does (with a failure). */
@@ -60,14 +79,24 @@ function untilAborted(signal: AbortSignal): Promise<void> {
 describe('runBatch', () => {
   it('writes one result line per item in order, none for a skipped item, and exits 0 when all succeed', async () => {
     const s = setup();
-    const report = await runBatch({ items: ['a', 'skip', 'b'], work: async (id) => (id === 'skip' ? undefined : ok(id)), writer: s.writer, signal: s.signal });
+    const report = await runBatch({
+      items: ['a', 'skip', 'b'],
+      work: async (id) => (id === 'skip' ? undefined : ok(id)),
+      writer: s.writer,
+      signal: s.signal,
+    });
     expect(await s.lines()).toEqual([ok('a'), ok('b')]);
     expect(report).toMatchObject({ end: { how: 'finished' }, done: ['a', 'skip', 'b'], ok: 2, failed: 0, exitCode: 0 });
   });
 
   it('goes on past failed items, counts them, and exits 8', async () => {
     const s = setup();
-    const report = await runBatch({ items: ['a', 'b', 'c'], work: async (id) => (id === 'b' ? broken(id) : ok(id)), writer: s.writer, signal: s.signal });
+    const report = await runBatch({
+      items: ['a', 'b', 'c'],
+      work: async (id) => (id === 'b' ? broken(id) : ok(id)),
+      writer: s.writer,
+      signal: s.signal,
+    });
     expect((await s.lines()).map((r) => [r.id, r.ok])).toEqual([
       ['a', true],
       ['b', false],
@@ -96,13 +125,25 @@ describe('runBatch', () => {
 
   it('goes on past a refused key when told to, and exits 8', async () => {
     const s = setup();
-    const report = await runBatch({ items: ['a', 'b'], work: async (id) => refused(id, 401), writer: s.writer, signal: s.signal, stopWhenKeyRefused: false });
+    const report = await runBatch({
+      items: ['a', 'b'],
+      work: async (id) => refused(id, 401),
+      writer: s.writer,
+      signal: s.signal,
+      stopWhenKeyRefused: false,
+    });
     expect(report).toMatchObject({ end: { how: 'finished' }, failed: 2, exitCode: 8 });
   });
 
   it('with fail-fast stops after the first failed item and exits 8', async () => {
     const s = setup();
-    const report = await runBatch({ items: ['a', 'b', 'c'], work: async (id) => (id === 'b' ? broken(id) : ok(id)), writer: s.writer, signal: s.signal, failFast: true });
+    const report = await runBatch({
+      items: ['a', 'b', 'c'],
+      work: async (id) => (id === 'b' ? broken(id) : ok(id)),
+      writer: s.writer,
+      signal: s.signal,
+      failFast: true,
+    });
     expect((await s.lines()).map((r) => r.id)).toEqual(['a', 'b']);
     expect(report.end).toMatchObject({ how: 'stopped', because: 'fail-fast', after: 'b' });
     expect(report.exitCode).toBe(8);
@@ -170,7 +211,13 @@ describe('runBatch', () => {
   it('ends with the error of an item that throws without Ctrl-C, and stops the spinner', async () => {
     const s = setup();
     const progress = await Progress.start(fakeUi(s.events), 'working');
-    const run = runBatch({ items: ['a'], work: async () => Promise.reject(new Error('journal not writable')), writer: s.writer, signal: s.signal, progress });
+    const run = runBatch({
+      items: ['a'],
+      work: async () => Promise.reject(new Error('journal not writable')),
+      writer: s.writer,
+      signal: s.signal,
+      progress,
+    });
     await expect(run).rejects.toThrow('journal not writable');
     expect(s.events.at(-1)).toBe('stop');
   });

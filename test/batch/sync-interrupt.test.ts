@@ -25,9 +25,13 @@ it('on Ctrl-C while the command runs names that recording and its attempt, and e
   const journal = join(dir, 'journal.jsonl');
   // The second recording's command hangs until Ctrl-C stops it.
   const command = `cat >/dev/null; echo "$RFS_RECORDING_ID" >> "${ran}"; if [ "$(wc -l < "${ran}")" -ge 2 ]; then sleep 30; fi; echo "EXT-$RFS_RECORDING_ID"`;
-  const t = bufferIO({ env: { RFS_CONFIG_DIR: join(dir, 'config'), RFS_API_KEY: h.keys.admin, RFS_BASE_URL: h.base, PATH: process.env.PATH } });
+  const t = bufferIO({
+    env: { RFS_CONFIG_DIR: join(dir, 'config'), RFS_API_KEY: h.keys.admin, RFS_BASE_URL: h.base, PATH: process.env.PATH },
+  });
   const controller = new AbortController();
-  const running = runCli(['sync', '--exec', command, '--provider', 'crm', '--journal', journal, '-o', 'ndjson'], t.io, { signal: controller.signal });
+  const running = runCli(['sync', '--exec', command, '--provider', 'crm', '--journal', journal, '-o', 'ndjson'], t.io, {
+    signal: controller.signal,
+  });
   const [first, second] = await eventually(async () => {
     const ids = existsSync(ran) ? readFileSync(ran, 'utf8').trim().split('\n') : [];
     return ids.length === 2 ? ids : undefined;

@@ -19,9 +19,22 @@ const work = mkdtempSync(join(tmpdir(), 'rfs-lazy-requires-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** Bundles `source` (resolved from `dir`) as one CommonJS file with the plugin, and runs it. */
-async function bundleAndRun(source: string, dir = ROOT): Promise<{ status: number | null; stdout: string; stderr: string; inputs: string[] }> {
+async function bundleAndRun(
+  source: string,
+  dir = ROOT,
+): Promise<{ status: number | null; stdout: string; stderr: string; inputs: string[] }> {
   const outfile = join(work, `out-${Math.random().toString(36).slice(2)}.cjs`);
-  const result = await build({ stdin: { contents: source, resolveDir: dir }, outfile, bundle: true, format: 'cjs', platform: 'node', target: 'node20', metafile: true, plugins: [lazyRequires], logLevel: 'silent' });
+  const result = await build({
+    stdin: { contents: source, resolveDir: dir },
+    outfile,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    metafile: true,
+    plugins: [lazyRequires],
+    logLevel: 'silent',
+  });
   const r = spawnSync(process.execPath, [outfile], { encoding: 'utf8' });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr, inputs: Object.keys(result.metafile.inputs) };
 }
@@ -54,13 +67,26 @@ describe('lazy-requires', () => {
   it("fails the build when undici's client no longer requires its HTTP/2 module by that name", async () => {
     const dir = join(work, 'changed');
     mkdirSync(join(dir, 'node_modules', 'undici', 'lib', 'dispatcher'), { recursive: true });
-    writeFileSync(join(dir, 'node_modules', 'undici', 'lib', 'dispatcher', 'client.js'), "const connectH2 = require('./h2-client.js')\nmodule.exports = connectH2\n");
+    writeFileSync(
+      join(dir, 'node_modules', 'undici', 'lib', 'dispatcher', 'client.js'),
+      "const connectH2 = require('./h2-client.js')\nmodule.exports = connectH2\n",
+    );
     writeFileSync(join(dir, 'node_modules', 'undici', 'lib', 'dispatcher', 'h2-client.js'), 'module.exports = () => {}\n');
     await expect(bundleAndRun("require('undici/lib/dispatcher/client.js')", dir)).rejects.toThrow(/no longer requires '.\/client-h2.js'/);
   });
 
   it('bundles the prompts rfs shows without the editor prompt and iconv-lite', async () => {
-    const result = await build({ entryPoints: ['src/prompt/inquirer.ts'], absWorkingDir: ROOT, write: false, bundle: true, format: 'cjs', platform: 'node', target: 'node20', metafile: true, logLevel: 'silent' });
+    const result = await build({
+      entryPoints: ['src/prompt/inquirer.ts'],
+      absWorkingDir: ROOT,
+      write: false,
+      bundle: true,
+      format: 'cjs',
+      platform: 'node',
+      target: 'node20',
+      metafile: true,
+      logLevel: 'silent',
+    });
     const inputs = Object.keys(result.metafile.inputs);
     expect(inputs.some((path) => path.includes('@inquirer/confirm'))).toBe(true);
     expect(inputs.filter((path) => /iconv-lite|chardet|@inquirer[\\/](editor|prompts)/.test(path))).toEqual([]);

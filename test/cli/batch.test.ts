@@ -53,7 +53,11 @@ describe('file --from', () => {
     // bufferIO takes text: hand the raw bytes over instead so invalid UTF-8 stays invalid.
     t.io.stdin = (await import('node:stream')).Readable.from([lines]);
     expect(await run()).toBe(8);
-    const results = t.stdout().trim().split('\n').map((l) => JSON.parse(l));
+    const results = t
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(results.map((r) => [r.line, r.ok, r.error?.code ?? null])).toEqual([
       [1, true, null],
       [3, false, 'INVALID_LINE'],
@@ -90,16 +94,37 @@ describe('file --from', () => {
   it('on Ctrl-C keeps what was printed and says which lines were not processed', async () => {
     const server = await startScenarioServer();
     try {
-      const filing = (id: string) => ({ body: { data: { id, lastSyncedAt: '2026-11-22T10:00:00Z', syncCount: 1, syncMetadata: { provider: 'crm', externalId: 'X', filedAt: '2026-11-22T10:00:00Z' } }, meta: { replayed: false } } });
+      const filing = (id: string) => ({
+        body: {
+          data: {
+            id,
+            lastSyncedAt: '2026-11-22T10:00:00Z',
+            syncCount: 1,
+            syncMetadata: { provider: 'crm', externalId: 'X', filedAt: '2026-11-22T10:00:00Z' },
+          },
+          meta: { replayed: false },
+        },
+      });
       server.queue(filing('rec_1'), { ...filing('rec_2'), delayMs: 5000 });
       const input = ['rec_1', 'rec_2', 'rec_3'].map((id) => `{"id":"${id}","externalId":"X"}`).join('\n');
       const controller = new AbortController();
-      const { t, run } = cli(['file', '--from', '-', '--provider', 'crm', '-o', 'ndjson'], { stdin: input }, server.url, 'service_pk_ctrlc0000');
+      const { t, run } = cli(
+        ['file', '--from', '-', '--provider', 'crm', '-o', 'ndjson'],
+        { stdin: input },
+        server.url,
+        'service_pk_ctrlc0000',
+      );
       const running = run(controller.signal);
       await eventually(async () => (server.requests.length === 2 ? true : undefined));
       controller.abort();
       expect(await running).toBe(130);
-      expect(t.stdout().trim().split('\n').map((l) => JSON.parse(l))).toEqual([{ line: 1, id: 'rec_1', ok: true, replayed: false, syncCount: 1 }]);
+      expect(
+        t
+          .stdout()
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l)),
+      ).toEqual([{ line: 1, id: 'rec_1', ok: true, replayed: false, syncCount: 1 }]);
       expect(t.stderr()).toMatch(/1 filed, 0 failed; interrupted while filing line 2 .*lines after 2 were not processed/);
     } finally {
       await server.close();
@@ -112,7 +137,11 @@ describe('deliveries replay', () => {
     const receiver = await startReceiver();
     try {
       receiver.respond(500);
-      const created = await h.api('/webhooks', { method: 'POST', body: { url: receiver.url, events: ['recording.completed'] }, headers: { 'idempotency-key': 'batch-test-1' } });
+      const created = await h.api('/webhooks', {
+        method: 'POST',
+        body: { url: receiver.url, events: ['recording.completed'] },
+        headers: { 'idempotency-key': 'batch-test-1' },
+      });
       expect(created.status).toBe(201);
       const rec = await h.control('/recordings', { title: 'for replay' });
       await h.control(`/recordings/${rec.json.data.id}/status`, { status: 'COMPLETED' });
@@ -129,7 +158,11 @@ describe('deliveries replay', () => {
       const before = receiver.received.length;
       const { t, run } = cli(['deliveries', 'replay', '--all-failed', '--yes', '-o', 'ndjson']);
       expect(await run()).toBe(0);
-      const results = t.stdout().trim().split('\n').map((l) => JSON.parse(l));
+      const results = t
+        .stdout()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(results).toEqual(failed.map((d) => ({ id: d.id, ok: true, status: 'PENDING' })));
       expect(t.stderr()).toMatch(new RegExp(`${failed.length} replayed, 0 failed`));
       const got = await receiver.waitFor(before + 1);
@@ -149,7 +182,10 @@ describe('deliveries replay', () => {
   it('on Ctrl-C says which deliveries were not replayed', async () => {
     const server = await startScenarioServer();
     try {
-      server.queue({ status: 202, body: { data: { id: 'dlv_1', status: 'PENDING' } } }, { status: 202, delayMs: 5000, body: { data: { id: 'dlv_2', status: 'PENDING' } } });
+      server.queue(
+        { status: 202, body: { data: { id: 'dlv_1', status: 'PENDING' } } },
+        { status: 202, delayMs: 5000, body: { data: { id: 'dlv_2', status: 'PENDING' } } },
+      );
       const controller = new AbortController();
       const { t, run } = cli(['deliveries', 'replay', 'dlv_1', 'dlv_2', 'dlv_3', '-o', 'ndjson'], {}, server.url, 'service_pk_ctrlc0000');
       const running = run(controller.signal);
@@ -157,7 +193,9 @@ describe('deliveries replay', () => {
       controller.abort();
       expect(await running).toBe(130);
       expect(t.stdout()).toBe('{"id":"dlv_1","ok":true,"status":"PENDING"}\n');
-      expect(t.stderr()).toMatch(/1 replayed, 0 failed; interrupted while replaying dlv_2 \(it may have been queued\); not replayed: dlv_3/);
+      expect(t.stderr()).toMatch(
+        /1 replayed, 0 failed; interrupted while replaying dlv_2 \(it may have been queued\); not replayed: dlv_3/,
+      );
     } finally {
       await server.close();
     }
@@ -169,8 +207,11 @@ describe('lists against the sandbox', () => {
     const all = await h.api('/recordings?limit=100');
     const { t, run } = cli(['recordings', 'list', '--all', '--limit', '3', '-o', 'ndjson']);
     expect(await run()).toBe(0);
-    const ids = t.stdout().trim().split('\n').map((l) => JSON.parse(l).id);
+    const ids = t
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).id);
     expect(ids).toEqual((all.json.data as { id: string }[]).map((r) => r.id));
   });
-
 });

@@ -104,16 +104,35 @@ describe('exit codes', () => {
 
   it('exits 8 when a batch finished with a failed item, and reports each line', async () => {
     server.queue(
-      { body: { data: { id: 'rec_1', lastSyncedAt: '2026-11-22T10:00:00Z', syncCount: 1, syncMetadata: { provider: 'crm', externalId: 'A', filedAt: '2026-11-22T10:00:00Z' } }, meta: { replayed: false } } },
+      {
+        body: {
+          data: {
+            id: 'rec_1',
+            lastSyncedAt: '2026-11-22T10:00:00Z',
+            syncCount: 1,
+            syncMetadata: { provider: 'crm', externalId: 'A', filedAt: '2026-11-22T10:00:00Z' },
+          },
+          meta: { replayed: false },
+        },
+      },
       problem(409, 'RECORDING_NOT_COMPLETED', 'Recording is not completed'),
     );
     const input = '{"id":"rec_1","externalId":"A"}\n{"id":"rec_2","externalId":"B"}\n';
     const { t, run } = cli(['file', '--from', '-', '--provider', 'crm'], { stdin: input });
     expect(await run()).toBe(8);
-    const results = t.stdout().trim().split('\n').map((l) => JSON.parse(l));
+    const results = t
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(results).toEqual([
       { line: 1, id: 'rec_1', ok: true, replayed: false, syncCount: 1 },
-      { line: 2, id: 'rec_2', ok: false, error: { status: 409, code: 'RECORDING_NOT_COMPLETED', title: 'Recording is not completed', requestId: 'req_test' } },
+      {
+        line: 2,
+        id: 'rec_2',
+        ok: false,
+        error: { status: 409, code: 'RECORDING_NOT_COMPLETED', title: 'Recording is not completed', requestId: 'req_test' },
+      },
     ]);
     expect(t.stderr()).toMatch(/1 filed, 1 failed/);
   });
@@ -135,13 +154,21 @@ describe('--all', () => {
   it('walks several pages through a 429 and prints every item exactly once', async () => {
     server.queue(
       { body: page([recording(1), recording(2)], 'c2', 2) },
-      { status: 429, headers: { 'retry-after': '0', 'content-type': 'application/problem+json' }, body: { title: 'slow down', status: 429, code: 'RATE_LIMIT_EXCEEDED', requestId: 'r' } },
+      {
+        status: 429,
+        headers: { 'retry-after': '0', 'content-type': 'application/problem+json' },
+        body: { title: 'slow down', status: 429, code: 'RATE_LIMIT_EXCEEDED', requestId: 'r' },
+      },
       { body: page([recording(3), recording(4)], 'c3', 2) },
       { body: page([recording(5)], null, 2) },
     );
     const { t, run } = cli(['recordings', 'list', '--all', '--limit', '2', '-o', 'ndjson']);
     expect(await run()).toBe(0);
-    const ids = t.stdout().trim().split('\n').map((l) => JSON.parse(l).id);
+    const ids = t
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).id);
     expect(ids).toEqual(['rec_0001', 'rec_0002', 'rec_0003', 'rec_0004', 'rec_0005']);
     expect(server.requests.map((r) => r.url)).toEqual([
       '/api/v1/recordings?status=COMPLETED&syncState=unsynced&limit=2',
@@ -153,7 +180,12 @@ describe('--all', () => {
   });
 
   it('stops on an error with valid output so far and the cursor to resume from', async () => {
-    server.queue({ body: page([recording(1)], 'next-page-cursor', 1) }, problem(500, 'INTERNAL_ERROR', 'down'), problem(500, 'INTERNAL_ERROR', 'down'), problem(500, 'INTERNAL_ERROR', 'down'));
+    server.queue(
+      { body: page([recording(1)], 'next-page-cursor', 1) },
+      problem(500, 'INTERNAL_ERROR', 'down'),
+      problem(500, 'INTERNAL_ERROR', 'down'),
+      problem(500, 'INTERNAL_ERROR', 'down'),
+    );
     const { t, run } = cli(['recordings', 'list', '--all', '--limit', '1', '-o', 'json']);
     expect(await run()).toBe(6);
     expect(JSON.parse(t.stdout())).toHaveLength(1);
@@ -193,7 +225,18 @@ describe('paths and idempotency', () => {
   });
 
   it('sends the same Idempotency-Key on every attempt of one webhooks create', async () => {
-    const created = { status: 201, body: { data: { id: 'wh_1', url: 'https://h.example.com', events: ['recording.completed'], secret: 'whsec_abcdefabcdefabcdefabcdefabcdefab', createdAt: '2026-11-22T10:00:00Z' } } };
+    const created = {
+      status: 201,
+      body: {
+        data: {
+          id: 'wh_1',
+          url: 'https://h.example.com',
+          events: ['recording.completed'],
+          secret: 'whsec_abcdefabcdefabcdefabcdefabcdefab',
+          createdAt: '2026-11-22T10:00:00Z',
+        },
+      },
+    };
     server.queue(problem(503, 'INTERNAL_ERROR', 'busy'), { reset: true }, created);
     const { t, run } = cli(['webhooks', 'create', '--url', 'https://h.example.com', '-o', 'json']);
     expect(await run()).toBe(0);
@@ -208,7 +251,11 @@ describe('paths and idempotency', () => {
 describe('long waits', () => {
   it('say on stderr why and for how long when a retry waits more than 2 s', async () => {
     server.queue(
-      { status: 429, headers: { 'retry-after': '3', 'content-type': 'application/problem+json' }, body: { title: 'slow down', status: 429, code: 'RATE_LIMIT_EXCEEDED', requestId: 'r' } },
+      {
+        status: 429,
+        headers: { 'retry-after': '3', 'content-type': 'application/problem+json' },
+        body: { title: 'slow down', status: 429, code: 'RATE_LIMIT_EXCEEDED', requestId: 'r' },
+      },
       { body: page([recording(1)], null) },
     );
     const { t, run } = cli(['recordings', 'list']);
@@ -217,7 +264,10 @@ describe('long waits', () => {
     expect(time.waits).toEqual([3000]);
     expect(t.stderr()).toMatch(/waiting 3\.0s before retrying/);
     const quiet = cli(['recordings', 'list', '--quiet']);
-    server.queue({ status: 429, headers: { 'retry-after': '3' }, body: { status: 429, code: 'RATE_LIMIT_EXCEEDED' } }, { body: page([], null) });
+    server.queue(
+      { status: 429, headers: { 'retry-after': '3' }, body: { status: 429, code: 'RATE_LIMIT_EXCEEDED' } },
+      { body: page([], null) },
+    );
     expect(await quiet.run()).toBe(0);
     expect(time.waits).toEqual([3000, 3000]);
     expect(quiet.t.stderr()).toBe('');
@@ -225,7 +275,11 @@ describe('long waits', () => {
 
   it('show a spinner on a terminal for as long as the wait, then clear it', async () => {
     server.queue(
-      { status: 503, headers: { 'retry-after': '5', 'content-type': 'application/problem+json' }, body: { title: 'busy', status: 503, code: 'INTERNAL_ERROR', requestId: 'r' } },
+      {
+        status: 503,
+        headers: { 'retry-after': '5', 'content-type': 'application/problem+json' },
+        body: { title: 'busy', status: 503, code: 'INTERNAL_ERROR', requestId: 'r' },
+      },
       { body: { data: { ...recording(1), transcript: 'hello' } } },
     );
     const t = bufferIO({ stderrIsTTY: true, env: { RFS_CONFIG_DIR: configDir, RFS_API_KEY: KEY, RFS_BASE_URL: server.url } });

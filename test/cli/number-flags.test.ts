@@ -35,6 +35,8 @@ describe('numberFlag', () => {
     expect(() => numberFlag('--max-items', '0', { min: 1, max: Number.MAX_SAFE_INTEGER, integer: true })).toThrow(
       new UsageError('invalid --max-items "0": expected a whole number from 1 or more'),
     );
-    expect(() => numberFlag('--timeout', '1e1', { min: 0.001, max: 3600 })).toThrow(new UsageError('invalid --timeout "1e1": expected a number from 0.001 to 3600'));
+    expect(() => numberFlag('--timeout', '1e1', { min: 0.001, max: 3600 })).toThrow(
+      new UsageError('invalid --timeout "1e1": expected a number from 0.001 to 3600'),
+    );
   });
 });

@@ -75,7 +75,19 @@ describe('json and ndjson', () => {
 
 describe('terminal', () => {
   const longTitle = 'A very long title about the quarterly review of the Henderson estate planning matter';
-  const rows = () => page([recording(1), recording(2, { title: longTitle, matter: { id: 'm1', name: 'Estate plan', referenceNumber: 'M-9' }, syncCount: 2, lastSyncedAt: '2026-11-22T08:15:00Z' })], null);
+  const rows = () =>
+    page(
+      [
+        recording(1),
+        recording(2, {
+          title: longTitle,
+          matter: { id: 'm1', name: 'Estate plan', referenceNumber: 'M-9' },
+          syncCount: 2,
+          lastSyncedAt: '2026-11-22T08:15:00Z',
+        }),
+      ],
+      null,
+    );
 
   it('fits the table into 80 columns, cutting the title with an ellipsis and leaving out MATTER and CLIENT', async () => {
     server.queue({ body: rows() });
@@ -107,10 +119,22 @@ describe('terminal', () => {
 
   it('shows one recording as a readable key/value view with blocks in sortOrder', async () => {
     const block = (id: string, sortOrder: number, text: string | null) => ({
-      id, templateName: `Template ${id}`, templateId: 't', schemaVersion: 1, contentRevision: 1, sortOrder,
-      createdAt: '2026-11-20T09:00:00Z', contentText: text, contentStatus: text === null ? 'unavailable' : 'available',
+      id,
+      templateName: `Template ${id}`,
+      templateId: 't',
+      schemaVersion: 1,
+      contentRevision: 1,
+      sortOrder,
+      createdAt: '2026-11-20T09:00:00Z',
+      contentText: text,
+      contentStatus: text === null ? 'unavailable' : 'available',
     });
-    const detail = { ...recording(1), transcript: 'First paragraph.\nSecond paragraph.', notes: [block('n2', 2, 'Second note'), block('n1', 1, 'First note')], documents: [block('d1', 1, null)] };
+    const detail = {
+      ...recording(1),
+      transcript: 'First paragraph.\nSecond paragraph.',
+      notes: [block('n2', 2, 'Second note'), block('n1', 1, 'First note')],
+      documents: [block('d1', 1, null)],
+    };
     server.queue({ body: { data: detail } });
     const { t, run } = cli(['recordings', 'get', 'rec_0001'], { stdoutIsTTY: true, env: { NO_COLOR: '1' } });
     expect(await run()).toBe(0);
@@ -124,7 +148,10 @@ describe('terminal', () => {
 
   it('neutralises escape sequences from the server in tables', async () => {
     server.queue({
-      body: page([recording(1, { title: 'Evil \x1b]0;pwned\x07 \x1b[2J title', author: { id: 'u', name: 'Bob\u009b31m', email: 'b@x' } })], null),
+      body: page(
+        [recording(1, { title: 'Evil \x1b]0;pwned\x07 \x1b[2J title', author: { id: 'u', name: 'Bob\u009b31m', email: 'b@x' } })],
+        null,
+      ),
     });
     const { t, run } = cli(['recordings', 'list', '--no-color'], { stdoutIsTTY: true, columns: 200 });
     expect(await run()).toBe(0);
@@ -154,8 +181,24 @@ describe('terminal', () => {
 
 describe('secrets', () => {
   it('never prints the key in a verbose run, nor the secret on stderr of webhooks create', async () => {
-    const created = { status: 201, body: { data: { id: 'wh_1', url: 'https://h.example.com/x', events: ['recording.completed'], secret: SECRET, createdAt: '2026-11-22T10:00:00Z' } } };
-    server.queue({ body: page([recording(1)], null) }, { status: 500, body: {} }, created, { body: { data: [{ id: 'wh_1', url: 'https://h.example.com/x', events: ['recording.completed'] }], meta: { count: 1, limit: 50, hasMore: false, nextCursor: null } } });
+    const created = {
+      status: 201,
+      body: {
+        data: {
+          id: 'wh_1',
+          url: 'https://h.example.com/x',
+          events: ['recording.completed'],
+          secret: SECRET,
+          createdAt: '2026-11-22T10:00:00Z',
+        },
+      },
+    };
+    server.queue({ body: page([recording(1)], null) }, { status: 500, body: {} }, created, {
+      body: {
+        data: [{ id: 'wh_1', url: 'https://h.example.com/x', events: ['recording.completed'] }],
+        meta: { count: 1, limit: 50, hasMore: false, nextCursor: null },
+      },
+    });
     const runs = [
       cli(['recordings', 'list', '-v']),
       cli(['webhooks', 'create', '--url', 'https://h.example.com/x', '-v', '--max-retries', '1']),
@@ -176,7 +219,11 @@ describe('secrets', () => {
   });
 
   it('never prints the key in an error, even with --verbose and a stack trace', async () => {
-    server.queue({ status: 401, headers: { 'content-type': 'application/problem+json' }, body: { title: `bad key ${KEY}`, status: 401, code: 'UNAUTHORIZED', requestId: 'r1' } });
+    server.queue({
+      status: 401,
+      headers: { 'content-type': 'application/problem+json' },
+      body: { title: `bad key ${KEY}`, status: 401, code: 'UNAUTHORIZED', requestId: 'r1' },
+    });
     const { t, run } = cli(['recordings', 'list', '-v', '-o', 'json']);
     expect(await run()).toBe(3);
     expect(t.stderr()).toMatch(/UNAUTHORIZED/);

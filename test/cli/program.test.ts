@@ -60,13 +60,24 @@ describe("a command's run receives typed, checked options", () => {
       all: false,
       maxItems: undefined,
     });
-    const given = listOptions(asInput(await parse(['recordings', 'list', '--limit', ' 7 ', '--all', '--max-items', '20', '--updated-since', '2h'])), ctx);
+    const given = listOptions(
+      asInput(await parse(['recordings', 'list', '--limit', ' 7 ', '--all', '--max-items', '20', '--updated-since', '2h'])),
+      ctx,
+    );
     expect(given).toMatchObject({ limit: 7, all: true, maxItems: 20, updatedSince: '2026-11-22T12:05:00.000Z' });
   });
 
   it('sync: seconds become milliseconds, --listen implies --watch, and a bad number is a UsageError', async () => {
     const o = syncOptions(asInput(await parse(['sync', '--exec', './crm.sh', '--provider', 'crm', '--listen', '0', '--interval', '5'])));
-    expect(o).toMatchObject({ command: './crm.sh', provider: 'crm', listenPort: 0, watch: true, intervalMs: 5000, execTimeoutMs: 300_000, dryRun: false });
+    expect(o).toMatchObject({
+      command: './crm.sh',
+      provider: 'crm',
+      listenPort: 0,
+      watch: true,
+      intervalMs: 5000,
+      execTimeoutMs: 300_000,
+      dryRun: false,
+    });
     const bad = await parse(['sync', '--exec', 'x', '--provider', 'p', '--interval', '1.5']);
     expect(() => syncOptions(asInput(bad))).toThrow(new UsageError('invalid --interval "1.5": expected a whole number from 1 to 86400'));
   });
@@ -89,7 +100,9 @@ describe("a command's run receives typed, checked options", () => {
       subscriptionId: undefined,
       dryRun: false,
     });
-    expect(() => replayOptions(asInput({ args: [[]], flags: { dryRun: true } } as never))).toThrow('give one or more delivery ids, or --all-failed');
+    expect(() => replayOptions(asInput({ args: [[]], flags: { dryRun: true } } as never))).toThrow(
+      'give one or more delivery ids, or --all-failed',
+    );
   });
 
   it('file: one filing, or a batch read from --from', async () => {

@@ -34,7 +34,17 @@ describe('prompts', () => {
 
 describe('webhooks create --verbose', () => {
   it('shows the generated Idempotency-Key, the same one that was sent', async () => {
-    server.queue({ status: 201, body: { data: { id: 'wh_9', url: 'https://h.example.com/x', events: ['recording.completed'], secret: 'whsec_abcdefabcdefabcdefabcdefabcdefab' } } });
+    server.queue({
+      status: 201,
+      body: {
+        data: {
+          id: 'wh_9',
+          url: 'https://h.example.com/x',
+          events: ['recording.completed'],
+          secret: 'whsec_abcdefabcdefabcdefabcdefabcdefab',
+        },
+      },
+    });
     const t = bufferIO({ env: env() });
     expect(await runCli(['webhooks', 'create', '--url', 'https://h.example.com/x', '-v'], t.io)).toBe(0);
     const shown = /idempotency key: (rfs-[0-9a-f-]{36})/.exec(t.stderr())?.[1];

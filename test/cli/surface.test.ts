@@ -127,7 +127,11 @@ const ERRORS: string[][] = [
 ];
 
 async function transcript(argv: string[]): Promise<string> {
-  const env = { RFS_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'rfs-surface-')), RFS_API_KEY: 'service_pk_surface0000000000000000', RFS_BASE_URL: 'http://127.0.0.1:9' };
+  const env = {
+    RFS_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'rfs-surface-')),
+    RFS_API_KEY: 'service_pk_surface0000000000000000',
+    RFS_BASE_URL: 'http://127.0.0.1:9',
+  };
   const b = bufferIO({ env });
   const code = await runCli(argv, b.io);
   return `$ rfs ${argv.map((a) => JSON.stringify(a)).join(' ')}\n[exit ${code}]\n--- stdout\n${b.stdout()}--- stderr\n${b.stderr()}`;

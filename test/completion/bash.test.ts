@@ -12,7 +12,9 @@ const sorted = (list: readonly string[]): string[] => [...list].sort();
 
 describe('bash completion', () => {
   it('registers _rfs for rfs without the bash-completion package', () => {
-    const result = spawnSync('bash', ['--norc', '--noprofile', '-c', 'source "$1" && complete -p rfs', 'bash', BASH_SCRIPT], { encoding: 'utf8' });
+    const result = spawnSync('bash', ['--norc', '--noprofile', '-c', 'source "$1" && complete -p rfs', 'bash', BASH_SCRIPT], {
+      encoding: 'utf8',
+    });
     expect(result.stdout.trim()).toBe('complete -F _rfs rfs');
   });
 
@@ -57,7 +59,18 @@ describe('bash completion', () => {
   it('offers the flags of the current command and the global flags', () => {
     expect(bashComplete(['rfs', 'recordings', 'list', '--sta'])).toEqual(['--status']);
     const flags = bashComplete(['rfs', 'verify-signature', '--']);
-    expect(flags).toEqual(expect.arrayContaining(['--timestamp', '--signature', '--headers', '--payload', '--secret-env', '--secret-file', '--tolerance', '--now']));
+    expect(flags).toEqual(
+      expect.arrayContaining([
+        '--timestamp',
+        '--signature',
+        '--headers',
+        '--payload',
+        '--secret-env',
+        '--secret-file',
+        '--tolerance',
+        '--now',
+      ]),
+    );
     expect(flags).toEqual(expect.arrayContaining(['--output', '--quiet', '--no-color', '--help']));
     expect(flags).not.toContain('--status');
     expect(bashComplete(['rfs', 'verify-signature', '--timestamp', '1', '--sec'])).toEqual(['--secret-env', '--secret-file']);

@@ -12,6 +12,8 @@ describe('completions/ matches the command tree', () => {
     const path = new URL(`../../completions/${FILES[shell]}`, import.meta.url);
     const kept = readFileSync(path, 'utf8');
     const generated = completionScript(shell);
-    expect(kept === generated, `completions/${FILES[shell]} differs from \`rfs completion ${shell}\`: run \`npm run completions\``).toBe(true);
+    expect(kept === generated, `completions/${FILES[shell]} differs from \`rfs completion ${shell}\`: run \`npm run completions\``).toBe(
+      true,
+    );
   });
 });

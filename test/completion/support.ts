@@ -10,12 +10,18 @@ export const ROOT_DIR = fileURLToPath(new URL('../../', import.meta.url));
 export const BASH_SCRIPT = fileURLToPath(new URL('../../completions/rfs.bash', import.meta.url));
 
 export function realTree(): CompletionCommand {
-  return buildCompletionTree(buildProgram(async () => undefined), { helpTopics: Object.keys(HELP_TOPICS) });
+  return buildCompletionTree(
+    buildProgram(async () => undefined),
+    { helpTopics: Object.keys(HELP_TOPICS) },
+  );
 }
 
 /** What `rfs completion <shell>` prints for the real program. */
 export function completionScript(shell: Shell): string {
-  return scriptFor(shell, buildProgram(async () => undefined));
+  return scriptFor(
+    shell,
+    buildProgram(async () => undefined),
+  );
 }
 
 /**

@@ -12,10 +12,24 @@ describe('the completion tree of rfs', () => {
   it('holds every command of cli.md, with its aliases', () => {
     const paths = allCommands(root).map((c) => c.path.join(' '));
     for (const path of [
-      'auth login', 'auth status', 'auth switch', 'auth logout',
-      'recordings list', 'recordings get', 'file',
-      'webhooks create', 'webhooks list', 'webhooks delete', 'webhooks listen',
-      'deliveries list', 'deliveries replay', 'verify-signature', 'sync', 'completion', 'sandbox', 'help',
+      'auth login',
+      'auth status',
+      'auth switch',
+      'auth logout',
+      'recordings list',
+      'recordings get',
+      'file',
+      'webhooks create',
+      'webhooks list',
+      'webhooks delete',
+      'webhooks listen',
+      'deliveries list',
+      'deliveries replay',
+      'verify-signature',
+      'sync',
+      'completion',
+      'sandbox',
+      'help',
     ]) {
       expect(paths).toContain(path);
     }
@@ -44,7 +58,9 @@ describe('the completion tree of rfs', () => {
 
   it('offers command names and help topics to `rfs help`, sibling names to `rfs auth help`', () => {
     const help = find('help')?.arguments[0]?.value;
-    expect(help?.kind === 'choices' && help.values).toEqual(expect.arrayContaining(['recordings', 'verify-signature', 'exit-codes', 'environment']));
+    expect(help?.kind === 'choices' && help.values).toEqual(
+      expect.arrayContaining(['recordings', 'verify-signature', 'exit-codes', 'environment']),
+    );
     expect(find('auth', 'help')?.arguments[0]?.value).toEqual({ kind: 'choices', values: ['login', 'status', 'switch', 'logout'] });
   });
 
@@ -54,7 +70,9 @@ describe('the completion tree of rfs', () => {
     const own = ownOptions(list, root).flatMap(flagsOf);
     expect(own).toContain('--status');
     expect(own).not.toContain('--help');
-    expect(root.options.flatMap(flagsOf)).toEqual(expect.arrayContaining(['-o', '--output', '--json', '--no-color', '-q', '--quiet', '-h', '--help']));
+    expect(root.options.flatMap(flagsOf)).toEqual(
+      expect.arrayContaining(['-o', '--output', '--json', '--no-color', '-q', '--quiet', '-h', '--help']),
+    );
   });
 });
 

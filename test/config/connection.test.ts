@@ -43,43 +43,47 @@ function caught(fn: () => unknown): Error {
 
 describe('profile: --profile, then RFS_PROFILE, then the default-marked profile, then "default"', () => {
   test('the flag wins over the environment', async () => {
-    const c = resolveConnection({ profile: 'home' }, { RFS_PROFILE: 'work' }, (await fullStore()));
+    const c = resolveConnection({ profile: 'home' }, { RFS_PROFILE: 'work' }, await fullStore());
     expect(c).toEqual({ profile: 'home', baseUrl: 'https://home.example.com', apiKey: KEY_HOME });
   });
 
   test('RFS_PROFILE wins over the default-marked profile', async () => {
-    expect(resolveConnection({}, { RFS_PROFILE: 'home' }, (await fullStore())).profile).toBe('home');
+    expect(resolveConnection({}, { RFS_PROFILE: 'home' }, await fullStore()).profile).toBe('home');
   });
 
   test('the default-marked profile wins over one named "default"', async () => {
-    expect(resolveConnection({}, {}, (await fullStore()))).toEqual({ profile: 'work', baseUrl: 'https://work.example.com', apiKey: KEY_WORK });
+    expect(resolveConnection({}, {}, await fullStore())).toEqual({
+      profile: 'work',
+      baseUrl: 'https://work.example.com',
+      apiKey: KEY_WORK,
+    });
   });
 
   test('with no default marked, the profile named "default" is used', async () => {
-    const store = (await fullStore());
+    const store = await fullStore();
     await store.remove('work'); // two left: no default is guessed
     expect(store.defaultName()).toBeUndefined();
     expect(resolveConnection({}, {}, store)).toEqual({ profile: 'default', baseUrl: 'https://default.example.com', apiKey: KEY_DEFAULT });
   });
 
   test('an empty RFS_PROFILE counts as unset', async () => {
-    expect(resolveConnection({}, { RFS_PROFILE: '' }, (await fullStore())).profile).toBe('work');
+    expect(resolveConnection({}, { RFS_PROFILE: '' }, await fullStore()).profile).toBe('work');
   });
 });
 
 describe('base URL: --base-url, then RFS_BASE_URL, then the profile, then the local sandbox', () => {
   test('the flag wins over the environment and the profile', async () => {
-    const c = resolveConnection({ baseUrl: 'https://flag.example.com' }, { RFS_BASE_URL: 'https://env.example.com' }, (await fullStore()));
+    const c = resolveConnection({ baseUrl: 'https://flag.example.com' }, { RFS_BASE_URL: 'https://env.example.com' }, await fullStore());
     expect(c.baseUrl).toBe('https://flag.example.com');
     expect(c.apiKey).toBe(KEY_WORK);
   });
 
   test('the environment wins over the profile', async () => {
-    expect(resolveConnection({}, { RFS_BASE_URL: 'https://env.example.com' }, (await fullStore())).baseUrl).toBe('https://env.example.com');
+    expect(resolveConnection({}, { RFS_BASE_URL: 'https://env.example.com' }, await fullStore()).baseUrl).toBe('https://env.example.com');
   });
 
   test('the profile is used when neither is given', async () => {
-    expect(resolveConnection({}, {}, (await fullStore())).baseUrl).toBe('https://work.example.com');
+    expect(resolveConnection({}, {}, await fullStore()).baseUrl).toBe('https://work.example.com');
   });
 
   test('with no profile at all, the sandbox default address', async () => {
@@ -97,13 +101,13 @@ describe('base URL: --base-url, then RFS_BASE_URL, then the profile, then the lo
   });
 
   test('plain http to loopback is allowed', async () => {
-    expect(resolveConnection({ baseUrl: 'http://localhost:9999' }, {}, (await fullStore())).baseUrl).toBe('http://localhost:9999');
+    expect(resolveConnection({ baseUrl: 'http://localhost:9999' }, {}, await fullStore()).baseUrl).toBe('http://localhost:9999');
   });
 });
 
 describe('API key: RFS_API_KEY, then the profile (never a flag)', () => {
   test('the environment wins over the profile, and the profile still gives the base URL', async () => {
-    expect(resolveConnection({}, { RFS_API_KEY: KEY_ENV }, (await fullStore()))).toEqual({
+    expect(resolveConnection({}, { RFS_API_KEY: KEY_ENV }, await fullStore())).toEqual({
       profile: 'work',
       baseUrl: 'https://work.example.com',
       apiKey: KEY_ENV,
@@ -111,7 +115,7 @@ describe('API key: RFS_API_KEY, then the profile (never a flag)', () => {
   });
 
   test('the profile key is used without RFS_API_KEY, and an empty RFS_API_KEY counts as unset', async () => {
-    expect(resolveConnection({ profile: 'home' }, { RFS_API_KEY: '' }, (await fullStore())).apiKey).toBe(KEY_HOME);
+    expect(resolveConnection({ profile: 'home' }, { RFS_API_KEY: '' }, await fullStore()).apiKey).toBe(KEY_HOME);
   });
 
   test('no key anywhere is exit 3 naming both ways to provide one', async () => {
@@ -143,7 +147,7 @@ describe('API key: RFS_API_KEY, then the profile (never a flag)', () => {
   });
 
   test('surrounding whitespace from a pasted key is dropped', async () => {
-    expect(resolveConnection({}, { RFS_API_KEY: `  ${KEY_ENV}\n` }, (await fullStore())).apiKey).toBe(KEY_ENV);
+    expect(resolveConnection({}, { RFS_API_KEY: `  ${KEY_ENV}\n` }, await fullStore()).apiKey).toBe(KEY_ENV);
   });
 });
 
@@ -164,7 +168,9 @@ describe('a profile asked for by name that does not exist', () => {
   });
 
   test('is fine when RFS_API_KEY provides the key', async () => {
-    expect(resolveConnection({ profile: 'ci' }, { RFS_API_KEY: KEY_ENV, RFS_BASE_URL: 'https://ci.example.com' }, (await fullStore()))).toEqual({
+    expect(
+      resolveConnection({ profile: 'ci' }, { RFS_API_KEY: KEY_ENV, RFS_BASE_URL: 'https://ci.example.com' }, await fullStore()),
+    ).toEqual({
       profile: 'ci',
       baseUrl: 'https://ci.example.com',
       apiKey: KEY_ENV,
@@ -172,7 +178,7 @@ describe('a profile asked for by name that does not exist', () => {
   });
 
   test('never prints a saved key in any of these errors', async () => {
-    const store = (await fullStore());
+    const store = await fullStore();
     const errors = [
       caught(() => resolveConnection({ profile: 'nope' }, {}, store)),
       caught(() => resolveConnection({ baseUrl: 'http://remote.example.com' }, {}, store)),

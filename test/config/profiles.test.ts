@@ -188,8 +188,12 @@ describe('profiles', () => {
   test('refuses a bad name, a key of the wrong form and plain http to a remote host, saving nothing', async () => {
     const store = openProfiles(env);
     expect(await caughtAsync(() => store.save('../etc', { baseUrl: 'https://api.example.com', apiKey: KEY_A }))).toBeInstanceOf(UsageError);
-    expect(await caughtAsync(() => store.save('__proto__', { baseUrl: 'https://api.example.com', apiKey: KEY_A }))).toBeInstanceOf(UsageError);
-    const badKey = await caughtAsync(() => store.save('x', { baseUrl: 'https://api.example.com', apiKey: 'sk_live_abcdef' })) as UsageError;
+    expect(await caughtAsync(() => store.save('__proto__', { baseUrl: 'https://api.example.com', apiKey: KEY_A }))).toBeInstanceOf(
+      UsageError,
+    );
+    const badKey = (await caughtAsync(() =>
+      store.save('x', { baseUrl: 'https://api.example.com', apiKey: 'sk_live_abcdef' }),
+    )) as UsageError;
     expect(badKey).toBeInstanceOf(UsageError);
     expect(badKey.message).not.toContain('sk_live_abcdef');
     expect(await caughtAsync(() => store.save('x', { baseUrl: 'http://api.example.com', apiKey: KEY_A }))).toBeInstanceOf(UsageError);
@@ -224,7 +228,9 @@ describe('a damaged config file', () => {
     const file = writeRaw(JSON.stringify({ profiles: { work: { baseUrl: 'https://x.example', apiKey: 42 } } }));
     const error = caught(() => openProfiles(env).get('work')) as UsageError;
     expect(error).toBeInstanceOf(UsageError);
-    expect(error.message).toMatch(new RegExp(`^the config file ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is damaged: profiles\\.work\\.apiKey: `));
+    expect(error.message).toMatch(
+      new RegExp(`^the config file ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is damaged: profiles\\.work\\.apiKey: `),
+    );
   });
 
   test('that is a JSON array is refused too', async () => {

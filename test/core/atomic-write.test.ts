@@ -49,7 +49,10 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe.each([
-  ['writeFileAtomicSync', async (file: string, data: string, mode?: number) => writeFileAtomicSync(file, data, mode === undefined ? {} : { mode })],
+  [
+    'writeFileAtomicSync',
+    async (file: string, data: string, mode?: number) => writeFileAtomicSync(file, data, mode === undefined ? {} : { mode }),
+  ],
   ['writeFileAtomic', (file: string, data: string, mode?: number) => writeFileAtomic(file, data, mode === undefined ? {} : { mode })],
 ])('%s', (_name, write) => {
   it('replaces the file, fsyncing the temporary file before the rename and the folder after it', async () => {

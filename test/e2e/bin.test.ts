@@ -64,7 +64,10 @@ describe('bin/rfs.js', () => {
     expect(JSON.parse(again.stdout)).toMatchObject({ id, syncCount: 1, replayed: true });
 
     const after = await runRfs(['recordings', 'list', '--all', '-o', 'ndjson'], { env });
-    const ids = after.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id);
+    const ids = after.stdout
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { id: string }).id);
     expect(ids).not.toContain(id);
     expect(ids).toHaveLength(new Set(ids).size);
   });
@@ -80,11 +83,14 @@ describe('bin/rfs.js', () => {
   // The bundles load undici's HTTP/2 code on first use only (scripts/lazy-requires.mjs), and
   // src/api/undici-pool.ts loads undici without its index, which on Node 22+ would load Node's
   // own copy of undici, and node:http2 with it.
-  it('answers a list without loading node:http2 or Node\'s own undici', async () => {
+  it("answers a list without loading node:http2 or Node's own undici", async () => {
     // A preload that reports, at exit, which built-in modules the process compiled.
     const probe = join(configDir, 'modules-probe.cjs');
     const { writeFileSync } = await import('node:fs');
-    writeFileSync(probe, "process.on('exit', () => process.stderr.write('\\nMODULES ' + JSON.stringify(process.moduleLoadList) + '\\n'));\n");
+    writeFileSync(
+      probe,
+      "process.on('exit', () => process.stderr.write('\\nMODULES ' + JSON.stringify(process.moduleLoadList) + '\\n'));\n",
+    );
     const r = await runRfs(['recordings', 'list', '--limit', '2'], { env: { ...env, NODE_OPTIONS: `--require ${probe}` } });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toHaveLength(2);
@@ -108,7 +114,9 @@ describe('bin/rfs.js', () => {
     const cached = existsSync(join(BUNDLE_DIR, `v8-${process.versions.v8}-${process.arch}.cache`));
     const chosen = await runRfs(args, { env: { ...env, NODE_DEBUG: 'rfs-bundle' } });
     expect(chosen.code).toBe(0);
-    expect(chosen.stderr).toMatch(cached ? /RFS-BUNDLE \d+: the CommonJS bundle, code cache accepted/ : /RFS-BUNDLE \d+: no code cache for V8 \S+: the ES module build/);
+    expect(chosen.stderr).toMatch(
+      cached ? /RFS-BUNDLE \d+: the CommonJS bundle, code cache accepted/ : /RFS-BUNDLE \d+: no code cache for V8 \S+: the ES module build/,
+    );
     const modules = await runRfs(args, { env: { ...env, NODE_DEBUG: 'rfs-bundle', NODE_DISABLE_COMPILE_CACHE: '1' } });
     expect(modules.code).toBe(0);
     expect(modules.stderr).toMatch(/RFS-BUNDLE \d+: NODE_DISABLE_COMPILE_CACHE is set: the ES module build/);

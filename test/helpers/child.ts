@@ -14,7 +14,10 @@ export interface Finished {
 
 export function runRfs(args: string[], o: { env?: NodeJS.ProcessEnv; stdin?: string; timeoutMs?: number } = {}): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [RFS_BIN, ...args], { env: { PATH: process.env.PATH, ...o.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [RFS_BIN, ...args], {
+      env: { PATH: process.env.PATH, ...o.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));

@@ -24,7 +24,12 @@ export function page(items: unknown[], nextCursor: string | null, limit = 50): R
   return { data: items, meta: { count: items.length, limit, hasMore: nextCursor !== null, nextCursor } };
 }
 
-export function problem(status: number, code: string, title: string, requestId = 'req_test'): {
+export function problem(
+  status: number,
+  code: string,
+  title: string,
+  requestId = 'req_test',
+): {
   status: number;
   headers: Record<string, string>;
   body: Record<string, unknown>;

@@ -29,9 +29,7 @@ const linux = process.platform === 'linux';
 export const LINUX: Requirement = { met: linux, reason: `needs Linux (this is ${process.platform})` };
 
 /** A real terminal: a private tmux server, watched through /proc. */
-export const TMUX: Requirement = linux
-  ? { met: onPath('tmux'), reason: 'needs tmux on PATH (apt-get install tmux)' }
-  : LINUX;
+export const TMUX: Requirement = linux ? { met: onPath('tmux'), reason: 'needs tmux on PATH (apt-get install tmux)' } : LINUX;
 
 /** The single executable is built for, and runs on, Linux x64 only. */
 export const LINUX_X64: Requirement = {

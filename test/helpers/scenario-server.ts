@@ -127,7 +127,8 @@ export async function startScenarioServer(): Promise<ScenarioServer> {
 
   const problemsNow = (): string[] => {
     const problems = [...failures];
-    if (pending.length > 0) problems.push(`${pending.length} queued response(s) never requested: ${pending.map(describeScript).join(', ')}`);
+    if (pending.length > 0)
+      problems.push(`${pending.length} queued response(s) never requested: ${pending.map(describeScript).join(', ')}`);
     return problems;
   };
   const scenario: ScenarioServer = {
@@ -180,7 +181,8 @@ export async function closedPort(): Promise<number> {
 function describeMismatch(script: ScriptedResponse, record: RecordedRequest): string | undefined {
   const want = script.expect;
   if (!want) return undefined;
-  if (want.method !== undefined && want.method !== record.method) return `expected method ${want.method}, got ${record.method} ${record.url}`;
+  if (want.method !== undefined && want.method !== record.method)
+    return `expected method ${want.method}, got ${record.method} ${record.url}`;
   if (want.url !== undefined) {
     const matches = typeof want.url === 'string' ? want.url === record.url : want.url.test(record.url);
     if (!matches) return `expected url ${String(want.url)}, got ${record.url}`;

@@ -38,7 +38,12 @@ async function fileFrom(stdin: Readable, extra: string[] = []) {
   const t = bufferIO({ env: { RFS_CONFIG_DIR: configDir, RFS_API_KEY: h.keys.admin, RFS_BASE_URL: h.base } });
   t.io.stdin = stdin;
   const code = await runCli(['file', '--from', '-', '--provider', 'crm', '-o', 'ndjson', ...extra], t.io, { clock: fakeTime().clock });
-  const results = t.stdout().trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
+  const results = t
+    .stdout()
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, any>);
   return { code, results, stderr: t.stderr() };
 }
 
@@ -59,7 +64,13 @@ describe('file --from - with hostile lines', () => {
   it('reports a 10 MB line as too long, reading at most 1 MiB of it, and files the lines around it', async () => {
     const [a, b] = take(2) as [string, string];
     const huge = Buffer.alloc(10 * 1024 * 1024, 0x61);
-    const input = Buffer.concat([Buffer.from(line(a, 'BIG-A')), Buffer.from(`{"id":"${a}","externalId":"`), huge, Buffer.from('"}\n'), Buffer.from(line(b, 'BIG-B'))]);
+    const input = Buffer.concat([
+      Buffer.from(line(a, 'BIG-A')),
+      Buffer.from(`{"id":"${a}","externalId":"`),
+      huge,
+      Buffer.from('"}\n'),
+      Buffer.from(line(b, 'BIG-B')),
+    ]);
     const before = process.memoryUsage().rss;
     let peak = before;
     const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
@@ -69,7 +80,17 @@ describe('file --from - with hostile lines', () => {
     expect(run.code).toBe(8);
     expect(run.results).toEqual([
       { line: 1, id: a, ok: true, replayed: false, syncCount: 1 },
-      { line: 2, id: null, ok: false, error: { status: null, code: 'INVALID_LINE', title: `the line is ${`{"id":"${a}","externalId":"`.length + huge.length + 2} bytes long; at most ${MAX_LINE_BYTES} are read`, requestId: null } },
+      {
+        line: 2,
+        id: null,
+        ok: false,
+        error: {
+          status: null,
+          code: 'INVALID_LINE',
+          title: `the line is ${`{"id":"${a}","externalId":"`.length + huge.length + 2} bytes long; at most ${MAX_LINE_BYTES} are read`,
+          requestId: null,
+        },
+      },
       { line: 3, id: b, ok: true, replayed: false, syncCount: 1 },
     ]);
     expect(run.stderr).toBe('2 filed, 1 failed\n');
@@ -91,7 +112,9 @@ describe('file --from - with hostile lines', () => {
 
   it('reads lines split anywhere between chunks: one byte at a time, through a multi-byte character and a CRLF', async () => {
     const [a, b] = take(2) as [string, string];
-    const input = Buffer.from(`\uFEFF${line(a, 'ÉTÉ-€-😀', ',"metadata":{"note":"naïve ✓"}').replace('\n', '\r\n')}\r\n${line(b, 'SPLIT-B').replace('\n', '\r\n')}`);
+    const input = Buffer.from(
+      `\uFEFF${line(a, 'ÉTÉ-€-😀', ',"metadata":{"note":"naïve ✓"}').replace('\n', '\r\n')}\r\n${line(b, 'SPLIT-B').replace('\n', '\r\n')}`,
+    );
     const run = await fileFrom(chunked(input, 1));
     expect(run.code).toBe(0);
     expect(run.results).toEqual([
@@ -130,14 +153,19 @@ describe('file --from - with hostile lines', () => {
     expect(run.stderr).toMatch(/^3 filed, 3 failed, 1 blank line skipped\n$/);
   });
 
-  it('reports, as the line\'s own error, metadata nested too deep to send, and files the rest', async () => {
+  it("reports, as the line's own error, metadata nested too deep to send, and files the rest", async () => {
     const [a, b] = take(2) as [string, string];
     const depth = 100_000;
     const deep = `{"id":"${a}","externalId":"DEEP-A","metadata":{"x":${'['.repeat(depth)}${']'.repeat(depth)}}}\n`;
     const run = await fileFrom(Readable.from([Buffer.from(deep + line(b, 'DEEP-B'))]));
     expect(run.code).toBe(8);
     expect(run.results).toEqual([
-      { line: 1, id: null, ok: false, error: { status: null, code: 'INVALID_LINE', title: 'the line is nested more than 256 levels deep', requestId: null } },
+      {
+        line: 1,
+        id: null,
+        ok: false,
+        error: { status: null, code: 'INVALID_LINE', title: 'the line is nested more than 256 levels deep', requestId: null },
+      },
       { line: 2, id: b, ok: true, replayed: false, syncCount: 1 },
     ]);
     expect(await syncCount(a)).toBe(0);

@@ -64,7 +64,11 @@ describe('Ctrl-C during recordings list --all', () => {
 
       const rest = cli(['recordings', 'list', '--all', '--limit', '3', '-o', 'ndjson', '--cursor', cursor as string], h.base);
       expect(await rest.running).toBe(0);
-      const resumed = rest.t.stdout().trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id);
+      const resumed = rest.t
+        .stdout()
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { id: string }).id);
       expect([...printed, ...resumed]).toEqual(whole);
     } finally {
       await proxy.close();
@@ -79,7 +83,13 @@ describe('Ctrl-C during recordings list --all', () => {
       const { code } = await interrupt(run);
       expect(code).toBe(130);
       expect(run.t.stdout().endsWith('\n')).toBe(true);
-      expect(run.t.stdout().trim().split('\n').map((l) => JSON.parse(l) as unknown)).toHaveLength(4);
+      expect(
+        run.t
+          .stdout()
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as unknown),
+      ).toHaveLength(4);
       expect(run.t.stderr()).toMatch(/resume with: --cursor \S+/);
     } finally {
       await proxy.close();
@@ -91,7 +101,11 @@ describe('Ctrl-C during recordings list --all', () => {
     try {
       server.queue(
         { body: page([recording(1), recording(2)], 'cursor-of-page-2', 2) },
-        { status: 503, headers: { 'retry-after': '60', 'content-type': 'application/problem+json' }, body: { title: 'busy', status: 503, code: 'INTERNAL_ERROR' } },
+        {
+          status: 503,
+          headers: { 'retry-after': '60', 'content-type': 'application/problem+json' },
+          body: { title: 'busy', status: 503, code: 'INTERNAL_ERROR' },
+        },
       );
       const run = cli(['recordings', 'list', '--all', '--limit', '2', '-o', 'json'], server.url, undefined, 'service_pk_interrupt0000');
       await eventually(async () => (server.requests.length === 2 ? true : undefined));
@@ -120,7 +134,13 @@ describe('Ctrl-C during file --from', () => {
       const { code, ms } = await interrupt(run);
       expect(code).toBe(130);
       expect(ms).toBeLessThan(1_000);
-      expect(run.t.stdout().trim().split('\n').map((l) => JSON.parse(l) as unknown)).toEqual([{ line: 1, id: a, ok: true, replayed: false, syncCount: 1 }]);
+      expect(
+        run.t
+          .stdout()
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as unknown),
+      ).toEqual([{ line: 1, id: a, ok: true, replayed: false, syncCount: 1 }]);
       expect(run.t.stderr()).toBe(
         '1 filed, 0 failed; interrupted while filing line 2 (it may have been recorded; filing it again is safe, filings are idempotent); lines after 2 were not processed\n',
       );
@@ -142,7 +162,11 @@ describe('Ctrl-C during deliveries replay --all-failed', () => {
     const receiver = await startReceiver();
     try {
       receiver.respond(500);
-      const created = await h.api('/webhooks', { method: 'POST', body: { url: receiver.url, events: ['recording.completed'] }, headers: { 'idempotency-key': 'hostile-interrupt-1' } });
+      const created = await h.api('/webhooks', {
+        method: 'POST',
+        body: { url: receiver.url, events: ['recording.completed'] },
+        headers: { 'idempotency-key': 'hostile-interrupt-1' },
+      });
       expect(created.status).toBe(201);
       for (let i = 0; i < 3; i++) {
         const rec = await h.control('/recordings', { title: `interrupt ${i}` });
@@ -165,8 +189,16 @@ describe('Ctrl-C during deliveries replay --all-failed', () => {
         expect(code).toBe(130);
         expect(ms).toBeLessThan(1_000);
         const [first, second, third] = failed as [string, string, string];
-        expect(run.t.stdout().trim().split('\n').map((l) => JSON.parse(l) as unknown)).toEqual([{ id: first, ok: true, status: 'PENDING' }]);
-        expect(run.t.stderr()).toBe(`1 replayed, 0 failed; interrupted while replaying ${second} (it may have been queued); not replayed: ${third}\n`);
+        expect(
+          run.t
+            .stdout()
+            .trim()
+            .split('\n')
+            .map((l) => JSON.parse(l) as unknown),
+        ).toEqual([{ id: first, ok: true, status: 'PENDING' }]);
+        expect(run.t.stderr()).toBe(
+          `1 replayed, 0 failed; interrupted while replaying ${second} (it may have been queued); not replayed: ${third}\n`,
+        );
         // The held replay never reached the sandbox: the two not replayed are still FAILED.
         const stillFailed = (await h.api('/webhooks/deliveries?status=FAILED')).json.data.map((d: { id: string }) => d.id);
         expect(stillFailed).toEqual(expect.arrayContaining([second, third]));

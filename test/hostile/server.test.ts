@@ -53,7 +53,14 @@ async function rfs(argv: string[], base = server.url): Promise<Run> {
   const started = performance.now();
   const code = await runCli(argv, t.io, { clock: time.clock });
   const bytes = Buffer.concat(raw);
-  return { code, stdout: bytes.toString('utf8'), stdoutBytes: bytes, stderr: t.stderr(), ms: performance.now() - started, waits: time.waits };
+  return {
+    code,
+    stdout: bytes.toString('utf8'),
+    stdoutBytes: bytes,
+    stderr: t.stderr(),
+    ms: performance.now() - started,
+    waits: time.waits,
+  };
 }
 
 /** What every failing run must hold: one error line first, no stack trace, no key, no markup. */
@@ -65,7 +72,8 @@ function expectCleanFailure(run: Run, firstLine: RegExp): void {
   expect(run.stderr).not.toContain('this is a bug in rfs');
 }
 
-const html = (title: string) => `<!DOCTYPE html><html><head><title>${title}</title></head><body><h1>${title}</h1><p>nginx</p></body></html>`;
+const html = (title: string) =>
+  `<!DOCTYPE html><html><head><title>${title}</title></head><body><h1>${title}</h1><p>nginx</p></body></html>`;
 
 describe('error pages that are not problem details', () => {
   it('a proxy HTML 502 page exits 6 after the retries, naming the status and not the HTML', async () => {
@@ -112,10 +120,17 @@ describe('error pages that are not problem details', () => {
   }, 10_000);
 
   it('a problem body that echoes the API key and holds terminal escapes is printed redacted and escaped', async () => {
-    server.queue({ status: 403, headers: { 'content-type': 'application/problem+json' }, body: { title: `key ${KEY} refused \x1b[2J\x1b]0;owned\x07`, status: 403, code: 'UNAUTHORIZED\u202e', requestId: `req_${KEY}` } });
+    server.queue({
+      status: 403,
+      headers: { 'content-type': 'application/problem+json' },
+      body: { title: `key ${KEY} refused \x1b[2J\x1b]0;owned\x07`, status: 403, code: 'UNAUTHORIZED\u202e', requestId: `req_${KEY}` },
+    });
     const run = await rfs(['recordings', 'get', 'rec_1', '-o', 'json']);
     expect(run.code).toBe(3);
-    expectCleanFailure(run, /^error: key service_pk_…cdef refused \\x1b\[2J\\x1b\]0;owned\\x07 \(UNAUTHORIZED\\u202e, HTTP 403, request req_service_pk_…cdef\)$/);
+    expectCleanFailure(
+      run,
+      /^error: key service_pk_…cdef refused \\x1b\[2J\\x1b\]0;owned\\x07 \(UNAUTHORIZED\\u202e, HTTP 403, request req_service_pk_…cdef\)$/,
+    );
     expect(run.stderr).not.toMatch(/[\x1b\x07\u202e]/);
   });
 
@@ -154,7 +169,10 @@ describe('broken success answers', () => {
     try {
       const run = await rfs(['recordings', 'list', '--max-retries', '1'], raw.url);
       expect(run.code).toBe(6);
-      expectCleanFailure(run, /^error: GET \/api\/v1\/recordings\?.*: connection closed by the server \(UND_ERR_SOCKET\) at 127\.0\.0\.1:\d+; gave up after 2 attempts$/);
+      expectCleanFailure(
+        run,
+        /^error: GET \/api\/v1\/recordings\?.*: connection closed by the server \(UND_ERR_SOCKET\) at 127\.0\.0\.1:\d+; gave up after 2 attempts$/,
+      );
       expect(raw.connections()).toBe(2);
     } finally {
       await raw.close();
@@ -185,7 +203,10 @@ describe('broken success answers', () => {
   }, 20_000);
 
   it('a 50 MB body announced by content-length exits 7 without reading it', async () => {
-    server.queue({ headers: { 'content-type': 'application/json', 'content-length': String(50 * 1024 * 1024) }, streamBytes: 50 * 1024 * 1024 });
+    server.queue({
+      headers: { 'content-type': 'application/json', 'content-length': String(50 * 1024 * 1024) },
+      streamBytes: 50 * 1024 * 1024,
+    });
     const memory = watchMemory();
     const run = await rfs(['recordings', 'get', 'rec_1']);
     const grewBy = memory.stop();
@@ -218,7 +239,7 @@ describe('broken success answers', () => {
     expect(table.stderr).toBe('');
   });
 
-  it('lone surrogates escaped in a 200 answer\'s JSON strings print as valid UTF-8 in every format', async () => {
+  it("lone surrogates escaped in a 200 answer's JSON strings print as valid UTF-8 in every format", async () => {
     const body = JSON.stringify(page([recording(1, { title: 'x' })], null)).replace('"title":"x"', '"title":"a\\ud800b\\udfffc"');
     for (let i = 0; i < 3; i++) server.queue({ headers: { 'content-type': 'application/json' }, body });
     const fatal = new TextDecoder('utf-8', { fatal: true });
@@ -259,7 +280,10 @@ describe('answers that never end, and waits that are too long', () => {
     server.queue({ headers: { 'content-type': 'application/json' }, body: '{"data":[', endless: true });
     const run = await rfs(['recordings', 'list', '--timeout', '1', '--max-retries', '0']);
     expect(run.code).toBe(6);
-    expectCleanFailure(run, /^error: GET \/api\/v1\/recordings\?.*: no complete answer from 127\.0\.0\.1:\d+ within 1 s; gave up after 1 attempt$/);
+    expectCleanFailure(
+      run,
+      /^error: GET \/api\/v1\/recordings\?.*: no complete answer from 127\.0\.0\.1:\d+ within 1 s; gave up after 1 attempt$/,
+    );
     expect(run.stderr).toContain('raise --timeout');
     expect(run.ms).toBeGreaterThanOrEqual(900);
     expect(run.ms).toBeLessThan(3_000);
@@ -316,7 +340,10 @@ describe('answers that are not HTTP as rfs can read it', () => {
   });
 
   it('a status outside the contract (299, 999) is handled without a crash', async () => {
-    server.queue({ status: 299, body: page([recording(1)], null) }, { status: 999, headers: { 'content-type': 'text/plain' }, body: 'huh' });
+    server.queue(
+      { status: 299, body: page([recording(1)], null) },
+      { status: 999, headers: { 'content-type': 'text/plain' }, body: 'huh' },
+    );
     const ok = await rfs(['recordings', 'list', '-o', 'ndjson']);
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ id: 'rec_0001' });
@@ -405,7 +432,9 @@ async function startStreamingChild(bytes: number): Promise<{ url: string; finish
 }
 
 /** A TCP server on 127.0.0.1:0 that answers each connection with whatever `onConnection` writes. */
-async function startRawServer(onConnection: (socket: Socket) => void): Promise<{ url: string; connections: () => number; close: () => Promise<void> }> {
+async function startRawServer(
+  onConnection: (socket: Socket) => void,
+): Promise<{ url: string; connections: () => number; close: () => Promise<void> }> {
   const sockets = new Set<Socket>();
   let count = 0;
   const tcp: Server = createServer((socket) => {

@@ -207,7 +207,15 @@ describe('writeResource', () => {
   const value = { id: 'rec_1', title: 'T\u202e', client: null };
   const view = {
     color: false,
-    sections: (v: typeof value) => [{ rows: [{ label: 'ID', value: v.id }, { label: 'Title', value: v.title }, { label: 'Client', value: v.client }] }],
+    sections: (v: typeof value) => [
+      {
+        rows: [
+          { label: 'ID', value: v.id },
+          { label: 'Title', value: v.title },
+          { label: 'Client', value: v.client },
+        ],
+      },
+    ],
   };
 
   test('prints the object as indented JSON', async () => {

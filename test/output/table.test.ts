@@ -69,9 +69,16 @@ describe('renderTable', () => {
       { header: 'A', value: (r) => r.a, maxWidth: 6 },
       { header: 'COUNT', value: (r) => r.n, align: 'right' },
     ];
-    expect(renderTable(cols, [{ a: 'abcdefghij', n: 7 }, { a: 'xy', n: 1234 }], { color: false, width: 80 })).toBe(
-      'A       COUNT\nabcde…      7\nxy       1234\n',
-    );
+    expect(
+      renderTable(
+        cols,
+        [
+          { a: 'abcdefghij', n: 7 },
+          { a: 'xy', n: 1234 },
+        ],
+        { color: false, width: 80 },
+      ),
+    ).toBe('A       COUNT\nabcde…      7\nxy       1234\n');
   });
 
   test('neutralises escape sequences from server text in cells', () => {
@@ -128,7 +135,10 @@ describe('renderTable', () => {
       const text = renderTable(columns.slice(0, 3), wide, { color, width: 40 });
       for (const line of text.trimEnd().split('\n')) expect(stringWidth(line), JSON.stringify(line)).toBeLessThanOrEqual(40);
       // The columns line up: STATUS starts at the same cell on every line.
-      const starts = text.trimEnd().split('\n').map((line) => stringWidth(line.replace(/(COMPLETED|DRAFT|STATUS).*$/, '')));
+      const starts = text
+        .trimEnd()
+        .split('\n')
+        .map((line) => stringWidth(line.replace(/(COMPLETED|DRAFT|STATUS).*$/, '')));
       expect(new Set(starts).size).toBe(1);
       // Flexible TITLE was cut, not left out.
       expect(text).toContain('…');
@@ -147,7 +157,14 @@ describe('renderKeyValue', () => {
   test('aligns labels, indents sections and text blocks, and marks missing values', () => {
     const text = renderKeyValue(
       [
-        { rows: [{ label: 'ID', value: 'rec_1' }, { label: 'Sync count', value: 2 }, { label: 'Client', value: null }, { label: 'Events', value: ['a', 'b'] }] },
+        {
+          rows: [
+            { label: 'ID', value: 'rec_1' },
+            { label: 'Sync count', value: 2 },
+            { label: 'Client', value: null },
+            { label: 'Events', value: ['a', 'b'] },
+          ],
+        },
         {
           heading: 'Notes',
           rows: [
@@ -189,7 +206,13 @@ describe('renderKeyValue', () => {
   test('neutralises escape sequences in values, labels, headings and text blocks', () => {
     const text = renderKeyValue(
       [
-        { heading: 'Doc \u202e', rows: [{ label: 'Title\x07', value: 'x\x1b]0;pwned\x07' }, { label: 'Body', text: 'a\x1b[2J\nb\u009b31m\rc' }] },
+        {
+          heading: 'Doc \u202e',
+          rows: [
+            { label: 'Title\x07', value: 'x\x1b]0;pwned\x07' },
+            { label: 'Body', text: 'a\x1b[2J\nb\u009b31m\rc' },
+          ],
+        },
         { rows: [{ label: 'Meta', value: { k: 'v\u009b\x1b' } }] },
       ],
       { color: false },

@@ -60,22 +60,32 @@ describe('parseWhen', () => {
     expect(parseWhen(input, NOW)).toBe(expected);
   });
 
-  test.each(['yesterday', '7', '7w', '-5m', '1.5h', 'March 7', '2026-02-30', '2026-13-01', '2026-11-01T25:00:00Z', '', '99999999999d', '999999999d'])(
-    'refuses %j with a usage error naming the accepted forms',
-    (input) => {
-      let caught: unknown;
-      try {
-        parseWhen(input, NOW);
-      } catch (error) {
-        caught = error;
-      }
-      expect(caught).toBeInstanceOf(UsageError);
-      expect((caught as UsageError).exitCode).toBe(2);
-      expect((caught as UsageError).message).toContain('--updated-since');
-      expect((caught as UsageError).message).toContain('ISO 8601');
-      expect((caught as UsageError).message).toContain('90s, 15m, 24h, 7d');
-    },
-  );
+  test.each([
+    'yesterday',
+    '7',
+    '7w',
+    '-5m',
+    '1.5h',
+    'March 7',
+    '2026-02-30',
+    '2026-13-01',
+    '2026-11-01T25:00:00Z',
+    '',
+    '99999999999d',
+    '999999999d',
+  ])('refuses %j with a usage error naming the accepted forms', (input) => {
+    let caught: unknown;
+    try {
+      parseWhen(input, NOW);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(UsageError);
+    expect((caught as UsageError).exitCode).toBe(2);
+    expect((caught as UsageError).message).toContain('--updated-since');
+    expect((caught as UsageError).message).toContain('ISO 8601');
+    expect((caught as UsageError).message).toContain('90s, 15m, 24h, 7d');
+  });
 
   test('names the flag it was given and never echoes control characters', () => {
     expect(() => parseWhen('x\x1b[2J', NOW, '--since')).toThrow('invalid --since value "x\\x1b[2J"');

@@ -75,7 +75,10 @@ describe('rfs/sandbox, imported by its name', () => {
     const ours = loaded.filter((u) => !u.startsWith('node:') && !u.endsWith('/hooks.mjs') && !u.endsWith('/register.mjs'));
     // The integration itself, and the library as one file found through `exports`: nothing else.
     expect(ours).toEqual([pathToFileURL(join(dir, 'integration.mjs')).href, pathToFileURL(LIBRARY).href]);
-    for (const url of loaded) expect(url).not.toMatch(/\/src\/(cli|commands)\/|dist\/main\.js|dist\/chunks\/|node_modules\/(commander|chalk|ora|@inquirer|conf|undici|cli-table3)\//);
+    for (const url of loaded)
+      expect(url).not.toMatch(
+        /\/src\/(cli|commands)\/|dist\/main\.js|dist\/chunks\/|node_modules\/(commander|chalk|ora|@inquirer|conf|undici|cli-table3)\//,
+      );
   });
 
   it('ships type declarations: the control methods are typed, and misuse does not compile', async () => {
@@ -104,8 +107,22 @@ export { status, seed, title, isError, port };
 `,
     );
     const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-    const args = ['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', 'node', 'typed.ts'];
-    const result = await run(process.execPath, [tsc, ...args], { cwd: dir, timeout: 60_000 }).catch((error: { stdout: string; code: number }) => error);
+    const args = [
+      '--noEmit',
+      '--strict',
+      '--target',
+      'es2022',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--types',
+      'node',
+      'typed.ts',
+    ];
+    const result = await run(process.execPath, [tsc, ...args], { cwd: dir, timeout: 60_000 }).catch(
+      (error: { stdout: string; code: number }) => error,
+    );
     expect('stdout' in result ? result.stdout : '').toBe('');
   }, 90_000);
 
@@ -114,7 +131,11 @@ export { status, seed, title, isError, port };
     await mkdir(example);
     await writeFile(join(example, 'sandbox.test.ts'), await readFile(join(ROOT, 'examples', 'sandbox-in-vitest.test.ts'), 'utf8'));
     const vitest = join(dir, 'node_modules', 'vitest', 'vitest.mjs');
-    const { stdout } = await run(process.execPath, [vitest, 'run', '--root', example, '--reporter', 'json'], { cwd: dir, timeout: 60_000, env: { PATH: process.env.PATH } });
+    const { stdout } = await run(process.execPath, [vitest, 'run', '--root', example, '--reporter', 'json'], {
+      cwd: dir,
+      timeout: 60_000,
+      env: { PATH: process.env.PATH },
+    });
     const report = JSON.parse(stdout.slice(stdout.indexOf('{')));
     expect({ passed: report.numPassedTests, failed: report.numFailedTests }).toEqual({ passed: 2, failed: 0 });
   }, 90_000);

@@ -39,7 +39,11 @@ function track(child: ChildProcess): ChildProcess {
   return child;
 }
 
-function runProcess(file: string, args: string[], o: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string; timeoutMs?: number } = {}): Promise<Finished> {
+function runProcess(
+  file: string,
+  args: string[],
+  o: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string; timeoutMs?: number } = {},
+): Promise<Finished> {
   return new Promise((done, fail) => {
     const child = track(spawn(file, args, { cwd: o.cwd, env: o.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] }));
     let stdout = '';
@@ -79,7 +83,10 @@ async function isFresh(file: string): Promise<boolean> {
 }
 
 async function packageTo(args: string[]): Promise<void> {
-  const built = await runProcess(process.execPath, [join(ROOT, 'scripts', 'package.mjs'), ...args], { cwd: ROOT, timeoutMs: BUILD_TIMEOUT_MS - 10_000 });
+  const built = await runProcess(process.execPath, [join(ROOT, 'scripts', 'package.mjs'), ...args], {
+    cwd: ROOT,
+    timeoutMs: BUILD_TIMEOUT_MS - 10_000,
+  });
   if (built.code !== 0) throw new Error(`scripts/package.mjs failed (${built.code ?? built.signal}):\n${built.stdout}${built.stderr}`);
 }
 
@@ -132,43 +139,71 @@ describe.skipIf(!LINUX_X64.met)(needs(LINUX_X64, 'the single executable, alone i
     expect(((await stat(exe)).mode & 0o777).toString(8)).toBe('755');
   });
 
-  it('prints the version of package.json, and nothing on stderr', async () => {
-    const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
-    const result = await rfs(['--version']);
-    expect(result).toMatchObject({ code: 0, stdout: `${pkg.version}\n`, stderr: '' });
-  }, STEP_TIMEOUT_MS);
+  it(
+    'prints the version of package.json, and nothing on stderr',
+    async () => {
+      const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+      const result = await rfs(['--version']);
+      expect(result).toMatchObject({ code: 0, stdout: `${pkg.version}\n`, stderr: '' });
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  it('prints the help of the whole command tree', async () => {
-    const result = await rfs(['--help']);
-    expect(result.code).toBe(0);
-    expect(result.stderr).toBe('');
-    expect(result.stdout).toMatch(/^Usage: rfs /);
-    for (const command of ['auth', 'recordings', 'file', 'webhooks', 'deliveries', 'verify-signature', 'sync', 'completion', 'sandbox']) {
-      expect(result.stdout).toContain(command);
-    }
-  }, STEP_TIMEOUT_MS);
+  it(
+    'prints the help of the whole command tree',
+    async () => {
+      const result = await rfs(['--help']);
+      expect(result.code).toBe(0);
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toMatch(/^Usage: rfs /);
+      for (const command of ['auth', 'recordings', 'file', 'webhooks', 'deliveries', 'verify-signature', 'sync', 'completion', 'sandbox']) {
+        expect(result.stdout).toContain(command);
+      }
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  it('prints a bash completion script', async () => {
-    const result = await rfs(['completion', 'bash']);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toContain('complete -F');
-    expect(result.stdout).toContain('recordings');
-  }, STEP_TIMEOUT_MS);
+  it(
+    'prints a bash completion script',
+    async () => {
+      const result = await rfs(['completion', 'bash']);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('complete -F');
+      expect(result.stdout).toContain('recordings');
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  it('verifies the signed vector of the spec', async () => {
-    const args = ['verify-signature', '--timestamp', VECTOR.timestamp, '--signature', VECTOR.signature, '--now', VECTOR.timestamp, '-o', 'json'];
-    const valid = await rfs(args, VECTOR.body, { RFS_WEBHOOK_SECRET: VECTOR.secret });
-    expect(valid.code).toBe(0);
-    expect(JSON.parse(valid.stdout)).toEqual({ valid: true, reason: null, ageSeconds: 0 });
-    const tampered = await rfs(args, VECTOR.body.replace('evt_1', 'evt_2'), { RFS_WEBHOOK_SECRET: VECTOR.secret });
-    expect(tampered.code).toBe(1);
-    expect(JSON.parse(tampered.stdout)).toMatchObject({ valid: false, reason: 'mismatch' });
-  }, STEP_TIMEOUT_MS);
+  it(
+    'verifies the signed vector of the spec',
+    async () => {
+      const args = [
+        'verify-signature',
+        '--timestamp',
+        VECTOR.timestamp,
+        '--signature',
+        VECTOR.signature,
+        '--now',
+        VECTOR.timestamp,
+        '-o',
+        'json',
+      ];
+      const valid = await rfs(args, VECTOR.body, { RFS_WEBHOOK_SECRET: VECTOR.secret });
+      expect(valid.code).toBe(0);
+      expect(JSON.parse(valid.stdout)).toEqual({ valid: true, reason: null, ageSeconds: 0 });
+      const tampered = await rfs(args, VECTOR.body.replace('evt_1', 'evt_2'), { RFS_WEBHOOK_SECRET: VECTOR.secret });
+      expect(tampered.code).toBe(1);
+      expect(JSON.parse(tampered.stdout)).toMatchObject({ valid: false, reason: 'mismatch' });
+    },
+    STEP_TIMEOUT_MS,
+  );
 
   it(
     'serves the sandbox and lists, fetches and files a recording against it, then stops on SIGTERM',
     async () => {
-      const child = track(spawn(exe, ['sandbox', '--host', '127.0.0.1', '--port', '0', '--seed', '7'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] }));
+      const child = track(
+        spawn(exe, ['sandbox', '--host', '127.0.0.1', '--port', '0', '--seed', '7'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] }),
+      );
       sandbox = child;
       let stderr = '';
       child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));

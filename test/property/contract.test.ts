@@ -20,16 +20,55 @@ import {
 } from '../../src/shared/schemas.js';
 import { page, paths, recording, replaceAt } from '../helpers/fixtures.js';
 
-const block = { id: 'blk_1', templateName: 'Note', templateId: 'tpl_1', schemaVersion: 1, contentRevision: 2, sortOrder: 0, createdAt: '2026-11-20T09:00:00.000Z', contentText: 'hello', contentStatus: 'available', contentJson: { type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'hello' }] }] } };
+const block = {
+  id: 'blk_1',
+  templateName: 'Note',
+  templateId: 'tpl_1',
+  schemaVersion: 1,
+  contentRevision: 2,
+  sortOrder: 0,
+  createdAt: '2026-11-20T09:00:00.000Z',
+  contentText: 'hello',
+  contentStatus: 'available',
+  contentJson: { type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'hello' }] }] },
+};
 const detail = { ...recording(1), notes: [block], documents: [block], transcript: 'Speaker 1: hello' };
 
 /** Each response schema the client checks, with one answer that passes it. */
 const SCHEMAS: [string, core.$ZodType<unknown>, unknown][] = [
   ['RecordingList', RecordingList, page([recording(1), recording(2, { notes: [block] })], 'c2')],
   ['RecordingResponse', RecordingResponse, { data: detail }],
-  ['FilingResponse', FilingResponse, { data: { id: 'rec_1', lastSyncedAt: '2026-11-22T10:00:00Z', syncCount: 1, syncMetadata: { provider: 'crm', externalId: 'X', filedAt: '2026-11-22T10:00:00Z', metadata: { a: [1] } } }, meta: { replayed: false } }],
-  ['WebhookCreateResponse', WebhookCreateResponse, { data: { id: 'wh_1', url: 'https://h.example.com', events: ['recording.completed'], secret: 'whsec_x', createdAt: '2026-11-22T10:00:00Z' } }],
-  ['WebhookList', WebhookList, { data: [{ id: 'wh_1', url: 'https://h.example.com', events: ['recording.completed'] }], meta: { hasMore: false, nextCursor: null } }],
+  [
+    'FilingResponse',
+    FilingResponse,
+    {
+      data: {
+        id: 'rec_1',
+        lastSyncedAt: '2026-11-22T10:00:00Z',
+        syncCount: 1,
+        syncMetadata: { provider: 'crm', externalId: 'X', filedAt: '2026-11-22T10:00:00Z', metadata: { a: [1] } },
+      },
+      meta: { replayed: false },
+    },
+  ],
+  [
+    'WebhookCreateResponse',
+    WebhookCreateResponse,
+    {
+      data: {
+        id: 'wh_1',
+        url: 'https://h.example.com',
+        events: ['recording.completed'],
+        secret: 'whsec_x',
+        createdAt: '2026-11-22T10:00:00Z',
+      },
+    },
+  ],
+  [
+    'WebhookList',
+    WebhookList,
+    { data: [{ id: 'wh_1', url: 'https://h.example.com', events: ['recording.completed'] }], meta: { hasMore: false, nextCursor: null } },
+  ],
   ['DeliveryList', DeliveryList, { data: [{ id: 'dlv_1', status: 'FAILED', subscriptionId: 'wh_1' }] }],
   ['ReplayResponse', ReplayResponse, { data: { id: 'dlv_1', status: 'PENDING' } }],
 ];
@@ -126,7 +165,12 @@ describe('error answers (property)', () => {
   it('become an ApiError ruled by the HTTP status, whatever the body says', () => {
     const body = fc.oneof(
       fc.jsonValue().map((v) => Buffer.from(JSON.stringify(v) ?? 'null')),
-      fc.record({ title: fc.string({ maxLength: 2000 }), status: fc.integer(), code: fc.string({ maxLength: 500 }), requestId: fc.string() }, { requiredKeys: [] }).map((v) => Buffer.from(JSON.stringify(v))),
+      fc
+        .record(
+          { title: fc.string({ maxLength: 2000 }), status: fc.integer(), code: fc.string({ maxLength: 500 }), requestId: fc.string() },
+          { requiredKeys: [] },
+        )
+        .map((v) => Buffer.from(JSON.stringify(v))),
       fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b)),
       fc.constant(undefined),
     );

@@ -15,7 +15,10 @@ const codec = new CursorCodec(randomBytes(32), TTL, () => NOW);
 
 // Ids as the sandbox makes them, and arbitrary well-formed text (a cursor holds at most 512
 // characters, so an id beyond about 340 UTF-8 bytes cannot be carried; ids are far shorter).
-const id = fc.oneof(fc.stringMatching(/^rec_[0-9a-z]{8,24}$/), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 60 }).filter((s) => Buffer.byteLength(s) <= 300));
+const id = fc.oneof(
+  fc.stringMatching(/^rec_[0-9a-z]{8,24}$/),
+  fc.string({ unit: 'grapheme', minLength: 1, maxLength: 60 }).filter((s) => Buffer.byteLength(s) <= 300),
+);
 const createdAt = fc.oneof(fc.integer({ min: 0, max: 4_102_444_800_000 }), fc.double({ noNaN: true, noDefaultInfinity: true }));
 const position = fc.record({ createdAt, id });
 
@@ -61,12 +64,17 @@ describe('sandbox cursors (property)', () => {
 
   it('are refused when cut short, extended or padded', () => {
     fc.assert(
-      fc.property(position, fc.integer({ min: 1, max: 8 }), fc.string({ unit: fc.constantFrom(...B64URL, '=', '.', ' ', '\n', '+', '/'), minLength: 1, maxLength: 4 }), (p, cut, extra) => {
-        const cursor = codec.encode(p, QUERY);
-        expect(codec.decode(cursor.slice(0, -cut), QUERY)).toBeNull();
-        expect(codec.decode(cursor + extra, QUERY)).toBeNull();
-        expect(codec.decode(extra + cursor, QUERY)).toBeNull();
-      }),
+      fc.property(
+        position,
+        fc.integer({ min: 1, max: 8 }),
+        fc.string({ unit: fc.constantFrom(...B64URL, '=', '.', ' ', '\n', '+', '/'), minLength: 1, maxLength: 4 }),
+        (p, cut, extra) => {
+          const cursor = codec.encode(p, QUERY);
+          expect(codec.decode(cursor.slice(0, -cut), QUERY)).toBeNull();
+          expect(codec.decode(cursor + extra, QUERY)).toBeNull();
+          expect(codec.decode(extra + cursor, QUERY)).toBeNull();
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -76,14 +84,18 @@ describe('sandbox cursors (property)', () => {
     const later = new CursorCodec(Buffer.alloc(32, 7), TTL, () => NOW + TTL + 1);
     const sameSecret = new CursorCodec(Buffer.alloc(32, 7), TTL, () => NOW);
     fc.assert(
-      fc.property(position, fc.string({ maxLength: 40 }).filter((q) => q !== QUERY), (p, query) => {
-        const cursor = codec.encode(p, QUERY);
-        expect(codec.decode(cursor, query)).toBeNull();
-        expect(other.decode(cursor, QUERY)).toBeNull();
-        const expiring = sameSecret.encode(p, QUERY);
-        expect(sameSecret.decode(expiring, QUERY)).toEqual(p);
-        expect(later.decode(expiring, QUERY)).toBeNull();
-      }),
+      fc.property(
+        position,
+        fc.string({ maxLength: 40 }).filter((q) => q !== QUERY),
+        (p, query) => {
+          const cursor = codec.encode(p, QUERY);
+          expect(codec.decode(cursor, query)).toBeNull();
+          expect(other.decode(cursor, QUERY)).toBeNull();
+          const expiring = sameSecret.encode(p, QUERY);
+          expect(sameSecret.decode(expiring, QUERY)).toEqual(p);
+          expect(later.decode(expiring, QUERY)).toBeNull();
+        },
+      ),
       { numRuns: 300 },
     );
   });

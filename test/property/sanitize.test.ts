@@ -10,7 +10,26 @@ const codeUnit = fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharC
 const hostileUnit = fc.oneof(
   fc.integer({ min: 0, max: 0x20 }).map((c) => String.fromCharCode(c)),
   fc.integer({ min: 0x7f, max: 0xa0 }).map((c) => String.fromCharCode(c)),
-  fc.constantFrom('\u200e', '\u200f', '\u061c', '\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069', '\x1b[31m', '\x1b]0;pwned\x07', '\r\n', '\ud800', '\udfff', '\ud83d\ude00'),
+  fc.constantFrom(
+    '\u200e',
+    '\u200f',
+    '\u061c',
+    '\u202a',
+    '\u202b',
+    '\u202c',
+    '\u202d',
+    '\u202e',
+    '\u2066',
+    '\u2067',
+    '\u2068',
+    '\u2069',
+    '\x1b[31m',
+    '\x1b]0;pwned\x07',
+    '\r\n',
+    '\ud800',
+    '\udfff',
+    '\ud83d\ude00',
+  ),
   codeUnit,
 );
 const anyString = fc.oneof(
@@ -90,7 +109,9 @@ describe('sanitize (property)', () => {
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 4 }), anyString, anyString, (value, key, text) => {
         // Built as text: JSON.parse makes `__proto__` an own field, as it would from a server.
-        const input = JSON.parse(`{"__proto__":${JSON.stringify({ polluted: text })},"wrap":${JSON.stringify(value)},${JSON.stringify(key)}:${JSON.stringify(text)}}`) as unknown;
+        const input = JSON.parse(
+          `{"__proto__":${JSON.stringify({ polluted: text })},"wrap":${JSON.stringify(value)},${JSON.stringify(key)}:${JSON.stringify(text)}}`,
+        ) as unknown;
         const out = sanitizeDeep(input) as Record<string, unknown>;
         expect(Object.keys(out)).toContain('__proto__');
         expect(({} as Record<string, unknown>).polluted).toBeUndefined();

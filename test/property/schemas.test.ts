@@ -22,10 +22,40 @@ describe("the answers' shapes", () => {
 });
 
 describe('the compiled shape (property)', () => {
-  const valid = page([recording(1), recording(2, { notes: [{ id: 'blk_1', templateName: 'Note', templateId: 'tpl_1', schemaVersion: 1, contentRevision: 1, sortOrder: 0, createdAt: '2026-11-20T09:00:00.000Z' }] })], 'c2');
+  const valid = page(
+    [
+      recording(1),
+      recording(2, {
+        notes: [
+          {
+            id: 'blk_1',
+            templateName: 'Note',
+            templateId: 'tpl_1',
+            schemaVersion: 1,
+            contentRevision: 1,
+            sortOrder: 0,
+            createdAt: '2026-11-20T09:00:00.000Z',
+          },
+        ],
+      }),
+    ],
+    'c2',
+  );
   const compiledList = compile(RecordingList);
 
-  const altered: (string | number)[][] = [[], ['data'], ['meta', 'limit'], ['meta', 'nextCursor'], ['data', 0, 'status'], ['data', 0, 'syncCount'], ['data', 1, 'notes', 0, 'sortOrder'], ['data', 1, 'notes', 0], ['data', 0, 'author'], ['data', 0, 'client'], ['data', 0, 'createdAt']];
+  const altered: (string | number)[][] = [
+    [],
+    ['data'],
+    ['meta', 'limit'],
+    ['meta', 'nextCursor'],
+    ['data', 0, 'status'],
+    ['data', 0, 'syncCount'],
+    ['data', 1, 'notes', 0, 'sortOrder'],
+    ['data', 1, 'notes', 0],
+    ['data', 0, 'author'],
+    ['data', 0, 'client'],
+    ['data', 0, 'createdAt'],
+  ];
 
   it('decides as zod’s runtime parser does, with the same issues', () => {
     fc.assert(

@@ -18,7 +18,11 @@ const nearIso = fc
     digits(2, 69),
     digits(2, 69),
     fc.option(fc.string({ unit: fc.constantFrom('0', '1', '5', '9'), minLength: 0, maxLength: 11 }), { nil: undefined }),
-    fc.oneof(fc.constant('Z'), fc.tuple(fc.constantFrom('+', '-'), digits(2, 29), digits(2, 69)).map(([s, h, m]) => `${s}${h}:${m}`), fc.constant('')),
+    fc.oneof(
+      fc.constant('Z'),
+      fc.tuple(fc.constantFrom('+', '-'), digits(2, 29), digits(2, 69)).map(([s, h, m]) => `${s}${h}:${m}`),
+      fc.constant(''),
+    ),
   )
   .map(([y, mo, d, h, mi, s, frac, zone]) => `${y}-${mo}-${d}T${h}:${mi}:${s}${frac === undefined ? '' : `.${frac}`}${zone}`);
 
@@ -62,7 +66,13 @@ describe('Timestamp', () => {
   });
 
   it('reads the timestamps the service writes, and refuses impossible ones', () => {
-    for (const s of ['2026-11-22T07:45:21.295Z', '2026-11-22T07:45:21Z', '2026-11-22T08:45:21+01:00', '2024-02-29T23:59:59.999999999-05:30', '2026-11-22']) {
+    for (const s of [
+      '2026-11-22T07:45:21.295Z',
+      '2026-11-22T07:45:21Z',
+      '2026-11-22T08:45:21+01:00',
+      '2024-02-29T23:59:59.999999999-05:30',
+      '2026-11-22',
+    ]) {
       expect(isIsoInstant(s), s).toBe(true);
     }
     for (const s of [

@@ -158,7 +158,10 @@ const CASES: Case[] = [
 ];
 
 function expectClean(what: string, out: { stdout: string; stderr: string }): void {
-  for (const [name, text] of [['stdout', out.stdout], ['stderr', out.stderr]] as const) {
+  for (const [name, text] of [
+    ['stdout', out.stdout],
+    ['stderr', out.stderr],
+  ] as const) {
     const at = text.search(LEAK);
     if (at >= 0) {
       throw new Error(`${what}: a secret in ${name}: …${text.slice(Math.max(0, at - 80), at + 60)}…\n--- whole ${name} ---\n${text}`);
@@ -204,7 +207,12 @@ describe('every command that can fail, against a server that echoes the secrets'
   });
 
   it('rfs sync --watch: a failed pass is a warning, and the warning holds no secret', async () => {
-    for (const [key, status] of [[PLAIN_KEY, 500], [PLAIN_KEY, 401], [KEY, 500], [KEY, 401]] as const) {
+    for (const [key, status] of [
+      [PLAIN_KEY, 500],
+      [PLAIN_KEY, 401],
+      [KEY, 500],
+      [KEY, 401],
+    ] as const) {
       for (const mode of MODES) {
         echo.status = status;
         echo.seen.length = 0;
@@ -218,7 +226,9 @@ describe('every command that can fail, against a server that echoes the secrets'
         const code = await done;
         const what = `HTTP ${status}, ${mode.name}, key ${key === KEY ? 'with / + =' : 'of the usual shape'}: rfs ${argv.join(' ')} (exit ${code})`;
         // Shown, and redacted: the warning still says what the server said.
-        expect(t.stderr(), what).toContain('the pass failed: refused: Authorization: Bearer service_pk_…wxyz (and the webhook secret whsec_…)');
+        expect(t.stderr(), what).toContain(
+          'the pass failed: refused: Authorization: Bearer service_pk_…wxyz (and the webhook secret whsec_…)',
+        );
         expect(echo.seen.length, what).toBeGreaterThan(0);
         expectClean(what, { stdout: t.stdout(), stderr: t.stderr() });
       }
@@ -243,9 +253,16 @@ describe('every command that can fail, against a server that echoes the secrets'
       const body = JSON.stringify({ event: 'recording.completed', recordingId: 'rec_1', secret: WHSEC, key: KEY });
       const timestamp = String(Math.floor(Date.now() / 1000));
       const signature = `sha256=${createHmac('sha256', WHSEC).update(`${timestamp}.`).update(body).digest('hex')}`;
-      await post(`http://127.0.0.1:${port}/`, body, { 'x-service-timestamp': timestamp, 'x-service-signature': signature, 'content-type': 'application/json' });
+      await post(`http://127.0.0.1:${port}/`, body, {
+        'x-service-timestamp': timestamp,
+        'x-service-signature': signature,
+        'content-type': 'application/json',
+      });
       // A bad signature too: the refusal is a warning line.
-      await post(`http://127.0.0.1:${port}/`, body, { 'x-service-timestamp': timestamp, 'x-service-signature': `sha256=${'0'.repeat(64)}` });
+      await post(`http://127.0.0.1:${port}/`, body, {
+        'x-service-timestamp': timestamp,
+        'x-service-signature': `sha256=${'0'.repeat(64)}`,
+      });
       controller.abort();
       await done;
       expect(echo.seen.length, `${mode.name}: the delivery was not forwarded`).toBeGreaterThan(0);
@@ -288,10 +305,14 @@ describe('the built bin/rfs.js, as a child process', () => {
 
   it('rfs sync --watch, stopped with SIGINT after its first failed pass', async () => {
     echo.status = 500;
-    const child = spawn(process.execPath, [RFS_BIN, 'sync', '--exec', 'cat', '--provider', 'crm', '--watch', '--journal', journal(), '-v'], {
-      env: { PATH: process.env.PATH, ...env() },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [RFS_BIN, 'sync', '--exec', 'cat', '--provider', 'crm', '--watch', '--journal', journal(), '-v'],
+      {
+        env: { PATH: process.env.PATH, ...env() },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));

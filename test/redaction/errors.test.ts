@@ -19,7 +19,11 @@ function everything(error: Error): string {
 describe('errors redact at construction', () => {
   it('message, stack trace, hint and cause, with the exact key given', () => {
     const cause = new Error(`socket said Bearer ${KEY}`);
-    const error = new NetworkError(`GET /x?api_key=${encodeURIComponent(KEY)} failed: ${KEY}`, { cause, hint: `key ${KEY}, ${WHSEC}`, apiKey: KEY });
+    const error = new NetworkError(`GET /x?api_key=${encodeURIComponent(KEY)} failed: ${KEY}`, {
+      cause,
+      hint: `key ${KEY}, ${WHSEC}`,
+      apiKey: KEY,
+    });
     expect(everything(error)).not.toMatch(/Leak/);
     expect(error.message).toBe('GET /x?api_key=… failed: service_pk_…wxyz');
     expect(error.hint).toBe('key service_pk_…wxyz, whsec_…');

@@ -104,7 +104,11 @@ describe('order of checks', () => {
   });
 
   it('checks the scope before the body', async () => {
-    const res = await h.api('/recordings/rec_x/filings', { key: h.keys.readOnly, body: 'not json', headers: { 'content-type': 'text/plain' } });
+    const res = await h.api('/recordings/rec_x/filings', {
+      key: h.keys.readOnly,
+      body: 'not json',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(res.json.code).toBe('INSUFFICIENT_SCOPE');
   });
 
@@ -117,7 +121,9 @@ describe('order of checks', () => {
 describe('workspace isolation', () => {
   it('never shows one workspace the recordings of another', async () => {
     const main = (await h.api('/recordings?syncState=all&limit=100')).json.data.map((r: { id: string }) => r.id);
-    const other = (await h.api('/recordings?syncState=all&limit=100', { key: h.keys.otherWorkspace })).json.data.map((r: { id: string }) => r.id);
+    const other = (await h.api('/recordings?syncState=all&limit=100', { key: h.keys.otherWorkspace })).json.data.map(
+      (r: { id: string }) => r.id,
+    );
     expect(main.length).toBeGreaterThan(0);
     expect(other.length).toBeGreaterThan(0);
     expect(main.filter((id: string) => other.includes(id))).toEqual([]);

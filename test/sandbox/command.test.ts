@@ -38,11 +38,23 @@ describe('rfs sandbox (run)', () => {
   it('prints one JSON line on stdout and a banner on stderr, serves until the signal aborts, then stops and returns 0', async () => {
     const { io, stdout, stderr, firstLine } = fakeIO();
     const controller = new AbortController();
-    const done = run(io, { host: '127.0.0.1', port: '0', seed: '42', recordings: '10', rateLimit: '120', rateWindow: '60', faults: '0' }, controller.signal);
+    const done = run(
+      io,
+      { host: '127.0.0.1', port: '0', seed: '42', recordings: '10', rateLimit: '120', rateWindow: '60', faults: '0' },
+      controller.signal,
+    );
     const line = JSON.parse(await firstLine);
     expect(Object.keys(line)).toEqual(['baseUrl', 'apiKeys']);
     expect(line.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(Object.keys(line.apiKeys).sort()).toEqual(['admin', 'noSubscription', 'otherWorkspace', 'readOnly', 'revoked', 'webhooks', 'writeOnly']);
+    expect(Object.keys(line.apiKeys).sort()).toEqual([
+      'admin',
+      'noSubscription',
+      'otherWorkspace',
+      'readOnly',
+      'revoked',
+      'webhooks',
+      'writeOnly',
+    ]);
 
     const res = await fetch(`${line.baseUrl}/api/v1/recordings?limit=1`, { headers: { authorization: `Bearer ${line.apiKeys.admin}` } });
     expect(res.status).toBe(200);
@@ -88,8 +100,32 @@ describe('rfs sandbox (run)', () => {
 
   it('turns flags into sandbox options', () => {
     expect(
-      sandboxOptions({ host: '0.0.0.0', port: '4011', seed: 'abc', recordings: '100', data: 'state.json', rateLimit: '0', rateWindow: '30', faults: '0.25', deliveryAttempts: '3', deliveryBackoff: '250', allowPrivateWebhooks: true }),
-    ).toEqual({ host: '0.0.0.0', port: 4011, seed: 'abc', recordings: 100, dataFile: 'state.json', rateLimit: 0, rateWindowSeconds: 30, faults: 0.25, deliveryAttempts: 3, deliveryBackoffMs: 250, allowPrivateWebhooks: true });
+      sandboxOptions({
+        host: '0.0.0.0',
+        port: '4011',
+        seed: 'abc',
+        recordings: '100',
+        data: 'state.json',
+        rateLimit: '0',
+        rateWindow: '30',
+        faults: '0.25',
+        deliveryAttempts: '3',
+        deliveryBackoff: '250',
+        allowPrivateWebhooks: true,
+      }),
+    ).toEqual({
+      host: '0.0.0.0',
+      port: 4011,
+      seed: 'abc',
+      recordings: 100,
+      dataFile: 'state.json',
+      rateLimit: 0,
+      rateWindowSeconds: 30,
+      faults: 0.25,
+      deliveryAttempts: 3,
+      deliveryBackoffMs: 250,
+      allowPrivateWebhooks: true,
+    });
     expect(sandboxOptions({})).toEqual({});
   });
 

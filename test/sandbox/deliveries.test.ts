@@ -35,7 +35,11 @@ afterEach(async () => {
 });
 
 async function subscribe(url = receiver.url, key = h.keys.admin): Promise<{ id: string; secret: string }> {
-  const res = await h.api('/webhooks', { key, body: { url, events: ['recording.completed'] }, headers: { 'idempotency-key': `deliv-${++n}-key` } });
+  const res = await h.api('/webhooks', {
+    key,
+    body: { url, events: ['recording.completed'] },
+    headers: { 'idempotency-key': `deliv-${++n}-key` },
+  });
   expect(res.status).toBe(201);
   return res.json.data;
 }
@@ -67,7 +71,14 @@ describe('deliveries', () => {
     expect(payload.id).toBe(got.headers['x-service-delivery']);
     expect(payload.id).toMatch(/^dlv_/);
     expect(payload.event).toBe('recording.completed');
-    expect(payload.data).toMatchObject({ id: recordingId, title: 'Delivery test', status: 'COMPLETED', syncCount: 0, lastSyncedAt: null, apiUrl: `/api/v1/recordings/${recordingId}` });
+    expect(payload.data).toMatchObject({
+      id: recordingId,
+      title: 'Delivery test',
+      status: 'COMPLETED',
+      syncCount: 0,
+      lastSyncedAt: null,
+      apiUrl: `/api/v1/recordings/${recordingId}`,
+    });
     // The apiUrl really is the detail endpoint.
     const detail = await fetch(`${h.base}${payload.data.apiUrl}`, { headers: { authorization: `Bearer ${h.keys.admin}` } });
     expect(detail.status).toBe(200);
@@ -91,7 +102,14 @@ describe('deliveries', () => {
     });
     const attempts = (await h.control(`/deliveries/${payload.id}/attempts`)).json.data;
     expect(attempts).toHaveLength(1);
-    expect(attempts[0]).toMatchObject({ attempt: 1, url: receiver.url, address: '127.0.0.1', responseStatus: 200, error: null, requestBody: got.body.toString('utf8') });
+    expect(attempts[0]).toMatchObject({
+      attempt: 1,
+      url: receiver.url,
+      address: '127.0.0.1',
+      responseStatus: 200,
+      error: null,
+      requestBody: got.body.toString('utf8'),
+    });
     expect(attempts[0].requestHeaders['x-service-delivery']).toBe(payload.id);
     expect(logs.some((l) => l.includes(payload.id) && l.includes('HTTP 200'))).toBe(true);
     expect(logs.join('\n')).not.toContain(sub.secret);
@@ -207,7 +225,12 @@ describe('deliveries', () => {
     receiver.respond(503);
     const slow = await start({ rateLimit: 0, deliveryAttempts: 5, deliveryBackoffMs: 60_000, resolveHost: fakeDns() });
     try {
-      const sub = (await slow.api('/webhooks', { body: { url: receiver.url, events: ['recording.completed'] }, headers: { 'idempotency-key': 'delete-stops-it' } })).json.data;
+      const sub = (
+        await slow.api('/webhooks', {
+          body: { url: receiver.url, events: ['recording.completed'] },
+          headers: { 'idempotency-key': 'delete-stops-it' },
+        })
+      ).json.data;
       const rec = (await slow.control('/recordings', { status: 'COMPLETED' })).json.data.id as string;
       await receiver.waitFor(1);
       const pending = await eventually(async () => {
@@ -236,7 +259,9 @@ describe('deliveries', () => {
     // Newest first.
     const created = all.data.map((d: { createdAt: string }) => Date.parse(d.createdAt));
     expect(created).toEqual([...created].sort((x, y) => y - x));
-    expect((await deliveries(`?subscriptionId=${a.id}`)).data.every((d: { subscriptionId: string }) => d.subscriptionId === a.id)).toBe(true);
+    expect((await deliveries(`?subscriptionId=${a.id}`)).data.every((d: { subscriptionId: string }) => d.subscriptionId === a.id)).toBe(
+      true,
+    );
     expect((await deliveries(`?subscriptionId=${b.id}`)).data).toHaveLength(2);
     expect((await deliveries('?limit=1')).meta).toEqual({ count: 1, limit: 1 });
     for (const q of ['?status=DONE', '?status=failed', '?limit=51', '?limit=0', '?limit=x', '?cursor=x']) {

@@ -16,7 +16,10 @@ afterEach(async () => {
 });
 
 async function subscribe(): Promise<string> {
-  const res = await h.api('/webhooks', { body: { url: receiver.url, events: ['recording.completed'] }, headers: { 'idempotency-key': `recv-fault-${++n}` } });
+  const res = await h.api('/webhooks', {
+    body: { url: receiver.url, events: ['recording.completed'] },
+    headers: { 'idempotency-key': `recv-fault-${++n}` },
+  });
   expect(res.status).toBe(201);
   return res.json.data.secret as string;
 }

@@ -99,7 +99,9 @@ describe('fault injection', () => {
     for (const id of batch) expect((await h.api(`/recordings/${id}`)).json.data.syncCount).toBe(1);
     const after = (await h.control('/stats')).json;
     expect(after.filings - before.filings).toBe(batch.length);
-    const injected = Object.values(after.faults as Record<string, number>).reduce((a, b) => a + b, 0) - Object.values(before.faults as Record<string, number>).reduce((a, b) => a + b, 0);
+    const injected =
+      Object.values(after.faults as Record<string, number>).reduce((a, b) => a + b, 0) -
+      Object.values(before.faults as Record<string, number>).reduce((a, b) => a + b, 0);
     expect(injected).toBeGreaterThan(0);
   });
 });

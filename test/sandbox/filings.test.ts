@@ -24,14 +24,26 @@ describe('POST /recordings/:id/filings', () => {
   it('files a COMPLETED recording: syncCount 1, lastSyncedAt and syncMetadata set, status and updatedAt kept', async () => {
     const id = fresh();
     const before = (await h.api(`/recordings/${id}`)).json.data;
-    const res = await file(id, { provider: 'clio', externalId: 'DOC-1', externalUrl: 'https://clio.example/doc/1', filedAt: '2025-07-01T10:00:00+02:00', metadata: { folder: 'F1' } });
+    const res = await file(id, {
+      provider: 'clio',
+      externalId: 'DOC-1',
+      externalUrl: 'https://clio.example/doc/1',
+      filedAt: '2025-07-01T10:00:00+02:00',
+      metadata: { folder: 'F1' },
+    });
     expect(res.status).toBe(200);
     expect(FilingResponse.safeParse(res.json).success).toBe(true);
     expect(res.json.meta).toEqual({ replayed: false });
     expect(res.json.data).toMatchObject({
       id,
       syncCount: 1,
-      syncMetadata: { provider: 'clio', externalId: 'DOC-1', externalUrl: 'https://clio.example/doc/1', filedAt: '2025-07-01T08:00:00.000Z', metadata: { folder: 'F1' } },
+      syncMetadata: {
+        provider: 'clio',
+        externalId: 'DOC-1',
+        externalUrl: 'https://clio.example/doc/1',
+        filedAt: '2025-07-01T08:00:00.000Z',
+        metadata: { folder: 'F1' },
+      },
     });
     const after = (await h.api(`/recordings/${id}`)).json.data;
     expect(after.status).toBe('COMPLETED');
@@ -98,18 +110,27 @@ describe('POST /recordings/:id/filings', () => {
     ['another charset', 'application/json; charset=latin1'],
     ['a JSON-like type', 'application/merge-patch+json'],
   ])('answers 415 UNSUPPORTED_CONTENT_TYPE for %s', async (_name, contentType) => {
-    const res = await h.api(`/recordings/${ids[0]}/filings`, { body: { provider: 'p', externalId: 'x' }, headers: { 'content-type': contentType } });
+    const res = await h.api(`/recordings/${ids[0]}/filings`, {
+      body: { provider: 'p', externalId: 'x' },
+      headers: { 'content-type': contentType },
+    });
     expect(res.status).toBe(415);
     expect(res.json.code).toBe('UNSUPPORTED_CONTENT_TYPE');
   });
 
   it('answers 415 for a POST without a content type', async () => {
-    const res = await fetch(`${h.base}/api/v1/recordings/${ids[0]}/filings`, { method: 'POST', headers: { authorization: `Bearer ${h.keys.admin}` } });
+    const res = await fetch(`${h.base}/api/v1/recordings/${ids[0]}/filings`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${h.keys.admin}` },
+    });
     expect(res.status).toBe(415);
   });
 
   it('accepts application/json with a UTF-8 charset', async () => {
-    const res = await h.api(`/recordings/${fresh()}/filings`, { body: { provider: 'p', externalId: 'é' }, headers: { 'content-type': 'Application/JSON; charset="UTF-8"' } });
+    const res = await h.api(`/recordings/${fresh()}/filings`, {
+      body: { provider: 'p', externalId: 'é' },
+      headers: { 'content-type': 'Application/JSON; charset="UTF-8"' },
+    });
     expect(res.status).toBe(200);
     expect(res.json.data.syncMetadata.externalId).toBe('é');
   });

@@ -35,7 +35,7 @@ export interface Harness {
 
 async function answer(res: Response): Promise<Answer> {
   const text = await res.text();
-  let json: unknown = undefined;
+  let json: unknown;
   try {
     json = text === '' ? undefined : JSON.parse(text);
   } catch {
@@ -87,7 +87,12 @@ export async function start(options: SandboxOptions = {}): Promise<Harness> {
 }
 
 /** A request with the path exactly as written (fetch would normalise `..` and `%2F`). */
-export function rawRequest(base: string, path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+export function rawRequest(
+  base: string,
+  path: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
     const req = request({ host: url.hostname, port: url.port, path, method, headers, agent: false }, (res) => {

@@ -46,7 +46,15 @@ console.log('closed after ' + hits + ' attempt');
 `,
       );
       const out = join(dir, 'child.mjs');
-      await build({ entryPoints: [script], bundle: true, platform: 'node', format: 'esm', outfile: out, logLevel: 'silent', define: { RFS_VERSION: '"test"' } });
+      await build({
+        entryPoints: [script],
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        outfile: out,
+        logLevel: 'silent',
+        define: { RFS_VERSION: '"test"' },
+      });
       const result = await new Promise<{ code: number | null; stdout: string; timedOut: boolean }>((resolve) => {
         const child = execFile(process.execPath, [out], { timeout: 8000 }, (error, stdout) => {
           resolve({ code: child.exitCode, stdout, timedOut: error?.signal === 'SIGTERM' });

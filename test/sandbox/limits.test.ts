@@ -23,8 +23,18 @@ function raw(headers: Record<string, string>, body?: Buffer): Promise<{ status: 
 
 describe('limits', () => {
   it('answers a body over 1 MiB with 413 INVALID_INPUT and keeps serving', async () => {
-    const body = Buffer.from(JSON.stringify({ url: 'http://127.0.0.1:9/h', events: ['recording.completed'], pad: 'x'.repeat(2 * 1024 * 1024) }));
-    const res = await raw({ authorization: `Bearer ${h.keys.admin}`, 'content-type': 'application/json', 'idempotency-key': 'big-body-1', 'content-length': String(body.length) }, body);
+    const body = Buffer.from(
+      JSON.stringify({ url: 'http://127.0.0.1:9/h', events: ['recording.completed'], pad: 'x'.repeat(2 * 1024 * 1024) }),
+    );
+    const res = await raw(
+      {
+        authorization: `Bearer ${h.keys.admin}`,
+        'content-type': 'application/json',
+        'idempotency-key': 'big-body-1',
+        'content-length': String(body.length),
+      },
+      body,
+    );
     expect(res.status).toBe(413);
     const problem = JSON.parse(res.body);
     expect(problem).toMatchObject({ status: 413, code: 'INVALID_INPUT' });

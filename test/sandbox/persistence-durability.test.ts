@@ -31,7 +31,11 @@ it('fsyncs the saved state and its folder', async () => {
   const file = join(dir, 'state.json');
   const state = { format: 'test' } as unknown as ReturnType<ConstructorParameters<typeof Saver>[1]>;
   const lines: string[] = [];
-  const saver = new Saver(file, () => state, (line) => lines.push(line));
+  const saver = new Saver(
+    file,
+    () => state,
+    (line) => lines.push(line),
+  );
   saver.schedule();
   await saver.flush();
   expect(lines).toEqual([]);

@@ -20,7 +20,10 @@ describe('--data', () => {
     const id = (await first.api('/recordings')).json.data[0].id as string;
     const filing = await first.api(`/recordings/${id}/filings`, { body: { provider: 'clio', externalId: 'P-1' } });
     const created = (await first.control('/recordings', { title: 'Made by hand', status: 'DRAFT' })).json.data.id as string;
-    const sub = await first.api('/webhooks', { body: { url: 'http://127.0.0.1:9/h', events: ['recording.completed'] }, headers: { 'idempotency-key': 'persisted-key' } });
+    const sub = await first.api('/webhooks', {
+      body: { url: 'http://127.0.0.1:9/h', events: ['recording.completed'] },
+      headers: { 'idempotency-key': 'persisted-key' },
+    });
     await first.close();
 
     const mode = (await stat(file)).mode & 0o777;
@@ -40,7 +43,10 @@ describe('--data', () => {
       const made = (await second.api(`/recordings/${created}`)).json.data;
       expect(made).toMatchObject({ title: 'Made by hand', status: 'DRAFT' });
       expect((await second.api('/webhooks')).json.data.map((s: { id: string }) => s.id)).toEqual([sub.json.data.id]);
-      const again = await second.api('/webhooks', { body: { url: 'http://127.0.0.1:9/h', events: ['recording.completed'] }, headers: { 'idempotency-key': 'persisted-key' } });
+      const again = await second.api('/webhooks', {
+        body: { url: 'http://127.0.0.1:9/h', events: ['recording.completed'] },
+        headers: { 'idempotency-key': 'persisted-key' },
+      });
       expect(again.json).toEqual(sub.json);
     } finally {
       await second.close();
@@ -85,7 +91,10 @@ describe('POST /_sandbox/reset', () => {
       const id = before.data[0].id as string;
       await h.api(`/recordings/${id}/filings`, { body: { provider: 'clio', externalId: 'R-1' } });
       const created = (await h.control('/recordings', { status: 'COMPLETED' })).json.data.id as string;
-      await h.api('/webhooks', { body: { url: 'http://127.0.0.1:9/h', events: ['recording.completed'] }, headers: { 'idempotency-key': 'reset-key-1' } });
+      await h.api('/webhooks', {
+        body: { url: 'http://127.0.0.1:9/h', events: ['recording.completed'] },
+        headers: { 'idempotency-key': 'reset-key-1' },
+      });
       const res = await h.control('/reset', {});
       expect(res.status).toBe(204);
       expect((await h.api('/recordings')).json).toEqual(before);

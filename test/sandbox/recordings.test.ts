@@ -110,7 +110,9 @@ describe('GET /recordings', () => {
   });
 
   it('derives contentText from contentJson (every heading and paragraph text appears in it)', async () => {
-    const blocks = (await all('syncState=all&include=contentJson')).flatMap((i) => [...i.notes, ...i.documents]).filter((b) => b.contentJson);
+    const blocks = (await all('syncState=all&include=contentJson'))
+      .flatMap((i) => [...i.notes, ...i.documents])
+      .filter((b) => b.contentJson);
     const types = new Set<string>();
     for (const b of blocks) {
       for (const node of b.contentJson?.content ?? []) {

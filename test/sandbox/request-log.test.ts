@@ -42,7 +42,14 @@ describe('the request log', () => {
       requestId: list.headers.get('x-request-id'),
       fault: null,
     });
-    expect(second).toMatchObject({ path: '/api/v1/recordings/rec_none', query: '', key: 'readOnly', status: 404, code: 'RESOURCE_NOT_FOUND', requestId: missing.headers.get('x-request-id') });
+    expect(second).toMatchObject({
+      path: '/api/v1/recordings/rec_none',
+      query: '',
+      key: 'readOnly',
+      status: 404,
+      code: 'RESOURCE_NOT_FOUND',
+      requestId: missing.headers.get('x-request-id'),
+    });
     expect(third).toMatchObject({ key: null, status: 401, code: 'UNAUTHORIZED', requestId: unauthorized.headers.get('x-request-id') });
     expect(second.seq).toBe(first.seq + 1);
     expect(third.seq).toBe(first.seq + 2);
@@ -87,7 +94,17 @@ describe('the request log', () => {
 describe('RequestLog', () => {
   it('keeps only the last entries when full, oldest first', () => {
     const log = new RequestLog(3);
-    const entry = { time: 't', method: 'GET', path: '/api/v1/recordings', query: '', key: null, status: 200, code: null, requestId: 'r', fault: null };
+    const entry = {
+      time: 't',
+      method: 'GET',
+      path: '/api/v1/recordings',
+      query: '',
+      key: null,
+      status: 200,
+      code: null,
+      requestId: 'r',
+      fault: null,
+    };
     for (let i = 0; i < 5; i++) log.add({ ...entry, requestId: `r${i}` });
     expect(log.since().map((e) => [e.seq, e.requestId])).toEqual([
       [3, 'r2'],

@@ -23,7 +23,9 @@ describe('100 000 recordings', () => {
     let pages = 0;
     const t = performance.now();
     do {
-      const res = await fetch(`${h.base}/api/v1/recordings?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { headers: { authorization: `Bearer ${h.keys.admin}` } });
+      const res = await fetch(`${h.base}/api/v1/recordings?limit=100${cursor ? `&cursor=${cursor}` : ''}`, {
+        headers: { authorization: `Bearer ${h.keys.admin}` },
+      });
       const body = (await res.json()) as { data: { id: string }[]; meta: { nextCursor: string | null } };
       for (const item of body.data) seen.add(item.id);
       cursor = body.meta.nextCursor;
@@ -40,7 +42,9 @@ describe('100 000 recordings', () => {
     const timed = async (cursor: string | null): Promise<number> => {
       const t = performance.now();
       for (let i = 0; i < 40; i++) {
-        const res = await fetch(`${h.base}/api/v1/recordings?limit=10${cursor ? `&cursor=${cursor}` : ''}`, { headers: { authorization: `Bearer ${h.keys.admin}` } });
+        const res = await fetch(`${h.base}/api/v1/recordings?limit=10${cursor ? `&cursor=${cursor}` : ''}`, {
+          headers: { authorization: `Bearer ${h.keys.admin}` },
+        });
         expect(res.status).toBe(200);
         await res.arrayBuffer();
       }

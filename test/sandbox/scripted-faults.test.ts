@@ -73,7 +73,12 @@ describe('scripted faults', () => {
   });
 
   it('resets the connection and delays on request; the log records the reset', async () => {
-    await faults({ script: [{ kind: 'reset', times: 1 }, { kind: 'delay', times: 1, delayMs: 250 }] });
+    await faults({
+      script: [
+        { kind: 'reset', times: 1 },
+        { kind: 'delay', times: 1, delayMs: 250 },
+      ],
+    });
     await expect(fetch(`${h.base}/api/v1/recordings`, { headers: { authorization: `Bearer ${h.keys.admin}` } })).rejects.toThrow();
     const started = Date.now();
     expect((await h.api('/recordings?limit=1')).status).toBe(200);
@@ -92,7 +97,15 @@ describe('scripted faults', () => {
   it('validates each step, naming the bad one', async () => {
     const cases: [unknown, string][] = [
       [{ script: [{ kind: 'explode', times: 1 }] }, 'script[0].kind'],
-      [{ script: [{ kind: 'reset', times: 1 }, { kind: 'reset', times: 0 }] }, 'script[1].times'],
+      [
+        {
+          script: [
+            { kind: 'reset', times: 1 },
+            { kind: 'reset', times: 0 },
+          ],
+        },
+        'script[1].times',
+      ],
       [{ script: [{ kind: 'reset', times: 1, method: 'PATCH' }] }, 'script[0].method'],
       [{ script: [{ kind: 'reset', times: 1, path: '/x' }] }, 'script[0]'],
       [{}, 'rate'],

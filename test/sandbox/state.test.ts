@@ -24,8 +24,10 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((h) => h.close()));
 });
 
-const ids = async (h: Harness, query = 'limit=100'): Promise<string[]> => (await h.api(`/recordings?${query}`)).json.data.map((r: { id: string }) => r.id);
-const file = (h: Harness, id: string, externalId: string) => h.api(`/recordings/${id}/filings`, { body: { provider: 'state-test', externalId } });
+const ids = async (h: Harness, query = 'limit=100'): Promise<string[]> =>
+  (await h.api(`/recordings?${query}`)).json.data.map((r: { id: string }) => r.id);
+const file = (h: Harness, id: string, externalId: string) =>
+  h.api(`/recordings/${id}/filings`, { body: { provider: 'state-test', externalId } });
 
 describe('GET and PUT /_sandbox/state', () => {
   it('exports the whole state in the --data format, and putting it back undoes later changes', async () => {
@@ -35,7 +37,15 @@ describe('GET and PUT /_sandbox/state', () => {
     const made = (await h.control('/recordings', { title: 'Kept', status: 'COMPLETED' })).json.data.id as string;
     const exported = await h.control('/state');
     expect(exported.status).toBe(200);
-    expect(exported.json).toMatchObject({ format: 'rfs-sandbox-state', version: 1, seed: 'state-1', recordings: 25, subscriptions: [], deliveries: [], idempotency: [] });
+    expect(exported.json).toMatchObject({
+      format: 'rfs-sandbox-state',
+      version: 1,
+      seed: 'state-1',
+      recordings: 25,
+      subscriptions: [],
+      deliveries: [],
+      idempotency: [],
+    });
     expect(exported.json.changedRecordings.map((r: { id: string }) => r.id).sort()).toEqual([first, made].sort());
 
     await file(h, second as string, 'S-2');
@@ -55,7 +65,12 @@ describe('GET and PUT /_sandbox/state', () => {
     const made = (await h.control('/recordings', { title: 'Template', status: 'COMPLETED' })).json.data.id as string;
     const state = (await h.control('/state')).json;
     const template = state.changedRecordings.find((r: { id: string }) => r.id === made);
-    state.changedRecordings = Array.from({ length: 5000 }, (_, i) => ({ ...template, id: `rec_big${i}`, title: `Big ${i}`, createdAt: template.createdAt + i }));
+    state.changedRecordings = Array.from({ length: 5000 }, (_, i) => ({
+      ...template,
+      id: `rec_big${i}`,
+      title: `Big ${i}`,
+      createdAt: template.createdAt + i,
+    }));
     const body = JSON.stringify(state);
     expect(body.length).toBeGreaterThan(1024 * 1024);
     expect((await h.control('/state', state, 'PUT')).status).toBe(204);
@@ -73,7 +88,12 @@ describe('GET and PUT /_sandbox/state', () => {
     const res = await h.control('/state', bad, 'PUT');
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toBe('application/problem+json');
-    expect(res.json).toMatchObject({ code: 'INVALID_INPUT', status: 400, path: 'changedRecordings[0].status', requestId: expect.any(String) });
+    expect(res.json).toMatchObject({
+      code: 'INVALID_INPUT',
+      status: 400,
+      path: 'changedRecordings[0].status',
+      requestId: expect.any(String),
+    });
     expect(res.json.detail).toMatch(/^changedRecordings\[0\]\.status: /);
 
     const missing = await h.control('/state', { ...state, subscriptions: undefined }, 'PUT');
@@ -118,7 +138,9 @@ describe('--fixtures', () => {
     expect((await h.api('/recordings/rec_other3')).status).toBe(404);
     // Under the same seed the list serves the same content every start.
     const again = await sandbox({ seed: 'fix-2', fixtures: list as never });
-    expect((await again.api('/recordings/rec_first1')).json.data.transcript).toBe((await h.api('/recordings/rec_first1')).json.data.transcript);
+    expect((await again.api('/recordings/rec_first1')).json.data.transcript).toBe(
+      (await h.api('/recordings/rec_first1')).json.data.transcript,
+    );
   });
 
   it('refuses a bad file with the path of the bad field', async () => {
@@ -138,7 +160,9 @@ describe('--fixtures', () => {
   it('refuses a listed id that a generated recording has', async () => {
     const h = await sandbox({ seed: 'fix-clash' });
     const taken = (await h.api('/recordings?limit=1', { key: h.keys.otherWorkspace })).json.data[0].id as string;
-    await expect(start({ seed: 'fix-clash', fixtures: [{ id: taken }] as never })).rejects.toThrow(`the fixtures have a bad field at [0].id: ${taken} is already a recording of the sandbox`);
+    await expect(start({ seed: 'fix-clash', fixtures: [{ id: taken }] as never })).rejects.toThrow(
+      `the fixtures have a bad field at [0].id: ${taken} is already a recording of the sandbox`,
+    );
   });
 
   it('is a flag of rfs sandbox', () => {

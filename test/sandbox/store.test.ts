@@ -33,7 +33,12 @@ describe('RecordingStore', () => {
     const deep = counted[40_000] as Recording;
     statusReads = 0;
     createdAtReads = 0;
-    const page = store.page('main', { status: 'COMPLETED', syncState: 'all', updatedSince: null }, { createdAt: deep.createdAt, id: deep.id }, 10);
+    const page = store.page(
+      'main',
+      { status: 'COMPLETED', syncState: 'all', updatedSince: null },
+      { createdAt: deep.createdAt, id: deep.id },
+      10,
+    );
     expect(page.items).toHaveLength(10);
     expect(page.items[0]?.createdAt).toBeGreaterThan(deep.createdAt);
     expect(statusReads).toBeLessThan(40);

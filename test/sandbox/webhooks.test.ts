@@ -27,7 +27,13 @@ describe('POST /webhooks', () => {
     const res = await create({ url: URL_OK, events: ['recording.completed'] });
     expect(res.status).toBe(201);
     expect(WebhookCreateResponse.safeParse(res.json).success).toBe(true);
-    expect(res.json.data).toEqual({ id: expect.stringMatching(/^wh_/), url: URL_OK, events: ['recording.completed'], secret: expect.stringMatching(/^whsec_[A-Za-z0-9]{32}$/), createdAt: expect.any(String) });
+    expect(res.json.data).toEqual({
+      id: expect.stringMatching(/^wh_/),
+      url: URL_OK,
+      events: ['recording.completed'],
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9]{32}$/),
+      createdAt: expect.any(String),
+    });
   });
 
   it.each([
@@ -76,7 +82,12 @@ describe('POST /webhooks', () => {
     try {
       const key = idem();
       const answers = await Promise.all(
-        Array.from({ length: 6 }, () => slow.api('/webhooks', { body: { url: 'https://hooks.example/x', events: ['recording.completed'] }, headers: { 'idempotency-key': key } })),
+        Array.from({ length: 6 }, () =>
+          slow.api('/webhooks', {
+            body: { url: 'https://hooks.example/x', events: ['recording.completed'] },
+            headers: { 'idempotency-key': key },
+          }),
+        ),
       );
       expect(answers.map((a) => a.status)).toEqual(Array(6).fill(201));
       expect(new Set(answers.map((a) => a.json.data.id)).size).toBe(1);
@@ -115,7 +126,10 @@ describe('POST /webhooks', () => {
   });
 
   it('answers 415 for a body that is not JSON', async () => {
-    const res = await h.api('/webhooks', { body: 'url=x', headers: { 'idempotency-key': idem(), 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await h.api('/webhooks', {
+      body: 'url=x',
+      headers: { 'idempotency-key': idem(), 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.status).toBe(415);
   });
 
@@ -153,7 +167,12 @@ describe('GET /webhooks', () => {
     for (let i = 0; i < 23; i++) await create({ url: `${URL_OK}/${i}`, events: ['recording.completed'] });
     const all = await h.api('/webhooks');
     expect(all.json.meta).toEqual({ count: 23, limit: 50, hasMore: false, nextCursor: null });
-    expect(all.json.data[0]).toEqual({ id: expect.stringMatching(/^wh_/), url: `${URL_OK}/0`, events: ['recording.completed'], createdAt: expect.any(String) });
+    expect(all.json.data[0]).toEqual({
+      id: expect.stringMatching(/^wh_/),
+      url: `${URL_OK}/0`,
+      events: ['recording.completed'],
+      createdAt: expect.any(String),
+    });
     expect(all.json.data[0]).not.toHaveProperty('secret');
     expect(await walkPages(10)).toEqual(all.json.data.map((s: { id: string }) => s.id));
     for (const q of ['limit=51', 'limit=0', 'cursor=nope', 'status=x']) {

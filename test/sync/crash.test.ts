@@ -119,7 +119,11 @@ describe.skipIf(!LINUX.met)(needs(LINUX, 'rfs sync killed with SIGKILL'), () => 
     expect(externalRecords(external)).toEqual([]);
 
     const out = await finish();
-    const first = out.trim().split('\n').map((l) => JSON.parse(l)).find((r) => r.id === steps[0]?.id);
+    const first = out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .find((r) => r.id === steps[0]?.id);
     expect(first).toMatchObject({ ok: true, attempt: 2 });
     await expectExactlyOnce(ids);
   });
@@ -133,7 +137,11 @@ describe.skipIf(!LINUX.met)(needs(LINUX, 'rfs sync killed with SIGKILL'), () => 
     expect(journalSteps(journal).map((s) => s.step)).toEqual(['started']);
 
     const out = await finish();
-    const again = out.trim().split('\n').map((l) => JSON.parse(l)).find((r) => r.id === made?.recordingId);
+    const again = out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .find((r) => r.id === made?.recordingId);
     expect(again).toMatchObject({ ok: true, attempt: 2, externalId: made?.externalId });
     await expectExactlyOnce(ids);
   });
@@ -148,7 +156,11 @@ describe.skipIf(!LINUX.met)(needs(LINUX, 'rfs sync killed with SIGKILL'), () => 
     await h.control('/faults', { rate: 0 });
 
     const out = await finish();
-    const refiled = out.trim().split('\n').map((l) => JSON.parse(l)).find((r) => r.id === answered.id);
+    const refiled = out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .find((r) => r.id === answered.id);
     expect(refiled).toMatchObject({ ok: true, from: 'journal', attempt: 1 });
     expect(externalRecords(external).filter((r) => r.recordingId === answered.id)).toHaveLength(1);
     await expectExactlyOnce(ids);

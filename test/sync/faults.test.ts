@@ -35,10 +35,23 @@ it('loses nothing and double-counts nothing with --faults 0.2', { timeout: 120_0
   let retries = 0;
   for (let n = 0; n < 6; n++) {
     const t = bufferIO({
-      env: { PATH: process.env.PATH, RFS_CONFIG_DIR: join(dir, 'config'), RFS_API_KEY: h.keys.admin, RFS_BASE_URL: h.base, EXTERNAL_FILE: external },
+      env: {
+        PATH: process.env.PATH,
+        RFS_CONFIG_DIR: join(dir, 'config'),
+        RFS_API_KEY: h.keys.admin,
+        RFS_BASE_URL: h.base,
+        EXTERNAL_FILE: external,
+      },
     });
-    const code = await runCli(['sync', '--exec', COMMAND, '--provider', 'crm', '--journal', join(dir, 'journal.jsonl'), '-o', 'ndjson', '-v', '--rate', '0'], t.io, { clock: fakeTime().clock });
-    retries += t.stderr().split('\n').filter((l) => /attempt [2-9]\/\d/.test(l)).length;
+    const code = await runCli(
+      ['sync', '--exec', COMMAND, '--provider', 'crm', '--journal', join(dir, 'journal.jsonl'), '-o', 'ndjson', '-v', '--rate', '0'],
+      t.io,
+      { clock: fakeTime().clock },
+    );
+    retries += t
+      .stderr()
+      .split('\n')
+      .filter((l) => /attempt [2-9]\/\d/.test(l)).length;
     runs.push(code);
     expect([0, 8]).toContain(code);
     if (code === 0) break;

@@ -33,11 +33,32 @@ it('starts a pass within a second of a verified delivery, and refuses a forged o
   const secret = created.json.data.secret as string;
 
   const t = bufferIO({
-    env: { PATH: process.env.PATH, RFS_CONFIG_DIR: join(dir, 'config'), RFS_API_KEY: h.keys.admin, RFS_BASE_URL: h.base, EXTERNAL_FILE: join(dir, 'ext.jsonl'), RFS_WEBHOOK_SECRET: secret },
+    env: {
+      PATH: process.env.PATH,
+      RFS_CONFIG_DIR: join(dir, 'config'),
+      RFS_API_KEY: h.keys.admin,
+      RFS_BASE_URL: h.base,
+      EXTERNAL_FILE: join(dir, 'ext.jsonl'),
+      RFS_WEBHOOK_SECRET: secret,
+    },
   });
   const controller = new AbortController();
   const running = runCli(
-    ['sync', '--exec', COMMAND, '--provider', 'crm', '--journal', join(dir, 'j.jsonl'), '--listen', String(port), '--interval', '3600', '-o', 'ndjson'],
+    [
+      'sync',
+      '--exec',
+      COMMAND,
+      '--provider',
+      'crm',
+      '--journal',
+      join(dir, 'j.jsonl'),
+      '--listen',
+      String(port),
+      '--interval',
+      '3600',
+      '-o',
+      'ndjson',
+    ],
     t.io,
     { signal: controller.signal },
   );
@@ -52,12 +73,28 @@ it('starts a pass within a second of a verified delivery, and refuses a forged o
     await h.control(`/recordings/${id}/status`, { status: 'COMPLETED' });
     await eventually(async () => (t.stderr().includes(`webhook: ${id} completed: starting a pass`) ? true : undefined), 5000);
     expect(Date.now() - completedAt).toBeLessThan(1000);
-    const line = await eventually(async () => t.stdout().trim().split('\n').slice(firstPass).map((l) => JSON.parse(l)).find((r) => r.id === id), 5000);
+    const line = await eventually(
+      async () =>
+        t
+          .stdout()
+          .trim()
+          .split('\n')
+          .slice(firstPass)
+          .map((l) => JSON.parse(l))
+          .find((r) => r.id === id),
+      5000,
+    );
     expect(line).toMatchObject({ ok: true, syncCount: 1 });
 
     const forged = await fetch(`http://127.0.0.1:${port}/`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-service-timestamp': String(Math.floor(Date.now() / 1000)), 'x-service-signature': `sha256=${'0'.repeat(64)}`, 'x-service-event': 'recording.completed', 'x-service-delivery': 'dlv_forged' },
+      headers: {
+        'content-type': 'application/json',
+        'x-service-timestamp': String(Math.floor(Date.now() / 1000)),
+        'x-service-signature': `sha256=${'0'.repeat(64)}`,
+        'x-service-event': 'recording.completed',
+        'x-service-delivery': 'dlv_forged',
+      },
       body: JSON.stringify({ id: 'dlv_forged', event: 'recording.completed', data: { id } }),
     });
     expect(forged.status).toBe(401);

@@ -32,7 +32,14 @@ afterEach(async () => {
 function sync(extra: string[] = [], o: BufferIOOptions = {}) {
   const t = bufferIO({
     ...o,
-    env: { RFS_CONFIG_DIR: join(dir, 'config'), RFS_API_KEY: h.keys.admin, RFS_BASE_URL: h.base, EXTERNAL_FILE: external, PATH: process.env.PATH, ...o.env },
+    env: {
+      RFS_CONFIG_DIR: join(dir, 'config'),
+      RFS_API_KEY: h.keys.admin,
+      RFS_BASE_URL: h.base,
+      EXTERNAL_FILE: external,
+      PATH: process.env.PATH,
+      ...o.env,
+    },
   });
   const argv = ['sync', '--exec', COMMAND, '--provider', 'crm', '--journal', journal, '-o', 'ndjson', ...extra];
   return { t, run: (signal?: AbortSignal, clock: Clock = fakeTime().clock) => runCli(argv, t.io, { signal, clock }) };
@@ -54,7 +61,11 @@ describe('rfs sync', () => {
     expect(before.length).toBeGreaterThan(2);
     const { t, run } = sync();
     expect(await run()).toBe(0);
-    const results = t.stdout().trim().split('\n').map((l) => JSON.parse(l));
+    const results = t
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const records = externalRecords(external);
     expect(records.map((r) => r.recordingId).sort()).toEqual([...before].sort());
     for (const r of results) {
@@ -91,7 +102,11 @@ describe('rfs sync', () => {
     const { t, run } = sync(['--watch', '--interval', '7']);
     expect(await run(controller.signal, clock)).toBe(0);
     expect(intervals).toBe(2);
-    const filed = t.stdout().trim().split('\n').map((l) => JSON.parse(l).id as string);
+    const filed = t
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).id as string);
     expect(filed.sort()).toEqual([...before, added].sort());
     expect(t.stderr().match(/pass done/g)).toHaveLength(2);
     expect(await unsynced()).toEqual([]);
@@ -101,11 +116,20 @@ describe('rfs sync', () => {
     const [victim, ...rest] = await unsynced();
     const first = sync([], { env: { FAIL_FOR: victim! } });
     expect(await first.run()).toBe(8);
-    const results = first.t.stdout().trim().split('\n').map((l) => JSON.parse(l));
+    const results = first.t
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const failed = results.find((r) => r.id === victim);
     expect(failed).toMatchObject({ ok: false, stage: 'command', attempt: 1, error: { code: 'COMMAND_FAILED' } });
     expect(failed.error.title).toBe(`the command exited 4: the CRM refused ${victim}: matter is closed`);
-    expect(results.filter((r) => r.ok).map((r) => r.id).sort()).toEqual([...rest].sort());
+    expect(
+      results
+        .filter((r) => r.ok)
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual([...rest].sort());
 
     const second = sync();
     expect(await second.run()).toBe(0);
@@ -164,7 +188,10 @@ describe('rfs sync', () => {
 
   it('reports a damaged last journal line and goes on', async () => {
     const [id] = await unsynced();
-    writeFileSync(journal, `${JSON.stringify({ step: 'started', id, attempt: 1, at: '2026-11-22T10:00:00Z' })}\n{"step":"result","id":"${id}","att`);
+    writeFileSync(
+      journal,
+      `${JSON.stringify({ step: 'started', id, attempt: 1, at: '2026-11-22T10:00:00Z' })}\n{"step":"result","id":"${id}","att`,
+    );
     const { t, run } = sync(['--max-items', '1']);
     expect(await run()).toBe(0);
     expect(t.stderr()).toMatch(/journal .*line 2: the last line is incomplete/);

@@ -53,7 +53,13 @@ async function capture(name: string, o: { join?: boolean } = {}): Promise<string
 }
 
 /** Polls the screen until `check` holds; fails with the last screen after the timeout. */
-async function waitForScreen(name: string, check: (screen: string) => boolean, what: string, seen?: string[], timeoutMs = 10_000): Promise<string> {
+async function waitForScreen(
+  name: string,
+  check: (screen: string) => boolean,
+  what: string,
+  seen?: string[],
+  timeoutMs = 10_000,
+): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const screen = (await capture(name)).join('\n');
@@ -68,7 +74,9 @@ async function waitForScreen(name: string, check: (screen: string) => boolean, w
 async function waitForExit(name: string, timeoutMs = 10_000): Promise<number> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const [dead, status, signal] = (await tmux('display-message', '-p', '-t', name, '#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}')).trim().split(':');
+    const [dead, status, signal] = (await tmux('display-message', '-p', '-t', name, '#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}'))
+      .trim()
+      .split(':');
     if (dead === '1' && status) return Number(status);
     if (dead === '1' && signal) throw new Error(`rfs was killed by signal ${signal} in ${name}`);
     // Dead (its terminal closed) but not reaped: Debian's tmux is built with libutempter, whose

@@ -53,6 +53,8 @@ describe('signatureHeadersFromDump', () => {
 
   it('accepts a repeated header with the same value and refuses two different ones', () => {
     expect(signatureHeadersFromDump('x-service-timestamp: 1\nX-Service-Timestamp: 1\n').timestamp).toBe('1');
-    expect(() => signatureHeadersFromDump('x-service-timestamp: 1\nX-Service-Timestamp: 2\n')).toThrow(/2 different x-service-timestamp values/);
+    expect(() => signatureHeadersFromDump('x-service-timestamp: 1\nX-Service-Timestamp: 2\n')).toThrow(
+      /2 different x-service-timestamp values/,
+    );
   });
 });

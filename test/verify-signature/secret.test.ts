@@ -3,15 +3,20 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
 import { readWebhookSecret } from '../../src/webhooks/secret.js';
 
-const files = (content: Record<string, string>) => async (path: string): Promise<Buffer> => {
-  const text = content[path];
-  if (text === undefined) throw Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' });
-  return Buffer.from(text, 'utf8');
-};
+const files =
+  (content: Record<string, string>) =>
+  async (path: string): Promise<Buffer> => {
+    const text = content[path];
+    if (text === undefined) throw Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' });
+    return Buffer.from(text, 'utf8');
+  };
 
 describe('readWebhookSecret', () => {
   it('prefers --secret-file, strips its trailing newlines and keeps inner whitespace', async () => {
-    const secret = await readWebhookSecret({ secretFile: 's.txt' }, { env: { RFS_WEBHOOK_SECRET: 'env' }, readFile: files({ 's.txt': ' a b \r\n\n' }) });
+    const secret = await readWebhookSecret(
+      { secretFile: 's.txt' },
+      { env: { RFS_WEBHOOK_SECRET: 'env' }, readFile: files({ 's.txt': ' a b \r\n\n' }) },
+    );
     expect(secret).toBe(' a b ');
   });
 
@@ -24,7 +29,9 @@ describe('readWebhookSecret', () => {
     await expect(readWebhookSecret({ secretEnv: 'A', secretFile: 'b' }, { env: { A: 'x' } })).rejects.toThrow(UsageError);
     const none = readWebhookSecret({}, { env: {} });
     await expect(none).rejects.toThrow(/RFS_WEBHOOK_SECRET is not set/);
-    await expect(readWebhookSecret({}, { env: {} })).rejects.toMatchObject({ hint: expect.stringMatching(/--secret-file.*--secret-env.*RFS_WEBHOOK_SECRET/) });
+    await expect(readWebhookSecret({}, { env: {} })).rejects.toMatchObject({
+      hint: expect.stringMatching(/--secret-file.*--secret-env.*RFS_WEBHOOK_SECRET/),
+    });
   });
 
   it('does not repeat a lower-case name, an invalid name or a path in its messages', async () => {

@@ -16,7 +16,8 @@ const BODY = '{"id":"evt_1","type":"filing.created"}';
 function hmacHex(secret: string, timestamp: string | number, body: string | Buffer): string {
   return createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${timestamp}.`).update(body).digest('hex');
 }
-const sig = (timestamp: string | number, body: string | Buffer = BODY, secret = SECRET): string => `sha256=${hmacHex(secret, timestamp, body)}`;
+const sig = (timestamp: string | number, body: string | Buffer = BODY, secret = SECRET): string =>
+  `sha256=${hmacHex(secret, timestamp, body)}`;
 
 let dir: string;
 beforeAll(() => {
@@ -50,10 +51,13 @@ const at = (timestamp: string | number, signature: string): string[] => ['--time
 
 describe('verify-signature: the signature', () => {
   it('accepts the check vector of the spec and prints valid', async () => {
-    const r = await verify([...at(1700000000, 'sha256=57b147fd6da72d808ece3014a78236a2effc7db6f448c57ab42e8d88c6d54c81'), '--now', '1700000000', ...table], {
-      stdin: '{"id":"evt_1","type":"filing.created"}',
-      now: 0,
-    });
+    const r = await verify(
+      [...at(1700000000, 'sha256=57b147fd6da72d808ece3014a78236a2effc7db6f448c57ab42e8d88c6d54c81'), '--now', '1700000000', ...table],
+      {
+        stdin: '{"id":"evt_1","type":"filing.created"}',
+        now: 0,
+      },
+    );
     expect(r).toEqual({ code: 0, stdout: 'valid\n', stderr: '' });
   });
 
@@ -213,7 +217,10 @@ describe('verify-signature: --headers', () => {
 
   it('refuses --headers together with --timestamp or --signature (exit 2)', async () => {
     const headers = file('headers-ok.txt', `x-service-timestamp: ${NOW}\nx-service-signature: ${sig(NOW)}\n`);
-    for (const extra of [['--timestamp', String(NOW)], ['--signature', sig(NOW)]]) {
+    for (const extra of [
+      ['--timestamp', String(NOW)],
+      ['--signature', sig(NOW)],
+    ]) {
       const r = await verify(['--headers', headers, ...extra]);
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
@@ -245,7 +252,9 @@ describe('verify-signature: the secret', () => {
   });
 
   it('reads --secret-env <VAR> before RFS_WEBHOOK_SECRET', async () => {
-    const r = await verify([...args, '--secret-env', 'MY_HOOK_SECRET'], { env: { MY_HOOK_SECRET: SECRET, RFS_WEBHOOK_SECRET: 'whsec_wrong' } });
+    const r = await verify([...args, '--secret-env', 'MY_HOOK_SECRET'], {
+      env: { MY_HOOK_SECRET: SECRET, RFS_WEBHOOK_SECRET: 'whsec_wrong' },
+    });
     expect(r.code).toBe(0);
   });
 
@@ -347,7 +356,9 @@ describe('verify-signature: flags and output', () => {
 describe('verify-signature: stdin', () => {
   it('reads the header dump from stdin with --headers - when the payload is a file', async () => {
     const payload = file('body-for-stdin-headers.json', BODY);
-    const r = await verify(['--headers', '-', '--payload', payload, ...table], { stdin: `x-service-timestamp: ${NOW}\nx-service-signature: ${sig(NOW)}\n` });
+    const r = await verify(['--headers', '-', '--payload', payload, ...table], {
+      stdin: `x-service-timestamp: ${NOW}\nx-service-signature: ${sig(NOW)}\n`,
+    });
     expect(r.code).toBe(0);
   });
 
@@ -370,7 +381,11 @@ describe('verify-signature: interruption', () => {
   it('stops reading stdin on Ctrl-C and exits 130', async () => {
     const t = bufferIO({ env: { RFS_WEBHOOK_SECRET: SECRET } });
     const controller = new AbortController();
-    const running = runCli(['verify-signature', ...at(NOW, sig(NOW))], { ...t.io, stdin: new Readable({ read() {} }) }, { signal: controller.signal });
+    const running = runCli(
+      ['verify-signature', ...at(NOW, sig(NOW))],
+      { ...t.io, stdin: new Readable({ read() {} }) },
+      { signal: controller.signal },
+    );
     setTimeout(() => controller.abort(), 20);
     expect(await running).toBe(130);
     expect(t.stdout()).toBe('');

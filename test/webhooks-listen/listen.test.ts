@@ -19,7 +19,7 @@ interface Listener {
 
 let h: Harness;
 let listeners: Listener[] = [];
-let targets: Receiver[] = [];
+const targets: Receiver[] = [];
 let n = 0;
 
 beforeEach(async () => {
@@ -71,7 +71,10 @@ async function stop(l: Listener): Promise<number> {
 }
 
 async function subscribe(url: string): Promise<{ id: string; secret: string }> {
-  const res = await h.api('/webhooks', { body: { url, events: ['recording.completed'] }, headers: { 'idempotency-key': `listen-test-${++n}` } });
+  const res = await h.api('/webhooks', {
+    body: { url, events: ['recording.completed'] },
+    headers: { 'idempotency-key': `listen-test-${++n}` },
+  });
   expect(res.status).toBe(201);
   return res.json.data;
 }
@@ -184,7 +187,10 @@ describe('webhooks listen: real deliveries from the sandbox', () => {
       { ...invalid, recordingId: expect.stringMatching(/^rec_/), reason: 'missing' },
     ]);
 
-    const warnings = l.t.stderr().split('\n').filter((w) => w.startsWith('warning:'));
+    const warnings = l.t
+      .stderr()
+      .split('\n')
+      .filter((w) => w.startsWith('warning:'));
     expect(warnings).toEqual([
       `warning: refused delivery ${id} (HTTP 401): mismatch: the signature does not match this payload, timestamp and secret (a re-serialised body or another subscription's secret?)`,
       `warning: refused delivery ${id} (HTTP 401): stale: the timestamp is 3600 seconds old; the tolerance is 300 seconds either way`,
@@ -213,18 +219,26 @@ describe('webhooks listen: real deliveries from the sandbox', () => {
     const recordingId = await complete('Evil \u001b]0;pwned\u0007 title\u202e');
     const { id, attempt } = await attempted();
     const rows = await eventually(async () => {
-      const text = l.t.stdout().split('\n').filter((x) => x !== '');
+      const text = l.t
+        .stdout()
+        .split('\n')
+        .filter((x) => x !== '');
       return text.length === 2 ? text : undefined;
     });
     const [header = '', row = ''] = rows;
-    expect(header).toBe(
-      'TIME      VERDICT             STATUS  DELIVERY                  EVENT                RECORDING             TITLE',
-    );
+    expect(header).toBe('TIME      VERDICT             STATUS  DELIVERY                  EVENT                RECORDING             TITLE');
     expect(row).toMatch(
-      new RegExp(`^\\d\\d:\\d\\d:\\d\\d  valid {13}  200 {3}  ${id}  recording\\.completed  ${recordingId}  Evil \\\\x1b\\]0;pwned\\\\x07 title\\\\u202e$`),
+      new RegExp(
+        `^\\d\\d:\\d\\d:\\d\\d  valid {13}  200 {3}  ${id}  recording\\.completed  ${recordingId}  Evil \\\\x1b\\]0;pwned\\\\x07 title\\\\u202e$`,
+      ),
     );
     // Each cell starts under its header.
-    for (const [name, value] of [['DELIVERY', id], ['EVENT', 'recording.completed'], ['RECORDING', recordingId], ['TITLE', 'Evil']] as const) {
+    for (const [name, value] of [
+      ['DELIVERY', id],
+      ['EVENT', 'recording.completed'],
+      ['RECORDING', recordingId],
+      ['TITLE', 'Evil'],
+    ] as const) {
       expect(row.indexOf(value)).toBe(header.indexOf(name));
     }
     expect(l.t.stdout()).not.toMatch(/[\u001b\u0007\u202e]/);
@@ -232,7 +246,13 @@ describe('webhooks listen: real deliveries from the sandbox', () => {
     // An invalid one shows its reason in the same columns.
     const body = Buffer.from(`${attempt.requestBody} `, 'utf8');
     expect((await send(`${l.url}/hooks`, { headers: attempt.requestHeaders, body })).status).toBe(401);
-    const invalid = await eventually(async () => l.t.stdout().split('\n').filter((x) => x !== '')[2]);
+    const invalid = await eventually(
+      async () =>
+        l.t
+          .stdout()
+          .split('\n')
+          .filter((x) => x !== '')[2],
+    );
     expect(invalid).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d  invalid: mismatch   401 {3}  ${id}  `));
     expect(invalid.indexOf(recordingId)).toBe(header.indexOf('RECORDING'));
     expect(await stop(l)).toBe(0);
@@ -252,7 +272,8 @@ describe('webhooks listen: real deliveries from the sandbox', () => {
     const [forwarded] = await target.waitFor(1);
     expect(forwarded?.path).toBe('/local/webhooks');
     expect(forwarded?.body.equals(Buffer.from(attempt.requestBody, 'utf8'))).toBe(true);
-    const serviceHeaders = (all: Record<string, unknown>) => Object.fromEntries(Object.entries(all).filter(([k]) => k.startsWith('x-service-')));
+    const serviceHeaders = (all: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(all).filter(([k]) => k.startsWith('x-service-')));
     expect(serviceHeaders(forwarded?.headers ?? {})).toEqual(serviceHeaders(attempt.requestHeaders));
     expect(Object.keys(serviceHeaders(attempt.requestHeaders))).toHaveLength(4);
     expect(forwarded?.headers['content-type']).toBe('application/json');
@@ -277,13 +298,20 @@ describe('webhooks listen: table on a narrow terminal', () => {
     const post = (title: string, signature?: string) => {
       const ts = Math.floor(Date.now() / 1000);
       const body = JSON.stringify({ id: 'dlv_n', event: 'recording.completed', data: { id: 'rec_narrow', title } });
-      const headers = { 'x-service-timestamp': String(ts), 'x-service-signature': signature ?? signed(secret, ts, body), 'x-service-delivery': 'dlv_n' };
+      const headers = {
+        'x-service-timestamp': String(ts),
+        'x-service-signature': signature ?? signed(secret, ts, body),
+        'x-service-delivery': 'dlv_n',
+      };
       return send(`${l.url}/`, { headers, body });
     };
     expect((await post('A very long title that cannot fit in what is left of eighty columns')).status).toBe(200);
     expect((await post('', 'sha256=00')).status).toBe(401);
     const lines = await eventually(async () => {
-      const text = l.t.stdout().split('\n').filter((x) => x !== '');
+      const text = l.t
+        .stdout()
+        .split('\n')
+        .filter((x) => x !== '');
       return text.length === 3 ? text : undefined;
     });
     expect(lines).toEqual([
@@ -296,7 +324,10 @@ describe('webhooks listen: table on a narrow terminal', () => {
 });
 
 describe('webhooks listen: flags', () => {
-  async function refused(argv: string[], env: NodeJS.ProcessEnv = { RFS_WEBHOOK_SECRET: 'whsec_flags' }): Promise<{ code: number; stdout: string; stderr: string }> {
+  async function refused(
+    argv: string[],
+    env: NodeJS.ProcessEnv = { RFS_WEBHOOK_SECRET: 'whsec_flags' },
+  ): Promise<{ code: number; stdout: string; stderr: string }> {
     const t = bufferIO({ env });
     const code = await runCli(['webhooks', 'listen', ...argv], t.io);
     return { code, stdout: t.stdout(), stderr: t.stderr() };
@@ -334,7 +365,15 @@ describe('webhooks listen: flags', () => {
     const own = t.stdout().split('\nGlobal Options:')[0] ?? '';
     expect(t.stdout()).toContain('\nGlobal Options:');
     const flags = [...own.matchAll(/^ {2}(-[^ ]+(?: <[^>]+>)?)/gm)].map((m) => m[1]);
-    expect(flags).toEqual(['--host <host>', '--port <port>', '--secret-env <VAR>', '--secret-file <path>', '--tolerance <seconds>', '--forward-to <url>', '-h,']);
+    expect(flags).toEqual([
+      '--host <host>',
+      '--port <port>',
+      '--secret-env <VAR>',
+      '--secret-file <path>',
+      '--tolerance <seconds>',
+      '--forward-to <url>',
+      '-h,',
+    ]);
     expect(t.stdout()).toMatch(/--host <host> +address to bind \(default: "127\.0\.0\.1"\)/);
     expect(t.stdout()).toMatch(/--port <port> +port; 0 picks a free one \(default: "8787"\)/);
     expect(t.stdout()).toMatch(/--tolerance <seconds> +allowed clock difference, both ways \(default: "300"\)/);
@@ -376,7 +415,11 @@ describe('webhooks listen: stopping', () => {
     const agent = new Agent({ keepAlive: true });
     const ts = Math.floor(Date.now() / 1000);
     const body = '{"id":"dlv_stop","event":"recording.completed","data":{"id":"rec_stop","title":"Stop"}}';
-    const reply = await send(`${l.url}/`, { headers: { 'x-service-timestamp': String(ts), 'x-service-signature': signed(secret, ts, body) }, body, agent });
+    const reply = await send(`${l.url}/`, {
+      headers: { 'x-service-timestamp': String(ts), 'x-service-signature': signed(secret, ts, body) },
+      body,
+      agent,
+    });
     expect(reply.status).toBe(200);
     try {
       const started = Date.now();
@@ -387,7 +430,9 @@ describe('webhooks listen: stopping', () => {
     }
     expect(await accepts(l.port)).toBe(false);
     expect(await canBind(l.port)).toBe(true);
-    expect(l.lines()).toEqual([{ deliveryId: null, event: null, recordingId: 'rec_stop', title: 'Stop', verdict: 'valid', reason: null, status: 200 }]);
+    expect(l.lines()).toEqual([
+      { deliveryId: null, event: null, recordingId: 'rec_stop', title: 'Stop', verdict: 'valid', reason: null, status: 200 },
+    ]);
     expect(l.t.stderr()).toMatch(/stopped listening\n$/);
     expect(l.t.stderr()).not.toContain(secret);
   });
@@ -398,7 +443,10 @@ describe('webhooks listen: stopping', () => {
     l.t.io.stdout.destroy();
     const ts = Math.floor(Date.now() / 1000);
     const body = '{"data":{"id":"rec_pipe"}}';
-    expect((await send(`${l.url}/`, { headers: { 'x-service-timestamp': String(ts), 'x-service-signature': signed(secret, ts, body) }, body })).status).toBe(200);
+    expect(
+      (await send(`${l.url}/`, { headers: { 'x-service-timestamp': String(ts), 'x-service-signature': signed(secret, ts, body) }, body }))
+        .status,
+    ).toBe(200);
     expect(await l.done).toBe(0);
     listeners = listeners.filter((x) => x !== l);
     expect(await accepts(l.port)).toBe(false);

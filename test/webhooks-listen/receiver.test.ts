@@ -113,7 +113,11 @@ describe('webhook receiver: verification', () => {
     const reply = await deliver(r.url, BODY, headers(ts, signed(SECRET, ts, BODY)));
     expect(reply.status).toBe(401);
     expect(reply.text).toBe('invalid signature: stale\n');
-    expect(got[0]?.delivery).toMatchObject({ reason: 'stale', ageSeconds: 61, explanation: 'the timestamp is 61 seconds old; the tolerance is 60 seconds either way' });
+    expect(got[0]?.delivery).toMatchObject({
+      reason: 'stale',
+      ageSeconds: 61,
+      explanation: 'the timestamp is 61 seconds old; the tolerance is 60 seconds either way',
+    });
     // One second younger is inside the tolerance.
     expect((await deliver(r.url, BODY, headers(ts + 1, signed(SECRET, ts + 1, BODY)))).status).toBe(200);
   });
@@ -178,10 +182,14 @@ describe('webhook receiver: requests that are not deliveries', () => {
   it('answers 413 to a body declared larger than 1 MiB without reading it', async () => {
     const { r, got, refused } = await receiver();
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(`${r.url}/hooks`, { method: 'POST', agent: false, headers: { 'content-length': String(MAX_BODY_BYTES + 1) } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        `${r.url}/hooks`,
+        { method: 'POST', agent: false, headers: { 'content-length': String(MAX_BODY_BYTES + 1) } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       // The receiver answers and closes before the body is sent: a write error is expected.
       req.on('error', (error) => (req.destroyed ? undefined : reject(error)));
       req.flushHeaders();

@@ -8,7 +8,8 @@ export function hmacHex(secret: string, timestamp: string | number, body: string
   return createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${timestamp}.`).update(body).digest('hex');
 }
 
-export const signed = (secret: string, timestamp: string | number, body: string | Buffer): string => `sha256=${hmacHex(secret, timestamp, body)}`;
+export const signed = (secret: string, timestamp: string | number, body: string | Buffer): string =>
+  `sha256=${hmacHex(secret, timestamp, body)}`;
 
 export interface Reply {
   status: number;

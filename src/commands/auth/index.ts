@@ -6,4 +6,7 @@ import logout from './logout/index.js';
 import status from './status/index.js';
 import switchProfile from './switch/index.js';
 
-export default defineNoun(() => new Command('auth').description('manage API keys in config profiles'), [login, status, switchProfile, logout]);
+export default defineNoun(
+  () => new Command('auth').description('manage API keys in config profiles'),
+  [login, status, switchProfile, logout],
+);

@@ -4,4 +4,7 @@ import { defineNoun } from '../define.js';
 import list from './list/index.js';
 import replay from './replay/index.js';
 
-export default defineNoun(() => new Command('deliveries').alias('delivery').description('inspect and replay webhook deliveries'), [list, replay]);
+export default defineNoun(
+  () => new Command('deliveries').alias('delivery').description('inspect and replay webhook deliveries'),
+  [list, replay],
+);

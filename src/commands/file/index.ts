@@ -18,7 +18,7 @@ const declare = () =>
       examples([
         'rfs file rec_123 --provider crm --external-id CASE-42 --external-url https://crm.example.com/42',
         'rfs file --from filings.ndjson --provider crm',
-        'jq -c \'{id, externalId: .id}\' recs.ndjson | rfs file --from - --provider crm',
+        "jq -c '{id, externalId: .id}' recs.ndjson | rfs file --from - --provider crm",
       ]),
     );
 

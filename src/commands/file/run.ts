@@ -146,7 +146,13 @@ async function runBatch(ctx: Context, { from, defaultProvider, failFast }: Extra
       if (earlier === undefined) firstLine.set(parsed.id, item.line);
       run.doing(`filing line ${item.line}`);
       const answer = await fileRecording(client, parsed.id, stripUndefined(parsed.filing), ctx.signal);
-      const result: ItemResult = { line: item.line, id: parsed.id, ok: true, replayed: answer.meta.replayed, syncCount: answer.data.syncCount };
+      const result: ItemResult = {
+        line: item.line,
+        id: parsed.id,
+        ok: true,
+        replayed: answer.meta.replayed,
+        syncCount: answer.data.syncCount,
+      };
       if (earlier !== undefined) result.duplicateOf = earlier;
       return result;
     } catch (error) {

@@ -19,7 +19,10 @@ const declare = () =>
     .option('--delivery-attempts <n>', 'attempts per webhook delivery', String(DEFAULTS.deliveryAttempts))
     .option('--delivery-backoff <ms>', 'first retry delay of a delivery, x4 each time', String(DEFAULTS.deliveryBackoffMs))
     .option('--allow-private-webhooks', 'allow webhook URLs on private networks')
-    .addHelpText('after', examples(['rfs sandbox', 'rfs sandbox --port 0 --seed 42 --data sandbox.json', 'rfs sandbox --faults 0.2 --rate-limit 0']));
+    .addHelpText(
+      'after',
+      examples(['rfs sandbox', 'rfs sandbox --port 0 --seed 42 --data sandbox.json', 'rfs sandbox --faults 0.2 --rate-limit 0']),
+    );
 
 export type Input = Parsed<ReturnType<typeof declare>>;
 export default defineCommand(declare, () => import('./run.js'));

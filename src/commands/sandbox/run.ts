@@ -22,7 +22,8 @@ function numberFlag(flag: string, option: RangedOption, raw: string | undefined)
 
 function textFlag(flag: string, raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
-  if (raw.trim() === '' || /[\s\u0000-\u001f]/.test(raw)) throw new UsageError(`invalid --${flag}: expected a non-empty value without spaces, got ${JSON.stringify(raw)}`);
+  if (raw.trim() === '' || /[\s\u0000-\u001f]/.test(raw))
+    throw new UsageError(`invalid --${flag}: expected a non-empty value without spaces, got ${JSON.stringify(raw)}`);
   return raw;
 }
 
@@ -60,7 +61,10 @@ function banner(sandbox: RunningSandbox, options: SandboxOptions): string {
   const names = Object.keys(KEY_NOTES) as (keyof SandboxKeys)[];
   const width = Math.max(...names.map((n) => n.length));
   const keys = names.map((name) => `  ${name.padEnd(width)}  ${sandbox.apiKeys[name]}  ${KEY_NOTES[name]}`);
-  const rate = options.rateLimit === 0 ? 'off' : `${options.rateLimit ?? DEFAULTS.rateLimit} per ${options.rateWindowSeconds ?? DEFAULTS.rateWindowSeconds} s per workspace`;
+  const rate =
+    options.rateLimit === 0
+      ? 'off'
+      : `${options.rateLimit ?? DEFAULTS.rateLimit} per ${options.rateWindowSeconds ?? DEFAULTS.rateWindowSeconds} s per workspace`;
   return [
     `rfs sandbox is listening on ${sandbox.baseUrl}`,
     `  state: ${options.dataFile ?? 'in memory'} · rate limit: ${rate} · faults: ${options.faults ?? DEFAULTS.faults}`,
@@ -105,7 +109,10 @@ async function start(io: IO, options: SandboxOptions, signal: AbortSignal): Prom
     sandbox = await startSandbox(options);
   } catch (error) {
     if (error instanceof SandboxStartError) {
-      throw new UsageError(error.message, { cause: error, hint: /EADDRINUSE/.test(error.message) ? '--port 0 picks a free port' : undefined });
+      throw new UsageError(error.message, {
+        cause: error,
+        hint: /EADDRINUSE/.test(error.message) ? '--port 0 picks a free port' : undefined,
+      });
     }
     throw error;
   }

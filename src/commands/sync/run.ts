@@ -57,7 +57,9 @@ export async function run(ctx: Context, flags: SyncOptions): Promise<number> {
     const toFile = pending.filter((s) => s.result).length;
     const toRerun = pending.length - toFile;
     if (toFile + toRerun > 0) {
-      ctx.ui.notice(`journal: ${toFile} answer(s) to file without running the command, ${toRerun} recording(s) whose command may have run (run again with RFS_ATTEMPT > 1)`);
+      ctx.ui.notice(
+        `journal: ${toFile} answer(s) to file without running the command, ${toRerun} recording(s) whose command may have run (run again with RFS_ATTEMPT > 1)`,
+      );
     }
 
     const writer = new ResultWriter(ctx, (r) => ({
@@ -83,7 +85,9 @@ export async function run(ctx: Context, flags: SyncOptions): Promise<number> {
         } catch (error) {
           if (!flags.watch) throw error;
           // A watcher outlives a failed pass (the service down for a while): say so, try again.
-          ctx.ui.warn(`the pass failed: ${error instanceof Error ? error.message : String(error)}; trying again in ${flags.intervalMs / 1000} s`);
+          ctx.ui.warn(
+            `the pass failed: ${error instanceof Error ? error.message : String(error)}; trying again in ${flags.intervalMs / 1000} s`,
+          );
           outcome = undefined;
         }
         if (outcome) {
@@ -149,11 +153,24 @@ async function dryRun(ctx: Context, flags: SyncOptions, journalPath: string): Pr
   const client = await ctx.api();
   const rows: { id: string; action: string; attempt: number; title: string | null; externalId: string | null }[] = [];
   for (const [id, state] of journal.states) {
-    if (state.result) rows.push({ id, action: 'file from journal', attempt: state.attempts, title: null, externalId: state.result.externalId });
+    if (state.result)
+      rows.push({ id, action: 'file from journal', attempt: state.attempts, title: null, externalId: state.result.externalId });
   }
-  for await (const item of listRecordings(client, { status: 'COMPLETED', syncState: 'unsynced', limit: 100, all: true, signal: ctx.signal })) {
+  for await (const item of listRecordings(client, {
+    status: 'COMPLETED',
+    syncState: 'unsynced',
+    limit: 100,
+    all: true,
+    signal: ctx.signal,
+  })) {
     if (journal.states.get(item.id)?.result) continue;
-    rows.push({ id: item.id, action: 'run command', attempt: (journal.states.get(item.id)?.attempts ?? 0) + 1, title: item.title, externalId: null });
+    rows.push({
+      id: item.id,
+      action: 'run command',
+      attempt: (journal.states.get(item.id)?.attempts ?? 0) + 1,
+      title: item.title,
+      externalId: null,
+    });
   }
   const shown = flags.maxItems === undefined ? rows : rows.slice(0, flags.maxItems);
   await writeList(ctx.io, ctx.globals.output, shown, {

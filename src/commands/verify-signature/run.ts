@@ -80,7 +80,8 @@ async function readStream(stream: Readable, signal: AbortSignal): Promise<Buffer
 
 async function readInput(ctx: Context, source: string, flag: string): Promise<Buffer> {
   if (source === '-') {
-    if (ctx.io.stdinIsTTY) ctx.ui.notice(`reading ${flag === '--payload' ? 'the payload' : 'the header dump'} from stdin; end it with Ctrl-D`);
+    if (ctx.io.stdinIsTTY)
+      ctx.ui.notice(`reading ${flag === '--payload' ? 'the payload' : 'the header dump'} from stdin; end it with Ctrl-D`);
     return readStream(ctx.io.stdin, ctx.signal);
   }
   try {

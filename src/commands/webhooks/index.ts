@@ -6,4 +6,7 @@ import deleteWebhook from './delete/index.js';
 import list from './list/index.js';
 import listen from './listen/index.js';
 
-export default defineNoun(() => new Command('webhooks').alias('webhook').description('manage webhook subscriptions'), [create, list, deleteWebhook, listen]);
+export default defineNoun(
+  () => new Command('webhooks').alias('webhook').description('manage webhook subscriptions'),
+  [create, list, deleteWebhook, listen],
+);

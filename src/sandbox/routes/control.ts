@@ -34,7 +34,12 @@ const FaultChange = z
     match: z.optional(z.nullable(z.string().check(z.minLength(1)))),
     script: z.optional(z.array(ScriptStep).check(z.maxLength(1000))),
   })
-  .check(z.refine((change) => change.rate !== undefined || change.script !== undefined, { message: 'give a rate, a script, or both', path: ['rate'] }));
+  .check(
+    z.refine((change) => change.rate !== undefined || change.script !== undefined, {
+      message: 'give a rate, a script, or both',
+      path: ['rate'],
+    }),
+  );
 const DeliveryFaultChange = z.strictObject({ duplicate: z.optional(Rate), stale: z.optional(Rate), badSignature: z.optional(Rate) });
 const SnapshotName = z.string().check(z.regex(/^[A-Za-z0-9._-]{1,100}$/, 'must be 1 to 100 letters, digits, or . _ -'));
 const NewSnapshot = z.strictObject({ name: SnapshotName });
@@ -88,8 +93,21 @@ function setFaults(ctx: RequestContext): Reply {
   parseQuery(ctx.query, []);
   const input = body(ctx, FaultChange);
   const { faults } = ctx.app;
-  faults.set({ rate: input.rate ?? 0, kinds: [...new Set(input.kinds ?? FAULT_KINDS)], delayMs: input.delayMs ?? null, match: input.match ?? null });
-  faults.setScript((input.script ?? []).map((step) => ({ match: step.match ?? null, method: step.method ?? null, kind: step.kind, times: step.times, delayMs: step.delayMs ?? null })));
+  faults.set({
+    rate: input.rate ?? 0,
+    kinds: [...new Set(input.kinds ?? FAULT_KINDS)],
+    delayMs: input.delayMs ?? null,
+    match: input.match ?? null,
+  });
+  faults.setScript(
+    (input.script ?? []).map((step) => ({
+      match: step.match ?? null,
+      method: step.method ?? null,
+      kind: step.kind,
+      times: step.times,
+      delayMs: step.delayMs ?? null,
+    })),
+  );
   return json(200, { data: faultsView(ctx) });
 }
 
@@ -118,7 +136,7 @@ function health(ctx: RequestContext): Reply {
 function listRequests(ctx: RequestContext): Reply {
   const q = parseQuery(ctx.query, ['since']);
   const raw = q.get('since');
-  const since = raw === undefined ? 0 : /^[0-9]{1,15}$/.test(raw) ? Number(raw) : NaN;
+  const since = raw === undefined ? 0 : /^[0-9]{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
   if (Number.isNaN(since)) throw invalidBody('since', 'must be a sequence number, 0 or more');
   const data = ctx.app.requestLog.since(since);
   return json(200, { data, meta: { count: data.length, lastSeq: ctx.app.requestLog.lastSeq } });
@@ -142,7 +160,8 @@ async function importState(ctx: RequestContext): Promise<Reply> {
   if (Array.isArray(value)) throw invalidBody('', 'expected a whole state (as GET /_sandbox/state answers), not a list');
   const checked = checkState(value);
   if (!checked.ok) throw invalidBody(checked.path, checked.message);
-  if (checked.state.seed !== ctx.app.seed) throw invalidBody('seed', `the state was made with another seed; this sandbox's keys come from ${JSON.stringify(ctx.app.seed)}`);
+  if (checked.state.seed !== ctx.app.seed)
+    throw invalidBody('seed', `the state was made with another seed; this sandbox's keys come from ${JSON.stringify(ctx.app.seed)}`);
   await ctx.app.replaceState(checked.state);
   return { status: 204 };
 }

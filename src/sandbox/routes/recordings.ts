@@ -18,7 +18,8 @@ function listRecordings(ctx: ApiContext): Reply {
   const limit = limitParam(q, 100, 50);
   const since = q.get('updatedSince');
   const updatedSince = since === undefined ? null : parseIsoTime(since, INSTANT);
-  if (updatedSince === null && since !== undefined) throw invalid('updatedSince must be an ISO 8601 timestamp with a time zone, e.g. 2025-06-01T00:00:00Z');
+  if (updatedSince === null && since !== undefined)
+    throw invalid('updatedSince must be an ISO 8601 timestamp with a time zone, e.g. 2025-06-01T00:00:00Z');
 
   // The cursor is bound to everything that decides which items a page holds.
   const query = `recordings|${workspace}|${status}|${syncState}|${updatedSince ?? ''}|${include}`;

@@ -41,12 +41,18 @@ function listWebhooks(ctx: ApiContext): Reply {
   const query = `webhooks|${workspace}`;
   const token = q.get('cursor');
   const after = token === undefined ? null : app.cursors.decode(token, query);
-  if (token !== undefined && after === null) throw new ProblemError('INVALID_CURSOR', 'the cursor is malformed, expired, or belongs to another query');
+  if (token !== undefined && after === null)
+    throw new ProblemError('INVALID_CURSOR', 'the cursor is malformed, expired, or belongs to another query');
   const page = app.webhooks.page(workspace, after, limit);
   const last = page.items[page.items.length - 1];
   return json(200, {
     data: page.items.map((s) => ({ id: s.id, url: s.url, events: s.events, createdAt: new Date(s.createdAt).toISOString() })),
-    meta: { count: page.items.length, limit, hasMore: page.hasMore, nextCursor: page.hasMore && last ? app.cursors.encode(last, query) : null },
+    meta: {
+      count: page.items.length,
+      limit,
+      hasMore: page.hasMore,
+      nextCursor: page.hasMore && last ? app.cursors.encode(last, query) : null,
+    },
   });
 }
 

@@ -81,7 +81,9 @@ export async function run(ctx: Context, o: LoginOptions): Promise<number> {
   } else if (prompts) {
     rawKey = await ask(() => prompts.password({ message: 'API key (service_pk_…)', mask: '*' }, context));
   } else {
-    throw new UsageError('no terminal to ask for the key on', { hint: 'pipe the key in with --with-key, e.g. printf %s "$KEY" | rfs auth login --with-key' });
+    throw new UsageError('no terminal to ask for the key on', {
+      hint: 'pipe the key in with --with-key, e.g. printf %s "$KEY" | rfs auth login --with-key',
+    });
   }
   const apiKey = checkKeyFormat(rawKey);
 
@@ -96,7 +98,8 @@ export async function run(ctx: Context, o: LoginOptions): Promise<number> {
   if (state === 'unreachable') throw error;
   await store.save(profile, { baseUrl, apiKey });
   if (state === 'missing scope') ctx.ui.notice('note: this key cannot read recordings (it lacks read:recordings); saved anyway');
-  if (state === 'subscription required') ctx.ui.warn('the workspace has no eligible Pro or Enterprise plan yet (SUBSCRIPTION_REQUIRED); saved anyway');
+  if (state === 'subscription required')
+    ctx.ui.warn('the workspace has no eligible Pro or Enterprise plan yet (SUBSCRIPTION_REQUIRED); saved anyway');
   const isDefault = store.defaultName() === profile;
   await writeResource(
     io,

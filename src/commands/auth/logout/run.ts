@@ -12,7 +12,11 @@ export function options(): undefined {
 export async function run(ctx: Context): Promise<number> {
   const store = openProfiles(ctx.io.env);
   const { name } = selectProfile(ctx.globals, ctx.io.env, store);
-  if (!(await store.remove(name))) throw noSuchProfile(name, store.list().map((p) => p.name));
+  if (!(await store.remove(name)))
+    throw noSuchProfile(
+      name,
+      store.list().map((p) => p.name),
+    );
   ctx.ui.notice(`Removed profile "${name}" and its key from ${store.path}.`);
   return EXIT.OK;
 }

@@ -30,7 +30,10 @@ export async function run(ctx: Context): Promise<number> {
   const profiles = store.list().filter((p) => globals.profile === undefined || p.name === globals.profile);
   const envKey = envValue(io.env, 'RFS_API_KEY')?.trim();
   if (globals.profile !== undefined && profiles.length === 0 && envKey === undefined) {
-    throw noSuchProfile(globals.profile, store.list().map((p) => p.name));
+    throw noSuchProfile(
+      globals.profile,
+      store.list().map((p) => p.name),
+    );
   }
   if (profiles.length === 0 && envKey === undefined) {
     throw new AuthError('no API key configured: run `rfs auth login` to save one, or set RFS_API_KEY');

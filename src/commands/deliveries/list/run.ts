@@ -25,7 +25,11 @@ export function options({ flags }: Input): ListOptions {
 export async function run(ctx: Context, params: ListOptions): Promise<number> {
   const client = await ctx.api();
   const deliveries = await listDeliveries(client, { ...params, signal: ctx.signal });
-  const count = await writeList(ctx.io, ctx.globals.output, deliveries, { columns: DELIVERY_COLUMNS, color: ctx.globals.color, width: ctx.io.columns });
+  const count = await writeList(ctx.io, ctx.globals.output, deliveries, {
+    columns: DELIVERY_COLUMNS,
+    color: ctx.globals.color,
+    width: ctx.io.columns,
+  });
   if (count === 0) emptyNotice(ctx, 'no deliveries match');
   return EXIT.OK;
 }

@@ -11,7 +11,11 @@ const declare = () =>
     .option('--dry-run', 'with --all-failed: only list what would be replayed')
     .addHelpText(
       'after',
-      examples(['rfs deliveries replay dlv_123 dlv_456', 'rfs deliveries replay --all-failed --dry-run', 'rfs deliveries replay --all-failed --yes']),
+      examples([
+        'rfs deliveries replay dlv_123 dlv_456',
+        'rfs deliveries replay --all-failed --dry-run',
+        'rfs deliveries replay --all-failed --yes',
+      ]),
     );
 
 export type Input = Parsed<ReturnType<typeof declare>>;

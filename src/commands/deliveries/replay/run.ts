@@ -93,10 +93,12 @@ export async function run(ctx: Context, o: ReplayOptions): Promise<number> {
   let why: string | undefined;
   if (end.how === 'stopped') why = 'stopped: the key was refused';
   if (end.how === 'interrupted') {
-    why = inFlight.length === 0 ? 'interrupted' : `interrupted while ${inFlight.map((f) => `${f.doing} (it may have been queued)`).join(', ')}`;
+    why =
+      inFlight.length === 0 ? 'interrupted' : `interrupted while ${inFlight.map((f) => `${f.doing} (it may have been queued)`).join(', ')}`;
   }
   summary(ctx, writer, report.ok, report.failed, notDone, why);
-  if (end.how !== 'interrupted' && allFailed && ids.length >= 50) ctx.ui.notice('the FAILED list holds at most 50 rows: run again to replay any that remain');
+  if (end.how !== 'interrupted' && allFailed && ids.length >= 50)
+    ctx.ui.notice('the FAILED list holds at most 50 rows: run again to replay any that remain');
   return report.exitCode;
 }
 

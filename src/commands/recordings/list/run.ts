@@ -43,7 +43,11 @@ export function options({ flags }: Input, ctx: Context): ListOptions {
 export async function run(ctx: Context, params: ListOptions): Promise<number> {
   const client = await ctx.api();
   const items = listRecordings(client, { ...params, signal: ctx.signal, onMore: (cursor) => moreNotice(ctx, cursor) });
-  const count = await writeList(ctx.io, ctx.globals.output, items, { columns: recordingColumns(ctx.io.now()), color: ctx.globals.color, width: ctx.io.columns });
+  const count = await writeList(ctx.io, ctx.globals.output, items, {
+    columns: recordingColumns(ctx.io.now()),
+    color: ctx.globals.color,
+    width: ctx.io.columns,
+  });
   if (count === 0) emptyNotice(ctx, 'no recordings match');
   return EXIT.OK;
 }

@@ -90,7 +90,17 @@ const COLUMNS: readonly Column<Row>[] = [
 
 const PLACEHOLDER: Row = {
   at: 0,
-  delivery: { deliveryId: null, event: null, recordingId: null, title: null, valid: true, reason: null, explanation: '', ageSeconds: null, status: 0 },
+  delivery: {
+    deliveryId: null,
+    event: null,
+    recordingId: null,
+    title: null,
+    valid: true,
+    reason: null,
+    explanation: '',
+    ageSeconds: null,
+    status: 0,
+  },
 };
 
 /** The header line and one row, as renderTable fits them to the terminal (same widths every time). */
@@ -126,7 +136,8 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
     }
     const id = d.deliveryId ?? '(no x-service-delivery header)';
     if (!d.valid) ui.warn(`refused delivery ${id} (HTTP ${d.status}): ${d.reason ?? 'invalid'}: ${d.explanation}`);
-    if (d.forwardError !== undefined) ui.warn(`could not forward delivery ${id} to ${o.forwardTo ?? ''}: ${d.forwardError} (answered HTTP 502)`);
+    if (d.forwardError !== undefined)
+      ui.warn(`could not forward delivery ${id} to ${o.forwardTo ?? ''}: ${d.forwardError} (answered HTTP 502)`);
   };
 
   const receiver = await startWebhookReceiver({
