@@ -159,7 +159,7 @@ async function main() {
 
   say('2. One recording, in full:');
   const detail = await rfs(['recordings', 'get', first.id, '-o', 'table'], { capture: true });
-  process.stdout.write(detail.split('\n').slice(0, 30).join('\n') + `\n${dim('  … (cut short for the demo)')}\n`);
+  process.stdout.write(`${detail.split('\n').slice(0, 30).join('\n')}\n${dim('  … (cut short for the demo)')}\n`);
 
   say('3. File it in the external system ("crm", record CASE-1001):');
   await rfs([
@@ -215,9 +215,11 @@ async function main() {
   say('Done. Everything the demo started has been stopped.');
 }
 
-main()
-  .catch((error) => {
-    process.stderr.write(`demo failed: ${error.message}\n`);
-    process.exitCode = 1;
-  })
-  .finally(cleanup);
+try {
+  await main();
+} catch (error) {
+  process.stderr.write(`demo failed: ${error.message}\n`);
+  process.exitCode = 1;
+} finally {
+  await cleanup();
+}

@@ -50,5 +50,5 @@ export interface ApiClient {
  * `..` or `%2E%2E` would otherwise be read as "the parent" by URL parsers along the way.
  */
 export function apiPath(...segments: string[]): string {
-  return '/' + segments.map((s) => encodeURIComponent(s).replace(/\./g, '%2E')).join('/');
+  return `/${segments.map((s) => encodeURIComponent(s).replace(/\./g, '%2E')).join('/')}`;
 }

@@ -49,7 +49,7 @@ export class ResultWriter {
       const detail = result.ok ? done : `${result.error?.status ?? ''} ${result.error?.code ?? ''}: ${result.error?.title ?? ''}`.trim();
       text = `${mark}  ${sanitize(label)}  ${sanitize(detail)}\n`;
     } else {
-      text = safeJson(result) + '\n';
+      text = `${safeJson(result)}\n`;
     }
     // A failed item's title is server text, or a command's own stderr (sync --exec).
     text = this.ctx.ui.redact(text);

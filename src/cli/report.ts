@@ -87,5 +87,5 @@ export function reportError(io: IO, error: unknown, context: ReportContext): voi
   // Last, over everything, text and problem JSON alike: the error redacted its own text when it
   // was built, but an error that is not ours (a bug's message) did not.
   const redact = context.redact ?? ((text: string): string => redactSecrets(text));
-  io.stderr.write(redact(lines.join('\n')) + '\n');
+  io.stderr.write(`${redact(lines.join('\n'))}\n`);
 }

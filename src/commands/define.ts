@@ -5,7 +5,7 @@
 import type { Command, CommandUnknownOpts } from '@commander-js/extra-typings';
 import type { Context } from './context.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any command, whatever its flags
+// biome-ignore lint/suspicious/noExplicitAny: any command, whatever its arguments and flags (commander's own bound)
 type AnyCommand = Command<any[], any, any>;
 
 /** What commander parsed for a command: its arguments and its own flags, typed by its declaration. */

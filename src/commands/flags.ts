@@ -17,8 +17,3 @@ export function isoFlag(name: string, raw: unknown): string | undefined {
   }
   return text;
 }
-
-export function rejectTogether(flags: Record<string, unknown>, message: string): void {
-  const given = Object.entries(flags).filter(([, v]) => v !== undefined && v !== false);
-  if (given.length > 1) throw new UsageError(`${given.map(([k]) => k).join(' and ')} cannot be used together: ${message}`);
-}

@@ -133,11 +133,6 @@ export class CancelError extends RfsError {
   override readonly exitCode = EXIT.INTERRUPTED;
 }
 
-/** A batch finished and some of its items failed; the items were reported already (exit 8). */
-export class BatchError extends RfsError {
-  override readonly exitCode = EXIT.BATCH_FAILED;
-}
-
 export function exitCodeForStatus(status: number): ExitCode {
   if (status === 400 || status === 415 || status === 413 || status === 422) return EXIT.USAGE;
   if (status === 401 || status === 403) return EXIT.AUTH;

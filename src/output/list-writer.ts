@@ -130,7 +130,7 @@ export async function writeList<T>(
     try {
       for await (const item of items) {
         const full = batch.push(`${safeJson(jsonOf(item, o))}\n`);
-        if (full) await full;
+        if (full !== undefined) await full;
         count++;
       }
     } finally {
@@ -147,7 +147,7 @@ export async function writeList<T>(
     try {
       for await (const item of items) {
         const full = batch.push(`${count === 0 ? '\n' : ',\n'}${safeJson(jsonOf(item, o))}`);
-        if (full) await full;
+        if (full !== undefined) await full;
         count++;
       }
     } catch (error) {

@@ -193,9 +193,9 @@ export class App {
   }
 
   snapshot(): StoredState {
-    const changedRecordings = [];
+    const changedRecordings: StoredState['changedRecordings'] = [];
     for (const rec of this.recordings.all()) if (rec.changed) changedRecordings.push(storedRecording(rec));
-    const idempotency = [];
+    const idempotency: StoredState['idempotency'] = [];
     const webhooks = this.webhooks.data;
     for (const [key, entry] of webhooks.idempotency) {
       if (entry.state === 'done') idempotency.push({ key, at: entry.at, status: entry.status, body: entry.body });

@@ -86,7 +86,7 @@ export const DEFAULTS = {
   faults: 0,
   deliveryAttempts: 5,
   deliveryBackoffMs: 1000,
-  cursorTtlMs: 60 * 60 * 1000,
+  cursorTtlMs: 60 * 60 * 1000, // sandbox.md: cursors expire after one hour
   deliveryTimeoutMs: 10_000, // sandbox.md: a 2xx answer within 10 s is success
 } as const;
 

@@ -8,7 +8,6 @@ const VERSION = 1;
 const MAC_BYTES = 16;
 const HEADER_BYTES = 1 + 8 + 8 + 8; // version, expiry (ms), createdAt (ms), query hash
 const TOKEN = /^[A-Za-z0-9_-]{1,512}$/;
-export const CURSOR_TTL_MS = 60 * 60 * 1000; // sandbox.md: cursors expire after one hour
 
 function queryHash(query: string): Buffer {
   return createHash('sha256').update(query).digest().subarray(0, 8);

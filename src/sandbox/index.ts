@@ -5,7 +5,7 @@ import { resolveConfig, type SandboxConfig, type SandboxOptions } from './config
 import { SandboxControl } from './control-client.js';
 import { FixtureError, checkFixtures, readFixtures, type Fixtures } from './fixtures.js';
 import type { SandboxKeys } from './keys.js';
-import { DataFileError, loadState } from './persistence.js';
+import { DataFileError, loadState, type StoredState } from './persistence.js';
 import { randomSeed, seedMaterial } from './random.js';
 import { createSandboxServer } from './server.js';
 
@@ -63,7 +63,7 @@ async function loadFixtures(config: SandboxConfig): Promise<Fixtures | null> {
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const config = resolveConfig(options);
-  let stored;
+  let stored: StoredState | null;
   try {
     stored = config.dataFile === null ? null : await loadState(config.dataFile);
   } catch (error) {

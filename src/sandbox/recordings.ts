@@ -138,7 +138,8 @@ export class RecordingStore {
       },
     };
     const filing: Filing = { provider: input.provider, externalId: input.externalId, data };
-    (rec.filings ??= []).push(filing);
+    rec.filings ??= [];
+    rec.filings.push(filing);
     rec.syncCount = data.syncCount;
     rec.lastSyncedAt = now;
     rec.version++;

@@ -34,8 +34,7 @@ export interface JournalProblem {
 }
 
 export function defaultJournalPath(env: NodeJS.ProcessEnv, profile: string): string {
-  const state =
-    env.XDG_STATE_HOME && env.XDG_STATE_HOME.startsWith('/') ? env.XDG_STATE_HOME : join(env.HOME || homedir(), '.local', 'state');
+  const state = env.XDG_STATE_HOME?.startsWith('/') ? env.XDG_STATE_HOME : join(env.HOME || homedir(), '.local', 'state');
   return join(state, 'rfs', `sync-${profile.replace(/[^A-Za-z0-9._-]/g, '_')}.jsonl`);
 }
 

@@ -50,7 +50,7 @@ describe('verbose lines', () => {
     const request = {
       method: 'GET' as const,
       path: apiPath('recordings', KEY, 'whsec_abcdef0123456789'),
-      query: { secret: 'hunter2-plain', token: 'tok-plain', note: KEY, sig: 'sha256=' + 'ab'.repeat(32) },
+      query: { secret: 'hunter2-plain', token: 'tok-plain', note: KEY, sig: `sha256=${'ab'.repeat(32)}` },
       headers: { 'X-Webhook-Secret': 'whsec_fromheader' },
       schema: null,
     };
@@ -88,7 +88,7 @@ describe('redactSecrets', () => {
   });
 
   it('redacts webhook secrets, signatures and secret-looking query values', () => {
-    expect(redactSecrets('whsec_Abc123 sha256=' + 'f'.repeat(64))).toBe('whsec_… sha256=…');
+    expect(redactSecrets(`whsec_Abc123 sha256=${'f'.repeat(64)}`)).toBe('whsec_… sha256=…');
     expect(redactSecrets('/x?apiKey=abc&limit=5&client_secret=s3&cursor=c1')).toBe('/x?apiKey=…&limit=5&client_secret=…&cursor=c1');
   });
 

@@ -16,7 +16,12 @@ import { bufferIO } from '../helpers/io.js';
 /** Parses argv with the real tree; returns the command it names and what commander made of it. */
 async function parse(argv: string[]): Promise<{ name: string; args: unknown; flags: unknown; command: CommandUnknownOpts }> {
   let name = '';
-  const program = buildProgram(async (n) => void (name = n), { writeOut: () => undefined, writeErr: () => undefined });
+  const program = buildProgram(
+    async (n) => {
+      name = n;
+    },
+    { writeOut: () => undefined, writeErr: () => undefined },
+  );
   await program.parseAsync(argv, { from: 'user' });
   let command: CommandUnknownOpts = program;
   for (const word of argv) command = command.commands.find((c) => c.name() === word || c.aliases().includes(word)) ?? command;
@@ -24,7 +29,7 @@ async function parse(argv: string[]): Promise<{ name: string; args: unknown; fla
 }
 
 // The tests read the tree generically; the commands themselves get these types from their declarations.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: the tree is read generically here; commands get their types from their declarations
 const asInput = (parsed: Awaited<ReturnType<typeof parse>>): any => parsed;
 const ctx = { io: bufferIO().io } as Context;
 

@@ -56,7 +56,7 @@ export const FINAL_ERRORS: readonly (readonly [status: number, code: string, exi
 /** Every path to a value inside `value` (the root included). */
 export function paths(value: unknown, at: (string | number)[] = []): (string | number)[][] {
   const out = [at];
-  if (Array.isArray(value)) value.forEach((v, i) => out.push(...paths(v, [...at, i])));
+  if (Array.isArray(value)) for (const [i, v] of value.entries()) out.push(...paths(v, [...at, i]));
   else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) out.push(...paths(v, [...at, k]));
   return out;
 }

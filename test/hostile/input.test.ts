@@ -34,6 +34,15 @@ function take(n: number): string[] {
   return ids;
 }
 
+/** One result line of `file --from` (cli.md, file), as the assertions read it. */
+interface ResultLine {
+  line?: number;
+  id?: unknown;
+  ok?: boolean;
+  error?: { code?: string; status?: number };
+  [field: string]: unknown;
+}
+
 async function fileFrom(stdin: Readable, extra: string[] = []) {
   const t = bufferIO({ env: { RFS_CONFIG_DIR: configDir, RFS_API_KEY: h.keys.admin, RFS_BASE_URL: h.base } });
   t.io.stdin = stdin;
@@ -43,7 +52,7 @@ async function fileFrom(stdin: Readable, extra: string[] = []) {
     .trim()
     .split('\n')
     .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, any>);
+    .map((l) => JSON.parse(l) as ResultLine);
   return { code, results, stderr: t.stderr() };
 }
 

@@ -128,7 +128,7 @@ describe('Ctrl-C during file --from', () => {
     const [a, b, c] = (await h.api('/recordings?limit=3')).json.data.map((r: { id: string }) => r.id) as [string, string, string];
     const proxy = await startHoldingProxy(h.base, (req) => req.method === 'POST' && req.url?.includes(encodeURIComponent(b)) === true);
     try {
-      const input = [a, b, c].map((id) => `{"id":"${id}","externalId":"INT-${id}"}`).join('\n') + '\n';
+      const input = `${[a, b, c].map((id) => `{"id":"${id}","externalId":"INT-${id}"}`).join('\n')}\n`;
       const run = cli(['file', '--from', '-', '--provider', 'crm', '-o', 'ndjson'], proxy.url, input);
       await eventually(async () => (proxy.requests.some((r) => r.held) ? true : undefined));
       const { code, ms } = await interrupt(run);

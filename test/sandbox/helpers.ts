@@ -19,6 +19,7 @@ export interface Answer {
   headers: Headers;
   text: string;
   // Tests read answers loosely; each assertion names the fields it relies on.
+  // biome-ignore lint/suspicious/noExplicitAny: an answer of any shape, read field by field in the assertions
   json: any;
 }
 

@@ -50,7 +50,7 @@ describe('scripted faults', () => {
         { kind: 'error-before', times: 1 },
       ],
     });
-    const statuses = [];
+    const statuses: number[] = [];
     for (let i = 0; i < 4; i++) statuses.push((await h.api('/recordings?limit=1')).status);
     expect(statuses).toEqual([429, 429, 500, 200]);
     const log = (await h.control('/requests')).json.data.slice(-4);

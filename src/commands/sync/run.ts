@@ -7,7 +7,7 @@ import { EXIT, UsageError } from '../../core/errors.js';
 import { writeList } from '../../output/list-writer.js';
 import { sanitize } from '../../core/sanitize.js';
 import { defaultJournalPath, Journal } from '../../sync/journal.js';
-import { runPass, type SyncSettings } from '../../sync/pass.js';
+import { type PassOutcome, runPass, type SyncSettings } from '../../sync/pass.js';
 import { numberFlag } from '../../core/flags.js';
 import { requireFlag } from '../flags.js';
 import type { Input } from './index.js';
@@ -79,7 +79,7 @@ export async function run(ctx: Context, flags: SyncOptions): Promise<number> {
       let anyFailed = false;
       for (;;) {
         triggered = false;
-        let outcome;
+        let outcome: PassOutcome | undefined;
         try {
           outcome = await runPass(ctx, client, journal, flags, writer);
         } catch (error) {

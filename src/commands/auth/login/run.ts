@@ -6,7 +6,7 @@ import { redactKey } from '../../../core/redact.js';
 import type { Context } from '../../context.js';
 import { AuthError, CancelError, EXIT, UsageError } from '../../../core/errors.js';
 import { canPrompt } from '../../../core/io.js';
-import { askedBaseUrl, DEFAULT_BASE_URL, DEFAULT_PROFILE, selectProfile } from '../../../config/connection.js';
+import { askedBaseUrl, DEFAULT_BASE_URL, selectProfile } from '../../../config/connection.js';
 import { checkProfileName, openProfiles } from '../../../config/profiles.js';
 import { writeResource } from '../../../output/list-writer.js';
 import { checkKey } from '../check.js';

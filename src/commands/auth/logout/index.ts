@@ -1,11 +1,10 @@
 // rfs auth logout: the declaration; the code is in run.ts.
 import { Command } from '@commander-js/extra-typings';
-import { defineCommand, examples, type Parsed } from '../../define.js';
+import { defineCommand, examples } from '../../define.js';
 
 const declare = () =>
   new Command('logout')
     .description('forget a profile and its key')
     .addHelpText('after', examples(['rfs auth logout', 'rfs auth logout --profile ci']));
 
-export type Input = Parsed<ReturnType<typeof declare>>;
 export default defineCommand(declare, () => import('./run.js'));

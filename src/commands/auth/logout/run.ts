@@ -1,7 +1,7 @@
 // rfs auth logout [--profile <name>]: forget a profile and its key.
 import type { Context } from '../../context.js';
 import { EXIT } from '../../../core/errors.js';
-import { DEFAULT_PROFILE, selectProfile } from '../../../config/connection.js';
+import { selectProfile } from '../../../config/connection.js';
 import { noSuchProfile, openProfiles } from '../../../config/profiles.js';
 
 /** Nothing but the global --profile. */

@@ -3,7 +3,7 @@
 import { redactKey } from '../../../core/redact.js';
 import type { Context } from '../../context.js';
 import { AuthError, EXIT } from '../../../core/errors.js';
-import { askedBaseUrl, DEFAULT_PROFILE, envValue, resolveConnection, selectProfile } from '../../../config/connection.js';
+import { askedBaseUrl, envValue, resolveConnection, selectProfile } from '../../../config/connection.js';
 import { noSuchProfile, openProfiles } from '../../../config/profiles.js';
 import { writeList } from '../../../output/list-writer.js';
 import { checkKey, type KeyState } from '../check.js';

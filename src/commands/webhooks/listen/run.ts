@@ -9,7 +9,6 @@ import { writeOut } from '../../../output/list-writer.js';
 import { safeJson } from '../../../output/safe-json.js';
 import { sanitize } from '../../../core/sanitize.js';
 import { type Column, pad, renderTable, truncate } from '../../../output/table.js';
-import { DEFAULT_TOLERANCE_SECONDS } from '../../../shared/signature.js';
 import { forwardTarget, type ReceivedDelivery, startWebhookReceiver } from '../../../webhooks/receiver.js';
 import { describeSecretSource, readWebhookSecret } from '../../../webhooks/secret.js';
 import { MAX_UNIX_SECONDS } from '../../../webhooks/verify.js';
