@@ -26,7 +26,7 @@ export default defineConfig({
         // runs, not once per file: that loading was most of the run's time (import 50 s of 80 s
         // for the client, CLI and output tests). These files stub no globals and change no
         // process.env, and the servers each file starts it also stops, so nothing leaks.
-        test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: MOCKS_MODULES, isolate: false },
+        test: { name: 'shared', include: ['test/**/*.test.ts', 'examples/**/*.test.ts'], exclude: MOCKS_MODULES, isolate: false },
       },
       // A vi.mock replaces a module for the file that asks; with a shared registry the module
       // under test may already be loaded with the real one.

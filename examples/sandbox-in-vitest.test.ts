@@ -1,5 +1,6 @@
-// The README's example: rfs/sandbox under an integrator's own vitest suite. test/package/library.test.ts runs
-// it, from a folder where node_modules/rfs is this package, so the example can never go stale.
+// The README's example: rfs/sandbox under an integrator's own vitest suite. rfs's own suite runs it
+// (vitest.config.ts includes examples/), importing 'rfs/sandbox' by its name through package.json
+// `exports`, as an integrator's code does, so the example can never go stale.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from 'rfs/sandbox';
 

@@ -177,7 +177,17 @@ describe('every command that can fail, against a server that echoes the secrets'
           echo.status = status;
           echo.seen.length = 0;
           // Unpaced: a batch's retries would otherwise wait on the burst of 10 (nothing to do with secrets).
-          const argv = [...c.argv, ...mode.args, '--rate', '0', ...(c.argv[0] === 'sync' ? ['--journal', journal()] : [])];
+          // One retry shows every retry line there is (a verbose line, a wait notice); five more
+          // would only repeat them.
+          const argv = [
+            ...c.argv,
+            ...mode.args,
+            '--rate',
+            '0',
+            '--max-retries',
+            '1',
+            ...(c.argv[0] === 'sync' ? ['--journal', journal()] : []),
+          ];
           const t = bufferIO({ env: env(), stdin: c.stdin ?? '', stderrIsTTY: mode.stderrIsTTY ?? false });
           const code = await runCli(argv, t.io);
           const what = `HTTP ${status}, ${mode.name}: rfs ${argv.join(' ')} (exit ${code})`;
