@@ -3,9 +3,11 @@
 // within one filesystem), written and fsynced, renamed over the target, then the folder fsynced
 // so that the rename itself is on disk. The temporary file is removed when any step fails.
 // The config file, the sync journal's compaction and the sandbox's --data all write this way.
-import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { open, rename, unlink } from 'node:fs/promises';
+//
+// Every command reads the config through the module that writes it, so this one loads nothing
+// that a read does not need: fs.promises (node:fs/promises, and the readline modules it brings)
+// is read only when the asynchronous writer runs, and no node:crypto.
+import { closeSync, promises as fsp, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 export interface AtomicWriteOptions {
@@ -15,9 +17,13 @@ export interface AtomicWriteOptions {
 
 const DEFAULT_MODE = 0o600;
 
-// Hidden, and unique per process and call, so two writers never share a temporary file.
+// Hidden, and unique per call, so two writers never share a temporary file; the random part
+// keeps a file left by a killed process from blocking one with the same pid (containers reuse
+// them). It is opened with O_EXCL ('wx'): a file or link already at that name fails the write
+// instead of being followed, so the name need not be unguessable (no node:crypto here).
 function tempPath(file: string): string {
-  return join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const random = Math.floor(Math.random() * 2 ** 32).toString(16);
+  return join(dirname(file), `.${basename(file)}.${process.pid}.${random}.tmp`);
 }
 
 // Some filesystems (and platforms) refuse fsync on a folder: the rename is done, and its
@@ -69,6 +75,7 @@ export function writeFileAtomicSync(file: string, data: string | Uint8Array, opt
 
 /** Replaces `file` with `data`, atomically and durably, without blocking the event loop. */
 export async function writeFileAtomic(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+  const { open, rename, unlink } = fsp;
   const temp = tempPath(file);
   try {
     const handle = await open(temp, 'wx', options.mode ?? DEFAULT_MODE);

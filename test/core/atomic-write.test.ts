@@ -21,20 +21,18 @@ vi.mock('node:fs', async (importOriginal) => {
       synced.push(paths.get(fd) ?? '?');
       fs.fsyncSync(fd);
     },
-  };
-});
-vi.mock('node:fs/promises', async (importOriginal) => {
-  const fsp = await importOriginal<typeof import('node:fs/promises')>();
-  return {
-    ...fsp,
-    open: async (path: string, ...rest: [never]) => {
-      const handle = await fsp.open(path, ...rest);
-      const sync = handle.sync.bind(handle);
-      handle.sync = async () => {
-        synced.push(path);
-        await sync();
-      };
-      return handle;
+    // The asynchronous writer reads fs.promises when it runs (src/core/atomic-write.ts).
+    promises: {
+      ...fs.promises,
+      open: async (path: string, ...rest: [never]) => {
+        const handle = await fs.promises.open(path, ...rest);
+        const sync = handle.sync.bind(handle);
+        handle.sync = async () => {
+          synced.push(path);
+          await sync();
+        };
+        return handle;
+      },
     },
   };
 });

@@ -6,18 +6,22 @@ import { join } from 'node:path';
 import { afterEach, expect, it, vi } from 'vitest';
 
 const synced: string[] = [];
-vi.mock('node:fs/promises', async (importOriginal) => {
-  const fsp = await importOriginal<typeof import('node:fs/promises')>();
+// The writer reads fs.promises when it runs (src/core/atomic-write.ts): its open is the one watched.
+vi.mock('node:fs', async (importOriginal) => {
+  const fs = await importOriginal<typeof import('node:fs')>();
   return {
-    ...fsp,
-    open: async (path: string, ...rest: [never]) => {
-      const handle = await fsp.open(path, ...rest);
-      const sync = handle.sync.bind(handle);
-      handle.sync = async () => {
-        synced.push(path);
-        await sync();
-      };
-      return handle;
+    ...fs,
+    promises: {
+      ...fs.promises,
+      open: async (path: string, ...rest: [never]) => {
+        const handle = await fs.promises.open(path, ...rest);
+        const sync = handle.sync.bind(handle);
+        handle.sync = async () => {
+          synced.push(path);
+          await sync();
+        };
+        return handle;
+      },
     },
   };
 });
