@@ -6,7 +6,7 @@ import type { DeliveryFaultRates } from './delivery-faults.js';
 import type { FaultConfig, FaultKind, ScriptedFault } from './faults.js';
 import type { StoredState } from './persistence.js';
 import type { LoggedRequest } from './request-log.js';
-import type { WorkspaceId } from './types.js';
+import type { DeliveryAttempt, WorkspaceId } from './types.js';
 
 export type { DeliveryFaultRates } from './delivery-faults.js';
 export type { FaultKind } from './faults.js';
@@ -47,17 +47,8 @@ export interface FaultsInForce extends FaultConfig {
   script?: ScriptedFault[];
 }
 
-export interface DeliveryAttemptRecord {
-  attempt: number;
-  at: string;
-  url: string;
-  address: string | null;
-  requestHeaders: Record<string, string>;
-  requestBody: string;
-  responseStatus: number | null;
-  error: string | null;
-  durationMs: number;
-}
+/** A delivery attempt as GET /_sandbox/deliveries/:id/attempts answers it: its time as ISO 8601. */
+export type DeliveryAttemptRecord = Omit<DeliveryAttempt, 'at'> & { at: string };
 
 export interface SandboxStats {
   requests: number;
