@@ -7,11 +7,19 @@ import { readFile } from 'node:fs/promises';
 import * as z from 'zod/mini';
 import '../shared/zod-messages.js';
 import { writeFileAtomic } from '../core/atomic-write.js';
+import { MAX_JSON_DEPTH, bytesNestDeeperThan } from '../shared/json-depth.js';
 import { PRIORITIES, RECORDING_STATUSES } from '../shared/schemas.js';
 import { WORKSPACES } from './types.js';
 import type { Delivery, Recording, Subscription } from './types.js';
 
 const FORMAT = 'rfs-sandbox-state';
+
+/**
+ * A state wraps a filing's body in 6 more levels (changedRecordings[] → recording → filings[] →
+ * filing → data → syncMetadata), so a state of filings the API accepted nests this deep at most.
+ * A deeper one could not be saved again: JSON.stringify would overflow the stack.
+ */
+export const MAX_STATE_DEPTH = MAX_JSON_DEPTH + 6;
 const SAVE_DELAY_MS = 200;
 
 const Workspace = z.enum(WORKSPACES);
@@ -126,6 +134,9 @@ export async function loadState(file: string): Promise<StoredState | null> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw new DataFileError(`cannot read the data file ${file}: ${(error as Error).message}`);
+  }
+  if (bytesNestDeeperThan(Buffer.from(text), MAX_STATE_DEPTH)) {
+    throw new DataFileError(`the data file ${file} is nested more than ${MAX_STATE_DEPTH} levels deep; move it away to start fresh`);
   }
   let value: unknown;
   try {
