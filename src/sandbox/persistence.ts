@@ -9,6 +9,7 @@ import '../shared/zod-messages.js';
 import { writeFileAtomic } from '../core/atomic-write.js';
 import { MAX_JSON_DEPTH, bytesNestDeeperThan } from '../shared/json-depth.js';
 import { PRIORITIES, RECORDING_STATUSES } from '../shared/schemas.js';
+import { RANGES, describeRange, inRange } from './config.js';
 import { WORKSPACES } from './types.js';
 import type { Delivery, Recording, Subscription } from './types.js';
 
@@ -88,7 +89,8 @@ const StoredState = z.object({
   format: z.literal(FORMAT),
   version: z.literal(1),
   seed: z.string(),
-  recordings: z.int().check(z.nonnegative()),
+  // As --recordings is checked: a state claiming 50,000,000 would be generated until memory ran out.
+  recordings: z.int().check(z.gte(RANGES.recordings.min), z.lte(RANGES.recordings.max, `must be ${describeRange('recordings')}`)),
   changedRecordings: z.array(StoredRecording),
   subscriptions: z.array(StoredSubscription),
   deliveries: z.array(StoredDelivery),
@@ -143,6 +145,12 @@ export async function loadState(file: string): Promise<StoredState | null> {
     value = JSON.parse(text);
   } catch {
     throw new DataFileError(`the data file ${file} is not valid JSON; move it away to start fresh`);
+  }
+  const claimed = (value as { recordings?: unknown } | null)?.recordings;
+  if (typeof claimed === 'number' && !inRange('recordings', claimed)) {
+    throw new DataFileError(
+      `the data file ${file} claims ${claimed} recordings; a sandbox holds ${describeRange('recordings')} (as --recordings); move it away to start fresh`,
+    );
   }
   const parsed = StoredState.safeParse(value);
   if (!parsed.success) {
