@@ -4,7 +4,7 @@
 import { ApiError } from '../core/errors.js';
 import { redactSecrets, redactValue } from '../core/redact.js';
 import { ProblemDetails } from '../shared/schemas.js';
-import { MAX_JSON_DEPTH, nestedDeeperThan } from './contract.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../shared/json-depth.js';
 
 // node:http is asked for only when an error is described: loading it costs about 3 ms of every
 // start-up here. And not with `import … from 'node:http'`: on Node 22+ an ES module import of

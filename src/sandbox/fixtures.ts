@@ -5,7 +5,8 @@ import { readFile } from 'node:fs/promises';
 import * as z from 'zod/mini';
 import '../shared/zod-messages.js';
 import { PRIORITIES, RECORDING_STATUSES } from '../shared/schemas.js';
-import { checkState, issuePath, type StoredState } from './persistence.js';
+import { nestedDeeperThan } from '../shared/json-depth.js';
+import { MAX_STATE_DEPTH, checkState, issuePath, type StoredState } from './persistence.js';
 import { WORKSPACES } from './types.js';
 
 /** One recording of a plain list: everything but the status is optional and generated when left out. */
@@ -42,6 +43,9 @@ export class FixtureError extends Error {
 
 /** A list is a list of recordings; anything else must be a whole state. */
 export function checkFixtures(value: unknown): Fixtures {
+  // What could never be saved or answered is refused before it is used.
+  if (nestedDeeperThan(value, MAX_STATE_DEPTH))
+    throw new FixtureError('', `the fixtures are nested more than ${MAX_STATE_DEPTH} levels deep`);
   if (Array.isArray(value)) {
     const parsed = FixtureList.safeParse(value);
     if (parsed.success) return { kind: 'recordings', recordings: parsed.data };

@@ -7,11 +7,20 @@ import { readFile } from 'node:fs/promises';
 import * as z from 'zod/mini';
 import '../shared/zod-messages.js';
 import { writeFileAtomic } from '../core/atomic-write.js';
+import { MAX_JSON_DEPTH, bytesNestDeeperThan } from '../shared/json-depth.js';
 import { PRIORITIES, RECORDING_STATUSES } from '../shared/schemas.js';
+import { RANGES, describeRange, inRange } from './config.js';
 import { WORKSPACES } from './types.js';
 import type { Delivery, Recording, Subscription } from './types.js';
 
 const FORMAT = 'rfs-sandbox-state';
+
+/**
+ * A state wraps a filing's body in 6 more levels (changedRecordings[] → recording → filings[] →
+ * filing → data → syncMetadata), so a state of filings the API accepted nests this deep at most.
+ * A deeper one could not be saved again: JSON.stringify would overflow the stack.
+ */
+export const MAX_STATE_DEPTH = MAX_JSON_DEPTH + 6;
 const SAVE_DELAY_MS = 200;
 
 const Workspace = z.enum(WORKSPACES);
@@ -80,7 +89,8 @@ const StoredState = z.object({
   format: z.literal(FORMAT),
   version: z.literal(1),
   seed: z.string(),
-  recordings: z.int().check(z.nonnegative()),
+  // As --recordings is checked: a state claiming 50,000,000 would be generated until memory ran out.
+  recordings: z.int().check(z.gte(RANGES.recordings.min), z.lte(RANGES.recordings.max, `must be ${describeRange('recordings')}`)),
   changedRecordings: z.array(StoredRecording),
   subscriptions: z.array(StoredSubscription),
   deliveries: z.array(StoredDelivery),
@@ -127,11 +137,20 @@ export async function loadState(file: string): Promise<StoredState | null> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw new DataFileError(`cannot read the data file ${file}: ${(error as Error).message}`);
   }
+  if (bytesNestDeeperThan(Buffer.from(text), MAX_STATE_DEPTH)) {
+    throw new DataFileError(`the data file ${file} is nested more than ${MAX_STATE_DEPTH} levels deep; move it away to start fresh`);
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
     throw new DataFileError(`the data file ${file} is not valid JSON; move it away to start fresh`);
+  }
+  const claimed = (value as { recordings?: unknown } | null)?.recordings;
+  if (typeof claimed === 'number' && !inRange('recordings', claimed)) {
+    throw new DataFileError(
+      `the data file ${file} claims ${claimed} recordings; a sandbox holds ${describeRange('recordings')} (as --recordings); move it away to start fresh`,
+    );
   }
   const parsed = StoredState.safeParse(value);
   if (!parsed.success) {

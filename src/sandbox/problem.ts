@@ -3,7 +3,15 @@ import { ERROR_CODES, type ErrorCode } from '../shared/schemas.js';
 
 export const PROBLEM_BASE = 'https://sandbox.rfs.invalid/problems';
 
-const TITLES: Record<ErrorCode, string> = {
+/**
+ * api.md's codes, plus the sandbox's own for a body over its limit: api.md pairs INVALID_INPUT
+ * with 400, and 413 is the status a proxy or client expects of an oversized body, so that one
+ * has a code of its own (README, The sandbox).
+ */
+type ProblemCode = ErrorCode | 'PAYLOAD_TOO_LARGE';
+const STATUSES: Record<ProblemCode, number> = { ...ERROR_CODES, PAYLOAD_TOO_LARGE: 413 };
+
+const TITLES: Record<ProblemCode, string> = {
   INVALID_INPUT: 'Invalid input',
   INVALID_CURSOR: 'Invalid or expired cursor',
   IDEMPOTENCY_KEY_REQUIRED: 'Missing or invalid idempotency key',
@@ -16,6 +24,7 @@ const TITLES: Record<ErrorCode, string> = {
   UNSUPPORTED_CONTENT_TYPE: 'The request body must be application/json',
   RATE_LIMIT_EXCEEDED: 'Too many requests',
   INTERNAL_ERROR: 'Internal server error',
+  PAYLOAD_TOO_LARGE: 'Request body too large',
 };
 
 /** What a handler answers: a status, optional headers, and JSON (text or UTF-8 bytes) or nothing. */
@@ -37,12 +46,12 @@ export function json(status: number, value: unknown): Reply {
 export class ProblemError extends Error {
   readonly status: number;
   constructor(
-    readonly code: ErrorCode,
+    readonly code: ProblemCode,
     readonly detail?: string,
     options?: { status?: number; headers?: Record<string, string>; extra?: Record<string, unknown> },
   ) {
     super(detail ?? TITLES[code]);
-    this.status = options?.status ?? ERROR_CODES[code];
+    this.status = options?.status ?? STATUSES[code];
     this.headers = options?.headers ?? {};
     this.extra = options?.extra ?? {};
   }
@@ -55,7 +64,7 @@ export function problemBody(error: ProblemError, requestId: string): string {
   const kebab = error.code.toLowerCase().replace(/_/g, '-');
   return JSON.stringify({
     type: `${PROBLEM_BASE}/${kebab}`,
-    title: error.status === 413 ? 'Request body too large' : TITLES[error.code],
+    title: TITLES[error.code],
     status: error.status,
     code: error.code,
     requestId,

@@ -2,6 +2,7 @@
 // parameters, a bounded body, and the JSON content type.
 import type { IncomingMessage } from 'node:http';
 import { safeParse, type core, type infer as Infer } from 'zod/mini';
+import { MAX_JSON_DEPTH, bytesNestDeeperThan } from '../shared/json-depth.js';
 import { ProblemError, invalid } from './problem.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024; // 1 MiB
@@ -109,9 +110,20 @@ export function isJsonContentType(header: string | undefined): boolean {
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-/** The body parsed against a schema: 415 for another content type, 400 for bad JSON or shape. */
-export function jsonBody<T extends core.$ZodType>(contentType: string | undefined, body: Buffer, schema: T): Infer<T> {
+/**
+ * The body parsed against a schema: 415 for another content type, 400 for bad JSON or shape,
+ * and 400 for a body nested deeper than `maxDepth` levels: what is stored must be answerable and
+ * savable, and JSON.stringify of a value thousands of levels deep overflows the stack. Checked on
+ * the bytes, before parsing, so nothing deep is ever built.
+ */
+export function jsonBody<T extends core.$ZodType>(
+  contentType: string | undefined,
+  body: Buffer,
+  schema: T,
+  maxDepth: number = MAX_JSON_DEPTH,
+): Infer<T> {
   if (!isJsonContentType(contentType)) throw new ProblemError('UNSUPPORTED_CONTENT_TYPE', 'send the body as application/json');
+  if (bytesNestDeeperThan(body, maxDepth)) throw invalid(`the body is nested more than ${maxDepth} levels deep`);
   let value: unknown;
   try {
     value = JSON.parse(decoder.decode(body));

@@ -99,8 +99,7 @@ export function createSandboxServer(app: App, log: (line: string) => void): Sand
         const read = await readBody(req, isState ? MAX_STATE_BODY_BYTES : undefined);
         if (read === 'aborted') return;
         if (read === 'too-large') {
-          const error = new ProblemError('INVALID_INPUT', `the body is larger than ${isState ? '256' : '1'} MiB`, {
-            status: 413,
+          const error = new ProblemError('PAYLOAD_TOO_LARGE', `the body is larger than ${isState ? '256' : '1'} MiB`, {
             headers: { connection: 'close' },
           });
           sendProblem(res, requestId, error);

@@ -191,7 +191,7 @@ describe('error answers (property)', () => {
 
 describe('nesting depth on the bytes', () => {
   it('agrees with the walk over the parsed value, for any JSON value and limit', async () => {
-    const { bytesNestDeeperThan, nestedDeeperThan } = await import('../../src/api/contract.js');
+    const { bytesNestDeeperThan, nestedDeeperThan } = await import('../../src/shared/json-depth.js');
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 6 }), fc.integer({ min: 0, max: 6 }), (value, limit) => {
         const text = Buffer.from(JSON.stringify(value) ?? 'null');

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -80,6 +80,41 @@ describe('--data', () => {
     await expect(start({ dataFile: file })).rejects.toThrow(/not valid JSON/);
     await writeFile(file, '{"hello": "world"}');
     await expect(start({ dataFile: file })).rejects.toThrow(/not a sandbox state file/);
+  });
+
+  // Issue 16, item 6: such a file was generated until memory ran out, after about a minute.
+  it('refuses at once a data file claiming more recordings than --recordings allows, leaving it alone', async () => {
+    const file = join(dir, 'huge.json');
+    const state = {
+      format: 'rfs-sandbox-state' as const,
+      version: 1 as const,
+      seed: 'test-seed',
+      recordings: 50_000_000,
+      changedRecordings: [],
+      subscriptions: [],
+      deliveries: [],
+      idempotency: [],
+    };
+    const text = JSON.stringify(state);
+    await writeFile(file, text, { mode: 0o600 });
+    // Refused before anything is generated (it used to run for a minute, then out of memory).
+    const error = await start({ dataFile: file }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SandboxStartError);
+    expect((error as Error).message).toBe(
+      `the data file ${file} claims 50000000 recordings; a sandbox holds an integer from 0 to 1000000 (as --recordings); move it away to start fresh`,
+    );
+    expect(await readFile(file, 'utf8')).toBe(text);
+
+    // The same count is refused as fixtures and by PUT /_sandbox/state, naming the field.
+    await expect(start({ fixtures: state })).rejects.toThrow(/bad field at recordings: must be an integer from 0 to 1000000/);
+    const h = await start();
+    try {
+      const res = await h.control('/state', state, 'PUT');
+      expect(res.status).toBe(400);
+      expect(res.json).toMatchObject({ code: 'INVALID_INPUT', path: 'recordings' });
+    } finally {
+      await h.close();
+    }
   });
 });
 

@@ -2,7 +2,7 @@
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { addAbortSignal, type Readable } from 'node:stream';
-import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../api/contract.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../shared/json-depth.js';
 import { fileRecording } from '../../api/recordings.js';
 import type { Context } from '../context.js';
 import { EXIT, UsageError } from '../../core/errors.js';

@@ -4,7 +4,7 @@ import * as z from 'zod/mini';
 import '../../shared/zod-messages.js';
 import { PRIORITIES, RECORDING_STATUSES } from '../../shared/schemas.js';
 import { FAULT_KINDS } from '../faults.js';
-import { checkState, issuePath } from '../persistence.js';
+import { MAX_STATE_DEPTH, checkState, issuePath } from '../persistence.js';
 import { ProblemError, json, notFound, type Reply } from '../problem.js';
 import { jsonBody, parseQuery } from '../request.js';
 import { WORKSPACES } from '../types.js';
@@ -59,9 +59,9 @@ function body<T extends z.core.$ZodType>(ctx: RequestContext, schema: T): z.infe
   throw invalidBody(issuePath(issue?.path ?? []), issue?.message ?? 'not of the documented shape');
 }
 
-function anyJson(ctx: RequestContext): unknown {
+function anyJson(ctx: RequestContext, maxDepth?: number): unknown {
   const contentType = ctx.body.length === 0 ? 'application/json' : ctx.headers['content-type'];
-  return jsonBody(contentType, ctx.body.length === 0 ? Buffer.from('{}') : ctx.body, z.unknown());
+  return jsonBody(contentType, ctx.body.length === 0 ? Buffer.from('{}') : ctx.body, z.unknown(), maxDepth);
 }
 
 function createRecording(ctx: RequestContext): Reply {
@@ -156,7 +156,7 @@ function exportState(ctx: RequestContext): Reply {
 /** The body is a whole state, as GET answers it; a plain list of recordings is for --fixtures only. */
 async function importState(ctx: RequestContext): Promise<Reply> {
   parseQuery(ctx.query, []);
-  const value = anyJson(ctx);
+  const value = anyJson(ctx, MAX_STATE_DEPTH);
   if (Array.isArray(value)) throw invalidBody('', 'expected a whole state (as GET /_sandbox/state answers), not a list');
   const checked = checkState(value);
   if (!checked.ok) throw invalidBody(checked.path, checked.message);

@@ -1,0 +1,48 @@
+// How deeply nested a JSON value may be, for the CLI and the sandbox alike: api.md's shapes are a
+// few levels deep and a rich-text contentJson a few dozen. Loose objects keep unknown fields, so
+// without a limit a 1 MiB body or a 16 MiB answer could carry a million levels, and everything
+// that walks a value recursively (JSON.stringify, the sanitiser, a printer) overflows the stack.
+
+/** The most levels of arrays and objects a body, answer or filing's metadata may nest. */
+export const MAX_JSON_DEPTH = 256;
+
+/** Whether the brackets of JSON text (outside strings) nest deeper than `max`. */
+export function bytesNestDeeperThan(bytes: Uint8Array, max: number): boolean {
+  const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  let depth = 0;
+  for (let i = 0; i < buffer.length; i++) {
+    const b = buffer[i];
+    if (b === 0x22) {
+      // Jump over the whole string with a native search for its closing quote (one not
+      // preceded by an odd number of backslashes): most of an answer's bytes are in strings.
+      let end = i;
+      for (;;) {
+        end = buffer.indexOf(0x22, end + 1);
+        if (end === -1) return false; // unterminated: JSON.parse says so
+        let slashes = 0;
+        while (buffer[end - 1 - slashes] === 0x5c) slashes++;
+        if (slashes % 2 === 0) break;
+      }
+      i = end;
+    } else if (b === 0x7b || b === 0x5b) {
+      if (++depth > max) return true;
+    } else if (b === 0x7d || b === 0x5d) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+/** Whether arrays and objects in `value` nest deeper than `max`; a loop, so it cannot overflow. */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [item, depth] = next;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) {
+      if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
