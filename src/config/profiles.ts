@@ -125,7 +125,9 @@ class DamagedFile extends Error {}
 function parseConfigText(text: string): Record<string, unknown> {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    // One byte-order mark, as Notepad and some Windows tools save UTF-8, is not part of the
+    // JSON (JSON.parse refuses it); the file is written back without it.
+    value = JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
   } catch {
     // Never the parser's own message: since Node 20 it quotes the file's text, i.e. the API key.
     throw new DamagedFile('it is not valid JSON');
