@@ -130,7 +130,11 @@ function breakStale(lockPath: string, judged: string): void {
   } catch (error) {
     if (errno(error) !== 'ENOENT') throw error;
   } finally {
-    unlinkSync(breaker);
+    try {
+      unlinkSync(breaker);
+    } catch {
+      // Judged stale and removed by another process while we were stopped.
+    }
   }
 }
 
