@@ -98,4 +98,26 @@ describe('concurrent changes to the config file', () => {
       bad.map(({ round, stored }) => ({ round, profiles: Object.keys(stored.profiles).sort(), defaultProfile: stored.defaultProfile })),
     ).toEqual([]);
   });
+
+  it('waits 10 s for a live rfs holding the lock, then fails with exit 6 and changes nothing', { timeout: 60_000 }, async () => {
+    const dir = join(tmp, 'busy');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const before = JSON.stringify({
+      defaultProfile: 'K',
+      profiles: {
+        K: { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKeys.admin },
+        S: { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKeys.admin },
+      },
+    });
+    writeFileSync(join(dir, 'config.json'), before, { mode: 0o600 });
+    // This test process is alive and is not the child: its lock is a live owner's.
+    writeFileSync(join(dir, 'config.json.lock'), `${process.pid}\n${new Date().toISOString()}\n`);
+    const started = Date.now();
+    const run = await rfs(dir, ['auth', 'switch', 'S']);
+    expect(run.code, run.stderr).toBe(6);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(9_500);
+    expect(run.stderr).toContain(`locked (pid ${process.pid}, since`);
+    expect(run.stderr).toMatch(/if no other rfs is running, delete .*config\.json\.lock/);
+    expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe(before);
+  });
 });
