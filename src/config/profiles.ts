@@ -1,17 +1,31 @@
 // Named connections (base URL + API key) in one JSON file, written atomically and durably
 // (core/atomic-write.ts), mode 0600, in a folder of mode 0700 (cli.md, Connection and
 // credentials). The file holds API keys, so no message here ever quotes it.
+// Every change is a read-modify-write under a lock file beside it (core/lock.ts), with the read
+// done after the lock is taken: two rfs processes changing profiles at once (two logins, a
+// login and a logout) would otherwise each write the file as they read it, losing the other's.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import * as z from 'zod/mini';
 import '../shared/zod-messages.js';
 import { writeFileAtomicSync } from '../core/atomic-write.js';
-import { UsageError } from '../core/errors.js';
+import { EXIT, RfsError, UsageError } from '../core/errors.js';
+import { LockBusyError, withLock } from '../core/lock.js';
 import { apiRoot, checkKeyFormat } from './credentials.js';
 import { sanitize } from '../core/sanitize.js';
 
 export const CONFIG_FILE_NAME = 'config.json';
+
+// A change holds the lock for milliseconds (a read, an fsynced write): a wait of seconds means a
+// stuck or stopped rfs, and a lock a minute old is stale even if its pid lives on (reused).
+const LOCK_WAIT_MS = 10_000;
+const LOCK_STALE_MS = 60_000;
+
+/** Another rfs kept the config locked for the whole wait: transient, worth a retry (exit 6). */
+class ConfigBusyError extends RfsError {
+  override readonly exitCode = EXIT.TRANSIENT;
+}
 
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
@@ -111,7 +125,9 @@ class DamagedFile extends Error {}
 function parseConfigText(text: string): Record<string, unknown> {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    // One byte-order mark, as Notepad and some Windows tools save UTF-8, is not part of the
+    // JSON (JSON.parse refuses it); the file is written back without it.
+    value = JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
   } catch {
     // Never the parser's own message: since Node 20 it quotes the file's text, i.e. the API key.
     throw new DamagedFile('it is not valid JSON');
@@ -162,6 +178,23 @@ export function openProfiles(env: NodeJS.ProcessEnv): ProfileStore {
     }
   };
 
+  // The folder is created (0700) for the lock, as it would be for the write; a change that
+  // finds no folder has no file to change either, and creates nothing.
+  const change = async <T>(step: () => T): Promise<T> => {
+    ensurePrivateDir(dir);
+    try {
+      return await withLock(`${file}.lock`, step, { waitMs: LOCK_WAIT_MS, staleMs: LOCK_STALE_MS });
+    } catch (error) {
+      if (!(error instanceof LockBusyError)) throw error;
+      const owner = error.owner ? ` (pid ${error.owner.pid}, since ${error.owner.since.toISOString()})` : '';
+      throw new ConfigBusyError(`another rfs kept the config file ${file} locked${owner} for ${LOCK_WAIT_MS / 1000} s`, {
+        cause: error,
+        hint: `try again; if no other rfs is running, delete ${error.lockPath}`,
+      });
+    }
+  };
+  const changeIfAny = async <T>(step: () => T): Promise<T> => (fs.existsSync(dir) ? change(step) : step());
+
   const has = (stored: StoredConfig, name: string): boolean => Object.hasOwn(stored.profiles, name);
 
   const names = (stored: StoredConfig): string[] => Object.keys(stored.profiles).sort();
@@ -190,32 +223,36 @@ export function openProfiles(env: NodeJS.ProcessEnv): ProfileStore {
       const apiKey = checkKeyFormat(connection.apiKey);
       const baseUrl = connection.baseUrl.trim();
       apiRoot(baseUrl); // refuses plain http to a remote host before it is ever stored
-      const stored = read();
-      const profiles = { ...stored.profiles, [name]: { ...stored.profiles[name], baseUrl, apiKey } };
-      const defaultProfile = markedDefault(stored) ?? name;
-      write({ ...stored, profiles, defaultProfile });
+      await change(() => {
+        const stored = read();
+        const profiles = { ...stored.profiles, [name]: { ...stored.profiles[name], baseUrl, apiKey } };
+        const defaultProfile = markedDefault(stored) ?? name;
+        write({ ...stored, profiles, defaultProfile });
+      });
     },
-    async remove(name) {
-      const stored = read();
-      if (!has(stored, name)) return false;
-      const profiles = { ...stored.profiles };
-      delete profiles[name];
-      const next: StoredConfig = { ...stored, profiles };
-      if (markedDefault(stored) === name) {
-        // With one profile left there is no question which one is meant; with several, the
-        // user chooses (`rfs auth switch`) rather than rfs guessing.
-        const left = Object.keys(profiles);
-        if (left.length === 1) next.defaultProfile = left[0];
-        else delete next.defaultProfile;
-      }
-      write(next);
-      return true;
-    },
-    async setDefault(name) {
-      const stored = read();
-      if (!has(stored, name)) throw noSuchProfile(name, names(stored), `create it with \`rfs auth login --profile ${sanitize(name)}\``);
-      write({ ...stored, defaultProfile: name });
-    },
+    remove: (name) =>
+      changeIfAny(() => {
+        const stored = read();
+        if (!has(stored, name)) return false;
+        const profiles = { ...stored.profiles };
+        delete profiles[name];
+        const next: StoredConfig = { ...stored, profiles };
+        if (markedDefault(stored) === name) {
+          // With one profile left there is no question which one is meant; with several, the
+          // user chooses (`rfs auth switch`) rather than rfs guessing.
+          const left = Object.keys(profiles);
+          if (left.length === 1) next.defaultProfile = left[0];
+          else delete next.defaultProfile;
+        }
+        write(next);
+        return true;
+      }),
+    setDefault: (name) =>
+      changeIfAny(() => {
+        const stored = read();
+        if (!has(stored, name)) throw noSuchProfile(name, names(stored), `create it with \`rfs auth login --profile ${sanitize(name)}\``);
+        write({ ...stored, defaultProfile: name });
+      }),
     defaultName() {
       return markedDefault(read());
     },

@@ -1,0 +1,216 @@
+// A lock file shared by processes: whoever creates it (O_EXCL, so exactly one can) owns what
+// it guards until it deletes it. It holds the owner's pid and the time it was taken, so that a
+// lock left behind by a crash or a SIGKILL is recognised and taken over: its owner is dead, or
+// (for a lock guarding a short step, when a pid may have been reused) it is older than the
+// step could ever take. No dependency (proper-lockfile judges staleness by mtime alone, so a
+// dead owner's lock blocks until it ages out, and its synchronous lock never waits).
+import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export interface LockOwner {
+  pid: number;
+  /** When the lock was taken (the file's own time when its text gives none). */
+  since: Date;
+}
+
+export interface HeldLock {
+  /** Deletes the lock if it is still this process's (a taken-over lock is left alone). */
+  release(): void;
+}
+
+export interface TryLockOptions {
+  /** A lock older than this is stale whoever holds it (default: only a dead owner's is). */
+  staleMs?: number;
+}
+
+export interface LockOptions extends TryLockOptions {
+  /** How long to wait for a live owner before giving up with LockBusyError. */
+  waitMs: number;
+}
+
+/** The lock stayed with a live owner for the whole wait. */
+export class LockBusyError extends Error {
+  constructor(
+    readonly lockPath: string,
+    readonly owner: LockOwner | undefined,
+  ) {
+    super(`the lock ${lockPath} is held${owner ? ` by pid ${owner.pid} since ${owner.since.toISOString()}` : ''}`);
+    this.name = 'LockBusyError';
+  }
+}
+
+// Between the O_EXCL create and the write of its text a lock is briefly empty: an empty or
+// unreadable lock is stale only once it is older than this.
+const UNREADABLE_GRACE_MS = 5_000;
+// Taking over a stale lock is itself guarded (see breakStale); a breaker left by a process
+// killed in those few microseconds is removed after this.
+const BREAKER_STALE_MS = 5_000;
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, under another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function errno(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+/** The lock's text, or undefined when it is gone. */
+function readLock(lockPath: string): string | undefined {
+  try {
+    return readFileSync(lockPath, 'utf8');
+  } catch (error) {
+    if (errno(error) === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+function ageMs(file: string, now: number): number | undefined {
+  try {
+    return now - statSync(file).mtimeMs;
+  } catch (error) {
+    if (errno(error) === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** `<pid>\n<ISO time>\n`; the sync journal's older locks hold the pid alone. */
+function parseOwner(text: string, lockPath: string): LockOwner | undefined {
+  const [pidText, sinceText] = text.split('\n');
+  const pid = Number(pidText?.trim());
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  const at = sinceText ? Date.parse(sinceText.trim()) : Number.NaN;
+  if (!Number.isNaN(at)) return { pid, since: new Date(at) };
+  try {
+    return { pid, since: statSync(lockPath).mtime };
+  } catch {
+    return { pid, since: new Date() };
+  }
+}
+
+function isStale(owner: LockOwner | undefined, lockPath: string, options: TryLockOptions): boolean {
+  const now = Date.now();
+  if (owner === undefined) return (ageMs(lockPath, now) ?? 0) > UNREADABLE_GRACE_MS;
+  // This process never waits on itself (withLock queues its own callers first): a lock with
+  // our pid was left by an earlier process that had the same pid (containers reuse them).
+  if (owner.pid === process.pid || !processAlive(owner.pid)) return true;
+  return options.staleMs !== undefined && now - owner.since.getTime() > options.staleMs;
+}
+
+/**
+ * Deletes a lock judged stale, unless it changed since it was judged: two processes may judge
+ * the same stale lock, and the slower must not delete the fresh lock the faster then took. So
+ * only the holder of a second lock (the breaker) deletes, after reading the lock again.
+ */
+function breakStale(lockPath: string, judged: string): void {
+  const breaker = `${lockPath}.break`;
+  let fd: number;
+  try {
+    fd = openSync(breaker, 'wx', 0o600);
+  } catch (error) {
+    if (errno(error) !== 'EEXIST') throw error;
+    // Someone else is breaking it; theirs is the retry's to see.
+    if ((ageMs(breaker, Date.now()) ?? 0) > BREAKER_STALE_MS) {
+      try {
+        unlinkSync(breaker);
+      } catch {
+        // Gone already.
+      }
+    }
+    return;
+  }
+  closeSync(fd);
+  try {
+    if (readLock(lockPath) === judged) unlinkSync(lockPath);
+  } catch (error) {
+    if (errno(error) !== 'ENOENT') throw error;
+  } finally {
+    try {
+      unlinkSync(breaker);
+    } catch {
+      // Judged stale and removed by another process while we were stopped.
+    }
+  }
+}
+
+/**
+ * One attempt: the lock (taking over a stale one), or the live owner that holds it. Never
+ * waits, so a synchronous caller that refuses rather than waits (the sync journal) can use it.
+ */
+export function tryLockSync(lockPath: string, options: TryLockOptions = {}): HeldLock | { owner: LockOwner | undefined } {
+  const text = `${process.pid}\n${new Date().toISOString()}\n`;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    let fd: number;
+    try {
+      fd = openSync(lockPath, 'wx', 0o600);
+    } catch (error) {
+      if (errno(error) !== 'EEXIST') throw error;
+      const seen = readLock(lockPath);
+      if (seen === undefined) continue; // released just now
+      const owner = parseOwner(seen, lockPath);
+      if (!isStale(owner, lockPath, options)) return { owner };
+      breakStale(lockPath, seen);
+      continue;
+    }
+    try {
+      writeSync(fd, text);
+    } finally {
+      closeSync(fd);
+    }
+    return {
+      release() {
+        try {
+          if (readLock(lockPath) === text) unlinkSync(lockPath);
+        } catch {
+          // Gone already.
+        }
+      },
+    };
+  }
+  const seen = readLock(lockPath);
+  return { owner: seen === undefined ? undefined : parseOwner(seen, lockPath) };
+}
+
+// Callers in this process queue here, per lock file, before they try the file: they never
+// contend with each other through it, and a lock naming this pid is always a predecessor's.
+const queues = new Map<string, Promise<unknown>>();
+
+/**
+ * Runs `step` holding the lock: waits (polling, with a growing pause) while a live owner holds
+ * it, for at most `waitMs`, then throws LockBusyError. The lock is released however `step` ends.
+ */
+export async function withLock<T>(lockPath: string, step: () => T | Promise<T>, options: LockOptions): Promise<T> {
+  const before = queues.get(lockPath) ?? Promise.resolve();
+  const mine = before.catch(() => undefined).then(() => holding(lockPath, step, options));
+  const settled = mine.catch(() => undefined);
+  queues.set(lockPath, settled);
+  try {
+    return await mine;
+  } finally {
+    if (queues.get(lockPath) === settled) queues.delete(lockPath);
+  }
+}
+
+async function holding<T>(lockPath: string, step: () => T | Promise<T>, options: LockOptions): Promise<T> {
+  const deadline = Date.now() + options.waitMs;
+  let pause = 5;
+  for (;;) {
+    const got = tryLockSync(lockPath, options);
+    if ('release' in got) {
+      try {
+        return await step();
+      } finally {
+        got.release();
+      }
+    }
+    if (Date.now() >= deadline) throw new LockBusyError(lockPath, got.owner);
+    // Jittered, so that two waiters do not retry in step.
+    await sleep(Math.min(pause * (0.5 + Math.random()), Math.max(1, deadline - Date.now())));
+    pause = Math.min(pause * 2, 100);
+  }
+}
