@@ -7,6 +7,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { writeFileAtomicSync } from '../core/atomic-write.js';
 import { UsageError } from '../core/errors.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../api/contract.js';
 
 export interface ExternalRecord {
   externalId: string;
@@ -76,6 +77,12 @@ export function replayJournal(text: string): { states: Map<string, RecordingStat
     }
     if (!isEntry(entry)) {
       problems.push({ line: index + 1, message: 'the line is not a journal step; skipped' });
+      return;
+    }
+    // An answer rfs could not send (it refuses such answers before journaling them, so the line
+    // was written by something else): the command runs again rather than rfs crashing on it.
+    if (entry.step === 'result' && nestedDeeperThan(entry.metadata, MAX_JSON_DEPTH)) {
+      problems.push({ line: index + 1, message: `the answer's metadata is nested more than ${MAX_JSON_DEPTH} levels deep; skipped` });
       return;
     }
     const state = states.get(entry.id) ?? { attempts: 0 };
