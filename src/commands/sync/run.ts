@@ -95,14 +95,17 @@ export async function run(ctx: Context, flags: SyncOptions): Promise<number> {
           const parts = [`${outcome.filed} filed`, `${outcome.failed} failed`];
           const closed = writer.closedNote();
           if (closed) parts.push(closed);
-          if (ctx.signal.aborted) {
+          // The Ctrl-C rule (README, sync): 130 only when Ctrl-C cut a pass short. One that came
+          // after the pass had handled every recording cut nothing: the pass ends as usual.
+          if (outcome.interrupted) {
             const during = outcome.interruptedDuring ? `; interrupted while ${outcome.interruptedDuring}` : '; interrupted';
             writeSummary(ctx.io, `sync: ${parts.join(', ')}${during}; the journal ${journal.path} holds what is pending`);
-            return outcome.interrupted ? EXIT.INTERRUPTED : EXIT.OK;
+            return EXIT.INTERRUPTED;
           }
           if (!ctx.globals.quiet || outcome.failed > 0) writeSummary(ctx.io, `sync: pass done: ${parts.join(', ')}`);
         }
         if (!flags.watch) return anyFailed ? EXIT.BATCH_FAILED : EXIT.OK;
+        // Stopped between passes: nothing was cut short, as `webhooks listen` stops on Ctrl-C.
         if (ctx.signal.aborted) return EXIT.OK;
         if (!triggered) {
           wake = new AbortController();
