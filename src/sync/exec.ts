@@ -4,6 +4,7 @@
 // Ctrl-C, rfs exiting) reaches everything the shell started, not just the shell: a grandchild
 // left running would also hold the output pipes open.
 import { spawn } from 'node:child_process';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../api/contract.js';
 
 export interface CommandRun {
   /** Exit code, or null when it ended by a signal. */
@@ -119,6 +120,11 @@ export function parseExternalRecord(
     if (v.externalUrl !== undefined && typeof v.externalUrl !== 'string') return { problem: '"externalUrl" must be a string' };
     if (v.metadata !== undefined && (v.metadata === null || typeof v.metadata !== 'object' || Array.isArray(v.metadata))) {
       return { problem: '"metadata" must be a JSON object' };
+    }
+    // The rule of `rfs file --metadata`: deeper than this, the journal line and the filing could
+    // not be written (the stack overflows), so the answer fails its own recording, not the run.
+    if (v.metadata !== undefined && nestedDeeperThan(v.metadata, MAX_JSON_DEPTH)) {
+      return { problem: `"metadata" is nested more than ${MAX_JSON_DEPTH} levels deep: rfs can neither journal nor file it` };
     }
     return {
       externalId: v.externalId,

@@ -2,11 +2,12 @@
 // rfs acts on it, so that a run killed at any instant can tell, per recording, whether the
 // command may have run (`started`), what it answered (`result`), and whether the filing was
 // confirmed (`filed`). One process at a time owns a journal, through a lock file beside it.
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync, existsSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { writeFileAtomicSync } from '../core/atomic-write.js';
 import { UsageError } from '../core/errors.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../api/contract.js';
 
 export interface ExternalRecord {
   externalId: string;
@@ -78,6 +79,12 @@ export function replayJournal(text: string): { states: Map<string, RecordingStat
       problems.push({ line: index + 1, message: 'the line is not a journal step; skipped' });
       return;
     }
+    // An answer rfs could not send (it refuses such answers before journaling them, so the line
+    // was written by something else): the command runs again rather than rfs crashing on it.
+    if (entry.step === 'result' && nestedDeeperThan(entry.metadata, MAX_JSON_DEPTH)) {
+      problems.push({ line: index + 1, message: `the answer's metadata is nested more than ${MAX_JSON_DEPTH} levels deep; skipped` });
+      return;
+    }
     const state = states.get(entry.id) ?? { attempts: 0 };
     switch (entry.step) {
       case 'started':
@@ -104,9 +111,37 @@ export function replayJournal(text: string): { states: Map<string, RecordingStat
   return { states, problems };
 }
 
+/**
+ * The journal file or its lock was deleted or replaced while this process held them: going on
+ * would write steps nobody reads, or share the journal with another sync. Exit 2, as when the
+ * lock is refused at start: a local fault, found before anything more is run or sent.
+ */
+export class JournalLostError extends UsageError {}
+
+/** The same file, not another one now at the same path. */
+interface FileId {
+  dev: number;
+  ino: number;
+}
+
+function fileIdAt(path: string): FileId | undefined {
+  try {
+    const { dev, ino } = statSync(path);
+    return { dev, ino };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+const sameFile = (a: FileId | undefined, b: FileId | undefined): boolean =>
+  a !== undefined && b !== undefined && a.dev === b.dev && a.ino === b.ino;
+
 export class Journal {
   private fd: number | undefined;
   private readonly lockPath: string;
+  /** The lock file this process made, to tell it from one deleted, or made by another sync. */
+  private lockId: FileId | undefined;
 
   private constructor(
     readonly path: string,
@@ -153,8 +188,13 @@ export class Journal {
     for (let tries = 0; tries < 2; tries++) {
       try {
         const fd = openSync(this.lockPath, 'wx', 0o600);
-        writeSync(fd, `${process.pid}\n`);
-        closeSync(fd);
+        try {
+          writeSync(fd, `${process.pid}\n`);
+          const { dev, ino } = fstatSync(fd);
+          this.lockId = { dev, ino };
+        } finally {
+          closeSync(fd);
+        }
         return;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -171,8 +211,36 @@ export class Journal {
     throw new UsageError(`could not lock the journal ${this.path}`);
   }
 
+  /**
+   * Checked between recordings: the journal at its path is still the file being written, and
+   * the lock is still the one this process made. A deleted journal would take every later step
+   * with it; a deleted lock lets a second sync start on the same journal (its compaction then
+   * replaces the journal, which the first check also sees).
+   */
+  assertHeld(): void {
+    if (this.fd === undefined) return;
+    const { dev, ino } = fstatSync(this.fd);
+    const now = fileIdAt(this.path);
+    if (!sameFile(now, { dev, ino })) {
+      throw new JournalLostError(
+        `the journal ${this.path} was ${now === undefined ? 'deleted' : 'replaced by another file'} while rfs sync was using it`,
+        { hint: 'another rfs sync or a clean-up may be at work: check, then run rfs sync again (its journal starts afresh)' },
+      );
+    }
+    const lock = fileIdAt(this.lockPath);
+    if (!sameFile(lock, this.lockId)) {
+      throw new JournalLostError(
+        `the lock ${this.lockPath} was ${lock === undefined ? 'deleted' : 'replaced'} while rfs sync held it: another rfs sync could use the journal at the same time`,
+        { hint: 'make sure no other rfs sync uses this journal, then run rfs sync again' },
+      );
+    }
+  }
+
   private unlock(): void {
     try {
+      // Only a lock this process made: a replaced one belongs to another sync.
+      const lock = fileIdAt(this.lockPath);
+      if (this.lockId !== undefined && !sameFile(lock, this.lockId)) return;
       if (readFileSync(this.lockPath, 'utf8').trim() === String(process.pid)) unlinkSync(this.lockPath);
     } catch {
       // Already gone.

@@ -48,6 +48,8 @@ export async function runPass(
   s: SyncSettings,
   writer: ResultWriter,
 ): Promise<PassOutcome> {
+  // Before anything of the pass, and before each recording: see journal.ts, assertHeld.
+  journal.assertHeld();
   let handled = 0;
   const room = (): boolean => s.maxItems === undefined || handled < s.maxItems;
   let listing = false;
@@ -110,6 +112,8 @@ export async function runPass(
   };
 
   const handle = async (item: PassItem, run: ItemRun): Promise<ItemResult> => {
+    // Thrown, it ends the batch: every later step would be lost or shared with another sync.
+    journal.assertHeld();
     if (item.from === 'journal') {
       run.doing(`filing ${item.id} from the journal`);
       return file(item.id, item.record, item.attempts, 'journal');

@@ -6,7 +6,7 @@ import type { Context } from '../context.js';
 import { EXIT, UsageError } from '../../core/errors.js';
 import { writeList } from '../../output/list-writer.js';
 import { sanitize } from '../../core/sanitize.js';
-import { defaultJournalPath, Journal } from '../../sync/journal.js';
+import { defaultJournalPath, Journal, JournalLostError } from '../../sync/journal.js';
 import { type PassOutcome, runPass, type SyncSettings } from '../../sync/pass.js';
 import { numberFlag } from '../../core/flags.js';
 import { requireFlag } from '../flags.js';
@@ -83,6 +83,14 @@ export async function run(ctx: Context, flags: SyncOptions): Promise<number> {
         try {
           outcome = await runPass(ctx, client, journal, flags, writer);
         } catch (error) {
+          if (error instanceof JournalLostError) {
+            // What was done is in the result lines; the summary adds that nothing more will be.
+            writeSummary(
+              ctx.io,
+              `sync: ${writer.ok} filed, ${writer.failed} failed; stopped before the next recording: nothing more was run or filed`,
+            );
+            throw error;
+          }
           if (!flags.watch) throw error;
           // A watcher outlives a failed pass (the service down for a while): say so, try again.
           ctx.ui.warn(
@@ -95,14 +103,17 @@ export async function run(ctx: Context, flags: SyncOptions): Promise<number> {
           const parts = [`${outcome.filed} filed`, `${outcome.failed} failed`];
           const closed = writer.closedNote();
           if (closed) parts.push(closed);
-          if (ctx.signal.aborted) {
+          // The Ctrl-C rule (README, sync): 130 only when Ctrl-C cut a pass short. One that came
+          // after the pass had handled every recording cut nothing: the pass ends as usual.
+          if (outcome.interrupted) {
             const during = outcome.interruptedDuring ? `; interrupted while ${outcome.interruptedDuring}` : '; interrupted';
             writeSummary(ctx.io, `sync: ${parts.join(', ')}${during}; the journal ${journal.path} holds what is pending`);
-            return outcome.interrupted ? EXIT.INTERRUPTED : EXIT.OK;
+            return EXIT.INTERRUPTED;
           }
           if (!ctx.globals.quiet || outcome.failed > 0) writeSummary(ctx.io, `sync: pass done: ${parts.join(', ')}`);
         }
         if (!flags.watch) return anyFailed ? EXIT.BATCH_FAILED : EXIT.OK;
+        // Stopped between passes: nothing was cut short, as `webhooks listen` stops on Ctrl-C.
         if (ctx.signal.aborted) return EXIT.OK;
         if (!triggered) {
           wake = new AbortController();
