@@ -4,7 +4,7 @@
 // Ctrl-C, rfs exiting) reaches everything the shell started, not just the shell: a grandchild
 // left running would also hold the output pipes open.
 import { spawn } from 'node:child_process';
-import { MAX_JSON_DEPTH, nestedDeeperThan } from '../api/contract.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../shared/json-depth.js';
 
 export interface CommandRun {
   /** Exit code, or null when it ended by a signal. */

@@ -7,7 +7,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { writeFileAtomicSync } from '../core/atomic-write.js';
 import { UsageError } from '../core/errors.js';
-import { MAX_JSON_DEPTH, nestedDeeperThan } from '../api/contract.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../shared/json-depth.js';
 
 export interface ExternalRecord {
   externalId: string;
