@@ -253,4 +253,5 @@ complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l faults -x -d 'fraction 0-1 of A
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l delivery-attempts -x -d 'attempts per webhook delivery'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l delivery-backoff -x -d 'first retry delay of a delivery, x4 each time'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l allow-private-webhooks -d 'allow webhook URLs on private networks'
+complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l allow-remote-control -d 'bind beyond loopback without the warning (the control API has no key)'
 complete -c rfs -n '__rfs_at \'rfs help\' 0' -a 'auth recordings file webhooks deliveries verify-signature sync completion sandbox exit-codes environment' -d 'command'

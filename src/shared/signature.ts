@@ -1,7 +1,7 @@
 // Webhook signatures (api.md, Events): HMAC-SHA256 keyed with the subscription secret's UTF-8
 // bytes over `timestamp + "." + raw body`, sent as `sha256=<hex>`. The sandbox signs with this
 // module and the CLI verifies with it, so the two can never disagree about the bytes.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, type Hmac, timingSafeEqual } from 'node:crypto';
 
 export type SignatureReason = 'mismatch' | 'stale' | 'malformed' | 'missing';
 
@@ -31,11 +31,13 @@ export { DEFAULT_TOLERANCE_SECONDS } from './vocabulary.js';
 const TIMESTAMP = /^[0-9]{1,10}$/;
 const SIGNATURE = /^sha256=([0-9a-fA-F]{64})$/;
 
+/** An HMAC that has taken `timestamp + "."`: the raw body's bytes follow, as they come. */
+function keyed(secret: string, timestamp: string): Hmac {
+  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(Buffer.from(`${timestamp}.`, 'utf8'));
+}
+
 function digest(secret: string, timestamp: string, body: Uint8Array): Buffer {
-  const hmac = createHmac('sha256', Buffer.from(secret, 'utf8'));
-  hmac.update(Buffer.from(`${timestamp}.`, 'utf8'));
-  hmac.update(body);
-  return hmac.digest();
+  return keyed(secret, timestamp).update(body).digest();
 }
 
 export function sign(secret: string, timestamp: number | string, body: Uint8Array | string): string {
@@ -43,21 +45,52 @@ export function sign(secret: string, timestamp: number | string, body: Uint8Arra
   return `sha256=${digest(secret, String(timestamp), bytes).toString('hex')}`;
 }
 
-export function verifySignature(input: VerifyInput): SignatureCheck {
+/** The body as it arrives, chunk by chunk, for a payload too large to hold (verify-signature). */
+export interface StreamVerifyInput extends Omit<VerifyInput, 'body'> {
+  body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+}
+
+type Parsed = { check: SignatureCheck } | { timestamp: string; given: Buffer; ageSeconds: number };
+
+/** The checks that need no body: missing and malformed values. */
+function parse(input: Omit<VerifyInput, 'body'>): Parsed {
   const { timestamp, signature } = input;
   if (timestamp === undefined || timestamp === '' || signature === undefined || signature === '') {
-    return { valid: false, reason: 'missing', ageSeconds: null };
+    return { check: { valid: false, reason: 'missing', ageSeconds: null } };
   }
   const ts = timestamp.trim();
-  if (!TIMESTAMP.test(ts)) return { valid: false, reason: 'malformed', ageSeconds: null };
+  if (!TIMESTAMP.test(ts)) return { check: { valid: false, reason: 'malformed', ageSeconds: null } };
   const ageSeconds = Math.trunc(input.nowSeconds) - Number(ts);
   const match = SIGNATURE.exec(signature.trim());
-  if (!match || match[1] === undefined) return { valid: false, reason: 'malformed', ageSeconds };
-  const given = Buffer.from(match[1], 'hex');
-  const expected = digest(input.secret, ts, input.body);
+  if (!match || match[1] === undefined) return { check: { valid: false, reason: 'malformed', ageSeconds } };
+  return { timestamp: ts, given: Buffer.from(match[1], 'hex'), ageSeconds };
+}
+
+function judge(given: Buffer, expected: Buffer, ageSeconds: number, toleranceSeconds: number): SignatureCheck {
   // Both are 32 bytes here, so timingSafeEqual cannot throw on a length difference.
   if (!timingSafeEqual(given, expected)) return { valid: false, reason: 'mismatch', ageSeconds };
   // Written so that a clock or tolerance that is not a number (NaN) fails closed, as stale.
-  if (!(Math.abs(ageSeconds) <= input.toleranceSeconds)) return { valid: false, reason: 'stale', ageSeconds };
+  if (!(Math.abs(ageSeconds) <= toleranceSeconds)) return { valid: false, reason: 'stale', ageSeconds };
   return { valid: true, reason: null, ageSeconds };
+}
+
+export function verifySignature(input: VerifyInput): SignatureCheck {
+  const parsed = parse(input);
+  if ('check' in parsed) return parsed.check;
+  return judge(parsed.given, digest(input.secret, parsed.timestamp, input.body), parsed.ageSeconds, input.toleranceSeconds);
+}
+
+/**
+ * verifySignature over a body read as it streams: the same rules, in constant memory. The body
+ * is always read to its end, so that a read error is reported whatever the values say.
+ */
+export async function verifySignatureStream(input: StreamVerifyInput): Promise<SignatureCheck> {
+  const parsed = parse(input);
+  if ('check' in parsed) {
+    for await (const _ of input.body);
+    return parsed.check;
+  }
+  const hmac = keyed(input.secret, parsed.timestamp);
+  for await (const chunk of input.body) hmac.update(chunk);
+  return judge(parsed.given, hmac.digest(), parsed.ageSeconds, input.toleranceSeconds);
 }

@@ -2,10 +2,13 @@
 // --secret-file, --secret-env <VAR>, else RFS_WEBHOOK_SECRET. Never a flag value: argv leaks
 // into shell history and `ps`. No message here ever contains the secret, nor a value that could
 // be one (a secret pasted where a variable name or a path was expected).
-import { readFile } from 'node:fs/promises';
-import { UsageError } from '../core/errors.js';
+import { readBounded } from '../core/bounded-read.js';
+import { RfsError, UsageError } from '../core/errors.js';
 
 export const DEFAULT_SECRET_ENV = 'RFS_WEBHOOK_SECRET';
+
+/** A secret is a short string; a larger file is a mistake (or /dev/zero), refused unread. */
+export const MAX_SECRET_BYTES = 4096;
 
 const THREE_WAYS = `give the webhook secret with --secret-file <path>, --secret-env <VAR>, or the ${DEFAULT_SECRET_ENV} environment variable`;
 
@@ -35,6 +38,7 @@ async function fromFile(path: string, read: (path: string) => Promise<Buffer>): 
   try {
     bytes = await read(path);
   } catch (error) {
+    if (error instanceof RfsError) throw error;
     // The path is not repeated: a secret pasted in place of a path would be printed otherwise.
     throw new UsageError(`cannot read the file given to --secret-file (${errnoCode(error)})`, { cause: error });
   }
@@ -43,6 +47,9 @@ async function fromFile(path: string, read: (path: string) => Promise<Buffer>): 
   if (secret === '') throw new UsageError('the file given to --secret-file is empty', { hint: THREE_WAYS });
   return secret;
 }
+
+const readSecretFile = (path: string): Promise<Buffer> =>
+  readBounded(path, { limit: MAX_SECRET_BYTES, what: 'the file given to --secret-file', kind: 'a webhook secret' });
 
 function variableLabel(name: string): string {
   return SHOWABLE_NAME.test(name) ? `the environment variable ${name}` : 'the environment variable given to --secret-env';
@@ -72,7 +79,7 @@ export async function readWebhookSecret(source: SecretSource, deps: SecretDeps):
   if (source.secretEnv !== undefined && source.secretFile !== undefined) {
     throw new UsageError('--secret-env and --secret-file cannot be used together: give the secret one way');
   }
-  if (source.secretFile !== undefined) return fromFile(source.secretFile, deps.readFile ?? ((path) => readFile(path)));
+  if (source.secretFile !== undefined) return fromFile(source.secretFile, deps.readFile ?? readSecretFile);
   if (source.secretEnv !== undefined) return fromEnv(source.secretEnv, deps.env, true);
   return fromEnv(DEFAULT_SECRET_ENV, deps.env, false);
 }

@@ -1,7 +1,13 @@
 // The one verdict on a webhook signature, with the sentence that explains it: `rfs
 // verify-signature` and the receiver of `rfs webhooks listen` (and `sync --listen`) both judge
 // through here, so that a delivery is "verified exactly as verify-signature does" (cli.md).
-import { type SignatureCheck, type VerifyInput, verifySignature } from '../shared/signature.js';
+import {
+  type SignatureCheck,
+  type StreamVerifyInput,
+  type VerifyInput,
+  verifySignature,
+  verifySignatureStream,
+} from '../shared/signature.js';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from './header-dump.js';
 
 // Ten digits, as the timestamps themselves (signature.ts): a millisecond value is refused here too.
@@ -36,30 +42,37 @@ function missingExplanation(source: SignatureSource, timestamp: string | undefin
   }
 }
 
+type VerdictInput<T> = T & { source: SignatureSource };
+
 /**
- * The check of signature.ts, plus one case it cannot see: a value given but empty
- * (`--timestamp "$TS"` with TS unset) was supplied, so it is malformed rather than missing.
+ * The cases signature.ts cannot see: a value given but empty (`--timestamp "$TS"` with TS
+ * unset) was supplied, so it is malformed rather than missing. Undefined when the check decides.
  */
-export function verdict(input: VerifyInput & { source: SignatureSource }): Verdict {
-  const { timestamp, signature, toleranceSeconds, source } = input;
-  const tsName = source === 'flags' ? '--timestamp' : `the ${TIMESTAMP_HEADER} header`;
-  const sigName = source === 'flags' ? '--signature' : `the ${SIGNATURE_HEADER} header`;
+function beforeCheck(input: VerdictInput<Omit<VerifyInput, 'body'>>): Verdict | undefined {
+  const { timestamp, signature, source } = input;
   if (timestamp === undefined || signature === undefined) {
     return { valid: false, reason: 'missing', ageSeconds: null, explanation: missingExplanation(source, timestamp, signature) };
   }
-  const timestampHelp = `${tsName} must be whole Unix seconds, such as 1700000000 (not milliseconds, not a decimal)`;
-  const signatureHelp = `${sigName} must be sha256= followed by 64 hex digits`;
-  if (timestamp.trim() === '') return { valid: false, reason: 'malformed', ageSeconds: null, explanation: timestampHelp };
-  if (signature.trim() === '') return { valid: false, reason: 'malformed', ageSeconds: null, explanation: signatureHelp };
-  const check = verifySignature({ ...input, timestamp, signature });
+  if (timestamp.trim() === '') return { valid: false, reason: 'malformed', ageSeconds: null, explanation: timestampHelp(source) };
+  if (signature.trim() === '') return { valid: false, reason: 'malformed', ageSeconds: null, explanation: signatureHelp(source) };
+  return undefined;
+}
+
+const tsName = (source: SignatureSource): string => (source === 'flags' ? '--timestamp' : `the ${TIMESTAMP_HEADER} header`);
+const sigName = (source: SignatureSource): string => (source === 'flags' ? '--signature' : `the ${SIGNATURE_HEADER} header`);
+const timestampHelp = (source: SignatureSource): string =>
+  `${tsName(source)} must be whole Unix seconds, such as 1700000000 (not milliseconds, not a decimal)`;
+const signatureHelp = (source: SignatureSource): string => `${sigName(source)} must be sha256= followed by 64 hex digits`;
+
+function explain(check: SignatureCheck, source: SignatureSource, toleranceSeconds: number): Verdict {
   switch (check.reason) {
     case null:
       return { ...check, explanation: 'the signature matches the payload and the timestamp is within the tolerance' };
     case 'missing':
-      return { ...check, explanation: `${tsName} or ${sigName} is empty` };
+      return { ...check, explanation: `${tsName(source)} or ${sigName(source)} is empty` };
     case 'malformed':
       // signature.ts reads the timestamp first: no age means the timestamp was unreadable.
-      return { ...check, explanation: check.ageSeconds === null ? timestampHelp : signatureHelp };
+      return { ...check, explanation: check.ageSeconds === null ? timestampHelp(source) : signatureHelp(source) };
     case 'stale': {
       const age = check.ageSeconds ?? 0;
       const when = age >= 0 ? `${seconds(age)} old` : `${seconds(-age)} in the future`;
@@ -72,4 +85,19 @@ export function verdict(input: VerifyInput & { source: SignatureSource }): Verdi
           "the signature does not match this payload, timestamp and secret (a re-serialised body or another subscription's secret?)",
       };
   }
+}
+
+/** The check of signature.ts, explained. */
+export function verdict(input: VerdictInput<VerifyInput>): Verdict {
+  return beforeCheck(input) ?? explain(verifySignature(input), input.source, input.toleranceSeconds);
+}
+
+/** verdict() over a body that streams (verify-signature's payload), read to its end either way. */
+export async function verdictOfStream(input: VerdictInput<StreamVerifyInput>): Promise<Verdict> {
+  const early = beforeCheck(input);
+  if (early) {
+    for await (const _ of input.body);
+    return early;
+  }
+  return explain(await verifySignatureStream(input), input.source, input.toleranceSeconds);
 }

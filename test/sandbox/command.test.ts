@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
 import type { IO } from '../../src/core/io.js';
-import { serve as run, sandboxOptions, type SandboxFlags } from '../../src/commands/sandbox/run.js';
+import { isLoopbackBind, serve as run, sandboxOptions, type SandboxFlags } from '../../src/commands/sandbox/run.js';
 
 function fakeIO(): { io: IO; stdout: () => string; stderr: () => string; firstLine: Promise<string> } {
   const out = new PassThrough();
@@ -143,5 +143,43 @@ describe('rfs sandbox (run)', () => {
       controller.abort();
       await running;
     }
+  });
+
+  // Issue 16, item 7: the control API has no key, so a bind beyond loopback is said loudly.
+  describe('a host beyond loopback', () => {
+    async function started(flags: SandboxFlags): Promise<{ stderr: string; baseUrl: string }> {
+      const { io, stderr, firstLine } = fakeIO();
+      const controller = new AbortController();
+      const done = run(io, { port: '0', seed: 'remote', recordings: '1', ...flags }, controller.signal);
+      try {
+        const { baseUrl } = JSON.parse(await firstLine) as { baseUrl: string };
+        // Talked to on loopback only, whatever it bound.
+        const local = `http://127.0.0.1:${new URL(baseUrl).port}`;
+        expect((await fetch(`${local}/_sandbox/stats`)).status).toBe(200);
+        return { stderr: stderr(), baseUrl };
+      } finally {
+        controller.abort();
+        expect(await done).toBe(0);
+      }
+    }
+
+    it('warns on stderr that the keyless control API is reachable from the network, and still serves', async () => {
+      const { stderr } = await started({ host: '0.0.0.0' });
+      expect(stderr).toContain('warning: --host 0.0.0.0 is not a loopback address');
+      expect(stderr).toContain('control API (/_sandbox/…, no key) can be reached');
+      expect(stderr).toContain('--allow-remote-control');
+    });
+
+    it('says nothing with --allow-remote-control, nor on loopback', async () => {
+      expect((await started({ host: '0.0.0.0', allowRemoteControl: true })).stderr).not.toContain('warning:');
+      expect((await started({ host: '127.0.0.1' })).stderr).not.toContain('warning:');
+    });
+
+    it("counts only this machine's addresses as loopback", () => {
+      for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', 'LOCALHOST', '::1', '[::1]', '::ffff:127.0.0.1'])
+        expect(isLoopbackBind(host), host).toBe(true);
+      for (const host of ['0.0.0.0', '::', '[::]', '192.168.1.10', '10.0.0.1', 'example.com', '128.0.0.1', 'localhost.example.com'])
+        expect(isLoopbackBind(host), host).toBe(false);
+    });
   });
 });

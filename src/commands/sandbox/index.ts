@@ -19,6 +19,7 @@ const declare = () =>
     .option('--delivery-attempts <n>', 'attempts per webhook delivery', String(DEFAULTS.deliveryAttempts))
     .option('--delivery-backoff <ms>', 'first retry delay of a delivery, x4 each time', String(DEFAULTS.deliveryBackoffMs))
     .option('--allow-private-webhooks', 'allow webhook URLs on private networks')
+    .option('--allow-remote-control', 'bind beyond loopback without the warning (the control API has no key)')
     .addHelpText(
       'after',
       examples(['rfs sandbox', 'rfs sandbox --port 0 --seed 42 --data sandbox.json', 'rfs sandbox --faults 0.2 --rate-limit 0']),

@@ -87,20 +87,51 @@ function aborted(signal: AbortSignal): Promise<void> {
   });
 }
 
-export function options({ flags }: Input): SandboxOptions {
-  return sandboxOptions(flags);
+export interface SandboxCommandOptions {
+  sandbox: SandboxOptions;
+  /** --allow-remote-control: binding beyond loopback is meant, so no warning. */
+  allowRemoteControl: boolean;
 }
 
-export async function run(ctx: Context, options: SandboxOptions): Promise<number> {
+export function options({ flags }: Input): SandboxCommandOptions {
+  return commandOptions(flags);
+}
+
+function commandOptions(flags: SandboxFlags): SandboxCommandOptions {
+  return { sandbox: sandboxOptions(flags), allowRemoteControl: flags.allowRemoteControl === true };
+}
+
+export async function run(ctx: Context, options: SandboxCommandOptions): Promise<number> {
   return start(ctx.io, options, ctx.signal);
 }
 
 /** Checks the flags, then serves on `io` until the signal aborts. */
 export async function serve(io: IO, flags: SandboxFlags, signal: AbortSignal): Promise<number> {
-  return start(io, sandboxOptions(flags), signal);
+  return start(io, commandOptions(flags), signal);
 }
 
-async function start(io: IO, options: SandboxOptions, signal: AbortSignal): Promise<number> {
+/** Addresses only this machine can reach; anything else (0.0.0.0, a LAN address, a name) may be reached from the network. */
+export function isLoopbackBind(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  return h === 'localhost' || h === '::1' || /^(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+/**
+ * The control API has no key by design (sandbox.md): bound beyond loopback, anyone on the
+ * network can reset the state, inject faults or add recordings. Said loudly, not refused:
+ * sandbox.md lets --host bind elsewhere (a container, a VM) and scripts may rely on it.
+ */
+function remoteControlWarning(host: string): string {
+  return [
+    `warning: --host ${host} is not a loopback address: the sandbox's control API (/_sandbox/…, no key) can be reached`,
+    '  from the network, and anyone who reaches it can reset the state, inject faults or add recordings.',
+    '  Bind 127.0.0.1 (the default), or give --allow-remote-control to say this is meant.',
+    '',
+  ].join('\n');
+}
+
+async function start(io: IO, command: SandboxCommandOptions, signal: AbortSignal): Promise<number> {
+  const options = command.sandbox;
   // Log lines quote what callers sent (delivery errors): never a key or a secret on stderr.
   options.log = (line) => io.stderr.write(`sandbox: ${redactSecrets(line)}\n`);
   const { startSandbox, SandboxStartError } = await import('../../sandbox/index.js');
@@ -118,6 +149,8 @@ async function start(io: IO, options: SandboxOptions, signal: AbortSignal): Prom
   }
   io.stdout.write(`${JSON.stringify({ baseUrl: sandbox.baseUrl, apiKeys: sandbox.apiKeys })}\n`);
   io.stderr.write(banner(sandbox, options));
+  const host = options.host ?? DEFAULTS.host;
+  if (!command.allowRemoteControl && !isLoopbackBind(host)) io.stderr.write(remoteControlWarning(host));
   await aborted(signal);
   io.stderr.write('rfs sandbox: stopping…\n');
   await sandbox.close();

@@ -1,15 +1,15 @@
 // `rfs verify-signature`: checks a webhook signature against the raw body with the one
 // implementation in src/shared/signature.ts (the sandbox signs with the same module). Exit 0
 // when valid, 1 when not (cli.md), 2 for bad flags or unreadable local input.
-import { readFile } from 'node:fs/promises';
-import type { Readable } from 'node:stream';
+import { createReadStream } from 'node:fs';
 import { Chalk } from 'chalk';
 import type { Context } from '../context.js';
-import { CancelError, UsageError } from '../../core/errors.js';
+import { abortableChunks, readBounded } from '../../core/bounded-read.js';
+import { RfsError, UsageError } from '../../core/errors.js';
 import { safeJson } from '../../output/safe-json.js';
 import { signatureHeadersFromDump } from '../../webhooks/header-dump.js';
 import { readWebhookSecret } from '../../webhooks/secret.js';
-import { MAX_UNIX_SECONDS, verdict } from '../../webhooks/verify.js';
+import { MAX_UNIX_SECONDS, verdictOfStream } from '../../webhooks/verify.js';
 import { numberFlag } from '../../core/flags.js';
 import type { Input } from './index.js';
 
@@ -56,45 +56,46 @@ function errnoCode(error: unknown): string {
   return typeof code === 'string' ? code : 'unreadable';
 }
 
-async function readStream(stream: Readable, signal: AbortSignal): Promise<Buffer> {
-  if (signal.aborted) throw new CancelError('interrupted');
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(new CancelError('interrupted while reading stdin'));
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  const collect = (async () => {
-    const chunks: Buffer[] = [];
-    // Buffers as they come: decoding and re-encoding would change bytes that are not UTF-8.
-    for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Buffer));
-    return Buffer.concat(chunks);
-  })();
-  // After Ctrl-C the read is abandoned; a later stream error must not become an unhandled rejection.
-  collect.catch(() => undefined);
-  try {
-    return await Promise.race([collect, aborted]);
-  } finally {
-    if (onAbort) signal.removeEventListener('abort', onAbort);
-  }
+// A header dump holds a few messages' headers (Node caps one at 16 KiB; `curl -L -D` writes one per
+// redirect): anything larger is refused unread, /dev/zero or a body given by mistake.
+const MAX_HEADER_DUMP_BYTES = 64 * 1024;
+
+function stdinNotice(ctx: Context, flag: string): void {
+  if (ctx.io.stdinIsTTY)
+    ctx.ui.notice(`reading ${flag === '--payload' ? 'the payload' : 'the header dump'} from stdin; end it with Ctrl-D`);
 }
 
-async function readInput(ctx: Context, source: string, flag: string): Promise<Buffer> {
-  if (source === '-') {
-    if (ctx.io.stdinIsTTY)
-      ctx.ui.notice(`reading ${flag === '--payload' ? 'the payload' : 'the header dump'} from stdin; end it with Ctrl-D`);
-    return readStream(ctx.io.stdin, ctx.signal);
-  }
+function unreadable(source: string, flag: string, error: unknown): unknown {
+  if (error instanceof RfsError) return error;
+  return new UsageError(`cannot read ${flag} ${JSON.stringify(source)} (${errnoCode(error)})`, { cause: error });
+}
+
+/** The payload's bytes as they arrive, never held whole: its HMAC is computed as it streams. */
+async function* payloadChunks(ctx: Context, source: string): AsyncGenerator<Buffer> {
+  if (source === '-') stdinNotice(ctx, '--payload');
+  const stream = source === '-' ? ctx.io.stdin : createReadStream(source);
   try {
-    return await readFile(source);
+    yield* abortableChunks(stream, ctx.signal, source === '-' ? 'stdin' : 'the --payload file');
   } catch (error) {
-    throw new UsageError(`cannot read ${flag} ${JSON.stringify(source)} (${errnoCode(error)})`, { cause: error });
+    throw unreadable(source, '--payload', error);
   }
 }
 
 /** The values as given, the header dump's when --headers is used. */
 async function signatureValues(ctx: Context, o: VerifyOptions): Promise<{ timestamp: string | undefined; signature: string | undefined }> {
   if (o.headers === undefined) return { timestamp: o.timestamp, signature: o.signature };
-  const dump = await readInput(ctx, o.headers, '--headers');
+  if (o.headers === '-') stdinNotice(ctx, '--headers');
+  let dump: Buffer;
+  try {
+    dump = await readBounded(o.headers === '-' ? ctx.io.stdin : o.headers, {
+      limit: MAX_HEADER_DUMP_BYTES,
+      what: o.headers === '-' ? 'the header dump on stdin' : 'the file given to --headers',
+      kind: 'a header dump',
+      signal: ctx.signal,
+    });
+  } catch (error) {
+    throw unreadable(o.headers, '--headers', error);
+  }
   return signatureHeadersFromDump(dump.toString('utf8'));
 }
 
@@ -104,9 +105,10 @@ export async function run(ctx: Context, o: VerifyOptions): Promise<number> {
   const values = await signatureValues(ctx, o);
   const missing = values.timestamp === undefined || values.signature === undefined;
   // Without both values the answer is `missing` whatever the body: stdin is not waited for then,
-  // but a --payload file is still read, so that a wrong path is reported as such.
-  const body = missing && o.payload === '-' ? Buffer.alloc(0) : await readInput(ctx, o.payload, '--payload');
-  const result = verdict({
+  // but a --payload file is still read, so that a wrong path is reported as such. The payload is
+  // never held whole: a 1 GB body must not take 1 GB (issue 16).
+  const body = missing && o.payload === '-' ? [] : payloadChunks(ctx, o.payload);
+  const result = await verdictOfStream({
     secret,
     ...values,
     body,

@@ -1,7 +1,8 @@
 // rfs auth login (cli.md, auth): asks for the base URL and the key (masked), or reads the key
 // from stdin with --with-key; checks it with one request before saving it.
-import { addAbortSignal, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { apiRoot, checkKeyFormat } from '../../../config/credentials.js';
+import { readBounded } from '../../../core/bounded-read.js';
 import { redactKey } from '../../../core/redact.js';
 import type { Context } from '../../context.js';
 import { AuthError, CancelError, EXIT, UsageError } from '../../../core/errors.js';
@@ -12,17 +13,12 @@ import { writeResource } from '../../../output/list-writer.js';
 import { checkKey } from '../check.js';
 import type { Input } from './index.js';
 
-async function readAll(stream: Readable, signal: AbortSignal): Promise<string> {
-  // Ctrl-C while waiting on an open stdin ends the read instead of waiting for the next byte.
-  addAbortSignal(signal, stream);
-  const chunks: Buffer[] = [];
-  try {
-    for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-  } catch (error) {
-    if (signal.aborted) throw new CancelError('interrupted while reading the key from stdin');
-    throw error;
-  }
-  return Buffer.concat(chunks).toString('utf8');
+// A key is well under a hundred bytes: stdin beyond this is a mistake (or /dev/zero), not read on.
+const MAX_KEY_BYTES = 4096;
+
+async function readKey(stream: Readable, signal: AbortSignal): Promise<string> {
+  const bytes = await readBounded(stream, { limit: MAX_KEY_BYTES, what: 'stdin', kind: 'an API key', signal });
+  return bytes.toString('utf8');
 }
 
 async function ask<T>(prompt: () => Promise<T>): Promise<T> {
@@ -77,7 +73,7 @@ export async function run(ctx: Context, o: LoginOptions): Promise<number> {
 
   let rawKey: string;
   if (o.withKey) {
-    rawKey = await readAll(io.stdin, ctx.signal);
+    rawKey = await readKey(io.stdin, ctx.signal);
   } else if (prompts) {
     rawKey = await ask(() => prompts.password({ message: 'API key (service_pk_…)', mask: '*' }, context));
   } else {
