@@ -29,6 +29,14 @@ export function listRecordings(client: ApiClient, p: ListRecordingsParams): Asyn
   });
 }
 
+/**
+ * What an integration files (api.md, the recommended pattern): every COMPLETED recording not
+ * filed yet, in the largest pages the API allows, as `sync` and its dry run both list it.
+ */
+export function listUnsynced(client: ApiClient, signal?: AbortSignal): AsyncGenerator<RecordingListItem> {
+  return listRecordings(client, { status: 'COMPLETED', syncState: 'unsynced', limit: 100, all: true, signal });
+}
+
 export async function getRecording(client: ApiClient, id: string, o: { include?: string; signal?: AbortSignal } = {}) {
   const response = await client.request({
     method: 'GET',

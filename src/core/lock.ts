@@ -46,7 +46,8 @@ const UNREADABLE_GRACE_MS = 5_000;
 // killed in those few microseconds is removed after this.
 const BREAKER_STALE_MS = 5_000;
 
-function processAlive(pid: number): boolean {
+/** Whether a process with this pid exists (EPERM: it does, under another user). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

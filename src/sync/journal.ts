@@ -7,6 +7,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { writeFileAtomicSync } from '../core/atomic-write.js';
 import { UsageError } from '../core/errors.js';
+import { processAlive } from '../core/lock.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../shared/json-depth.js';
 
 export interface ExternalRecord {
@@ -292,14 +293,5 @@ export class Journal {
       this.fd = undefined;
     }
     this.unlock();
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -1,7 +1,7 @@
 // One pass of the integration loop of api.md: file what the journal says was answered but not
 // confirmed, then for every COMPLETED unsynced recording: fetch it by id, run the command,
 // file its answer. Every step is journaled before rfs acts on it (see journal.ts).
-import { fileRecording, getRecording, listRecordings } from '../api/recordings.js';
+import { fileRecording, getRecording, listUnsynced } from '../api/recordings.js';
 import type { ApiClient } from '../api/types.js';
 import { Progress } from '../batch/progress.js';
 import { itemError, type ItemResult, type ResultWriter } from '../batch/results.js';
@@ -67,13 +67,7 @@ export async function runPass(
     listing = true;
     progress.update('listing COMPLETED, unsynced recordings');
     const ids: string[] = [];
-    for await (const item of listRecordings(client, {
-      status: 'COMPLETED',
-      syncState: 'unsynced',
-      limit: 100,
-      all: true,
-      signal: ctx.signal,
-    })) {
+    for await (const item of listUnsynced(client, ctx.signal)) {
       ids.push(item.id);
     }
     listing = false;

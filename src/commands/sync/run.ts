@@ -1,5 +1,5 @@
 // rfs sync (cli.md, sync): the recommended integration pattern as one crash-safe command.
-import { listRecordings } from '../../api/recordings.js';
+import { listUnsynced } from '../../api/recordings.js';
 import { ResultWriter } from '../../batch/results.js';
 import { writeSummary } from '../../batch/runner.js';
 import type { Context } from '../context.js';
@@ -167,13 +167,7 @@ async function dryRun(ctx: Context, flags: SyncOptions, journalPath: string): Pr
     if (state.result)
       rows.push({ id, action: 'file from journal', attempt: state.attempts, title: null, externalId: state.result.externalId });
   }
-  for await (const item of listRecordings(client, {
-    status: 'COMPLETED',
-    syncState: 'unsynced',
-    limit: 100,
-    all: true,
-    signal: ctx.signal,
-  })) {
+  for await (const item of listUnsynced(client, ctx.signal)) {
     if (journal.states.get(item.id)?.result) continue;
     rows.push({
       id: item.id,
