@@ -1,40 +1,26 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { start, type Harness } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { faultSandbox } from './helpers.js';
 
-let h: Harness;
-let ids: string[] = [];
-let next = 0;
-beforeAll(async () => {
-  h = await start({ rateLimit: 0, recordings: 60 });
-  ids = (await h.api('/recordings?limit=100')).json.data.map((r: { id: string }) => r.id);
-});
-afterAll(() => h.close());
-afterEach(async () => {
-  await h.control('/faults', { rate: 0 });
-});
-
-const fresh = (): string => ids[next++] as string;
-const faults = (body: unknown) => h.control('/faults', body);
-const file = (id: string, externalId: string) => h.api(`/recordings/${id}/filings`, { body: { provider: 'fault-test', externalId } });
+const { h, fresh, faults, file } = faultSandbox({ recordings: 60, provider: 'fault-test' });
 
 describe('fault injection', () => {
   it('error-after commits the filing and loses the answer; the retry is a replay, counted once', async () => {
     const id = fresh();
-    const before = (await h.control('/stats')).json;
+    const before = (await h().control('/stats')).json;
     const set = await faults({ rate: 1, kinds: ['error-after'], match: '/filings' });
     expect(set.json.data).toEqual({ rate: 1, kinds: ['error-after'], delayMs: null, match: '/filings' });
     const lost = await file(id, 'E-1');
     expect(lost.status).toBe(500);
     expect(lost.json.code).toBe('INTERNAL_ERROR');
     // Reads do not match "/filings", so they are not faulted.
-    expect((await h.api(`/recordings/${id}`)).json.data.syncCount).toBe(1);
+    expect((await h().api(`/recordings/${id}`)).json.data.syncCount).toBe(1);
     const retried = await file(id, 'E-1');
     expect(retried.status).toBe(500);
     await faults({ rate: 0 });
     const last = await file(id, 'E-1');
     expect(last.json.meta.replayed).toBe(true);
     expect(last.json.data.syncCount).toBe(1);
-    const after = (await h.control('/stats')).json;
+    const after = (await h().control('/stats')).json;
     expect(after.filings).toBe(before.filings + 1);
     expect(after.faults['error-after']).toBe(before.faults['error-after'] + 2);
   });
@@ -45,12 +31,12 @@ describe('fault injection', () => {
     const res = await file(id, 'B-1');
     expect(res.status).toBe(500);
     await faults({ rate: 0 });
-    expect((await h.api(`/recordings/${id}`)).json.data.syncCount).toBe(0);
+    expect((await h().api(`/recordings/${id}`)).json.data.syncCount).toBe(0);
   });
 
   it('rate-limit answers 429 with Retry-After', async () => {
     await faults({ rate: 1, kinds: ['rate-limit'] });
-    const res = await h.api('/recordings');
+    const res = await h().api('/recordings');
     expect(res.status).toBe(429);
     expect(res.json.code).toBe('RATE_LIMIT_EXCEEDED');
     expect(res.headers.get('retry-after')).toBe('1');
@@ -58,22 +44,22 @@ describe('fault injection', () => {
 
   it('reset drops the connection, and the server carries on', async () => {
     await faults({ rate: 1, kinds: ['reset'] });
-    await expect(fetch(`${h.base}/api/v1/recordings`, { headers: { authorization: `Bearer ${h.keys.admin}` } })).rejects.toThrow();
+    await expect(fetch(`${h().base}/api/v1/recordings`, { headers: { authorization: `Bearer ${h().keys.admin}` } })).rejects.toThrow();
     await faults({ rate: 0 });
-    expect((await h.api('/recordings')).status).toBe(200);
+    expect((await h().api('/recordings')).status).toBe(200);
   });
 
   it('delay answers normally, late', async () => {
     await faults({ rate: 1, kinds: ['delay'], delayMs: 300 });
     const started = Date.now();
-    const res = await h.api('/recordings?limit=1');
+    const res = await h().api('/recordings?limit=1');
     expect(res.status).toBe(200);
     expect(Date.now() - started).toBeGreaterThanOrEqual(280);
   });
 
   it('never touches the control API', async () => {
     await faults({ rate: 1, kinds: ['error-before', 'reset'] });
-    for (let i = 0; i < 5; i++) expect((await h.control('/stats')).status).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await h().control('/stats')).status).toBe(200);
   });
 
   it('validates the control body', async () => {
@@ -86,7 +72,7 @@ describe('fault injection', () => {
 
   it('lets a retrying client file every recording exactly once under random faults of every kind', async () => {
     const batch = Array.from({ length: 12 }, fresh);
-    const before = (await h.control('/stats')).json;
+    const before = (await h().control('/stats')).json;
     await faults({ rate: 0.6, delayMs: 5 });
     for (const id of batch) {
       for (let attempt = 0; ; attempt++) {
@@ -96,8 +82,8 @@ describe('fault injection', () => {
       }
     }
     await faults({ rate: 0 });
-    for (const id of batch) expect((await h.api(`/recordings/${id}`)).json.data.syncCount).toBe(1);
-    const after = (await h.control('/stats')).json;
+    for (const id of batch) expect((await h().api(`/recordings/${id}`)).json.data.syncCount).toBe(1);
+    const after = (await h().control('/stats')).json;
     expect(after.filings - before.filings).toBe(batch.length);
     const injected =
       Object.values(after.faults as Record<string, number>).reduce((a, b) => a + b, 0) -

@@ -2,6 +2,7 @@
 // name), small fetch wrappers, a raw-path request, and a local webhook receiver.
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 
 /** Names the tests may use; anything else fails like NXDOMAIN, never reaching real DNS. */
@@ -179,3 +180,31 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * One sandbox for a file of fault tests: no rate limit, faults cleared after each test, and a
+ * recording not used before for each call of `fresh()`. Registers its own hooks.
+ */
+export function faultSandbox(o: { recordings: number; provider: string }) {
+  let harness: Harness | undefined;
+  let ids: string[] = [];
+  let next = 0;
+  const h = (): Harness => {
+    if (!harness) throw new Error('the fault sandbox is not started yet');
+    return harness;
+  };
+  beforeAll(async () => {
+    harness = await start({ rateLimit: 0, recordings: o.recordings });
+    ids = (await harness.api('/recordings?limit=100')).json.data.map((r: { id: string }) => r.id);
+  });
+  afterAll(() => harness?.close());
+  afterEach(async () => {
+    await h().control('/faults', { rate: 0 });
+  });
+  return {
+    h,
+    fresh: (): string => ids[next++] as string,
+    faults: (body: unknown) => h().control('/faults', body),
+    file: (id: string, externalId: string) => h().api(`/recordings/${id}/filings`, { body: { provider: o.provider, externalId } }),
+  };
+}
