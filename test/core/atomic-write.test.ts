@@ -6,9 +6,11 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 // Every fsync, by what was synced: a file (its temporary path) or a folder.
-const synced: string[] = [];
+// Hoisted with the mock below, which hands it to the spy when the module is first imported.
+const synced = vi.hoisted((): string[] => []);
 vi.mock('node:fs', async (importOriginal) => {
   const fs = await importOriginal<typeof import('node:fs')>();
+  const { promisesRecordingSyncs } = await import('../helpers/fs-sync-spy.js');
   const paths = new Map<number, string>();
   return {
     ...fs,
@@ -22,18 +24,7 @@ vi.mock('node:fs', async (importOriginal) => {
       fs.fsyncSync(fd);
     },
     // The asynchronous writer reads fs.promises when it runs (src/core/atomic-write.ts).
-    promises: {
-      ...fs.promises,
-      open: async (path: string, ...rest: [never]) => {
-        const handle = await fs.promises.open(path, ...rest);
-        const sync = handle.sync.bind(handle);
-        handle.sync = async () => {
-          synced.push(path);
-          await sync();
-        };
-        return handle;
-      },
-    },
+    promises: promisesRecordingSyncs(fs.promises, synced),
   };
 });
 

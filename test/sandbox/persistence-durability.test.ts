@@ -5,24 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it, vi } from 'vitest';
 
-const synced: string[] = [];
+// Hoisted with the mock below, which hands it to the spy when the module is first imported.
+const synced = vi.hoisted((): string[] => []);
 // The writer reads fs.promises when it runs (src/core/atomic-write.ts): its open is the one watched.
 vi.mock('node:fs', async (importOriginal) => {
   const fs = await importOriginal<typeof import('node:fs')>();
+  const { promisesRecordingSyncs } = await import('../helpers/fs-sync-spy.js');
   return {
     ...fs,
-    promises: {
-      ...fs.promises,
-      open: async (path: string, ...rest: [never]) => {
-        const handle = await fs.promises.open(path, ...rest);
-        const sync = handle.sync.bind(handle);
-        handle.sync = async () => {
-          synced.push(path);
-          await sync();
-        };
-        return handle;
-      },
-    },
+    promises: promisesRecordingSyncs(fs.promises, synced),
   };
 });
 
