@@ -4,7 +4,7 @@ import { CommanderError } from 'commander';
 import type { ApiClient } from '../api/types.js';
 import type { Ui } from '../core/ui.js';
 import { type Clock, systemClock } from '../core/clock.js';
-import type { Connection, Context, GlobalOptions } from '../commands/context.js';
+import type { Connection, ConnectOptions, Context, GlobalOptions } from '../commands/context.js';
 import { CancelError, EXIT, UsageError, exitCodeFor } from '../core/errors.js';
 import { type IO, colorEnabled } from '../core/io.js';
 import { KnownSecrets } from '../core/redact.js';
@@ -60,9 +60,9 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
         stderrColor: colorEnabled(io, flags.color === false ? false : undefined, 'stderr'),
         redact: secrets.redact,
       });
-      const connect = (connection: Connection): Promise<ApiClient> => {
+      const connect = (connection: Connection, how: ConnectOptions = {}): Promise<ApiClient> => {
         secrets.add(connection.apiKey);
-        const made = makeClient(connection, g, u, io, clock, signal);
+        const made = makeClient(connection, how.check ? checkOptions(g) : g, u, io, clock, signal);
         clients.push(made);
         return made;
       };
@@ -134,6 +134,13 @@ function isClosedOutput(error: unknown): boolean {
 
 function asCancel(error: unknown): unknown {
   return error instanceof CancelError ? error : new CancelError('interrupted', { cause: error });
+}
+
+/** cli.md, auth: connection checks fail fast (one attempt, at most 10 s). */
+const CHECK_TIMEOUT_SECONDS = 10;
+
+function checkOptions(g: GlobalOptions): GlobalOptions {
+  return { ...g, maxRetries: 0, timeoutSeconds: Math.min(g.timeoutSeconds, CHECK_TIMEOUT_SECONDS) };
 }
 
 async function makeClient(connection: Connection, g: GlobalOptions, ui: Ui, io: IO, clock: Clock, signal: AbortSignal): Promise<ApiClient> {

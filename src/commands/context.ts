@@ -12,5 +12,13 @@ export interface Context extends Session {
   /** Resolves profile, key and base URL and builds the client on first use. */
   api: () => Promise<ApiClient>;
   /** A client for an explicit connection (auth login checks a key before saving it). */
-  connect: (connection: Connection) => Promise<ApiClient>;
+  connect: (connection: Connection, options?: ConnectOptions) => Promise<ApiClient>;
+}
+
+export interface ConnectOptions {
+  /**
+   * A connection check (auth login, auth status, doctor; cli.md, auth): one attempt and a
+   * 10-second timeout, so an unreachable service is reported within seconds, not after retries.
+   */
+  check?: boolean;
 }
