@@ -11,6 +11,7 @@ import * as z from 'zod/mini';
 import '../shared/zod-messages.js';
 import { writeFileAtomicSync } from '../core/atomic-write.js';
 import { EXIT, RfsError, UsageError } from '../core/errors.js';
+import type { Clock } from '../core/clock.js';
 import { LockBusyError, withLock } from '../core/lock.js';
 import { apiRoot, checkKeyFormat } from './credentials.js';
 import { sanitize } from '../core/sanitize.js';
@@ -142,7 +143,8 @@ function readError(file: string, error: unknown): UsageError {
   return damaged(file, 'it could not be read');
 }
 
-export function openProfiles(env: NodeJS.ProcessEnv): ProfileStore {
+/** `clock` times the wait for another rfs's lock (the run's clock; tests move it at once). */
+export function openProfiles(env: NodeJS.ProcessEnv, clock?: Clock): ProfileStore {
   const dir = configDir(env);
   const file = path.join(dir, CONFIG_FILE_NAME);
   // A folder or file that others can read is tightened as soon as rfs sees it; a missing
@@ -183,7 +185,7 @@ export function openProfiles(env: NodeJS.ProcessEnv): ProfileStore {
   const change = async <T>(step: () => T): Promise<T> => {
     ensurePrivateDir(dir);
     try {
-      return await withLock(`${file}.lock`, step, { waitMs: LOCK_WAIT_MS, staleMs: LOCK_STALE_MS });
+      return await withLock(`${file}.lock`, step, { waitMs: LOCK_WAIT_MS, staleMs: LOCK_STALE_MS, ...(clock ? { clock } : {}) });
     } catch (error) {
       if (!(error instanceof LockBusyError)) throw error;
       const owner = error.owner ? ` (pid ${error.owner.pid}, since ${error.owner.since.toISOString()})` : '';

@@ -5,7 +5,7 @@
 // step could ever take. No dependency (proper-lockfile judges staleness by mtime alone, so a
 // dead owner's lock blocks until it ages out, and its synchronous lock never waits).
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { type Clock, systemClock } from './clock.js';
 
 export interface LockOwner {
   pid: number;
@@ -26,6 +26,8 @@ export interface TryLockOptions {
 export interface LockOptions extends TryLockOptions {
   /** How long to wait for a live owner before giving up with LockBusyError. */
   waitMs: number;
+  /** Whose time the wait is measured in and slept on (tests pass one that moves at once). */
+  clock?: Clock;
 }
 
 /** The lock stayed with a live owner for the whole wait. */
@@ -198,7 +200,8 @@ export async function withLock<T>(lockPath: string, step: () => T | Promise<T>, 
 }
 
 async function holding<T>(lockPath: string, step: () => T | Promise<T>, options: LockOptions): Promise<T> {
-  const deadline = Date.now() + options.waitMs;
+  const clock = options.clock ?? systemClock;
+  const deadline = clock.now() + options.waitMs;
   let pause = 5;
   for (;;) {
     const got = tryLockSync(lockPath, options);
@@ -209,9 +212,9 @@ async function holding<T>(lockPath: string, step: () => T | Promise<T>, options:
         got.release();
       }
     }
-    if (Date.now() >= deadline) throw new LockBusyError(lockPath, got.owner);
+    if (clock.now() >= deadline) throw new LockBusyError(lockPath, got.owner);
     // Jittered, so that two waiters do not retry in step.
-    await sleep(Math.min(pause * (0.5 + Math.random()), Math.max(1, deadline - Date.now())));
+    await clock.sleep(Math.min(pause * (0.5 + clock.random()), Math.max(1, deadline - clock.now())));
     pause = Math.min(pause * 2, 100);
   }
 }

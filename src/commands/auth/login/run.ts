@@ -41,7 +41,7 @@ export function options({ flags }: Input): LoginOptions {
 
 export async function run(ctx: Context, o: LoginOptions): Promise<number> {
   const { io, globals } = ctx;
-  const store = openProfiles(io.env);
+  const store = openProfiles(io.env, ctx.clock);
   const profile = checkProfileName(selectProfile(globals, io.env, store).name);
   const existing = store.get(profile);
   const interactive = !o.withKey && canPrompt(io);
