@@ -57,7 +57,7 @@ _rfs_flags() {
     'webhooks list') echo '--limit --cursor --all' ;;
     'webhooks listen') echo '--host --port --secret-env --secret-file --tolerance --forward-to' ;;
     'deliveries list') echo '--status --subscription --limit' ;;
-    'deliveries replay') echo '--all-failed --subscription --dry-run' ;;
+    'deliveries replay') echo '--all-failed --subscription --dry-run --max --wait --wait-timeout' ;;
     'verify-signature') echo '--timestamp --signature --headers --payload --secret-env --secret-file --tolerance --now' ;;
     'sync') echo '--exec --provider --watch --interval --listen --secret-env --journal --max-items --exec-timeout --dry-run' ;;
     'sandbox') echo '--host --port --seed --recordings --data --fixtures --rate-limit --rate-window --faults --delivery-attempts --delivery-backoff --allow-private-webhooks --allow-remote-control' ;;
@@ -99,6 +99,8 @@ _rfs_value() {
     'deliveries list:--subscription') _rfs_kind=any ;;
     'deliveries list:--limit') _rfs_kind=any ;;
     'deliveries replay:--subscription') _rfs_kind=any ;;
+    'deliveries replay:--max') _rfs_kind=any ;;
+    'deliveries replay:--wait-timeout') _rfs_kind=any ;;
     'verify-signature:--timestamp') _rfs_kind=any ;;
     'verify-signature:--signature') _rfs_kind=any ;;
     'verify-signature:--headers') _rfs_kind=file ;;

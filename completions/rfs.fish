@@ -20,7 +20,7 @@ function __rfs_takes_value --argument-names path flag
             return 0
         case 'rfs deliveries list --status' 'rfs deliveries list --subscription' 'rfs deliveries list --limit'
             return 0
-        case 'rfs deliveries replay --subscription'
+        case 'rfs deliveries replay --subscription' 'rfs deliveries replay --max' 'rfs deliveries replay --wait-timeout'
             return 0
         case 'rfs verify-signature --timestamp' 'rfs verify-signature --signature' 'rfs verify-signature --headers' 'rfs verify-signature --payload' 'rfs verify-signature --secret-env' 'rfs verify-signature --secret-file' 'rfs verify-signature --tolerance' 'rfs verify-signature --now'
             return 0
@@ -218,9 +218,12 @@ complete -c rfs -n '__rfs_at \'rfs deliveries\' 0' -a 'help' -d 'show help for a
 complete -c rfs -n '__rfs_at \'rfs deliveries list\'' -l status -x -d 'delivery status (PENDING, SUCCEEDED, FAILED in the sandbox)'
 complete -c rfs -n '__rfs_at \'rfs deliveries list\'' -l subscription -x -d 'only this subscription'
 complete -c rfs -n '__rfs_at \'rfs deliveries list\'' -l limit -x -d 'rows, 1-50'
-complete -c rfs -n '__rfs_at \'rfs deliveries replay\'' -l all-failed -d 'replay every FAILED delivery'
+complete -c rfs -n '__rfs_at \'rfs deliveries replay\'' -l all-failed -d 'replay every FAILED delivery, listing again until none is left that this run has not replayed'
 complete -c rfs -n '__rfs_at \'rfs deliveries replay\'' -l subscription -x -d 'with --all-failed: only this subscription'
 complete -c rfs -n '__rfs_at \'rfs deliveries replay\'' -l dry-run -d 'with --all-failed: only list what would be replayed'
+complete -c rfs -n '__rfs_at \'rfs deliveries replay\'' -l max -x -d 'with --all-failed: replay at most this many'
+complete -c rfs -n '__rfs_at \'rfs deliveries replay\'' -l wait -d 'after replaying, wait until each replayed delivery has left PENDING; exit 0 only when all SUCCEEDED'
+complete -c rfs -n '__rfs_at \'rfs deliveries replay\'' -l wait-timeout -x -d 'with --wait: give up after this long (default 300)'
 complete -c rfs -n '__rfs_at \'rfs deliveries help\' 0' -a 'list replay' -d 'command'
 complete -c rfs -n '__rfs_at \'rfs verify-signature\'' -l timestamp -x -d 'the x-service-timestamp value'
 complete -c rfs -n '__rfs_at \'rfs verify-signature\'' -l signature -x -d 'the x-service-signature value'
