@@ -9,7 +9,7 @@ import { writeList } from '../../../output/list-writer.js';
 import type { Column } from '../../../output/table.js';
 import { receiverUrl, type SendResult, sendDelivery } from '../../../webhooks/send.js';
 import { describeSecretSource, readWebhookSecret } from '../../../webhooks/secret.js';
-import { buildTestDelivery, exampleRecording } from '../../../webhooks/test-delivery.js';
+import { buildTestDelivery, exampleRecording, STALE_SECONDS } from '../../../webhooks/test-delivery.js';
 import type { Input } from './index.js';
 
 export interface TriggerOptions {
@@ -64,7 +64,7 @@ const COLUMNS: readonly Column<Sent>[] = [
   { header: 'TIME', value: (s) => `${s.durationMs} ms`, align: 'right' },
   {
     header: 'RESULT',
-    value: (s) => `${s.ok ? 'ok' : 'NOT OK'}: ${s.answer}, expected ${s.expected}${s.error === null ? '' : ` (${s.error})`}`,
+    value: (s) => (s.ok ? `ok, ${s.answer}` : `NOT OK: ${s.answer}, should be ${s.expected}`) + (s.error === null ? '' : ` (${s.error})`),
     flex: true,
   },
 ];
@@ -85,7 +85,12 @@ export async function run(ctx: Context, o: TriggerOptions): Promise<number> {
   const delivery = buildTestDelivery({ recording, secret, nowMs: ctx.io.now(), stale: o.stale, badSignature: o.badSignature });
   ctx.ui.notice(
     `sending delivery ${delivery.deliveryId} (${delivery.event}, recording ${delivery.recordingId}) to ${o.to.href}; ` +
-      `signature: ${delivery.signed === 'valid' ? `valid, with the secret from ${describeSecretSource(secretSource)}` : delivery.signed}`,
+      (delivery.signed === 'valid'
+        ? `signed with the secret from ${describeSecretSource(secretSource)}`
+        : [o.stale ? `signed ${STALE_SECONDS / 60} minutes ago` : '', o.badSignature ? 'signed with another secret' : '']
+            .filter(Boolean)
+            .join(', ')) +
+      `: the receiver should ${delivery.expected === 'accepted' ? 'accept' : 'refuse'} it`,
   );
 
   const rows: Sent[] = [];
