@@ -44,6 +44,13 @@ describe('FailedRounds', () => {
     expect(r.describe()).toBe('1 round; stopped at --max 5: more may remain');
   });
 
+  it('names the deliveries of the current round not handed out when the batch stops early', async () => {
+    const r = new FailedRounds(rows(0, 4), scripted().list, undefined, new AbortController().signal);
+    for await (const item of r.items()) if (item.n === 2) break;
+    expect(r.notReplayed()).toEqual(['dlv_2', 'dlv_3']);
+    expect(r.describe()).toBeUndefined();
+  });
+
   it('ends the rounds when listing again fails, keeping the error for the report', async () => {
     const boom = new Error('HTTP 503');
     const r = new FailedRounds(

@@ -31,6 +31,8 @@ export class FailedRounds {
   rounds = 0;
   end: RoundsEnd = { how: 'stopped' };
   private readonly seen = new Set<string>();
+  /** The current round's deliveries not handed out yet: what a stopped run did not replay. */
+  private left: string[] = [];
 
   constructor(
     private readonly first: readonly Delivery[],
@@ -55,8 +57,10 @@ export class FailedRounds {
       }
       this.rounds += 1;
       this.onRound(this.rounds, fresh.length);
+      this.left = fresh.map((d) => d.id);
       for (const [i, d] of fresh.entries()) {
         this.seen.add(d.id);
+        this.left = this.left.slice(1);
         yield { id: d.id, n: this.seen.size, round: this.rounds };
         if (this.max !== undefined && this.seen.size >= this.max) {
           // Whether any is left is known only from this list: the next one is not asked for.
@@ -76,7 +80,15 @@ export class FailedRounds {
     }
   }
 
-  /** The part of the summary that says how the rounds went and whether more may remain. */
+  /** Listed in the current round but not handed out: when the batch stopped early, these were not replayed. */
+  notReplayed(): readonly string[] {
+    return this.end.how === 'stopped' ? this.left : [];
+  }
+
+  /**
+   * The part of the summary that says how the rounds went and whether more may remain;
+   * undefined when the batch was stopped (the runner's reason and notReplayed() say it then).
+   */
   describe(): string | undefined {
     const rounds = `${this.rounds} round${this.rounds === 1 ? '' : 's'}`;
     switch (this.end.how) {
@@ -89,7 +101,7 @@ export class FailedRounds {
       case 'list-failed':
         return `${rounds}; could not list FAILED deliveries again: more may remain`;
       case 'stopped':
-        return `${rounds}; more may remain`;
+        return undefined;
     }
   }
 }

@@ -107,7 +107,7 @@ async function replayAll(
   const { end } = report;
   const inFlight = end.how === 'interrupted' ? end.inFlight : [];
   const notDone = rounds
-    ? []
+    ? [...rounds.notReplayed()]
     : given.filter((item) => !report.done.includes(item) && !inFlight.some((f) => f.item === item)).map((item) => item.id);
   const parts = [`${report.ok} replayed, ${report.failed} failed`];
   const told = rounds?.describe();
