@@ -59,7 +59,7 @@ describe('deliveries replay --wait', () => {
     const { code, lines, stderr } = await replay([a, b, c, '--wait', '-o', 'ndjson']);
     expect(code).toBe(8);
     expect(finals(lines)).toEqual({ [a]: 'SUCCEEDED', [b]: 'FAILED', [c]: 'SUCCEEDED' });
-    expect(lines.find((l) => l.id === b && l.finalStatus)?.error?.title).toBe('FAILED again: HTTP 503');
+    expect(lines.find((l) => l.id === b && l.finalStatus)?.error?.title).toBe('HTTP 503');
     expect(stderr).toMatch(/^waited \d+ s: 2 SUCCEEDED, 1 FAILED again$/m);
   });
 

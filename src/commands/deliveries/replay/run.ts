@@ -191,10 +191,11 @@ async function waitAndReport(ctx: Context, o: ReplayOptions, ids: string[]): Pro
 function outcomeLine(outcome: Outcome, timeoutSeconds: number): ItemResult {
   const { id, status, row } = outcome;
   if (status === 'SUCCEEDED') return { id, ok: true, finalStatus: status };
+  // The code says the status (the table shows `FAILED: HTTP 503`); the title says why.
   const why =
     status === 'PENDING'
-      ? `still PENDING after ${timeoutSeconds} s`
-      : `FAILED again${row ? `: ${field(row, 'lastError') || field(row, 'lastResponseStatus') || 'no answer recorded'}` : ''}`;
+      ? `no outcome within ${timeoutSeconds} s (--wait-timeout)`
+      : (row && (field(row, 'lastError') || field(row, 'lastResponseStatus'))) || 'failed again, no answer recorded';
   return { id, ok: false, finalStatus: status, error: { status: null, code: status, title: why, requestId: null } };
 }
 
