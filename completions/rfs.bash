@@ -8,7 +8,7 @@ _rfs_subcommands() {
     '') echo 'auth recordings file webhooks deliveries verify-signature sync completion sandbox help' ;;
     'auth') echo 'login status switch logout help' ;;
     'recordings') echo 'list get help' ;;
-    'webhooks') echo 'create list delete listen help' ;;
+    'webhooks') echo 'create list delete listen sign trigger help' ;;
     'deliveries') echo 'list replay help' ;;
   esac
 }
@@ -38,6 +38,8 @@ _rfs_resolve() {
     'webhooks:list'|'webhooks:ls') _rfs_word='list' ;;
     'webhooks:delete'|'webhooks:rm') _rfs_word='delete' ;;
     'webhooks:listen') _rfs_word='listen' ;;
+    'webhooks:sign') _rfs_word='sign' ;;
+    'webhooks:trigger') _rfs_word='trigger' ;;
     'webhooks:help') _rfs_word='help' ;;
     'deliveries:list'|'deliveries:ls') _rfs_word='list' ;;
     'deliveries:replay') _rfs_word='replay' ;;
@@ -56,8 +58,10 @@ _rfs_flags() {
     'webhooks create') echo '--url --event --idempotency-key' ;;
     'webhooks list') echo '--limit --cursor --all' ;;
     'webhooks listen') echo '--host --port --secret-env --secret-file --tolerance --forward-to' ;;
+    'webhooks sign') echo '--payload --secret-env --secret-file --timestamp' ;;
+    'webhooks trigger') echo '--to --secret-env --secret-file --recording --duplicate --stale --bad-signature' ;;
     'deliveries list') echo '--status --subscription --limit' ;;
-    'deliveries replay') echo '--all-failed --subscription --dry-run' ;;
+    'deliveries replay') echo '--all-failed --subscription --dry-run --max --wait --wait-timeout' ;;
     'verify-signature') echo '--timestamp --signature --headers --payload --secret-env --secret-file --tolerance --now' ;;
     'sync') echo '--exec --provider --watch --interval --listen --secret-env --journal --max-items --exec-timeout --dry-run' ;;
     'sandbox') echo '--host --port --seed --recordings --data --fixtures --rate-limit --rate-window --faults --delivery-attempts --delivery-backoff --allow-private-webhooks --allow-remote-control' ;;
@@ -95,10 +99,20 @@ _rfs_value() {
     'webhooks listen:--secret-file') _rfs_kind=file ;;
     'webhooks listen:--tolerance') _rfs_kind=any ;;
     'webhooks listen:--forward-to') _rfs_kind=any ;;
+    'webhooks sign:--payload') _rfs_kind=file ;;
+    'webhooks sign:--secret-env') _rfs_kind=any ;;
+    'webhooks sign:--secret-file') _rfs_kind=file ;;
+    'webhooks sign:--timestamp') _rfs_kind=any ;;
+    'webhooks trigger:--to') _rfs_kind=any ;;
+    'webhooks trigger:--secret-env') _rfs_kind=any ;;
+    'webhooks trigger:--secret-file') _rfs_kind=file ;;
+    'webhooks trigger:--recording') _rfs_kind=any ;;
     'deliveries list:--status') _rfs_kind=any ;;
     'deliveries list:--subscription') _rfs_kind=any ;;
     'deliveries list:--limit') _rfs_kind=any ;;
     'deliveries replay:--subscription') _rfs_kind=any ;;
+    'deliveries replay:--max') _rfs_kind=any ;;
+    'deliveries replay:--wait-timeout') _rfs_kind=any ;;
     'verify-signature:--timestamp') _rfs_kind=any ;;
     'verify-signature:--signature') _rfs_kind=any ;;
     'verify-signature:--headers') _rfs_kind=file ;;
@@ -145,7 +159,7 @@ _rfs_argument() {
     'recordings help:0') _rfs_kind=choices _rfs_values='list get' ;;
     'file:0') _rfs_kind=any ;;
     'webhooks delete:0') _rfs_kind=any ;;
-    'webhooks help:0') _rfs_kind=choices _rfs_values='create list delete listen' ;;
+    'webhooks help:0') _rfs_kind=choices _rfs_values='create list delete listen sign trigger' ;;
     'deliveries replay:'*) _rfs_kind=any ;;
     'deliveries help:0') _rfs_kind=choices _rfs_values='list replay' ;;
     'completion:0') _rfs_kind=choices _rfs_values='bash zsh fish' ;;
@@ -157,7 +171,7 @@ _rfs_argument() {
 # Commands that take no positional argument: an empty word offers their options.
 _rfs_no_arguments() {
   case "$1" in
-    'auth login'|'auth status'|'auth logout'|'recordings list'|'webhooks create'|'webhooks list'|'webhooks listen'|'deliveries list'|'verify-signature'|'sync'|'sandbox') return 0 ;;
+    'auth login'|'auth status'|'auth logout'|'recordings list'|'webhooks create'|'webhooks list'|'webhooks listen'|'webhooks sign'|'webhooks trigger'|'deliveries list'|'verify-signature'|'sync'|'sandbox') return 0 ;;
   esac
   return 1
 }

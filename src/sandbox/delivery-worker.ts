@@ -1,8 +1,7 @@
 // The background worker that sends deliveries: one attempt at a time per delivery, a timer for
 // each retry, the URL checked again before every attempt (api.md, Delivery behaviour 3), and
 // every attempt recorded. close() stops the timers and aborts what is in flight.
-import { sign } from '../shared/signature.js';
-import { SIGNATURE_HEADERS } from '../shared/schemas.js';
+import { deliveryHeaders } from '../shared/delivery.js';
 import { postOnce, type PostResult } from './delivery-http.js';
 import type { DeliveryFaults } from './delivery-faults.js';
 import { checkWebhookUrl, type UrlPolicy } from './url-guard.js';
@@ -115,10 +114,7 @@ export class DeliveryWorker {
       headers = {
         'content-type': 'application/json',
         'user-agent': 'rfs-sandbox',
-        [SIGNATURE_HEADERS.signature]: sign(mischief?.wrongSecret ?? sub.secret, timestamp, body),
-        [SIGNATURE_HEADERS.timestamp]: String(timestamp),
-        [SIGNATURE_HEADERS.event]: d.event,
-        [SIGNATURE_HEADERS.delivery]: d.id,
+        ...deliveryHeaders({ secret: mischief?.wrongSecret ?? sub.secret, timestamp, body, event: d.event, deliveryId: d.id }),
       };
       result = await postOnce(verdict.url, address ?? '', headers, body, timeoutMs, this.abort.signal);
       if (mischief?.duplicate && generation === this.generation) {

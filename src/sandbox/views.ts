@@ -1,6 +1,7 @@
 // What clients see: recordings as list items, details and webhook payload data, built from the
 // compact records. List items are cached as UTF-8 JSON bytes (keyed by the record's version),
 // so a busy list endpoint mostly concatenates buffers it already has, outside V8's heap.
+import { recordingApiPath } from '../shared/delivery.js';
 import { blockDocument, blocksOf, documentText, transcriptOf, type BlockMeta } from './content.js';
 import type { People } from './generator.js';
 import type { Recording, WorkspaceId } from './types.js';
@@ -127,7 +128,7 @@ export class Views {
       client,
       matter,
       ...filingStamps(rec),
-      apiUrl: `/api/v1/recordings/${encodeURIComponent(rec.id)}`,
+      apiUrl: recordingApiPath(rec.id),
     };
   }
 

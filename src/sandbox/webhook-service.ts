@@ -1,6 +1,7 @@
 // Webhook operations: subscriptions made once per idempotency key, one delivery per
 // subscription and recording when a recording completes, replays and deletes. The data lives
 // in WebhookStore; the sending in DeliveryWorker.
+import { COMPLETED_EVENT, deliveryBody } from '../shared/delivery.js';
 import { DeliveryWorker, type WorkerOptions } from './delivery-worker.js';
 import { ProblemError, notFound } from './problem.js';
 import { randomBase62 } from './random.js';
@@ -9,7 +10,7 @@ import type { Delivery, DeliveryStatus, Recording, Subscription, WorkspaceId } f
 import { checkWebhookUrl } from './url-guard.js';
 import { MAX_SUBSCRIPTIONS, WebhookStore } from './webhooks-store.js';
 
-const EVENT = 'recording.completed';
+const EVENT = COMPLETED_EVENT;
 
 export interface WebhookServiceOptions extends WorkerOptions {
   /** data of the payload for a recording (views.ts). */
@@ -107,7 +108,7 @@ export class WebhookService {
         event: EVENT,
         recordingId: rec.id,
         status: 'PENDING',
-        body: JSON.stringify({ id, event: EVENT, data: this.options.payloadData(rec) }),
+        body: deliveryBody(id, EVENT, this.options.payloadData(rec)),
         attempts: 0,
         roundAttempts: 0,
         lastAttemptAt: null,

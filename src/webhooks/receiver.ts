@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { isLoopbackHost } from '../config/credentials.js';
 import { UsageError } from '../core/errors.js';
 import { SIGNATURE_HEADERS } from '../shared/schemas.js';
+import { describeError } from './send.js';
 import { verdict } from './verify.js';
 
 // As in src/api/problem.ts: an ES module import of node:http loads Node's own undici on Node 22+.
@@ -142,14 +143,6 @@ function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string> 
     if (name.startsWith('x-service-') || name === 'content-type') out[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return out;
-}
-
-function describeError(error: unknown): string {
-  const cause = (error as { cause?: unknown } | null)?.cause;
-  const inner = cause instanceof Error ? cause : error;
-  const code = (inner as { code?: unknown } | null)?.code;
-  const message = inner instanceof Error ? inner.message : String(inner);
-  return typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message;
 }
 
 type Forward = (headers: IncomingHttpHeaders, body: Buffer) => Promise<{ status: number } | { error: string }>;

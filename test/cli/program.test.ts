@@ -104,6 +104,9 @@ describe("a command's run receives typed, checked options", () => {
       allFailed: false,
       subscriptionId: undefined,
       dryRun: false,
+      max: undefined,
+      wait: false,
+      waitTimeoutSeconds: 300,
     });
     expect(() => replayOptions(asInput({ args: [[]], flags: { dryRun: true } } as never))).toThrow(
       'give one or more delivery ids, or --all-failed',

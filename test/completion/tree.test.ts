@@ -23,6 +23,8 @@ describe('the completion tree of rfs', () => {
       'webhooks list',
       'webhooks delete',
       'webhooks listen',
+      'webhooks sign',
+      'webhooks trigger',
       'deliveries list',
       'deliveries replay',
       'verify-signature',

@@ -1,18 +1,27 @@
 // rfs deliveries replay <id>…  and  --all-failed (cli.md, deliveries): one result line per
 // delivery, going on past failures, a summary on stderr, exit 8 when any replay failed.
+// --all-failed goes on in rounds past the list's 50 rows (rounds.ts); --wait then polls until
+// each replayed delivery has left PENDING (wait.ts).
 import { listDeliveries, replayDelivery } from '../../../api/webhooks.js';
 import { Progress } from '../../../batch/progress.js';
 import { itemError, ResultWriter, type ItemResult } from '../../../batch/results.js';
 import { runBatch, writeSummary } from '../../../batch/runner.js';
 import type { Context } from '../../context.js';
 import { EXIT, UsageError } from '../../../core/errors.js';
+import { numberFlag } from '../../../core/flags.js';
 import { canPrompt } from '../../../core/io.js';
-import { writeList } from '../../../output/list-writer.js';
 import { sanitize } from '../../../core/sanitize.js';
-import { confirmAction } from '../../../prompt/confirm.js';
 import { DELIVERY_COLUMNS } from '../../../output/deliveries.js';
 import { field } from '../../../output/fields.js';
+import { writeList } from '../../../output/list-writer.js';
+import { renderTable } from '../../../output/table.js';
+import { confirmAction } from '../../../prompt/confirm.js';
+import type { Delivery } from '../../../shared/schemas.js';
 import type { Input } from './index.js';
+import { FailedRounds, LIST_LIMIT } from './rounds.js';
+import { type Outcome, waitForOutcomes } from './wait.js';
+
+export const DEFAULT_WAIT_TIMEOUT_SECONDS = 300;
 
 export interface ReplayOptions {
   /** The ids given; empty with --all-failed. */
@@ -20,93 +29,192 @@ export interface ReplayOptions {
   allFailed: boolean;
   subscriptionId: string | undefined;
   dryRun: boolean;
+  /** --max: at most this many replays in the run. */
+  max: number | undefined;
+  wait: boolean;
+  waitTimeoutSeconds: number;
 }
 
 export function options({ args: [ids], flags }: Input): ReplayOptions {
   const allFailed = flags.allFailed === true;
   const dryRun = flags.dryRun === true;
+  const wait = flags.wait === true;
   if (allFailed && ids.length > 0) throw new UsageError('give delivery ids or --all-failed, not both');
   if (!allFailed && ids.length === 0) throw new UsageError('give one or more delivery ids, or --all-failed');
-  if (!allFailed && (flags.subscription !== undefined || dryRun)) {
-    throw new UsageError('--subscription and --dry-run go with --all-failed');
+  if (!allFailed && (flags.subscription !== undefined || dryRun || flags.max !== undefined)) {
+    throw new UsageError('--subscription, --dry-run and --max go with --all-failed');
   }
-  return { ids, allFailed, subscriptionId: flags.subscription, dryRun };
+  if (dryRun && wait) throw new UsageError('--dry-run replays nothing, so there is nothing to --wait for');
+  if (!wait && flags.waitTimeout !== undefined) throw new UsageError('--wait-timeout goes with --wait');
+  return {
+    ids,
+    allFailed,
+    subscriptionId: flags.subscription,
+    dryRun,
+    max: numberFlag('--max', flags.max, { min: 1, max: Number.MAX_SAFE_INTEGER, integer: true }),
+    wait,
+    waitTimeoutSeconds:
+      numberFlag('--wait-timeout', flags.waitTimeout, { min: 1, max: 86_400, integer: true }) ?? DEFAULT_WAIT_TIMEOUT_SECONDS,
+  };
 }
 
-export async function run(ctx: Context, o: ReplayOptions): Promise<number> {
-  const { allFailed, subscriptionId } = o;
-  // Asking comes after the listing, but whether we could ask is known now: fail before sending.
-  if (allFailed && !o.dryRun && !ctx.globals.yes && !canPrompt(ctx.io)) {
-    throw new UsageError('replaying every FAILED delivery needs a confirmation, and there is no terminal to ask on', {
-      hint: 'pass --yes to confirm, or --dry-run to only list them',
-    });
-  }
-  const client = await ctx.api();
-  let ids: string[] = o.ids;
-  if (allFailed) {
-    // One listing: api.md returns at most 50 rows and gives the list no cursor.
-    const failed = await listDeliveries(client, { status: 'FAILED', subscriptionId, limit: 50, signal: ctx.signal });
-    if (o.dryRun) {
-      await writeList(ctx.io, ctx.globals.output, failed, { columns: DELIVERY_COLUMNS, color: ctx.globals.color, width: ctx.io.columns });
-      ctx.ui.notice(`${failed.length} FAILED deliver${failed.length === 1 ? 'y' : 'ies'} would be replayed (dry run: nothing sent)`);
-      if (failed.length >= 50) ctx.ui.notice('the list holds at most 50 rows: more may remain after these are replayed');
-      return EXIT.OK;
-    }
-    if (failed.length === 0) {
-      ctx.ui.notice('no FAILED deliveries: nothing to replay');
-      return EXIT.OK;
-    }
-    ids = failed.map((d) => d.id);
-    if (!ctx.globals.yes) {
-      ctx.io.stderr.write(`FAILED deliveries: ${ids.map((id) => sanitize(id)).join(', ')}\n`);
-    }
-    if (!(await confirmAction(ctx, `Replay ${ids.length} FAILED deliver${ids.length === 1 ? 'y' : 'ies'}?`))) {
-      ctx.io.stderr.write('Nothing replayed.\n');
-      return EXIT.OK;
-    }
-  }
+const deliveries = (n: number): string => `${n} FAILED deliver${n === 1 ? 'y' : 'ies'}`;
 
-  const writer = new ResultWriter(ctx, (r) => ({ label: String(r.id), done: `replayed (now ${String(r.status ?? 'queued')})` }));
+/** Replays each id once, in order; answers the ids whose replay was accepted and the exit code. */
+async function replayAll(
+  ctx: Context,
+  o: ReplayOptions,
+  failed: readonly Delivery[],
+): Promise<{ exitCode: number; accepted: string[]; finished: boolean }> {
+  const client = await ctx.api();
+  const list = (status: string): Promise<Delivery[]> =>
+    listDeliveries(client, { status, subscriptionId: o.subscriptionId, limit: LIST_LIMIT, signal: ctx.signal });
+  const progress = await Progress.start(ctx.ui, o.allFailed ? 'round 1: replaying' : `replaying 0/${o.ids.length}`);
+  const rounds = o.allFailed
+    ? new FailedRounds(
+        failed,
+        () => list('FAILED'),
+        o.max,
+        ctx.signal,
+        (round) => progress.update(`round ${round}: replaying`),
+      )
+    : undefined;
   // Items by position, so that an id given twice is two replays, each reported.
-  const items = ids.map((id, n) => ({ id, n: n + 1 }));
-  const progress = await Progress.start(ctx.ui, `replaying 0/${ids.length}`);
+  const given = o.ids.map((id, n) => ({ id, n: n + 1, round: 1 }));
+  const items = rounds ? rounds.items() : given;
+
+  const accepted: string[] = [];
+  const writer = new ResultWriter(ctx, (r) => ({ label: String(r.id), done: `replayed (now ${String(r.status ?? 'queued')})` }));
   const report = await runBatch({
     items,
     writer,
     signal: ctx.signal,
     progress,
-    work: async ({ id, n }, run): Promise<ItemResult> => {
-      progress.update(`replaying ${n}/${ids.length}`);
+    work: async ({ id, n, round }, run): Promise<ItemResult> => {
+      progress.update(rounds ? `round ${round}: replaying ${n}` : `replaying ${n}/${o.ids.length}`);
       run.doing(`replaying ${sanitize(id)}`);
       try {
         const { delivery } = await replayDelivery(client, id, ctx.signal);
         const status = delivery !== null && typeof delivery === 'object' ? field(delivery, 'status') || null : null;
+        accepted.push(id);
         return { id, ok: true, status };
       } catch (error) {
         return { id, ok: false, error: itemError(error) };
       }
     },
   });
+
   const { end } = report;
   const inFlight = end.how === 'interrupted' ? end.inFlight : [];
-  const notDone = items.filter((item) => !report.done.includes(item) && !inFlight.some((f) => f.item === item)).map((item) => item.id);
-  let why: string | undefined;
-  if (end.how === 'stopped') why = 'stopped: the key was refused';
+  const notDone = rounds
+    ? [...rounds.notReplayed()]
+    : given.filter((item) => !report.done.includes(item) && !inFlight.some((f) => f.item === item)).map((item) => item.id);
+  const parts = [`${report.ok} replayed, ${report.failed} failed`];
+  const told = rounds?.describe();
+  if (told !== undefined) parts.push(told);
+  if (end.how === 'stopped') parts.push('stopped: the key was refused');
   if (end.how === 'interrupted') {
-    why =
-      inFlight.length === 0 ? 'interrupted' : `interrupted while ${inFlight.map((f) => `${f.doing} (it may have been queued)`).join(', ')}`;
+    parts.push(
+      inFlight.length === 0 ? 'interrupted' : `interrupted while ${inFlight.map((f) => `${f.doing} (it may have been queued)`).join(', ')}`,
+    );
   }
-  summary(ctx, writer, report.ok, report.failed, notDone, why);
-  if (end.how !== 'interrupted' && allFailed && ids.length >= 50)
-    ctx.ui.notice('the FAILED list holds at most 50 rows: run again to replay any that remain');
-  return report.exitCode;
+  const closed = writer.closedNote();
+  if (closed) parts.push(closed);
+  if (notDone.length > 0) parts.push(`not replayed: ${notDone.map((id) => sanitize(id)).join(', ')}`);
+  writeSummary(ctx.io, parts.join('; '));
+  // A list that failed between rounds is reported as the error it is, after the summary.
+  if (rounds?.end.how === 'list-failed' && end.how === 'finished') throw rounds.end.error;
+  return { exitCode: report.exitCode, accepted: [...new Set(accepted)], finished: end.how === 'finished' };
 }
 
-function summary(ctx: Context, writer: ResultWriter, ok: number, failed: number, notDone: string[], why: string | undefined): void {
-  let text = `${ok} replayed, ${failed} failed`;
-  if (why) text += `; ${why}`;
-  const closed = writer.closedNote();
-  if (closed) text += `; ${closed}`;
-  if (notDone.length > 0) text += `; not replayed: ${notDone.map((id) => sanitize(id)).join(', ')}`;
-  writeSummary(ctx.io, text);
+/**
+ * The FAILED deliveries of the first round as listed, once confirmed; undefined when nothing is
+ * to be replayed. With --max the confirmation shows only those that will be replayed.
+ */
+async function firstRound(ctx: Context, o: ReplayOptions): Promise<Delivery[] | undefined> {
+  const client = await ctx.api();
+  const listed = await listDeliveries(client, {
+    status: 'FAILED',
+    subscriptionId: o.subscriptionId,
+    limit: LIST_LIMIT,
+    signal: ctx.signal,
+  });
+  const shown = o.max === undefined ? listed : listed.slice(0, o.max);
+  const maybeMore = listed.length >= LIST_LIMIT && (o.max === undefined || o.max > LIST_LIMIT);
+  if (o.dryRun) {
+    await writeList(ctx.io, ctx.globals.output, shown, { columns: DELIVERY_COLUMNS, color: ctx.globals.color, width: ctx.io.columns });
+    ctx.ui.notice(`${deliveries(shown.length)} would be replayed (dry run: nothing sent)`);
+    if (maybeMore) ctx.ui.notice(`the list holds at most ${LIST_LIMIT} rows: a replay goes on listing until none is left`);
+    return undefined;
+  }
+  if (shown.length === 0) {
+    ctx.ui.notice('no FAILED deliveries: nothing to replay');
+    return undefined;
+  }
+  if (!ctx.globals.yes) {
+    // What will be replayed, as --dry-run shows it: whole ids in columns, never a wrapped list.
+    ctx.io.stderr.write(renderTable(DELIVERY_COLUMNS, shown, { color: ctx.ui.stderrColor, width: ctx.io.columns }));
+    const more = maybeMore ? ', and any more the list shows once these are replayed' : '';
+    if (!(await confirmAction(ctx, `Replay ${shown.length === 1 ? 'this' : 'these'} ${deliveries(shown.length)}${more}?`))) {
+      ctx.io.stderr.write('Nothing replayed.\n');
+      return undefined;
+    }
+  }
+  return listed;
+}
+
+async function waitAndReport(ctx: Context, o: ReplayOptions, ids: string[]): Promise<number> {
+  const client = await ctx.api();
+  const progress = await Progress.start(ctx.ui, `waiting for ${ids.length} replayed deliver${ids.length === 1 ? 'y' : 'ies'}`);
+  let result: Awaited<ReturnType<typeof waitForOutcomes>>;
+  try {
+    result = await waitForOutcomes(ids, o.waitTimeoutSeconds * 1000, {
+      list: (status) => listDeliveries(client, { status, subscriptionId: o.subscriptionId, limit: LIST_LIMIT, signal: ctx.signal }),
+      clock: ctx.clock,
+      signal: ctx.signal,
+      onPoll: (left) => progress.update(`waiting for ${left} replayed deliver${left === 1 ? 'y' : 'ies'} to leave PENDING`),
+    });
+  } finally {
+    progress.stop();
+  }
+  const writer = new ResultWriter(ctx, (r) => ({ label: String(r.id), done: String(r.finalStatus) }));
+  for (const outcome of result.outcomes) await writer.write(outcomeLine(outcome, o.waitTimeoutSeconds));
+  const count = (status: string): number => result.outcomes.filter((x) => x.status === status).length;
+  const parts = [`${count('SUCCEEDED')} SUCCEEDED, ${count('FAILED')} FAILED again`];
+  const pending = result.outcomes.filter((x) => x.status === 'PENDING').map((x) => sanitize(x.id));
+  if (result.timedOut) parts.push(`still PENDING after ${o.waitTimeoutSeconds} s (--wait-timeout): ${pending.join(', ')}`);
+  writeSummary(ctx.io, `waited ${Math.round(result.waitedMs / 1000)} s: ${parts.join('; ')}`);
+  return count('SUCCEEDED') === ids.length ? EXIT.OK : EXIT.BATCH_FAILED;
+}
+
+/** One line per replayed delivery after --wait: ok only when it SUCCEEDED. */
+function outcomeLine(outcome: Outcome, timeoutSeconds: number): ItemResult {
+  const { id, status, row } = outcome;
+  if (status === 'SUCCEEDED') return { id, ok: true, finalStatus: status };
+  // The code says the status (the table shows `FAILED: HTTP 503`); the title says why.
+  const why =
+    status === 'PENDING'
+      ? `no outcome within ${timeoutSeconds} s (--wait-timeout)`
+      : (row && (field(row, 'lastError') || field(row, 'lastResponseStatus'))) || 'failed again, no answer recorded';
+  return { id, ok: false, finalStatus: status, error: { status: null, code: status, title: why, requestId: null } };
+}
+
+export async function run(ctx: Context, o: ReplayOptions): Promise<number> {
+  // Asking comes after the listing, but whether we could ask is known now: fail before sending.
+  if (o.allFailed && !o.dryRun && !ctx.globals.yes && !canPrompt(ctx.io)) {
+    throw new UsageError('replaying every FAILED delivery needs a confirmation, and there is no terminal to ask on', {
+      hint: 'pass --yes to confirm, or --dry-run to only list them',
+    });
+  }
+  let first: Delivery[] = [];
+  if (o.allFailed) {
+    const listed = await firstRound(ctx, o);
+    if (listed === undefined) return EXIT.OK;
+    first = listed;
+  }
+  const replayed = await replayAll(ctx, o, first);
+  if (!o.wait || !replayed.finished) return replayed.exitCode;
+  if (replayed.accepted.length === 0) return replayed.exitCode;
+  const waited = await waitAndReport(ctx, o, replayed.accepted);
+  return replayed.exitCode === EXIT.OK ? waited : replayed.exitCode;
 }

@@ -1,0 +1,107 @@
+// The FAILED deliveries of `replay --all-failed`, round after round (cli.md, deliveries): the
+// list holds at most 50 rows, so once a round's deliveries are replayed the list is asked for
+// again, until it shows nothing this run has not replayed already, or --max is reached. Each
+// delivery is handed out once per run: one that failed again is never replayed twice.
+import type { Delivery } from '../../../shared/schemas.js';
+
+/** The most rows GET /webhooks/deliveries returns (api.md). */
+export const LIST_LIMIT = 50;
+
+/** Why the rounds ended, for the summary. */
+export type RoundsEnd =
+  /** The last list held nothing new and was not full: nothing is left that this run has not replayed. */
+  | { how: 'exhausted' }
+  /** The last list was full of deliveries already replayed: older FAILED ones may sit behind them. */
+  | { how: 'list-full' }
+  | { how: 'max'; more: 'certain' | 'possible' }
+  /** Listing again failed; `error` is what it threw. */
+  | { how: 'list-failed'; error: unknown }
+  /** The batch stopped taking items (key refused, Ctrl-C) before the rounds ended. */
+  | { how: 'stopped' };
+
+export interface RoundItem {
+  id: string;
+  /** 1, 2, … in the order handed out. */
+  n: number;
+  round: number;
+}
+
+export class FailedRounds {
+  /** Rounds in which at least one delivery was handed out. */
+  rounds = 0;
+  end: RoundsEnd = { how: 'stopped' };
+  private readonly seen = new Set<string>();
+  /** The current round's deliveries not handed out yet: what a stopped run did not replay. */
+  private left: string[] = [];
+
+  constructor(
+    private readonly first: readonly Delivery[],
+    private readonly listAgain: () => Promise<Delivery[]>,
+    private readonly max: number | undefined,
+    private readonly signal: AbortSignal,
+    /** Told when a new round begins, for the progress line. */
+    private readonly onRound: (round: number, size: number) => void = () => undefined,
+  ) {}
+
+  get handedOut(): number {
+    return this.seen.size;
+  }
+
+  async *items(): AsyncGenerator<RoundItem> {
+    let listing: readonly Delivery[] = this.first;
+    for (;;) {
+      const fresh = listing.filter((d) => !this.seen.has(d.id));
+      if (fresh.length === 0) {
+        this.end = { how: listing.length >= LIST_LIMIT ? 'list-full' : 'exhausted' };
+        return;
+      }
+      this.rounds += 1;
+      this.onRound(this.rounds, fresh.length);
+      this.left = fresh.map((d) => d.id);
+      for (const [i, d] of fresh.entries()) {
+        this.seen.add(d.id);
+        this.left = this.left.slice(1);
+        yield { id: d.id, n: this.seen.size, round: this.rounds };
+        if (this.max !== undefined && this.seen.size >= this.max) {
+          // Whether any is left is known only from this list: the next one is not asked for.
+          const left = i + 1 < fresh.length || listing.length >= LIST_LIMIT;
+          this.end = { how: 'max', more: left ? 'certain' : 'possible' };
+          return;
+        }
+      }
+      try {
+        listing = await this.listAgain();
+      } catch (error) {
+        // Ctrl-C while listing is the batch's interruption, reported as such by the runner.
+        if (this.signal.aborted) throw error;
+        this.end = { how: 'list-failed', error };
+        return;
+      }
+    }
+  }
+
+  /** Listed in the current round but not handed out: when the batch stopped early, these were not replayed. */
+  notReplayed(): readonly string[] {
+    return this.end.how === 'stopped' ? this.left : [];
+  }
+
+  /**
+   * The part of the summary that says how the rounds went and whether more may remain;
+   * undefined when the batch was stopped (the runner's reason and notReplayed() say it then).
+   */
+  describe(): string | undefined {
+    const rounds = `${this.rounds} round${this.rounds === 1 ? '' : 's'}`;
+    switch (this.end.how) {
+      case 'exhausted':
+        return `${rounds}; no FAILED delivery is left that this run has not replayed`;
+      case 'list-full':
+        return `${rounds}; more may remain: the FAILED list (at most ${LIST_LIMIT} rows) now shows only deliveries this run replayed`;
+      case 'max':
+        return `${rounds}; stopped at --max ${this.max ?? ''}: ${this.end.more === 'certain' ? 'more remain' : 'more may remain'}`;
+      case 'list-failed':
+        return `${rounds}; could not list FAILED deliveries again: more may remain`;
+      case 'stopped':
+        return undefined;
+    }
+  }
+}

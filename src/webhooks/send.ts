@@ -1,0 +1,76 @@
+// One delivery POSTed to a receiver, as the service sends it (`rfs webhooks trigger`): the raw
+// body and the x-service-* headers, no redirect followed, cut off after 10 s without an answer
+// (the service's own limit, sandbox.md "Deliveries"). Plain http only to loopback: the body and
+// a valid signature must not cross a network in clear text.
+import { performance } from 'node:perf_hooks';
+import { isLoopbackHost } from '../config/credentials.js';
+import { UsageError } from '../core/errors.js';
+
+export const SEND_TIMEOUT_MS = 10_000;
+
+/** The --to value checked: an absolute https URL, or http to a loopback host. A UsageError (exit 2) otherwise. */
+export function receiverUrl(value: string, flag = '--to'): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`invalid ${flag} ${JSON.stringify(value)}: expected a URL such as https://hooks.example.com/rfs`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`invalid ${flag}: the scheme must be https (or http to this machine), not ${url.protocol.replace(':', '')}`);
+  }
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    throw new UsageError(`refusing plain http to ${url.hostname}: a signed delivery must not travel in clear text`, {
+      hint: 'use https://, or http:// only to localhost / 127.0.0.1 / [::1]',
+    });
+  }
+  if (url.username || url.password) throw new UsageError(`invalid ${flag}: credentials do not belong in the URL`);
+  return url;
+}
+
+export interface SendResult {
+  /** The receiver's status; null when there was no answer. */
+  status: number | null;
+  /** Why there was no answer. */
+  error: string | null;
+  durationMs: number;
+}
+
+/** Why a request got no answer, in a line: the errno code and message of the innermost cause. */
+export function describeError(error: unknown): string {
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  const inner = cause instanceof Error ? cause : error;
+  const code = (inner as { code?: unknown } | null)?.code;
+  const message = inner instanceof Error ? inner.message : String(inner);
+  return typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message;
+}
+
+/** POSTs `body` with `headers` once; never throws for what the receiver does, only on Ctrl-C. */
+export async function sendDelivery(url: URL, headers: Record<string, string>, body: Buffer, signal: AbortSignal): Promise<SendResult> {
+  // undici only here, in the command's run path: the same lean pool as the API client.
+  const { LeanPool } = await import('../api/undici-pool.js');
+  const pool = new LeanPool(url.origin, { connectTimeout: SEND_TIMEOUT_MS });
+  const timeout = AbortSignal.timeout(SEND_TIMEOUT_MS);
+  const started = performance.now();
+  const elapsed = (): number => Math.round(performance.now() - started);
+  try {
+    const res = await pool.request({
+      path: `${url.pathname}${url.search}`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': 'rfs-webhooks-trigger', ...headers },
+      body,
+      signal: AbortSignal.any([signal, timeout]),
+      headersTimeout: SEND_TIMEOUT_MS,
+      bodyTimeout: SEND_TIMEOUT_MS,
+    });
+    // Only the status counts; the body is read and dropped.
+    await res.body.dump();
+    return { status: res.statusCode, error: null, durationMs: elapsed() };
+  } catch (error) {
+    if (signal.aborted) throw error;
+    if (timeout.aborted) return { status: null, error: `no answer within ${SEND_TIMEOUT_MS / 1000} s`, durationMs: elapsed() };
+    return { status: null, error: describeError(error), durationMs: elapsed() };
+  } finally {
+    await pool.destroy();
+  }
+}
