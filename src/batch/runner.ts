@@ -123,12 +123,13 @@ export async function runBatch<T>(o: BatchOptions<T>): Promise<BatchReport<T>> {
   // after the other, each result written before the next item is taken, as a batch always did.
   const worker = async (): Promise<void> => {
     while (!over()) {
-      if (o.signal.aborted) throw new CancelError('interrupted');
       const next = await take();
       if (next.done === true) {
         exhausted = true;
         return;
       }
+      // Ctrl-C after the last item cuts nothing short; before another one, it does.
+      if (o.signal.aborted) throw new CancelError('interrupted');
       // Another worker stopped the batch while this one was waiting for its item: it is not run.
       if (stopped !== undefined || thrown !== undefined) return;
       const item = next.value;
