@@ -1,6 +1,7 @@
 // Shared by the benchmarks: start a sandbox child, time short commands interleaved, time and
 // measure a command's peak RSS. Everything started here is stopped by stopAll().
 import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -119,4 +120,35 @@ export function ms(seconds) {
 export function table(header, rows) {
   const line = (cells) => `| ${cells.join(' | ')} |`;
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+const RESULTS = join(ROOT, 'bench', 'RESULTS.md');
+
+/** RESULTS.md as its header (before the first `## `) and its sections, each with its title. */
+export function readResults() {
+  const text = existsSync(RESULTS) ? readFileSync(RESULTS, 'utf8') : '';
+  const [head, ...rest] = text.split(/^(?=## )/m);
+  return {
+    head: head.trimEnd(),
+    sections: rest.map((body) => ({ title: body.slice(3, body.indexOf('\n')).trim(), body: body.trimEnd() })),
+  };
+}
+
+/** One section of RESULTS.md, as run.mjs writes them. */
+export function sectionText(title, how, r) {
+  return [`## ${title}`, '', how, '', table(r.header, r.rows), '', ...(r.verdicts ?? []).map((v) => `- ${v}`)].join('\n');
+}
+
+/**
+ * Puts one section into RESULTS.md (a benchmark run on its own, such as bench:sync), in place
+ * of the one with that title or at the end, leaving every other section as it is.
+ */
+export function writeSection(title, how, r) {
+  const text = sectionText(title, how, r);
+  const { head, sections } = readResults();
+  const at = sections.findIndex((s) => s.title === title);
+  if (at === -1) sections.push({ title, body: text });
+  else sections[at] = { title, body: text };
+  writeFileSync(RESULTS, `${[head, ...sections.map((s) => s.body)].join('\n\n')}\n`);
+  return text;
 }

@@ -6,7 +6,7 @@ import { pacing } from './pacing.mjs';
 import { sandboxThroughput } from './sandbox-throughput.mjs';
 import { startup } from './startup.mjs';
 import { streaming } from './streaming.mjs';
-import { ROOT, table } from './lib.mjs';
+import { readResults, ROOT, sectionText } from './lib.mjs';
 
 // The tools come from Debian's packages, not from npm: say so plainly when one is missing.
 import { spawnSync } from 'node:child_process';
@@ -38,8 +38,11 @@ for (const [title, fn, how] of sections) {
   if (only.length > 0 && !only.some((o) => title.toLowerCase().includes(o))) continue;
   process.stderr.write(`== ${title}\n`);
   const r = await fn();
-  const text = table(r.header, r.rows);
-  process.stdout.write(`\n## ${title}\n${text}\n${(r.verdicts ?? []).join('\n')}\n`);
-  parts.push('', `## ${title}`, '', how, '', text, '', ...(r.verdicts ?? []).map((v) => `- ${v}`));
+  const text = sectionText(title, how, r);
+  process.stdout.write(`\n${text}\n`);
+  parts.push('', text);
 }
+// Sections measured on their own (bench:sync, verify-signature memory) are kept as they were.
+const mine = new Set(sections.map(([title]) => title));
+for (const kept of readResults().sections.filter((s) => !mine.has(s.title))) parts.push('', kept.body);
 if (only.length === 0) writeFileSync(join(ROOT, 'bench', 'RESULTS.md'), `${parts.join('\n')}\n`);

@@ -63,7 +63,7 @@ _rfs_flags() {
     'deliveries list') echo '--status --subscription --limit' ;;
     'deliveries replay') echo '--all-failed --subscription --dry-run --max --wait --wait-timeout' ;;
     'verify-signature') echo '--timestamp --signature --headers --payload --secret-env --secret-file --tolerance --now' ;;
-    'sync') echo '--exec --provider --watch --interval --listen --secret-env --journal --max-items --exec-timeout --dry-run' ;;
+    'sync') echo '--exec --provider --watch --interval --listen --secret-env --journal --max-items --concurrency --order --exec-timeout --dry-run' ;;
     'sandbox') echo '--host --port --seed --recordings --data --fixtures --rate-limit --rate-window --faults --delivery-attempts --delivery-backoff --allow-private-webhooks --allow-remote-control' ;;
   esac
 }
@@ -128,6 +128,8 @@ _rfs_value() {
     'sync:--secret-env') _rfs_kind=any ;;
     'sync:--journal') _rfs_kind=file ;;
     'sync:--max-items') _rfs_kind=any ;;
+    'sync:--concurrency') _rfs_kind=any ;;
+    'sync:--order') _rfs_kind=choices _rfs_values='listed priority' ;;
     'sync:--exec-timeout') _rfs_kind=any ;;
     'sandbox:--host') _rfs_kind=any ;;
     'sandbox:--port') _rfs_kind=any ;;

@@ -28,7 +28,7 @@ function __rfs_takes_value --argument-names path flag
             return 0
         case 'rfs verify-signature --timestamp' 'rfs verify-signature --signature' 'rfs verify-signature --headers' 'rfs verify-signature --payload' 'rfs verify-signature --secret-env' 'rfs verify-signature --secret-file' 'rfs verify-signature --tolerance' 'rfs verify-signature --now'
             return 0
-        case 'rfs sync --exec' 'rfs sync --provider' 'rfs sync --interval' 'rfs sync --listen' 'rfs sync --secret-env' 'rfs sync --journal' 'rfs sync --max-items' 'rfs sync --exec-timeout'
+        case 'rfs sync --exec' 'rfs sync --provider' 'rfs sync --interval' 'rfs sync --listen' 'rfs sync --secret-env' 'rfs sync --journal' 'rfs sync --max-items' 'rfs sync --concurrency' 'rfs sync --order' 'rfs sync --exec-timeout'
             return 0
         case 'rfs sandbox --host' 'rfs sandbox --port' 'rfs sandbox --seed' 'rfs sandbox --recordings' 'rfs sandbox --data' 'rfs sandbox --fixtures' 'rfs sandbox --rate-limit' 'rfs sandbox --rate-window' 'rfs sandbox --faults' 'rfs sandbox --delivery-attempts' 'rfs sandbox --delivery-backoff'
             return 0
@@ -261,7 +261,9 @@ complete -c rfs -n '__rfs_at \'rfs sync\'' -l interval -x -d 'seconds between pa
 complete -c rfs -n '__rfs_at \'rfs sync\'' -l listen -x -d 'also receive webhooks here; a verified recording.completed starts a pass (implies --watch)'
 complete -c rfs -n '__rfs_at \'rfs sync\'' -l secret-env -x -d 'with --listen: variable holding the webhook secret (default RFS_WEBHOOK_SECRET)'
 complete -c rfs -n '__rfs_at \'rfs sync\'' -l journal -r -F -d 'journal file (default $XDG_STATE_HOME/rfs/sync-<profile>.jsonl)'
-complete -c rfs -n '__rfs_at \'rfs sync\'' -l max-items -x -d 'handle at most this many recordings per pass'
+complete -c rfs -n '__rfs_at \'rfs sync\'' -l max-items -x -d 'handle at most this many recordings per pass; listing stops once reached'
+complete -c rfs -n '__rfs_at \'rfs sync\'' -l concurrency -x -d 'run up to this many commands at once (1 to 16); requests stay paced by --rate'
+complete -c rfs -n '__rfs_at \'rfs sync\'' -l order -x -a 'listed priority' -d 'listed: as the API lists them, filing from the first page; priority: URGENT first, oldest first within each (lists every page first)'
 complete -c rfs -n '__rfs_at \'rfs sync\'' -l exec-timeout -x -d 'stop a command that runs longer than this'
 complete -c rfs -n '__rfs_at \'rfs sync\'' -l dry-run -d 'list what would be sent to the command; run, file and journal nothing'
 complete -c rfs -n '__rfs_at \'rfs completion\' 0' -a 'bash zsh fish' -d 'bash, zsh or fish'

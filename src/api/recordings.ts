@@ -31,10 +31,19 @@ export function listRecordings(client: ApiClient, p: ListRecordingsParams): Asyn
 
 /**
  * What an integration files (api.md, the recommended pattern): every COMPLETED recording not
- * filed yet, in the largest pages the API allows, as `sync` and its dry run both list it.
+ * filed yet, in the largest pages the API allows, as `sync` and its dry run both list it. Pages
+ * come as they are read (the next one is asked for while this one is handled); with `maxItems`
+ * no page is asked for beyond the one that holds the last item wanted.
  */
-export function listUnsynced(client: ApiClient, signal?: AbortSignal): AsyncGenerator<RecordingListItem> {
-  return listRecordings(client, { status: 'COMPLETED', syncState: 'unsynced', limit: 100, all: true, signal });
+export function listUnsynced(client: ApiClient, o: { signal?: AbortSignal; maxItems?: number } = {}): AsyncGenerator<RecordingListItem> {
+  return listRecordings(client, {
+    status: 'COMPLETED',
+    syncState: 'unsynced',
+    limit: 100,
+    all: true,
+    signal: o.signal,
+    maxItems: o.maxItems,
+  });
 }
 
 export async function getRecording(client: ApiClient, id: string, o: { include?: string; signal?: AbortSignal } = {}) {

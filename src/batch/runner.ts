@@ -4,8 +4,10 @@
 // later item alike; Ctrl-C ends it with exit 130 and a report of what was done, what was in
 // flight and what was not done; exit 8 when any item failed.
 //
-// Items run one at a time. Items in flight are kept as a set and result lines go through one
-// queue, so that running several at once later changes the loop, not what it reports.
+// Items run one at a time unless `concurrency` says more (sync --concurrency): then up to that
+// many run at once, each taking the next item when it ends. Items in flight are kept as a set
+// and result lines go through one queue, each written whole, so that what a batch reports does
+// not depend on how many items ran at once.
 import type { IO } from '../core/io.js';
 import { CancelError, EXIT, exitCodeForStatus } from '../core/errors.js';
 import type { Progress } from './progress.js';
@@ -39,6 +41,8 @@ export interface BatchOptions<T> {
   failFast?: boolean;
   /** Stop when the service refuses the key (401/403); default true. */
   stopWhenKeyRefused?: boolean;
+  /** Items run at once, at most; default 1. A stop lets the items already running finish. */
+  concurrency?: number;
 }
 
 export interface InFlight<T> {
@@ -68,6 +72,9 @@ function isInterrupt(error: unknown, signal: AbortSignal): boolean {
 }
 
 export async function runBatch<T>(o: BatchOptions<T>): Promise<BatchReport<T>> {
+  const concurrency = o.concurrency ?? 1;
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new RangeError(`a batch runs at least one item at a time, not ${concurrency}`);
   const done: T[] = [];
   /** Items whose work has begun and not ended; in flight once they name what they are doing. */
   const started = new Set<{ item: T; doing: string | undefined }>();
@@ -95,9 +102,37 @@ export async function runBatch<T>(o: BatchOptions<T>): Promise<BatchReport<T>> {
       inFlight: [...started].flatMap((s) => (s.doing === undefined ? [] : [{ item: s.item, doing: s.doing }])),
     });
 
-  try {
-    for await (const item of o.items) {
+  const iterator: Iterator<T> | AsyncIterator<T> =
+    Symbol.asyncIterator in o.items ? o.items[Symbol.asyncIterator]() : o.items[Symbol.iterator]();
+  let exhausted = false;
+  /** Set by the first item that stops the batch; the items already running still finish. */
+  let stopped: BatchEnd<T> | undefined;
+  /** The first throw: the batch ends once every running item has ended. */
+  let thrown: { error: unknown } | undefined;
+  // One item is taken from the source at a time (an async generator is not to be asked twice
+  // at once); the workers take turns.
+  let taking: Promise<unknown> = Promise.resolve();
+  const take = (): Promise<IteratorResult<T>> => {
+    const next = taking.then(() => iterator.next());
+    taking = next.catch(() => undefined);
+    return next;
+  };
+  const over = (): boolean => exhausted || stopped !== undefined || thrown !== undefined;
+
+  // Each worker takes the next item when it has finished one: with one worker, items run one
+  // after the other, each result written before the next item is taken, as a batch always did.
+  const worker = async (): Promise<void> => {
+    while (!over()) {
+      const next = await take();
+      if (next.done === true) {
+        exhausted = true;
+        return;
+      }
+      // Ctrl-C after the last item cuts nothing short; before another one, it does.
       if (o.signal.aborted) throw new CancelError('interrupted');
+      // Another worker stopped the batch while this one was waiting for its item: it is not run.
+      if (stopped !== undefined || thrown !== undefined) return;
+      const item = next.value;
       const state: { item: T; doing: string | undefined } = { item, doing: undefined };
       started.add(state);
       const result = await o.work(item, {
@@ -113,15 +148,30 @@ export async function runBatch<T>(o: BatchOptions<T>): Promise<BatchReport<T>> {
       if (result === undefined || result.ok) continue;
       const status = result.error?.status;
       if (o.stopWhenKeyRefused !== false && (status === 401 || status === 403)) {
-        return report({ how: 'stopped', because: 'key-refused', after: item, error: result.error });
+        stopped ??= { how: 'stopped', because: 'key-refused', after: item, error: result.error };
+      } else if (o.failFast === true) {
+        stopped ??= { how: 'stopped', because: 'fail-fast', after: item, error: result.error };
       }
-      if (o.failFast === true) return report({ how: 'stopped', because: 'fail-fast', after: item, error: result.error });
     }
-    return report({ how: 'finished' });
-  } catch (error) {
-    if (isInterrupt(error, o.signal)) return interrupted();
-    throw error;
+  };
+
+  try {
+    await Promise.all(
+      Array.from({ length: concurrency }, () =>
+        worker().catch((error: unknown) => {
+          thrown ??= { error };
+        }),
+      ),
+    );
+    if (thrown !== undefined) {
+      if (isInterrupt(thrown.error, o.signal)) return interrupted();
+      throw thrown.error;
+    }
+    return report(stopped ?? { how: 'finished' });
   } finally {
+    // As a for-await loop left early would: the source cleans up (a listing cancels the pages
+    // it requested ahead).
+    if (!exhausted) await Promise.resolve(iterator.return?.()).catch(() => undefined);
     o.progress?.stop();
   }
 }

@@ -3,8 +3,11 @@
 // record. The command gets a process group of its own, so that stopping it (--exec-timeout,
 // Ctrl-C, rfs exiting) reaches everything the shell started, not just the shell: a grandchild
 // left running would also hold the output pipes open.
-import { spawn } from 'node:child_process';
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import { closeSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../shared/json-depth.js';
+import { completeInput } from './complete-input.js';
 
 export interface CommandRun {
   /** Exit code, or null when it ended by a signal. */
@@ -20,6 +23,7 @@ export interface CommandRun {
 
 export interface CommandOptions {
   command: string;
+  /** All of it is on the command's stdin before the command starts (complete-input.ts). */
   stdin: string;
   env: NodeJS.ProcessEnv;
   timeoutMs: number;
@@ -33,7 +37,20 @@ const KILL_GRACE_MS = 5000;
 
 export function runCommand(o: CommandOptions): Promise<CommandRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(o.command, { shell: true, env: o.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    const input = completeInput(o.stdin);
+    // A descriptor as stdin is not among spawn's typed forms: its other two streams are pipes.
+    const child = ((): ChildProcessByStdio<null, Readable, Readable> => {
+      try {
+        return spawn(o.command, { shell: true, env: o.env, stdio: [input, 'pipe', 'pipe'], detached: true }) as ChildProcessByStdio<
+          null,
+          Readable,
+          Readable
+        >;
+      } finally {
+        // The command has its own copy of the descriptor (or none was made): this one is done.
+        closeSync(input);
+      }
+    })();
     const signalGroup = (signal: NodeJS.Signals): void => {
       try {
         if (child.pid !== undefined) process.kill(-child.pid, signal);
@@ -78,9 +95,6 @@ export function runCommand(o: CommandOptions): Promise<CommandRun> {
     child.stderr.on('data', (chunk: string) => {
       stderr = (stderr + chunk).slice(-STDERR_TAIL);
     });
-    // A command that does not read its stdin closes the pipe early: that is its right.
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(o.stdin);
 
     child.once('error', (error) => {
       process.off('exit', onExit);

@@ -1,15 +1,16 @@
 // One pass of the integration loop of api.md: file what the journal says was answered but not
 // confirmed, then for every COMPLETED unsynced recording: fetch it by id, run the command,
 // file its answer. Every step is journaled before rfs acts on it (see journal.ts).
-import { fileRecording, getRecording, listUnsynced } from '../api/recordings.js';
+import { fileRecording, getRecording } from '../api/recordings.js';
 import type { ApiClient } from '../api/types.js';
 import { Progress } from '../batch/progress.js';
-import { itemError, type ItemResult, type ResultWriter } from '../batch/results.js';
+import { itemError, type ItemError, type ItemResult, type ResultWriter } from '../batch/results.js';
 import { runBatch, type ItemRun } from '../batch/runner.js';
 import type { Session } from '../core/context.js';
 import { ApiError, CancelError } from '../core/errors.js';
 import { parseExternalRecord, runCommand } from './exec.js';
 import type { ExternalRecord, Journal } from './journal.js';
+import { type PassItem, passItems, type SyncOrder } from './listing.js';
 
 export interface SyncSettings {
   command: string;
@@ -17,6 +18,9 @@ export interface SyncSettings {
   execTimeoutMs: number;
   /** Recordings to handle in this pass at most (journal refilings included). */
   maxItems?: number;
+  /** Commands run at once, at most (--concurrency); every request still goes through the one pacer. */
+  concurrency: number;
+  order: SyncOrder;
 }
 
 export interface PassOutcome {
@@ -28,16 +32,22 @@ export interface PassOutcome {
   interruptedDuring?: string;
 }
 
-/** A recording to handle: an answer from the journal to file, or one listed as unsynced. */
-type PassItem =
-  | { from: 'journal'; id: string; record: ExternalRecord; attempts: number }
-  | { from: 'listing'; id: string; n: number; total: number };
+/**
+ * What happens to each recording, as it happens, for whoever watches a pass (metrics, a
+ * structured log): the command started, its answer journaled, the filing confirmed, or the
+ * recording failed at one stage. Told after the journal has the step.
+ */
+export type PassEvent =
+  | { type: 'started'; id: string; attempt: number }
+  | { type: 'result'; id: string; attempt: number; externalId: string; commandMs: number }
+  | { type: 'filed'; id: string; externalId: string; syncCount: number; replayed: boolean; from: 'command' | 'journal' }
+  | { type: 'failed'; id: string; stage: 'fetch' | 'command' | 'filing'; attempt?: number; error: ItemError; commandMs?: number };
 
 function now(): string {
   return new Date().toISOString();
 }
 
-function failure(code: string, title: string): ItemResult['error'] {
+function failure(code: string, title: string): ItemError {
   return { status: null, code, title, requestId: null };
 }
 
@@ -47,43 +57,39 @@ export async function runPass(
   journal: Journal,
   s: SyncSettings,
   writer: ResultWriter,
+  onEvent: (event: PassEvent) => void = () => undefined,
 ): Promise<PassOutcome> {
   // Before anything of the pass, and before each recording: see journal.ts, assertHeld.
   journal.assertHeld();
-  let handled = 0;
-  const room = (): boolean => s.maxItems === undefined || handled < s.maxItems;
   let listing = false;
   const progress = await Progress.start(ctx.ui, 'sync: starting a pass');
-
-  async function* recordings(): AsyncGenerator<PassItem> {
-    // 1. Answers received before a crash (or a failed filing) are filed first, never re-run.
-    for (const [id, state] of [...journal.states]) {
-      if (!state.result || !room()) continue;
-      handled += 1;
-      yield { from: 'journal', id, record: state.result, attempts: state.attempts };
-    }
-
-    // 2. Every COMPLETED, unsynced recording (all pages).
-    listing = true;
-    progress.update('listing COMPLETED, unsynced recordings');
-    const ids: string[] = [];
-    for await (const item of listUnsynced(client, ctx.signal)) {
-      ids.push(item.id);
-    }
-    listing = false;
-    for (const [n, id] of ids.entries()) {
-      if (!room()) return;
-      if (journal.states.get(id)?.result) continue; // filed (or tried) in step 1 of this pass
-      handled += 1;
-      yield { from: 'listing', id, n: n + 1, total: ids.length };
-    }
-  }
+  const items = passItems(client, journal.states, {
+    order: s.order,
+    maxItems: s.maxItems,
+    signal: ctx.signal,
+    onListing: (now) => {
+      listing = now;
+      if (now) progress.update('listing COMPLETED, unsynced recordings');
+    },
+  });
+  const failed = (result: ItemResult & { stage: 'fetch' | 'command' | 'filing' }, commandMs?: number): ItemResult => {
+    onEvent({
+      type: 'failed',
+      id: String(result.id),
+      stage: result.stage,
+      error: result.error ?? failure('UNKNOWN', 'failed'),
+      ...(typeof result.attempt === 'number' ? { attempt: result.attempt } : {}),
+      ...(commandMs === undefined ? {} : { commandMs }),
+    });
+    return result;
+  };
 
   const file = async (id: string, record: ExternalRecord, attempt: number, from: 'command' | 'journal'): Promise<ItemResult> => {
     progress.update(`${id}: filing ${record.externalId}`);
     try {
       const answer = await fileRecording(client, id, { provider: s.provider, ...record }, ctx.signal);
       journal.append({ step: 'filed', id, externalId: record.externalId, syncCount: answer.data.syncCount, at: now() });
+      onEvent({ type: 'filed', id, externalId: record.externalId, syncCount: answer.data.syncCount, replayed: answer.meta.replayed, from });
       return {
         id,
         ok: true,
@@ -101,7 +107,7 @@ export async function runPass(
       if (error instanceof ApiError && error.status === 404) {
         journal.append({ step: 'dropped', id, reason: `${error.status} ${error.code}`, at: now() });
       }
-      return { id, ok: false, externalId: record.externalId, attempt, from, stage: 'filing', error: itemError(error) };
+      return failed({ id, ok: false, externalId: record.externalId, attempt, from, stage: 'filing', error: itemError(error) });
     }
   };
 
@@ -112,20 +118,23 @@ export async function runPass(
       run.doing(`filing ${item.id} from the journal`);
       return file(item.id, item.record, item.attempts, 'journal');
     }
-    const { id, n, total } = item;
-    progress.update(`${n}/${total} ${id}: fetching`);
+    const { id, n } = item;
+    progress.update(`#${n} ${id}: fetching`);
     run.doing(`fetching ${id}`);
     let detail: unknown;
     try {
       detail = await getRecording(client, id, { signal: ctx.signal });
     } catch (error) {
-      return { id, ok: false, stage: 'fetch', error: itemError(error) };
+      if (error instanceof CancelError || ctx.signal.aborted) throw error;
+      return failed({ id, ok: false, stage: 'fetch', error: itemError(error) });
     }
 
     const attempt = (journal.states.get(id)?.attempts ?? 0) + 1;
     journal.append({ step: 'started', id, attempt, at: now() });
+    onEvent({ type: 'started', id, attempt });
     run.doing(`running the command for ${id} (attempt ${attempt}; it runs again with RFS_ATTEMPT=${attempt + 1} next time)`);
-    progress.update(`${n}/${total} ${id}: running the command`);
+    progress.update(`#${n} ${id}: running the command`);
+    const startedAt = ctx.clock.now();
     const ran = await runCommand({
       command: s.command,
       stdin: `${JSON.stringify(detail)}\n`,
@@ -135,30 +144,44 @@ export async function runPass(
     });
     // Stopped by Ctrl-C, its answer (if any) is not trusted: it runs again next time.
     if (ctx.signal.aborted) throw new CancelError('interrupted');
+    const commandMs = ctx.clock.now() - startedAt;
     if (ran.timedOut || ran.code !== 0) {
       const why = ran.timedOut
         ? `the command did not finish within ${s.execTimeoutMs / 1000} s and was stopped`
         : ran.code === null
           ? `the command was killed by ${ran.signal ?? 'a signal'}`
           : `the command exited ${ran.code}`;
-      return {
-        id,
-        ok: false,
-        attempt,
-        stage: 'command',
-        error: failure(ran.timedOut ? 'COMMAND_TIMEOUT' : 'COMMAND_FAILED', ran.stderr ? `${why}: ${ran.stderr}` : why),
-      };
+      return failed(
+        {
+          id,
+          ok: false,
+          attempt,
+          stage: 'command',
+          error: failure(ran.timedOut ? 'COMMAND_TIMEOUT' : 'COMMAND_FAILED', ran.stderr ? `${why}: ${ran.stderr}` : why),
+        },
+        commandMs,
+      );
     }
     const record = ran.stdoutTooLong ? { problem: 'the command printed more than 1 MiB' } : parseExternalRecord(ran.stdout);
-    if ('problem' in record) return { id, ok: false, attempt, stage: 'command', error: failure('COMMAND_OUTPUT', record.problem) };
+    if ('problem' in record)
+      return failed({ id, ok: false, attempt, stage: 'command', error: failure('COMMAND_OUTPUT', record.problem) }, commandMs);
     journal.append({ step: 'result', id, attempt, at: now(), ...record });
+    onEvent({ type: 'result', id, attempt, externalId: record.externalId, commandMs });
     run.doing(`filing ${id} (the command's answer is in the journal and is filed on the next run)`);
     return file(id, record, attempt, 'command');
   };
 
   // A pass has always gone on past a refused key, reporting each recording (exit 8): stopping
   // it would change what sync does, which is for its own change, not this runner's.
-  const report = await runBatch({ items: recordings(), work: handle, writer, signal: ctx.signal, progress, stopWhenKeyRefused: false });
+  const report = await runBatch({
+    items,
+    work: handle,
+    writer,
+    signal: ctx.signal,
+    progress,
+    stopWhenKeyRefused: false,
+    concurrency: s.concurrency,
+  });
   const outcome: PassOutcome = { filed: report.ok, failed: report.failed, interrupted: report.end.how === 'interrupted' };
   if (report.end.how === 'interrupted') {
     const during = report.end.inFlight.map((f) => f.doing).join(', ');

@@ -246,3 +246,118 @@ describe('runBatch', () => {
     ]);
   });
 });
+
+describe('runBatch with concurrency', () => {
+  /** Work whose items end when the test says so, recording how many run at once. */
+  function gated() {
+    const gates = new Map<string, () => void>();
+    let running = 0;
+    let most = 0;
+    const startedOrder: string[] = [];
+    const work: ItemWork<string> = async (id, run) => {
+      startedOrder.push(id);
+      running += 1;
+      most = Math.max(most, running);
+      run.doing(`working on ${id}`);
+      await new Promise<void>((resolve) => gates.set(id, resolve));
+      running -= 1;
+      return id.startsWith('bad') ? broken(id) : ok(id);
+    };
+    const open = async (id: string): Promise<void> => {
+      for (let i = 0; i < 50 && !gates.has(id); i++) await new Promise((r) => setImmediate(r));
+      const gate = gates.get(id);
+      if (!gate) throw new Error(`${id} never started`);
+      gate();
+    };
+    return { work, open, startedOrder, most: () => most };
+  }
+
+  it('runs up to n items at once, takes the next as one ends, and writes each line whole in the order they end', async () => {
+    const s = setup();
+    const g = gated();
+    const items = ['a', 'b', 'bad-c', 'd', 'e'];
+    const running = runBatch({ items, work: g.work, writer: s.writer, signal: s.signal, concurrency: 3 });
+    await g.open('b');
+    await g.open('d');
+    await g.open('a');
+    await g.open('e');
+    await g.open('bad-c');
+    const report = await running;
+    expect(g.most()).toBe(3);
+    expect(g.startedOrder).toEqual(['a', 'b', 'bad-c', 'd', 'e']);
+    expect((await s.lines()).map((r) => r.id)).toEqual(['b', 'd', 'a', 'e', 'bad-c']);
+    expect(s.t.stdout().endsWith('\n')).toBe(true);
+    expect(report).toMatchObject({ end: { how: 'finished' }, done: ['b', 'd', 'a', 'e', 'bad-c'], ok: 4, failed: 1, exitCode: 8 });
+  });
+
+  it('takes items from an async source one at a time, never asking it twice at once', async () => {
+    const s = setup();
+    let asking = 0;
+    let overlapped = false;
+    async function* source(): AsyncGenerator<string> {
+      for (const id of ['a', 'b', 'c', 'd']) {
+        asking += 1;
+        if (asking > 1) overlapped = true;
+        await new Promise((r) => setImmediate(r));
+        asking -= 1;
+        yield id;
+      }
+    }
+    const report = await runBatch({ items: source(), work: async (id) => ok(id), writer: s.writer, signal: s.signal, concurrency: 4 });
+    expect(overlapped).toBe(false);
+    expect(report).toMatchObject({ end: { how: 'finished' }, ok: 4 });
+  });
+
+  it('after a refused key takes no new item, lets the running ones finish and report, and exits 3', async () => {
+    const s = setup();
+    const ran: string[] = [];
+    const report = await runBatch({
+      items: ['a', 'b', 'c', 'd'],
+      work: async (id) => {
+        ran.push(id);
+        await new Promise((r) => setImmediate(r));
+        return id === 'a' ? refused(id, 401) : ok(id);
+      },
+      writer: s.writer,
+      signal: s.signal,
+      concurrency: 2,
+    });
+    expect(ran).toEqual(['a', 'b']);
+    expect((await s.lines()).map((r) => r.id)).toEqual(['a', 'b']);
+    expect(report).toMatchObject({ end: { how: 'stopped', because: 'key-refused', after: 'a' }, ok: 1, failed: 1, exitCode: 3 });
+  });
+
+  it('on Ctrl-C names every item in flight, waits for all of them, and takes no new one', async () => {
+    const s = setup();
+    const ran: string[] = [];
+    const report = await runBatch({
+      items: ['a', 'b', 'c'],
+      work: async (id, run) => {
+        ran.push(id);
+        run.doing(`running ${id}`);
+        if (id === 'b') setImmediate(() => s.controller.abort());
+        await untilAborted(s.signal);
+        throw new CancelError('interrupted');
+      },
+      writer: s.writer,
+      signal: s.signal,
+      concurrency: 2,
+    });
+    expect(ran).toEqual(['a', 'b']);
+    expect(report.end).toEqual({
+      how: 'interrupted',
+      inFlight: [
+        { item: 'a', doing: 'running a' },
+        { item: 'b', doing: 'running b' },
+      ],
+    });
+    expect(report.exitCode).toBe(130);
+  });
+
+  it('refuses a concurrency below 1', async () => {
+    const s = setup();
+    await expect(runBatch({ items: [], work: async () => undefined, writer: s.writer, signal: s.signal, concurrency: 0 })).rejects.toThrow(
+      RangeError,
+    );
+  });
+});

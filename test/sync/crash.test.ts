@@ -2,6 +2,9 @@
 // while the command runs, after it has answered, while the filing request is in flight (a
 // delayed sandbox answer holds that window open) — and then run again. Every recording must
 // end up filed exactly once in the sandbox and created exactly once in the external file.
+// Each kill is made with one command at a time and with eight (--concurrency 8): then every
+// recording is at that stage at once when rfs dies, and the journal's guarantees must hold for
+// each of them.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -46,7 +49,20 @@ function env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     ...extra,
   };
 }
-const ARGS = () => ['sync', '--exec', COMMAND, '--provider', 'crm', '--journal', journal, '-o', 'ndjson'];
+let concurrency = 1;
+const ARGS = () => [
+  'sync',
+  '--exec',
+  COMMAND,
+  '--provider',
+  'crm',
+  '--journal',
+  journal,
+  '-o',
+  'ndjson',
+  '--concurrency',
+  String(concurrency),
+];
 
 /** rfs sync in a process group of its own, so that the test can kill it like a crash would. */
 function startSync(extra: NodeJS.ProcessEnv): ChildProcess {
@@ -107,85 +123,100 @@ async function delayFilings(ms: number): Promise<void> {
   expect((await h.control('/faults', { rate: 1, kinds: ['delay'], delayMs: ms, match: '/filings' })).status).toBe(200);
 }
 
+/** The result lines of a run, by recording id. */
+function byId(out: string): Map<string, Record<string, unknown>> {
+  const lines = out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  return new Map(lines.map((l) => [String(l.id), l]));
+}
+
+/** Resolves once `count()` reaches `n`. */
+async function reach(count: () => number | Promise<number>, n: number, ms = 10_000): Promise<void> {
+  await eventually(async () => ((await count()) >= n ? true : undefined), ms);
+}
+
 // Process groups (kill(-pid)) and SIGKILL as Linux has them.
 describe.skipIf(!LINUX.met)(needs(LINUX, 'rfs sync killed with SIGKILL'), () => {
-  it('while the command runs, before it created anything: runs it again with RFS_ATTEMPT=2', async () => {
-    const ids = await unsynced();
-    const child = startSync({ SLOW_MS: '4000' });
-    await eventually(async () => (readdirSync(markers).length > 0 ? true : undefined), 10_000);
-    await crash(child);
-    const steps = journalSteps(journal);
-    expect(steps.map((s) => s.step)).toEqual(['started']);
-    expect(externalRecords(external)).toEqual([]);
+  describe.each([1, 8])('with --concurrency %i', (n) => {
+    /** How many recordings are at the stage when rfs is killed: as many commands as run at once. */
+    let atOnce = 0;
+    beforeEach(async () => {
+      concurrency = n;
+      atOnce = Math.min(n, (await unsynced()).length);
+    });
 
-    const out = await finish();
-    const first = out
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l))
-      .find((r) => r.id === steps[0]?.id);
-    expect(first).toMatchObject({ ok: true, attempt: 2 });
-    await expectExactlyOnce(ids);
-  });
+    it('while the command runs, before it created anything: runs it again with RFS_ATTEMPT=2', async () => {
+      const ids = await unsynced();
+      const child = startSync({ SLOW_MS: '4000' });
+      // Every command that was started is running (its marker written) when rfs dies.
+      await reach(() => readdirSync(markers).length, atOnce);
+      await crash(child);
+      const steps = journalSteps(journal);
+      expect(steps.map((s) => s.step)).toEqual(Array(atOnce).fill('started'));
+      expect(externalRecords(external)).toEqual([]);
 
-  it('while the command runs, after it created its record: the RFS_ATTEMPT=2 run finds that record', async () => {
-    const ids = await unsynced();
-    const child = startSync({ SLOW_AFTER_MS: '4000' });
-    await eventually(async () => (externalRecords(external).length > 0 ? true : undefined), 10_000);
-    await crash(child);
-    const [made] = externalRecords(external);
-    expect(journalSteps(journal).map((s) => s.step)).toEqual(['started']);
+      const results = byId(await finish());
+      for (const step of steps) expect(results.get(step.id)).toMatchObject({ ok: true, attempt: 2 });
+      await expectExactlyOnce(ids);
+    });
 
-    const out = await finish();
-    const again = out
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l))
-      .find((r) => r.id === made?.recordingId);
-    expect(again).toMatchObject({ ok: true, attempt: 2, externalId: made?.externalId });
-    await expectExactlyOnce(ids);
-  });
+    it('while the command runs, after it created its record: the RFS_ATTEMPT=2 run finds that record', async () => {
+      const ids = await unsynced();
+      const child = startSync({ SLOW_AFTER_MS: '4000' });
+      await reach(() => externalRecords(external).length, atOnce);
+      await crash(child);
+      const made = externalRecords(external);
+      expect(journalSteps(journal).map((s) => s.step)).toEqual(Array(atOnce).fill('started'));
 
-  it('after the command answered: files the journaled answer without running the command again', async () => {
-    const ids = await unsynced();
-    await delayFilings(5000);
-    const child = startSync({});
-    await eventually(async () => (journalSteps(journal).some((s) => s.step === 'result') ? true : undefined), 10_000);
-    await crash(child);
-    const answered = journalSteps(journal).find((s) => s.step === 'result')!;
-    await h.control('/faults', { rate: 0 });
+      const results = byId(await finish());
+      for (const record of made) {
+        expect(results.get(record.recordingId)).toMatchObject({ ok: true, attempt: 2, externalId: record.externalId });
+      }
+      await expectExactlyOnce(ids);
+    });
 
-    const out = await finish();
-    const refiled = out
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l))
-      .find((r) => r.id === answered.id);
-    expect(refiled).toMatchObject({ ok: true, from: 'journal', attempt: 1 });
-    expect(externalRecords(external).filter((r) => r.recordingId === answered.id)).toHaveLength(1);
-    await expectExactlyOnce(ids);
-  });
+    it('after the command answered: files the journaled answer without running the command again', async () => {
+      const ids = await unsynced();
+      await delayFilings(5000);
+      const child = startSync({});
+      await reach(() => journalSteps(journal).filter((s) => s.step === 'result').length, atOnce);
+      await crash(child);
+      const answered = journalSteps(journal).filter((s) => s.step === 'result');
+      await h.control('/faults', { rate: 0 });
 
-  it('while the filing request is in flight: files it again, and it counts once', async () => {
-    const ids = await unsynced();
-    await delayFilings(4000);
-    const filingsBefore = ((await h.control('/stats')).json.requests as number) ?? 0;
-    const child = startSync({});
-    await eventually(async () => (journalSteps(journal).some((s) => s.step === 'result') ? true : undefined), 10_000);
-    // The filing request has reached the sandbox, which holds it for 4 s before filing.
-    await eventually(async () => (((await h.control('/stats')).json.requests as number) > filingsBefore + 2 ? true : undefined), 5000);
-    await new Promise((r) => setTimeout(r, 300));
-    await crash(child);
-    await h.control('/faults', { rate: 0 });
-    // Let the held request complete on the server side, as it would after a real crash: as soon
-    // as the sandbox has filed it, rather than after a fixed wait.
-    await eventually(async () => (((await h.control('/stats')).json.filings as number) > 0 ? true : undefined), 10_000);
+      const results = byId(await finish());
+      for (const step of answered) {
+        expect(results.get(step.id)).toMatchObject({ ok: true, from: 'journal', attempt: 1 });
+        expect(externalRecords(external).filter((r) => r.recordingId === step.id)).toHaveLength(1);
+      }
+      await expectExactlyOnce(ids);
+    });
 
-    await finish();
-    await expectExactlyOnce(ids);
+    it('while the filing request is in flight: files it again, and it counts once', async () => {
+      const ids = await unsynced();
+      await delayFilings(4000);
+      const requestsBefore = ((await h.control('/stats')).json.requests as number) ?? 0;
+      const child = startSync({});
+      await reach(() => journalSteps(journal).filter((s) => s.step === 'result').length, atOnce);
+      // The filing requests have reached the sandbox (the list, then a fetch and a filing per
+      // recording), which holds each for 4 s before filing.
+      await reach(async () => ((await h.control('/stats')).json.requests as number) - requestsBefore, 1 + 2 * atOnce, 5000);
+      await new Promise((r) => setTimeout(r, 300));
+      await crash(child);
+      await h.control('/faults', { rate: 0 });
+      // Let the held requests complete on the server side, as they would after a real crash: as
+      // soon as the sandbox has filed them, rather than after a fixed wait.
+      await reach(async () => (await h.control('/stats')).json.filings as number, atOnce);
+
+      await finish();
+      await expectExactlyOnce(ids);
+    });
   });
 
   it('shows why RFS_ATTEMPT matters: a command that ignores it creates a second record in that one window', async () => {
+    concurrency = 1;
     const child = startSync({ SLOW_AFTER_MS: '4000', IGNORE_ATTEMPT: '1' });
     await eventually(async () => (externalRecords(external).length > 0 ? true : undefined), 10_000);
     await crash(child);

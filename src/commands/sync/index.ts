@@ -1,5 +1,5 @@
 // rfs sync: the declaration; the code is in run.ts.
-import { Command } from '@commander-js/extra-typings';
+import { Command, Option } from '@commander-js/extra-typings';
 import { defineCommand, examples, type Parsed } from '../define.js';
 
 const declare = () =>
@@ -12,7 +12,16 @@ const declare = () =>
     .option('--listen <port>', 'also receive webhooks here; a verified recording.completed starts a pass (implies --watch)')
     .option('--secret-env <VAR>', 'with --listen: variable holding the webhook secret (default RFS_WEBHOOK_SECRET)')
     .option('--journal <path>', 'journal file (default $XDG_STATE_HOME/rfs/sync-<profile>.jsonl)')
-    .option('--max-items <n>', 'handle at most this many recordings per pass')
+    .option('--max-items <n>', 'handle at most this many recordings per pass; listing stops once reached')
+    .option('--concurrency <n>', 'run up to this many commands at once (1 to 16); requests stay paced by --rate', '1')
+    .addOption(
+      new Option(
+        '--order <order>',
+        'listed: as the API lists them, filing from the first page; priority: URGENT first, oldest first within each (lists every page first)',
+      )
+        .choices(['listed', 'priority'] as const)
+        .default('listed' as const),
+    )
     .option('--exec-timeout <seconds>', 'stop a command that runs longer than this', '300')
     .option('--dry-run', 'list what would be sent to the command; run, file and journal nothing')
     .addHelpText(
@@ -20,6 +29,7 @@ const declare = () =>
       examples([
         "rfs sync --exec './file-in-crm.sh' --provider crm",
         "rfs sync --exec 'node crm.js' --provider crm --watch --interval 120",
+        "rfs sync --exec './file-in-crm.sh' --provider crm --concurrency 4 --order priority",
         "RFS_WEBHOOK_SECRET=whsec_… rfs sync --exec './file-in-crm.sh' --provider crm --listen 8787",
       ]),
     );

@@ -1,5 +1,4 @@
 // rfs sync (cli.md, sync): the recommended integration pattern as one crash-safe command.
-import { listUnsynced } from '../../api/recordings.js';
 import { ResultWriter } from '../../batch/results.js';
 import { writeSummary } from '../../batch/runner.js';
 import type { Context } from '../context.js';
@@ -7,6 +6,7 @@ import { EXIT, UsageError } from '../../core/errors.js';
 import { writeList } from '../../output/list-writer.js';
 import { sanitize } from '../../core/sanitize.js';
 import { defaultJournalPath, Journal, JournalLostError } from '../../sync/journal.js';
+import { passItems } from '../../sync/listing.js';
 import { type PassOutcome, runPass, type SyncSettings } from '../../sync/pass.js';
 import { numberFlag } from '../../core/flags.js';
 import { requireFlag } from '../flags.js';
@@ -21,6 +21,9 @@ export interface SyncOptions extends SyncSettings {
   dryRun: boolean;
 }
 
+/** cli.md, sync: at most 16 commands at once. */
+const MAX_CONCURRENCY = 16;
+
 export function options({ flags }: Input): SyncOptions {
   const command = requireFlag('--exec', flags.exec, '(the command that creates the external record)');
   const provider = requireFlag('--provider', flags.provider, '(the external system, sent with every filing)');
@@ -30,6 +33,8 @@ export function options({ flags }: Input): SyncOptions {
     provider,
     execTimeoutMs: numberFlag('--exec-timeout', flags.execTimeout, { min: 1, max: 86_400, integer: true }) * 1000,
     maxItems: numberFlag('--max-items', flags.maxItems, { min: 1, max: Number.MAX_SAFE_INTEGER, integer: true }),
+    concurrency: numberFlag('--concurrency', flags.concurrency, { min: 1, max: MAX_CONCURRENCY, integer: true }),
+    order: flags.order,
     // A webhook receiver only makes sense in a process that stays up: --listen implies --watch.
     watch: flags.watch === true || listenPort !== undefined,
     intervalMs: numberFlag('--interval', flags.interval, { min: 1, max: 86_400, integer: true }) * 1000,
@@ -163,22 +168,16 @@ async function dryRun(ctx: Context, flags: SyncOptions, journalPath: string): Pr
   for (const p of journal.problems) ctx.ui.warn(`journal ${journal.path}, line ${p.line}: ${p.message}`);
   const client = await ctx.api();
   const rows: { id: string; action: string; attempt: number; title: string | null; externalId: string | null }[] = [];
-  for (const [id, state] of journal.states) {
-    if (state.result)
-      rows.push({ id, action: 'file from journal', attempt: state.attempts, title: null, externalId: state.result.externalId });
+  // The pass's own items, in its order and within --max-items: what a pass would do now.
+  for await (const item of passItems(client, journal.states, { order: flags.order, maxItems: flags.maxItems, signal: ctx.signal })) {
+    if (item.from === 'journal') {
+      rows.push({ id: item.id, action: 'file from journal', attempt: item.attempts, title: null, externalId: item.record.externalId });
+    } else {
+      const attempt = (journal.states.get(item.id)?.attempts ?? 0) + 1;
+      rows.push({ id: item.id, action: 'run command', attempt, title: item.title, externalId: null });
+    }
   }
-  for await (const item of listUnsynced(client, ctx.signal)) {
-    if (journal.states.get(item.id)?.result) continue;
-    rows.push({
-      id: item.id,
-      action: 'run command',
-      attempt: (journal.states.get(item.id)?.attempts ?? 0) + 1,
-      title: item.title,
-      externalId: null,
-    });
-  }
-  const shown = flags.maxItems === undefined ? rows : rows.slice(0, flags.maxItems);
-  await writeList(ctx.io, ctx.globals.output, shown, {
+  await writeList(ctx.io, ctx.globals.output, rows, {
     color: ctx.globals.color,
     width: ctx.io.columns,
     columns: [
@@ -188,6 +187,6 @@ async function dryRun(ctx: Context, flags: SyncOptions, journalPath: string): Pr
       { header: 'TITLE', value: (r) => r.title ?? r.externalId ?? '', flex: true },
     ],
   });
-  ctx.ui.notice(`dry run: ${shown.length} recording(s) would be handled; nothing was run, filed or journaled`);
+  ctx.ui.notice(`dry run: ${rows.length} recording(s) would be handled; nothing was run, filed or journaled`);
   return EXIT.OK;
 }
