@@ -10,6 +10,8 @@ import type { Session } from '../core/context.js';
 import { ApiError, CancelError } from '../core/errors.js';
 import { parseExternalRecord, runCommand } from './exec.js';
 import type { ExternalRecord, Journal } from './journal.js';
+import type { Backoff } from './backoff.js';
+import type { SyncObserver } from './observer.js';
 
 export interface SyncSettings {
   command: string;
@@ -17,6 +19,9 @@ export interface SyncSettings {
   execTimeoutMs: number;
   /** Recordings to handle in this pass at most (journal refilings included). */
   maxItems?: number;
+  /** Leaves out recordings that wait after failures or are parked, and journals failures. */
+  backoff?: Backoff;
+  observer?: SyncObserver;
 }
 
 export interface PassOutcome {
@@ -32,6 +37,9 @@ export interface PassOutcome {
 type PassItem =
   | { from: 'journal'; id: string; record: ExternalRecord; attempts: number }
   | { from: 'listing'; id: string; n: number; total: number };
+
+/** For the commands: they are not stopped by Ctrl-C (see handle). */
+const NEVER = new AbortController().signal;
 
 function now(): string {
   return new Date().toISOString();
@@ -68,12 +76,14 @@ export async function runPass(
     progress.update('listing COMPLETED, unsynced recordings');
     const ids: string[] = [];
     for await (const item of listUnsynced(client, ctx.signal)) {
+      s.observer?.listed(item);
       ids.push(item.id);
     }
     listing = false;
     for (const [n, id] of ids.entries()) {
       if (!room()) return;
       if (journal.states.get(id)?.result) continue; // filed (or tried) in step 1 of this pass
+      if (s.backoff?.skip(id)) continue;
       handled += 1;
       yield { from: 'listing', id, n: n + 1, total: ids.length };
     }
@@ -126,15 +136,17 @@ export async function runPass(
     journal.append({ step: 'started', id, attempt, at: now() });
     run.doing(`running the command for ${id} (attempt ${attempt}; it runs again with RFS_ATTEMPT=${attempt + 1} next time)`);
     progress.update(`${n}/${total} ${id}: running the command`);
+    const ended = s.observer?.commandStarted(id);
     const ran = await runCommand({
       command: s.command,
       stdin: `${JSON.stringify(detail)}\n`,
       env: { ...ctx.io.env, RFS_RECORDING_ID: id, RFS_ATTEMPT: String(attempt) },
       timeoutMs: s.execTimeoutMs,
-      signal: ctx.signal,
+      // Ctrl-C and SIGTERM let a running command finish, up to --exec-timeout, and its answer
+      // is journaled (cli.md, sync); a second Ctrl-C ends rfs, and the command with it (exec.ts).
+      signal: NEVER,
     });
-    // Stopped by Ctrl-C, its answer (if any) is not trusted: it runs again next time.
-    if (ctx.signal.aborted) throw new CancelError('interrupted');
+    ended?.(ran);
     if (ran.timedOut || ran.code !== 0) {
       const why = ran.timedOut
         ? `the command did not finish within ${s.execTimeoutMs / 1000} s and was stopped`
@@ -152,13 +164,18 @@ export async function runPass(
     const record = ran.stdoutTooLong ? { problem: 'the command printed more than 1 MiB' } : parseExternalRecord(ran.stdout);
     if ('problem' in record) return { id, ok: false, attempt, stage: 'command', error: failure('COMMAND_OUTPUT', record.problem) };
     journal.append({ step: 'result', id, attempt, at: now(), ...record });
+    if (ctx.signal.aborted) {
+      run.doing(`running the command for ${id}, which answered: its answer is in the journal and is filed on the next run`);
+      throw new CancelError('interrupted');
+    }
     run.doing(`filing ${id} (the command's answer is in the journal and is filed on the next run)`);
     return file(id, record, attempt, 'command');
   };
 
   // A pass has always gone on past a refused key, reporting each recording (exit 8): stopping
   // it would change what sync does, which is for its own change, not this runner's.
-  const report = await runBatch({ items: recordings(), work: handle, writer, signal: ctx.signal, progress, stopWhenKeyRefused: false });
+  const work = s.backoff ? s.backoff.wrap(handle) : handle;
+  const report = await runBatch({ items: recordings(), work, writer, signal: ctx.signal, progress, stopWhenKeyRefused: false });
   const outcome: PassOutcome = { filed: report.ok, failed: report.failed, interrupted: report.end.how === 'interrupted' };
   if (report.end.how === 'interrupted') {
     const during = report.end.inFlight.map((f) => f.doing).join(', ');

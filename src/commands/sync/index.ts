@@ -1,12 +1,13 @@
 // rfs sync: the declaration; the code is in run.ts.
-import { Command } from '@commander-js/extra-typings';
-import { defineCommand, examples, type Parsed } from '../define.js';
+import { Command, Option } from '@commander-js/extra-typings';
+import { type CommandDefinition, defineCommand, examples, type Parsed } from '../define.js';
+import status from './status/index.js';
 
 const declare = () =>
   new Command('sync')
     .description('file every COMPLETED, unsynced recording through your command, crash-safe (a journal)')
-    .requiredOption('--exec <command>', 'shell command run once per recording: detail JSON on stdin, prints the external record')
-    .requiredOption('--provider <p>', 'external system sent with every filing')
+    .option('--exec <command>', 'shell command run once per recording: detail JSON on stdin, prints the external record')
+    .option('--provider <p>', 'external system sent with every filing')
     .option('--watch', 'repeat a pass every --interval seconds until Ctrl-C')
     .option('--interval <seconds>', 'seconds between passes with --watch', '60')
     .option('--listen <port>', 'also receive webhooks here; a verified recording.completed starts a pass (implies --watch)')
@@ -15,14 +16,46 @@ const declare = () =>
     .option('--max-items <n>', 'handle at most this many recordings per pass')
     .option('--exec-timeout <seconds>', 'stop a command that runs longer than this', '300')
     .option('--dry-run', 'list what would be sent to the command; run, file and journal nothing')
+    .option('--max-attempts <n>', 'park a recording after this many failures of its command in a row', '10')
+    .option('--retry-parked', 'run parked recordings again (each gets --max-attempts more tries)')
+    .option('--metrics <[host:]port>', 'serve Prometheus /metrics and /healthz here (host 127.0.0.1 unless given)')
+    .addOption(
+      new Option('--log-format <format>', 'stderr as text, or one JSON object per event')
+        .choices(['text', 'json'] as const)
+        .default('text'),
+    )
     .addHelpText(
       'after',
       examples([
         "rfs sync --exec './file-in-crm.sh' --provider crm",
         "rfs sync --exec 'node crm.js' --provider crm --watch --interval 120",
         "RFS_WEBHOOK_SECRET=whsec_… rfs sync --exec './file-in-crm.sh' --provider crm --listen 8787",
+        "rfs sync --exec './file-in-crm.sh' --provider crm --watch --metrics 9464 --log-format json",
+        'rfs sync status',
       ]),
     );
 
 export type Input = Parsed<ReturnType<typeof declare>>;
-export default defineCommand(declare, () => import('./run.js'));
+const sync = defineCommand(declare, () => import('./run.js'));
+
+/**
+ * `rfs sync` runs the loop and `rfs sync status` reads its journal: commander runs the action of
+ * `sync` unless its first operand names a subcommand, so both live on one command. Commander
+ * checks a parent's required options for its subcommands too, so --exec and --provider are
+ * checked by run.ts (requireFlag, exit 2) rather than declared required.
+ */
+export default {
+  mount(parent, dispatch, path) {
+    sync.mount(parent, dispatch, path);
+    const command = parent.commands.find((c) => c.name() === 'sync');
+    if (command === undefined) throw new Error('rfs sync was not mounted');
+    status.mount(command, dispatch, 'sync');
+    // The flags of `sync` are its own, not global ones for `sync status`: its help lists only
+    // the options of rfs itself under "Global Options".
+    const verb = command.commands.find((c) => c.name() === 'status');
+    verb?.configureHelp({
+      ...verb.configureHelp(),
+      visibleGlobalOptions: (cmd) => (cmd.parent?.parent ? cmd.parent.parent.options.filter((o) => !o.hidden) : []),
+    });
+  },
+} satisfies CommandDefinition;
