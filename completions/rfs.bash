@@ -10,6 +10,7 @@ _rfs_subcommands() {
     'recordings') echo 'list get help' ;;
     'webhooks') echo 'create list delete listen help' ;;
     'deliveries') echo 'list replay help' ;;
+    'sync') echo 'status' ;;
   esac
 }
 
@@ -42,6 +43,7 @@ _rfs_resolve() {
     'deliveries:list'|'deliveries:ls') _rfs_word='list' ;;
     'deliveries:replay') _rfs_word='replay' ;;
     'deliveries:help') _rfs_word='help' ;;
+    'sync:status') _rfs_word='status' ;;
     *) return 1 ;;
   esac
 }
@@ -59,7 +61,8 @@ _rfs_flags() {
     'deliveries list') echo '--status --subscription --limit' ;;
     'deliveries replay') echo '--all-failed --subscription --dry-run' ;;
     'verify-signature') echo '--timestamp --signature --headers --payload --secret-env --secret-file --tolerance --now' ;;
-    'sync') echo '--exec --provider --watch --interval --listen --secret-env --journal --max-items --exec-timeout --dry-run' ;;
+    'sync') echo '--exec --provider --watch --interval --listen --secret-env --journal --max-items --exec-timeout --dry-run --max-attempts --retry-parked --metrics --log-format' ;;
+    'sync status') echo '--journal' ;;
     'sandbox') echo '--host --port --seed --recordings --data --fixtures --rate-limit --rate-window --faults --delivery-attempts --delivery-backoff --allow-private-webhooks --allow-remote-control' ;;
   esac
 }
@@ -115,6 +118,10 @@ _rfs_value() {
     'sync:--journal') _rfs_kind=file ;;
     'sync:--max-items') _rfs_kind=any ;;
     'sync:--exec-timeout') _rfs_kind=any ;;
+    'sync:--max-attempts') _rfs_kind=any ;;
+    'sync:--metrics') _rfs_kind=any ;;
+    'sync:--log-format') _rfs_kind=choices _rfs_values='text json' ;;
+    'sync status:--journal') _rfs_kind=file ;;
     'sandbox:--host') _rfs_kind=any ;;
     'sandbox:--port') _rfs_kind=any ;;
     'sandbox:--seed') _rfs_kind=any ;;
@@ -157,7 +164,7 @@ _rfs_argument() {
 # Commands that take no positional argument: an empty word offers their options.
 _rfs_no_arguments() {
   case "$1" in
-    'auth login'|'auth status'|'auth logout'|'recordings list'|'webhooks create'|'webhooks list'|'webhooks listen'|'deliveries list'|'verify-signature'|'sync'|'sandbox') return 0 ;;
+    'auth login'|'auth status'|'auth logout'|'recordings list'|'webhooks create'|'webhooks list'|'webhooks listen'|'deliveries list'|'verify-signature'|'sync status'|'sandbox') return 0 ;;
   esac
   return 1
 }

@@ -6,8 +6,8 @@ import status from './status/index.js';
 const declare = () =>
   new Command('sync')
     .description('file every COMPLETED, unsynced recording through your command, crash-safe (a journal)')
-    .option('--exec <command>', 'shell command run once per recording: detail JSON on stdin, prints the external record')
-    .option('--provider <p>', 'external system sent with every filing')
+    .requiredOption('--exec <command>', 'shell command run once per recording: detail JSON on stdin, prints the external record')
+    .requiredOption('--provider <p>', 'external system sent with every filing')
     .option('--watch', 'repeat a pass every --interval seconds until Ctrl-C')
     .option('--interval <seconds>', 'seconds between passes with --watch', '60')
     .option('--listen <port>', 'also receive webhooks here; a verified recording.completed starts a pass (implies --watch)')
@@ -41,8 +41,8 @@ const sync = defineCommand(declare, () => import('./run.js'));
 /**
  * `rfs sync` runs the loop and `rfs sync status` reads its journal: commander runs the action of
  * `sync` unless its first operand names a subcommand, so both live on one command. Commander
- * checks a parent's required options for its subcommands too, so --exec and --provider are
- * checked by run.ts (requireFlag, exit 2) rather than declared required.
+ * also checks a parent's required options when a subcommand runs: --exec and --provider stop
+ * being required once it dispatches to one (the preSubcommand hook runs before that check).
  */
 export default {
   mount(parent, dispatch, path) {
@@ -50,6 +50,9 @@ export default {
     const command = parent.commands.find((c) => c.name() === 'sync');
     if (command === undefined) throw new Error('rfs sync was not mounted');
     status.mount(command, dispatch, 'sync');
+    command.hook('preSubcommand', () => {
+      for (const option of command.options) option.mandatory = false;
+    });
     // The flags of `sync` are its own, not global ones for `sync status`: its help lists only
     // the options of rfs itself under "Global Options".
     const verb = command.commands.find((c) => c.name() === 'status');
