@@ -139,6 +139,10 @@ describe('backoff after a failed command', () => {
     expect(table.t.stdout()).toMatch(new RegExp(`${victim}\\s+parked\\s+4\\s+the command exited 4`));
     expect(table.t.stderr()).toMatch(/0 pending, 0 failing, 1 parked/);
 
+    const dry = cli(syncArgv('--dry-run', '-o', 'json'));
+    expect(await dry.run()).toBe(0);
+    expect((JSON.parse(dry.t.stdout()) as { id: string; action: string }[]).find((r) => r.id === victim)?.action).toBe('skip: parked');
+
     // A restart says what the journal holds: a command that failed is not one that "may have run".
     const again = cli(syncArgv(), { FAIL_FOR: victim! });
     expect(await again.run()).toBe(0);

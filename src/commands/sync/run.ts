@@ -8,7 +8,7 @@ import { writeList } from '../../output/list-writer.js';
 import { sanitize } from '../../core/sanitize.js';
 import { defaultJournalPath, Journal, JournalLostError } from '../../sync/journal.js';
 import { type PassOutcome, runPass, type SyncSettings } from '../../sync/pass.js';
-import { Backoff, describePending } from '../../sync/backoff.js';
+import { Backoff, describePending, standingOf } from '../../sync/backoff.js';
 import { type Address, parseAddress } from '../../sync/health.js';
 import { startObserving } from '../../sync/observing.js';
 import { numberFlag } from '../../core/flags.js';
@@ -224,10 +224,12 @@ async function dryRun(ctx: Context, flags: SyncOptions, journalPath: string): Pr
       rows.push({ id, action: 'file from journal', attempt: state.attempts, title: null, externalId: state.result.externalId });
   }
   for await (const item of listUnsynced(client, ctx.signal)) {
-    if (journal.states.get(item.id)?.result) continue;
+    const state = journal.states.get(item.id);
+    if (state?.result) continue;
+    const parked = state !== undefined && standingOf(state).state === 'parked' && !flags.retryParked;
     rows.push({
       id: item.id,
-      action: 'run command',
+      action: parked ? 'skip: parked' : 'run command',
       attempt: (journal.states.get(item.id)?.attempts ?? 0) + 1,
       title: item.title,
       externalId: null,
