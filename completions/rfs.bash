@@ -10,6 +10,7 @@ _rfs_subcommands() {
     'recordings') echo 'list get help' ;;
     'webhooks') echo 'create list delete listen sign trigger help' ;;
     'deliveries') echo 'list replay help' ;;
+    'sync') echo 'status' ;;
   esac
 }
 
@@ -44,6 +45,7 @@ _rfs_resolve() {
     'deliveries:list'|'deliveries:ls') _rfs_word='list' ;;
     'deliveries:replay') _rfs_word='replay' ;;
     'deliveries:help') _rfs_word='help' ;;
+    'sync:status') _rfs_word='status' ;;
     *) return 1 ;;
   esac
 }
@@ -63,7 +65,8 @@ _rfs_flags() {
     'deliveries list') echo '--status --subscription --limit' ;;
     'deliveries replay') echo '--all-failed --subscription --dry-run --max --wait --wait-timeout' ;;
     'verify-signature') echo '--timestamp --signature --headers --payload --secret-env --secret-file --tolerance --now' ;;
-    'sync') echo '--exec --provider --watch --interval --listen --secret-env --journal --max-items --concurrency --order --exec-timeout --dry-run' ;;
+    'sync') echo '--exec --provider --watch --interval --listen --secret-env --journal --max-items --concurrency --order --exec-timeout --dry-run --max-attempts --retry-parked --metrics --log-format' ;;
+    'sync status') echo '--journal' ;;
     'sandbox') echo '--host --port --seed --recordings --data --fixtures --rate-limit --rate-window --faults --delivery-attempts --delivery-backoff --allow-private-webhooks --allow-remote-control' ;;
   esac
 }
@@ -131,6 +134,10 @@ _rfs_value() {
     'sync:--concurrency') _rfs_kind=any ;;
     'sync:--order') _rfs_kind=choices _rfs_values='listed priority' ;;
     'sync:--exec-timeout') _rfs_kind=any ;;
+    'sync:--max-attempts') _rfs_kind=any ;;
+    'sync:--metrics') _rfs_kind=any ;;
+    'sync:--log-format') _rfs_kind=choices _rfs_values='text json' ;;
+    'sync status:--journal') _rfs_kind=file ;;
     'sandbox:--host') _rfs_kind=any ;;
     'sandbox:--port') _rfs_kind=any ;;
     'sandbox:--seed') _rfs_kind=any ;;
@@ -173,7 +180,7 @@ _rfs_argument() {
 # Commands that take no positional argument: an empty word offers their options.
 _rfs_no_arguments() {
   case "$1" in
-    'auth login'|'auth status'|'auth logout'|'recordings list'|'webhooks create'|'webhooks list'|'webhooks listen'|'webhooks sign'|'webhooks trigger'|'deliveries list'|'verify-signature'|'sync'|'sandbox') return 0 ;;
+    'auth login'|'auth status'|'auth logout'|'recordings list'|'webhooks create'|'webhooks list'|'webhooks listen'|'webhooks sign'|'webhooks trigger'|'deliveries list'|'verify-signature'|'sync status'|'sandbox') return 0 ;;
   esac
   return 1
 }

@@ -28,7 +28,9 @@ function __rfs_takes_value --argument-names path flag
             return 0
         case 'rfs verify-signature --timestamp' 'rfs verify-signature --signature' 'rfs verify-signature --headers' 'rfs verify-signature --payload' 'rfs verify-signature --secret-env' 'rfs verify-signature --secret-file' 'rfs verify-signature --tolerance' 'rfs verify-signature --now'
             return 0
-        case 'rfs sync --exec' 'rfs sync --provider' 'rfs sync --interval' 'rfs sync --listen' 'rfs sync --secret-env' 'rfs sync --journal' 'rfs sync --max-items' 'rfs sync --concurrency' 'rfs sync --order' 'rfs sync --exec-timeout'
+        case 'rfs sync --exec' 'rfs sync --provider' 'rfs sync --interval' 'rfs sync --listen' 'rfs sync --secret-env' 'rfs sync --journal' 'rfs sync --max-items' 'rfs sync --concurrency' 'rfs sync --order' 'rfs sync --exec-timeout' 'rfs sync --max-attempts' 'rfs sync --metrics' 'rfs sync --log-format'
+            return 0
+        case 'rfs sync status --journal'
             return 0
         case 'rfs sandbox --host' 'rfs sandbox --port' 'rfs sandbox --seed' 'rfs sandbox --recordings' 'rfs sandbox --data' 'rfs sandbox --fixtures' 'rfs sandbox --rate-limit' 'rfs sandbox --rate-window' 'rfs sandbox --faults' 'rfs sandbox --delivery-attempts' 'rfs sandbox --delivery-backoff'
             return 0
@@ -95,6 +97,8 @@ function __rfs_resolve --argument-names path word
             echo 'replay'
         case 'rfs deliveries help'
             echo 'help'
+        case 'rfs sync status'
+            echo 'status'
     end
 end
 
@@ -254,6 +258,7 @@ complete -c rfs -n '__rfs_at \'rfs verify-signature\'' -l secret-env -x -d 'envi
 complete -c rfs -n '__rfs_at \'rfs verify-signature\'' -l secret-file -r -F -d 'file holding the secret'
 complete -c rfs -n '__rfs_at \'rfs verify-signature\'' -l tolerance -x -d 'allowed clock difference, both ways'
 complete -c rfs -n '__rfs_at \'rfs verify-signature\'' -l now -x -d 'check as if at this time'
+complete -c rfs -n '__rfs_at \'rfs sync\' 0' -a 'status' -d 'the sync journal\'s state: pending, failing (last error, next try) and parked recordings'
 complete -c rfs -n '__rfs_at \'rfs sync\'' -l exec -x -d 'shell command run once per recording: detail JSON on stdin, prints the external record'
 complete -c rfs -n '__rfs_at \'rfs sync\'' -l provider -x -d 'external system sent with every filing'
 complete -c rfs -n '__rfs_at \'rfs sync\'' -l watch -d 'repeat a pass every --interval seconds until Ctrl-C'
@@ -266,6 +271,11 @@ complete -c rfs -n '__rfs_at \'rfs sync\'' -l concurrency -x -d 'run up to this 
 complete -c rfs -n '__rfs_at \'rfs sync\'' -l order -x -a 'listed priority' -d 'listed: as the API lists them, filing from the first page; priority: URGENT first, oldest first within each (lists every page first)'
 complete -c rfs -n '__rfs_at \'rfs sync\'' -l exec-timeout -x -d 'stop a command that runs longer than this'
 complete -c rfs -n '__rfs_at \'rfs sync\'' -l dry-run -d 'list what would be sent to the command; run, file and journal nothing'
+complete -c rfs -n '__rfs_at \'rfs sync\'' -l max-attempts -x -d 'park a recording after this many failures of its command in a row'
+complete -c rfs -n '__rfs_at \'rfs sync\'' -l retry-parked -d 'run parked recordings again (each gets --max-attempts more tries)'
+complete -c rfs -n '__rfs_at \'rfs sync\'' -l metrics -x -d 'serve Prometheus /metrics and /healthz here (host 127.0.0.1 unless given)'
+complete -c rfs -n '__rfs_at \'rfs sync\'' -l log-format -x -a 'text json' -d 'stderr as text, or one JSON object per event'
+complete -c rfs -n '__rfs_at \'rfs sync status\'' -l journal -r -F -d 'journal file (default $XDG_STATE_HOME/rfs/sync-<profile>.jsonl)'
 complete -c rfs -n '__rfs_at \'rfs completion\' 0' -a 'bash zsh fish' -d 'bash, zsh or fish'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l host -x -d 'address to bind'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l port -x -d 'port; 0 picks a free one'

@@ -3,6 +3,7 @@
 // attempt (`send`) is a plain exchange, and the retry/pacing loop (`request`) wraps it.
 import { LeanPool as Pool } from './undici-pool.js';
 import type { Dispatcher } from 'undici';
+import { channel } from 'node:diagnostics_channel';
 import { type Clock, systemClock } from '../core/clock.js';
 import { ApiError, CancelError, ContractError, NetworkError } from '../core/errors.js';
 import { checkShape, parseJson } from './contract.js';
@@ -46,6 +47,16 @@ const MAX_HEADER_BYTES = 16 * 1024;
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 type ResponseHeaders = Record<string, string | string[] | undefined>;
+
+/**
+ * Every attempt and every wait, for whoever watches a long run (sync --metrics, --log-format
+ * json) without a hook through every caller: `{ method, status, durationMs }` (status null for a
+ * network failure) and `{ ms, reason, attempt }`. Free when nobody subscribes.
+ */
+export const ATTEMPT_CHANNEL = 'rfs:api:attempt';
+export const WAIT_CHANNEL = 'rfs:api:wait';
+const attemptChannel = channel(ATTEMPT_CHANNEL);
+const waitChannel = channel(WAIT_CHANNEL);
 
 /** What one attempt produced: a 2xx answer, or a failure for the retry policy to judge. */
 type Attempt =
@@ -220,7 +231,9 @@ export function createApiClient(options: ClientOptions): ApiClient {
       if (bucket) {
         const ms = bucket.reserve(now());
         if (ms > 0) {
-          onWait?.({ ms, reason: `pacing: at most ${options.ratePerMinute} requests per minute (--rate)`, attempt });
+          const wait = { ms, reason: `pacing: at most ${options.ratePerMinute} requests per minute (--rate)`, attempt };
+          onWait?.(wait);
+          if (waitChannel.hasSubscribers) waitChannel.publish(wait);
           await pause(ms, signal);
         }
       }
@@ -228,6 +241,10 @@ export function createApiClient(options: ClientOptions): ApiClient {
       sendLog.record(started);
       const result = await send(req.method, target, headers, body, signal);
       const durationMs = now() - started;
+      if (attemptChannel.hasSubscribers) {
+        const status = result.ok ? result.status : result.failure.kind === 'status' ? result.failure.status : null;
+        attemptChannel.publish({ method: req.method, status, durationMs });
+      }
 
       if (result.ok) {
         logAttempt(req.method, target, headers, { outcome: String(result.status), durationMs, requestId: result.requestId, attempt });
@@ -267,7 +284,9 @@ export function createApiClient(options: ClientOptions): ApiClient {
         ...(next ? { next } : {}),
       });
       if (!plan.retry) throw finalError(req.method, target, result, plan, attempt);
-      onWait?.({ ms: plan.ms, reason: plan.reason, attempt: attempt + 1 });
+      const wait = { ms: plan.ms, reason: plan.reason, attempt: attempt + 1 };
+      onWait?.(wait);
+      if (waitChannel.hasSubscribers) waitChannel.publish(wait);
       await pause(plan.ms, signal);
     }
   }

@@ -1,7 +1,10 @@
 // The sync journal (cli.md, sync): one JSON line per step, each flushed to disk (fsync) before
 // rfs acts on it, so that a run killed at any instant can tell, per recording, whether the
 // command may have run (`started`), what it answered (`result`), and whether the filing was
-// confirmed (`filed`). One process at a time owns a journal, through a lock file beside it.
+// confirmed (`filed`), and that a command ran and failed (`failed`, for the backoff). An older
+// rfs reads a `failed` line as a damaged one: it reports it, skips it and runs the command again
+// (as for a bare `started`), which is what it did before failures were journaled.
+// One process at a time owns a journal, through a lock file beside it.
 import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -20,7 +23,18 @@ export type JournalEntry =
   | { step: 'started'; id: string; attempt: number; at: string }
   | ({ step: 'result'; id: string; attempt: number; at: string } & ExternalRecord)
   | { step: 'filed'; id: string; externalId: string; syncCount: number; at: string }
-  | { step: 'dropped'; id: string; reason: string; at: string };
+  | { step: 'dropped'; id: string; reason: string; at: string }
+  // The command ran and failed (an exit code, a timeout, an answer that is no record): the
+  // backoff and parking of backoff.ts read it. `failures` counts the failures in a row.
+  | ({ step: 'failed'; id: string; attempt: number; at: string } & Failure);
+
+/** A command's failure as journaled: what the next try waits on, or that it is parked. */
+export interface Failure {
+  failures: number;
+  error: { code: string; title: string };
+  /** Set on the failure that reached --max-attempts: never run again until --retry-parked. */
+  parked?: boolean;
+}
 
 /** Where a recording stands after replaying the journal. */
 export interface RecordingState {
@@ -28,6 +42,8 @@ export interface RecordingState {
   attempts: number;
   /** The command's answer, when one was received and not yet filed. */
   result?: ExternalRecord;
+  /** The last failure of the command, with the attempt that failed and when. */
+  failure?: Failure & { attempt: number; at: string };
 }
 
 export interface JournalProblem {
@@ -53,9 +69,53 @@ function isEntry(value: unknown): value is JournalEntry {
       return typeof v.externalId === 'string';
     case 'dropped':
       return true;
+    case 'failed': {
+      const e = v.error as Record<string, unknown> | null;
+      return (
+        typeof v.attempt === 'number' &&
+        typeof v.failures === 'number' &&
+        typeof v.at === 'string' &&
+        e !== null &&
+        typeof e === 'object' &&
+        typeof e.code === 'string' &&
+        typeof e.title === 'string'
+      );
+    }
     default:
       return false;
   }
+}
+
+/** One step into per-recording state: shared by the replay and by append. */
+function applyEntry(states: Map<string, RecordingState>, entry: JournalEntry): void {
+  const state = states.get(entry.id) ?? { attempts: 0 };
+  switch (entry.step) {
+    case 'started':
+      state.attempts = Math.max(state.attempts, entry.attempt);
+      break;
+    case 'result': {
+      const { externalId, externalUrl, metadata } = entry;
+      state.result = {
+        externalId,
+        ...(externalUrl === undefined ? {} : { externalUrl }),
+        ...(metadata === undefined ? {} : { metadata }),
+      };
+      state.attempts = Math.max(state.attempts, entry.attempt);
+      break;
+    }
+    case 'failed': {
+      const { attempt, at, failures, error, parked } = entry;
+      state.failure = { attempt, at, failures, error: { code: error.code, title: error.title }, ...(parked ? { parked } : {}) };
+      state.attempts = Math.max(state.attempts, attempt);
+      break;
+    }
+    case 'filed':
+    case 'dropped':
+      // Done with: nothing about it needs to be remembered.
+      states.delete(entry.id);
+      return;
+  }
+  states.set(entry.id, state);
 }
 
 /** Replays journal text into per-recording state; damaged lines are reported, never fatal. */
@@ -86,28 +146,7 @@ export function replayJournal(text: string): { states: Map<string, RecordingStat
       problems.push({ line: index + 1, message: `the answer's metadata is nested more than ${MAX_JSON_DEPTH} levels deep; skipped` });
       return;
     }
-    const state = states.get(entry.id) ?? { attempts: 0 };
-    switch (entry.step) {
-      case 'started':
-        state.attempts = Math.max(state.attempts, entry.attempt);
-        break;
-      case 'result': {
-        const { externalId, externalUrl, metadata } = entry;
-        state.result = {
-          externalId,
-          ...(externalUrl === undefined ? {} : { externalUrl }),
-          ...(metadata === undefined ? {} : { metadata }),
-        };
-        state.attempts = Math.max(state.attempts, entry.attempt);
-        break;
-      }
-      case 'filed':
-      case 'dropped':
-        // Done with: nothing about it needs to be remembered.
-        states.delete(entry.id);
-        return;
-    }
-    states.set(entry.id, state);
+    applyEntry(states, entry);
   });
   return { states, problems };
 }
@@ -255,6 +294,9 @@ export class Journal {
     for (const [id, state] of this.states) {
       if (state.attempts > 0) lines.push(JSON.stringify({ step: 'started', id, attempt: state.attempts, at }));
       if (state.result) lines.push(JSON.stringify({ step: 'result', id, attempt: state.attempts, at, ...state.result }));
+      // With its own time and attempt: the backoff counts from the failure, and a later start
+      // (attempts above the failed one) still reads as a command that may have run.
+      if (state.failure) lines.push(JSON.stringify({ step: 'failed', id, ...state.failure }));
     }
     writeFileAtomicSync(this.path, lines.length > 0 ? `${lines.join('\n')}\n` : '', { mode: 0o600 });
   }
@@ -264,27 +306,7 @@ export class Journal {
     if (this.fd === undefined) throw new Error('the journal is not open for writing');
     writeSync(this.fd, `${JSON.stringify(entry)}\n`);
     fsyncSync(this.fd);
-    const state = this.states.get(entry.id) ?? { attempts: 0 };
-    switch (entry.step) {
-      case 'started':
-        state.attempts = entry.attempt;
-        this.states.set(entry.id, state);
-        break;
-      case 'result': {
-        const { externalId, externalUrl, metadata } = entry;
-        state.result = {
-          externalId,
-          ...(externalUrl === undefined ? {} : { externalUrl }),
-          ...(metadata === undefined ? {} : { metadata }),
-        };
-        this.states.set(entry.id, state);
-        break;
-      }
-      case 'filed':
-      case 'dropped':
-        this.states.delete(entry.id);
-        break;
-    }
+    applyEntry(this.states, entry);
   }
 
   close(): void {

@@ -23,6 +23,10 @@ export interface PassPlan {
   signal: AbortSignal;
   /** Told when the listing starts and ends, so that an interruption can say it was listing. */
   onListing?: (listing: boolean) => void;
+  /** Left out of the pass and not counted in maxItems (the backoff: waiting, or parked). */
+  skip?: (id: string) => boolean;
+  /** Told of every recording the listing returns, before any is left out (the metrics). */
+  onListed?: (item: { id: string; createdAt: string }) => void;
 }
 
 const RANK: Record<RecordingListItem['priority'], number> = { URGENT: 0, HIGH: 1, MEDIUM: 2, LOW: 3 };
@@ -50,8 +54,9 @@ export async function* passItems(client: ApiClient, states: ReadonlyMap<string, 
   try {
     const listed = plan.order === 'priority' ? byPriority(client, plan.signal) : streamed(client, plan);
     for await (const item of listed) {
+      plan.onListed?.(item);
       if (!room()) return;
-      if (skip(item.id)) continue;
+      if (skip(item.id) || plan.skip?.(item.id)) continue;
       seen.add(item.id);
       plan.onListing?.(false);
       yield { from: 'listing', id: item.id, n: seen.size, title: item.title };
@@ -85,7 +90,7 @@ async function* streamed(client: ApiClient, plan: PassPlan): AsyncGenerator<Reco
 }
 
 /** Every page first, then URGENT before HIGH, MEDIUM, LOW; oldest first within each. */
-async function* byPriority(client: ApiClient, signal: AbortSignal): AsyncGenerator<Pick<RecordingListItem, 'id' | 'title'>> {
+async function* byPriority(client: ApiClient, signal: AbortSignal): AsyncGenerator<Pick<RecordingListItem, 'id' | 'title' | 'createdAt'>> {
   // Only what ordering and handling need is kept: a large backlog costs little memory.
   const all: { id: string; title: string; rank: number; createdAt: string }[] = [];
   for await (const item of listUnsynced(client, { signal })) {

@@ -11,6 +11,8 @@ import { ApiError, CancelError } from '../core/errors.js';
 import { parseExternalRecord, runCommand } from './exec.js';
 import type { ExternalRecord, Journal } from './journal.js';
 import { type PassItem, passItems, type SyncOrder } from './listing.js';
+import type { Backoff } from './backoff.js';
+import type { SyncObserver } from './observer.js';
 
 export interface SyncSettings {
   command: string;
@@ -21,6 +23,9 @@ export interface SyncSettings {
   /** Commands run at once, at most (--concurrency); every request still goes through the one pacer. */
   concurrency: number;
   order: SyncOrder;
+  /** Leaves out recordings that wait after failures or are parked, and journals failures. */
+  backoff?: Backoff;
+  observer?: SyncObserver;
 }
 
 export interface PassOutcome {
@@ -42,6 +47,9 @@ export type PassEvent =
   | { type: 'result'; id: string; attempt: number; externalId: string; commandMs: number }
   | { type: 'filed'; id: string; externalId: string; syncCount: number; replayed: boolean; from: 'command' | 'journal' }
   | { type: 'failed'; id: string; stage: 'fetch' | 'command' | 'filing'; attempt?: number; error: ItemError; commandMs?: number };
+
+/** For the commands: they are not stopped by Ctrl-C (see handle). */
+const NEVER = new AbortController().signal;
 
 function now(): string {
   return new Date().toISOString();
@@ -67,6 +75,9 @@ export async function runPass(
     order: s.order,
     maxItems: s.maxItems,
     signal: ctx.signal,
+    // Waiting after failures, or parked: left out of this pass, and not counted in --max-items.
+    ...(s.backoff ? { skip: (id: string) => s.backoff?.skip(id) === true } : {}),
+    ...(s.observer ? { onListed: (item: { id: string; createdAt: string }) => s.observer?.listed(item) } : {}),
     onListing: (now) => {
       listing = now;
       if (now) progress.update('listing COMPLETED, unsynced recordings');
@@ -135,15 +146,17 @@ export async function runPass(
     run.doing(`running the command for ${id} (attempt ${attempt}; it runs again with RFS_ATTEMPT=${attempt + 1} next time)`);
     progress.update(`#${n} ${id}: running the command`);
     const startedAt = ctx.clock.now();
+    const ended = s.observer?.commandStarted(id);
     const ran = await runCommand({
       command: s.command,
       stdin: `${JSON.stringify(detail)}\n`,
       env: { ...ctx.io.env, RFS_RECORDING_ID: id, RFS_ATTEMPT: String(attempt) },
       timeoutMs: s.execTimeoutMs,
-      signal: ctx.signal,
+      // Ctrl-C and SIGTERM let a running command finish, up to --exec-timeout, and its answer
+      // is journaled (cli.md, sync); a second Ctrl-C ends rfs, and the command with it (exec.ts).
+      signal: NEVER,
     });
-    // Stopped by Ctrl-C, its answer (if any) is not trusted: it runs again next time.
-    if (ctx.signal.aborted) throw new CancelError('interrupted');
+    ended?.(ran);
     const commandMs = ctx.clock.now() - startedAt;
     if (ran.timedOut || ran.code !== 0) {
       const why = ran.timedOut
@@ -167,15 +180,20 @@ export async function runPass(
       return failed({ id, ok: false, attempt, stage: 'command', error: failure('COMMAND_OUTPUT', record.problem) }, commandMs);
     journal.append({ step: 'result', id, attempt, at: now(), ...record });
     onEvent({ type: 'result', id, attempt, externalId: record.externalId, commandMs });
+    if (ctx.signal.aborted) {
+      run.doing(`running the command for ${id}, which answered: its answer is in the journal and is filed on the next run`);
+      throw new CancelError('interrupted');
+    }
     run.doing(`filing ${id} (the command's answer is in the journal and is filed on the next run)`);
     return file(id, record, attempt, 'command');
   };
 
   // A pass has always gone on past a refused key, reporting each recording (exit 8): stopping
   // it would change what sync does, which is for its own change, not this runner's.
+  const work = s.backoff ? s.backoff.wrap(handle) : handle;
   const report = await runBatch({
     items,
-    work: handle,
+    work,
     writer,
     signal: ctx.signal,
     progress,

@@ -23,15 +23,20 @@ afterEach(async () => {
 it('on Ctrl-C while the command runs names that recording and its attempt, and exits 130', async () => {
   const ran = join(dir, 'ran');
   const journal = join(dir, 'journal.jsonl');
-  // The second recording's command hangs until Ctrl-C stops it.
+  // The second recording's command hangs. Ctrl-C lets a running command finish (cli.md, sync),
+  // up to --exec-timeout: 2 s here, after which it is stopped.
   const command = `cat >/dev/null; echo "$RFS_RECORDING_ID" >> "${ran}"; if [ "$(wc -l < "${ran}")" -ge 2 ]; then sleep 30; fi; echo "EXT-$RFS_RECORDING_ID"`;
   const t = bufferIO({
     env: { RFS_CONFIG_DIR: join(dir, 'config'), RFS_API_KEY: h.keys.admin, RFS_BASE_URL: h.base, PATH: process.env.PATH },
   });
   const controller = new AbortController();
-  const running = runCli(['sync', '--exec', command, '--provider', 'crm', '--journal', journal, '-o', 'ndjson'], t.io, {
-    signal: controller.signal,
-  });
+  const running = runCli(
+    ['sync', '--exec', command, '--provider', 'crm', '--journal', journal, '-o', 'ndjson', '--exec-timeout', '2'],
+    t.io,
+    {
+      signal: controller.signal,
+    },
+  );
   const [first, second] = await eventually(async () => {
     const ids = existsSync(ran) ? readFileSync(ran, 'utf8').trim().split('\n') : [];
     return ids.length === 2 ? ids : undefined;
@@ -42,4 +47,9 @@ it('on Ctrl-C while the command runs names that recording and its attempt, and e
   expect(t.stderr()).toContain(
     `sync: 1 filed, 0 failed; interrupted while running the command for ${second} (attempt 1; it runs again with RFS_ATTEMPT=2 next time); the journal ${journal} holds what is pending\n`,
   );
+  const steps = readFileSync(journal, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  expect(steps.at(-1)).toMatchObject({ step: 'failed', id: second, attempt: 1, error: { code: 'COMMAND_TIMEOUT' } });
 }, 20_000);

@@ -1,7 +1,7 @@
 // The Ctrl-C rule of rfs sync --watch (README, sync): 130 when Ctrl-C cut a pass short (the
-// summary says what it was doing), 0 when it stops the watch between passes, where nothing
+// summary says what it was doing; a running command finishes and its answer is journaled), 0 when it stops the watch between passes, where nothing
 // was cut short (as `webhooks listen` and `sandbox` stop on Ctrl-C).
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -10,7 +10,7 @@ import type { Clock } from '../../src/core/clock.js';
 import { fakeTime } from '../helpers/clock.js';
 import { bufferIO } from '../helpers/io.js';
 import { eventually, start, type Harness } from '../sandbox/helpers.js';
-import { COMMAND } from './helpers.js';
+import { COMMAND, externalRecords, journalSteps } from './helpers.js';
 
 let h: Harness;
 let dir: string;
@@ -44,15 +44,37 @@ function watch(env: NodeJS.ProcessEnv = {}, extra = ['--watch', '--interval', '9
 }
 
 describe('Ctrl-C on rfs sync', () => {
-  it('exits 130 when it cuts a pass short, saying what it was doing', async () => {
+  // cli.md, sync: Ctrl-C (like SIGTERM) lets the running command finish, up to --exec-timeout,
+  // and journals its answer; that answer is filed on the next run without running it again.
+  it('exits 130 when it cuts a pass short, after the running command finished and its answer was journaled', async () => {
     const controller = new AbortController();
-    const { t, run } = watch({ SLOW_MS: '20000' });
+    const { t, run } = watch({ SLOW_MS: '1000' });
     const exit = run(controller.signal, fakeTime().clock);
     await eventually(async () => (readdirSync(markers).length > 0 ? true : undefined), 10_000);
     controller.abort();
     expect(await exit).toBe(130);
-    expect(t.stderr()).toMatch(/sync: 0 filed, 0 failed; interrupted while running the command for/);
-    expect(existsSync(join(dir, 'external.jsonl'))).toBe(false);
+    expect(t.stderr()).toMatch(
+      /sync: 0 filed, 0 failed; interrupted while running the command for \S+, which answered: its answer is in the journal/,
+    );
+    const created = externalRecords(join(dir, 'external.jsonl'));
+    expect(created).toHaveLength(1);
+    const answered = journalSteps(join(dir, 'j.jsonl')).filter((s) => s.step === 'result');
+    expect(answered.map((s) => s.id)).toEqual([created[0]!.recordingId]);
+
+    // The next run files that answer from the journal, and the command made no second record.
+    const next = watch({}, []);
+    expect(await next.run(new AbortController().signal, fakeTime().clock)).toBe(0);
+    const lines = next.t
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.find((l) => l.id === created[0]!.recordingId)).toMatchObject({
+      ok: true,
+      from: 'journal',
+      externalId: created[0]!.externalId,
+    });
+    expect(externalRecords(join(dir, 'external.jsonl'))).toHaveLength(3);
   }, 30_000);
 
   it('exits 0 when it stops the watch between passes: nothing was cut short', async () => {

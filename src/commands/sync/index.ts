@@ -1,6 +1,7 @@
 // rfs sync: the declaration; the code is in run.ts.
 import { Command, Option } from '@commander-js/extra-typings';
-import { defineCommand, examples, type Parsed } from '../define.js';
+import { type CommandDefinition, defineCommand, examples, type Parsed } from '../define.js';
+import status from './status/index.js';
 
 const declare = () =>
   new Command('sync')
@@ -24,6 +25,14 @@ const declare = () =>
     )
     .option('--exec-timeout <seconds>', 'stop a command that runs longer than this', '300')
     .option('--dry-run', 'list what would be sent to the command; run, file and journal nothing')
+    .option('--max-attempts <n>', 'park a recording after this many failures of its command in a row', '10')
+    .option('--retry-parked', 'run parked recordings again (each gets --max-attempts more tries)')
+    .option('--metrics <[host:]port>', 'serve Prometheus /metrics and /healthz here (host 127.0.0.1 unless given)')
+    .addOption(
+      new Option('--log-format <format>', 'stderr as text, or one JSON object per event')
+        .choices(['text', 'json'] as const)
+        .default('text'),
+    )
     .addHelpText(
       'after',
       examples([
@@ -31,8 +40,35 @@ const declare = () =>
         "rfs sync --exec 'node crm.js' --provider crm --watch --interval 120",
         "rfs sync --exec './file-in-crm.sh' --provider crm --concurrency 4 --order priority",
         "RFS_WEBHOOK_SECRET=whsec_… rfs sync --exec './file-in-crm.sh' --provider crm --listen 8787",
+        "rfs sync --exec './file-in-crm.sh' --provider crm --watch --metrics 9464 --log-format json",
+        'rfs sync status',
       ]),
     );
 
 export type Input = Parsed<ReturnType<typeof declare>>;
-export default defineCommand(declare, () => import('./run.js'));
+const sync = defineCommand(declare, () => import('./run.js'));
+
+/**
+ * `rfs sync` runs the loop and `rfs sync status` reads its journal: commander runs the action of
+ * `sync` unless its first operand names a subcommand, so both live on one command. Commander
+ * also checks a parent's required options when a subcommand runs: --exec and --provider stop
+ * being required once it dispatches to one (the preSubcommand hook runs before that check).
+ */
+export default {
+  mount(parent, dispatch, path) {
+    sync.mount(parent, dispatch, path);
+    const command = parent.commands.find((c) => c.name() === 'sync');
+    if (command === undefined) throw new Error('rfs sync was not mounted');
+    status.mount(command, dispatch, 'sync');
+    command.hook('preSubcommand', () => {
+      for (const option of command.options) option.mandatory = false;
+    });
+    // The flags of `sync` are its own, not global ones for `sync status`: its help lists only
+    // the options of rfs itself under "Global Options".
+    const verb = command.commands.find((c) => c.name() === 'status');
+    verb?.configureHelp({
+      ...verb.configureHelp(),
+      visibleGlobalOptions: (cmd) => (cmd.parent?.parent ? cmd.parent.parent.options.filter((o) => !o.hidden) : []),
+    });
+  },
+} satisfies CommandDefinition;

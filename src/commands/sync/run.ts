@@ -1,13 +1,16 @@
 // rfs sync (cli.md, sync): the recommended integration pattern as one crash-safe command.
+import { performance } from 'node:perf_hooks';
 import { ResultWriter } from '../../batch/results.js';
-import { writeSummary } from '../../batch/runner.js';
 import type { Context } from '../context.js';
-import { EXIT, UsageError } from '../../core/errors.js';
+import { EXIT, UsageError, exitCodeFor } from '../../core/errors.js';
 import { writeList } from '../../output/list-writer.js';
 import { sanitize } from '../../core/sanitize.js';
 import { defaultJournalPath, Journal, JournalLostError } from '../../sync/journal.js';
 import { passItems } from '../../sync/listing.js';
 import { type PassOutcome, runPass, type SyncSettings } from '../../sync/pass.js';
+import { Backoff, describePending, standingOf } from '../../sync/backoff.js';
+import { type Address, parseAddress } from '../../sync/health.js';
+import { startObserving } from '../../sync/observing.js';
 import { numberFlag } from '../../core/flags.js';
 import { requireFlag } from '../flags.js';
 import type { Input } from './index.js';
@@ -19,6 +22,10 @@ export interface SyncOptions extends SyncSettings {
   secretEnv?: string;
   journalPath?: string;
   dryRun: boolean;
+  maxAttempts: number;
+  retryParked: boolean;
+  metrics?: Address;
+  logFormat: 'text' | 'json';
 }
 
 /** cli.md, sync: at most 16 commands at once. */
@@ -42,6 +49,10 @@ export function options({ flags }: Input): SyncOptions {
     secretEnv: flags.secretEnv,
     journalPath: flags.journal,
     dryRun: flags.dryRun === true,
+    maxAttempts: numberFlag('--max-attempts', flags.maxAttempts, { min: 1, max: 1000, integer: true }),
+    retryParked: flags.retryParked === true,
+    ...(flags.metrics === undefined ? {} : { metrics: parseAddress('--metrics', flags.metrics) }),
+    logFormat: flags.logFormat,
   };
   if (o.dryRun && o.watch) throw new UsageError('--dry-run lists one pass: it does not go with --watch or --listen');
   return o;
@@ -54,23 +65,56 @@ export async function run(ctx: Context, flags: SyncOptions): Promise<number> {
 
   // The secret is read before anything else happens, so a missing one fails fast (exit 2).
   const secret = flags.listenPort === undefined ? undefined : await readListenSecret(ctx, flags.secretEnv);
+  // Before the journal is taken: a --metrics port in use is refused (exit 2) with nothing done.
+  const watching = await startObserving(ctx, flags);
+  try {
+    return await syncWith(ctx, flags, journalPath, secret, watching);
+  } catch (error) {
+    // With --log-format json the end is an event too, and stderr stays JSON to its last line.
+    if (!watching.log) throw error;
+    const code = ctx.signal.aborted && !(error instanceof UsageError) ? EXIT.INTERRUPTED : exitCodeFor(error);
+    watching.log.emit('error', 'error', { message: error instanceof Error ? error.message : String(error), exitCode: code });
+    return code;
+  } finally {
+    await watching.close();
+  }
+}
+
+async function syncWith(
+  ctx: Context,
+  flags: SyncOptions,
+  journalPath: string,
+  secret: string | undefined,
+  watching: Awaited<ReturnType<typeof startObserving>>,
+): Promise<number> {
+  const { observer, summary } = watching;
   const client = await ctx.api();
   const journal = Journal.open(journalPath);
   try {
     for (const p of journal.problems) ctx.ui.warn(`journal ${journal.path}, line ${p.line}: ${p.message}`);
-    const pending = [...journal.states.values()];
-    const toFile = pending.filter((s) => s.result).length;
-    const toRerun = pending.length - toFile;
-    if (toFile + toRerun > 0) {
-      ctx.ui.notice(
-        `journal: ${toFile} answer(s) to file without running the command, ${toRerun} recording(s) whose command may have run (run again with RFS_ATTEMPT > 1)`,
-      );
-    }
+    const pending = describePending(journal);
+    if (pending) ctx.ui.notice(`journal: ${pending}`);
+    const backoff = new Backoff(journal, {
+      maxAttempts: flags.maxAttempts,
+      retryParked: flags.retryParked,
+      wait: flags.watch,
+      clock: ctx.clock,
+      onParked: (id, failures) => {
+        ctx.ui.warn(`${sanitize(id)} is parked after ${failures} failures of its command: rfs sync --retry-parked runs it again`);
+        observer.parked(id, failures);
+      },
+    });
+    const settings: SyncSettings = { ...flags, backoff, observer };
 
     const writer = new ResultWriter(ctx, (r) => ({
       label: String(r.id),
       done: `${r.replayed ? 'already filed' : 'filed'} as ${String(r.externalId)} (syncCount ${String(r.syncCount)}${r.from === 'journal' ? ', from the journal' : ''})`,
     }));
+    const write = writer.write.bind(writer);
+    writer.write = async (result) => {
+      observer.result(result);
+      await write(result);
+    };
 
     // Aborted by a verified delivery, to cut the --watch interval short.
     let wake: AbortController | undefined;
@@ -82,18 +126,30 @@ export async function run(ctx: Context, flags: SyncOptions): Promise<number> {
     const receiver = secret === undefined ? undefined : await startListener(ctx, flags.listenPort ?? 0, secret, trigger);
     try {
       let anyFailed = false;
-      for (;;) {
+      for (let pass = 1; ; pass++) {
         triggered = false;
         let outcome: PassOutcome | undefined;
+        backoff.startPass();
+        observer.passStarted(pass);
+        const began = performance.now();
+        const ended = (o: { filed: number; failed: number; interrupted: boolean; error?: unknown }): void =>
+          observer.passEnded(pass, {
+            filed: o.filed,
+            failed: o.failed,
+            waiting: backoff.waiting,
+            parked: backoff.parked,
+            interrupted: o.interrupted,
+            ...(o.error === undefined ? {} : { error: o.error instanceof Error ? o.error.message : String(o.error) }),
+            durationMs: Math.round(performance.now() - began),
+          });
         try {
-          outcome = await runPass(ctx, client, journal, flags, writer);
+          outcome = await runPass(ctx, client, journal, settings, writer);
+          ended(outcome);
         } catch (error) {
+          ended({ filed: 0, failed: 0, interrupted: ctx.signal.aborted, error });
           if (error instanceof JournalLostError) {
             // What was done is in the result lines; the summary adds that nothing more will be.
-            writeSummary(
-              ctx.io,
-              `sync: ${writer.ok} filed, ${writer.failed} failed; stopped before the next recording: nothing more was run or filed`,
-            );
+            summary(`sync: ${writer.ok} filed, ${writer.failed} failed; stopped before the next recording: nothing more was run or filed`);
             throw error;
           }
           if (!flags.watch) throw error;
@@ -105,17 +161,17 @@ export async function run(ctx: Context, flags: SyncOptions): Promise<number> {
         }
         if (outcome) {
           anyFailed ||= outcome.failed > 0;
-          const parts = [`${outcome.filed} filed`, `${outcome.failed} failed`];
+          const parts = [`${outcome.filed} filed`, `${outcome.failed} failed`, ...backoff.summary()];
           const closed = writer.closedNote();
           if (closed) parts.push(closed);
           // The Ctrl-C rule (README, sync): 130 only when Ctrl-C cut a pass short. One that came
           // after the pass had handled every recording cut nothing: the pass ends as usual.
           if (outcome.interrupted) {
             const during = outcome.interruptedDuring ? `; interrupted while ${outcome.interruptedDuring}` : '; interrupted';
-            writeSummary(ctx.io, `sync: ${parts.join(', ')}${during}; the journal ${journal.path} holds what is pending`);
+            summary(`sync: ${parts.join(', ')}${during}; the journal ${journal.path} holds what is pending`);
             return EXIT.INTERRUPTED;
           }
-          if (!ctx.globals.quiet || outcome.failed > 0) writeSummary(ctx.io, `sync: pass done: ${parts.join(', ')}`);
+          if (!ctx.globals.quiet || outcome.failed > 0) summary(`sync: pass done: ${parts.join(', ')}`);
         }
         if (!flags.watch) return anyFailed ? EXIT.BATCH_FAILED : EXIT.OK;
         // Stopped between passes: nothing was cut short, as `webhooks listen` stops on Ctrl-C.
@@ -173,8 +229,15 @@ async function dryRun(ctx: Context, flags: SyncOptions, journalPath: string): Pr
     if (item.from === 'journal') {
       rows.push({ id: item.id, action: 'file from journal', attempt: item.attempts, title: null, externalId: item.record.externalId });
     } else {
-      const attempt = (journal.states.get(item.id)?.attempts ?? 0) + 1;
-      rows.push({ id: item.id, action: 'run command', attempt, title: item.title, externalId: null });
+      const state = journal.states.get(item.id);
+      const parked = state !== undefined && standingOf(state).state === 'parked' && !flags.retryParked;
+      rows.push({
+        id: item.id,
+        action: parked ? 'skip: parked' : 'run command',
+        attempt: (state?.attempts ?? 0) + 1,
+        title: item.title,
+        externalId: null,
+      });
     }
   }
   await writeList(ctx.io, ctx.globals.output, rows, {
