@@ -27,7 +27,7 @@ export function options({ flags }: Input, ctx: Context): SyncOptions {
     '--provider',
     // The profile's default provider (`rfs config set provider`) stands in for the flag.
     flags.provider ?? ctx.globals.provider,
-    '(the external system, sent with every filing; or set a default with `rfs config set provider <p>`)',
+    '(the external system sent with every filing; or `rfs config set provider <p>`)',
   );
   const listenPort = numberFlag('--listen', flags.listen, { min: 0, max: 65535, integer: true });
   const o: SyncOptions = {
