@@ -284,5 +284,11 @@ describe('config set / unset', () => {
     const noKey = cli(['recordings', 'list', '--profile', 'ci']);
     expect(await noKey.run()).toBe(3);
     expect(noKey.t.stderr()).toMatch(/no API key configured for profile "ci"/);
+    // auth login adds the key to it and keeps its service root and settings.
+    await ok(['config', 'set', 'rate', '30', '--profile', 'ci']);
+    server.queue({ body: page([], null, 1) });
+    await ok(['auth', 'login', '--with-key', '--profile', 'ci'], { stdin: `${KEY}\n` });
+    expect(server.requests[1]?.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(JSON.parse(readFileSync(configFile(), 'utf8')).profiles.ci).toEqual({ baseUrl: server.url, rate: 30, apiKey: KEY });
   });
 });
