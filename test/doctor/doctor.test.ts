@@ -241,6 +241,13 @@ describe('rfs doctor without a service', () => {
     expect(by.dns?.result).toBe('skipped');
   });
 
+  it('a config folder that is a file is a local setup failure, exit 2', async () => {
+    writeFileSync(join(dir, 'not-a-folder'), '');
+    const { code, by } = await doctor([], { env: { RFS_CONFIG_DIR: join(dir, 'not-a-folder') } });
+    expect(code).toBe(2);
+    expect(by['config-file']?.detail).toMatch(/ENOTDIR/);
+  });
+
   it('a damaged config file fails the first check and is left as it was', async () => {
     mkdirSync(configDir(), { recursive: true, mode: 0o700 });
     writeFileSync(join(configDir(), 'config.json'), '{ not json', { mode: 0o600 });

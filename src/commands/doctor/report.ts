@@ -1,5 +1,5 @@
 // One row per check of rfs doctor (cli.md, doctor), and the exit code they add up to.
-import { EXIT, exitCodeFor } from '../../core/errors.js';
+import { EXIT, RfsError, exitCodeFor } from '../../core/errors.js';
 import { sanitize } from '../../core/sanitize.js';
 
 export type CheckResult = 'ok' | 'warn' | 'fail' | 'skipped';
@@ -31,10 +31,10 @@ export class Report {
     this.rows.push({ check, result: 'fail', detail, exit });
   }
 
-  /** A failure described by the error it threw, with that error's exit code. */
+  /** A failure described by the error it threw, with that error's exit code; a file that cannot be read is local setup (2). */
   failWith(check: string, error: unknown, prefix = ''): void {
     const message = error instanceof Error ? error.message : String(error);
-    this.fail(check, `${prefix}${sanitize(message)}`, exitCodeFor(error));
+    this.fail(check, `${prefix}${sanitize(message)}`, error instanceof RfsError ? exitCodeFor(error) : EXIT.USAGE);
   }
 
   /** 0 when nothing failed; else the first failure's code. */
