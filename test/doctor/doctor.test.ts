@@ -157,6 +157,19 @@ describe('rfs doctor against the sandbox', () => {
   });
 });
 
+describe('rfs doctor and a running sync', () => {
+  it('a journal locked by a live process is in use, not stale: ok, and the lock is left alone', async () => {
+    mkdirSync(join(dir, 'state', 'rfs'), { recursive: true });
+    writeFileSync(journal(), '');
+    // Our parent is alive and is not this process: the owner a running rfs sync would be.
+    writeFileSync(`${journal()}.lock`, `${process.ppid}\n`);
+    const { by } = await doctor([], { env: { RFS_API_KEY: h.keys.admin, RFS_BASE_URL: h.base } });
+    expect(by['sync-journal']).toMatchObject({ result: 'ok' });
+    expect(by['sync-journal']?.detail).toMatch(new RegExp(`nothing pending; in use by pid ${process.ppid}`));
+    expect(readFileSync(`${journal()}.lock`, 'utf8')).toBe(`${process.ppid}\n`);
+  });
+});
+
 describe('rfs doctor against a scripted server', () => {
   let server: ScenarioServer;
   beforeEach(async () => {
