@@ -5,12 +5,13 @@
 # The subcommands offered under a command path (aliases are accepted, never offered).
 _rfs_subcommands() {
   case "$1" in
-    '') echo 'auth recordings file webhooks deliveries verify-signature sync completion sandbox help' ;;
+    '') echo 'auth recordings file webhooks deliveries verify-signature sync config doctor completion sandbox help' ;;
     'auth') echo 'login status switch logout help' ;;
     'recordings') echo 'list get help' ;;
     'webhooks') echo 'create list delete listen sign trigger help' ;;
     'deliveries') echo 'list replay help' ;;
     'sync') echo 'status' ;;
+    'config') echo 'list get set unset help' ;;
   esac
 }
 
@@ -24,6 +25,8 @@ _rfs_resolve() {
     ':deliveries'|':delivery') _rfs_word='deliveries' ;;
     ':verify-signature') _rfs_word='verify-signature' ;;
     ':sync') _rfs_word='sync' ;;
+    ':config') _rfs_word='config' ;;
+    ':doctor') _rfs_word='doctor' ;;
     ':completion') _rfs_word='completion' ;;
     ':sandbox') _rfs_word='sandbox' ;;
     ':help') _rfs_word='help' ;;
@@ -46,6 +49,11 @@ _rfs_resolve() {
     'deliveries:replay') _rfs_word='replay' ;;
     'deliveries:help') _rfs_word='help' ;;
     'sync:status') _rfs_word='status' ;;
+    'config:list') _rfs_word='list' ;;
+    'config:get') _rfs_word='get' ;;
+    'config:set') _rfs_word='set' ;;
+    'config:unset') _rfs_word='unset' ;;
+    'config:help') _rfs_word='help' ;;
     *) return 1 ;;
   esac
 }
@@ -171,8 +179,13 @@ _rfs_argument() {
     'webhooks help:0') _rfs_kind=choices _rfs_values='create list delete listen sign trigger' ;;
     'deliveries replay:'*) _rfs_kind=any ;;
     'deliveries help:0') _rfs_kind=choices _rfs_values='list replay' ;;
+    'config get:0') _rfs_kind=choices _rfs_values='base-url output rate timeout max-retries provider' ;;
+    'config set:0') _rfs_kind=choices _rfs_values='base-url output rate timeout max-retries provider' ;;
+    'config set:1') _rfs_kind=any ;;
+    'config unset:0') _rfs_kind=choices _rfs_values='base-url output rate timeout max-retries provider' ;;
+    'config help:0') _rfs_kind=choices _rfs_values='list get set unset' ;;
     'completion:0') _rfs_kind=choices _rfs_values='bash zsh fish' ;;
-    'help:0') _rfs_kind=choices _rfs_values='auth recordings file webhooks deliveries verify-signature sync completion sandbox exit-codes environment' ;;
+    'help:0') _rfs_kind=choices _rfs_values='auth recordings file webhooks deliveries verify-signature sync config doctor completion sandbox exit-codes environment' ;;
     *) return 1 ;;
   esac
 }
@@ -180,7 +193,7 @@ _rfs_argument() {
 # Commands that take no positional argument: an empty word offers their options.
 _rfs_no_arguments() {
   case "$1" in
-    'auth login'|'auth status'|'auth logout'|'recordings list'|'webhooks create'|'webhooks list'|'webhooks listen'|'webhooks sign'|'webhooks trigger'|'deliveries list'|'verify-signature'|'sync status'|'sandbox') return 0 ;;
+    'auth login'|'auth status'|'auth logout'|'recordings list'|'webhooks create'|'webhooks list'|'webhooks listen'|'webhooks sign'|'webhooks trigger'|'deliveries list'|'verify-signature'|'sync status'|'config list'|'doctor'|'sandbox') return 0 ;;
   esac
   return 1
 }

@@ -1,9 +1,17 @@
 // The global flags: declared once here (help texts and defaults), and resolved once into the
-// GlobalOptions every command receives (flag, then environment, then the terminal's answer).
-import { type Command, Option } from '@commander-js/extra-typings';
-import { OUTPUT_FORMATS, type GlobalOptions } from '../core/context.js';
-import { numberFlag } from '../core/flags.js';
+// GlobalOptions every command receives: the flag, then the environment, then the selected
+// profile's setting (`rfs config`), then the default (config/settings.ts).
+import { type Command, type CommandUnknownOpts, Option } from '@commander-js/extra-typings';
+import { OUTPUT_FORMATS, type GlobalOptions, type OutputFormat } from '../core/context.js';
 import { type IO, colorEnabled, isTruthy } from '../core/io.js';
+import {
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_RATE,
+  DEFAULT_TIMEOUT_SECONDS,
+  type ProfileSettings,
+  givenOptions,
+  resolveSettings,
+} from '../config/settings.js';
 
 export function declareGlobals(program: Command) {
   return program
@@ -14,25 +22,46 @@ export function declareGlobals(program: Command) {
     .addOption(new Option('--no-color', 'no ANSI colour (also NO_COLOR; FORCE_COLOR forces it)'))
     .addOption(new Option('-q, --quiet', 'no spinners, progress or notices on stderr'))
     .addOption(new Option('-v, --verbose', 'one stderr line per HTTP attempt, secrets redacted (also RFS_DEBUG=1)'))
-    .addOption(new Option('--timeout <seconds>', 'per-attempt timeout in seconds').default('30'))
-    .addOption(new Option('--max-retries <n>', 'retries after the first attempt, retryable failures only').default('5'))
-    .addOption(new Option('--rate <n>', 'client-side pacing in requests per minute; 0 = unpaced').default('120'))
+    .addOption(new Option('--timeout <seconds>', 'per-attempt timeout in seconds').default(String(DEFAULT_TIMEOUT_SECONDS)))
+    .addOption(
+      new Option('--max-retries <n>', 'retries after the first attempt, retryable failures only').default(String(DEFAULT_MAX_RETRIES)),
+    )
+    .addOption(new Option('--rate <n>', 'client-side pacing in requests per minute; 0 = unpaced').default(String(DEFAULT_RATE)))
     .addOption(new Option('-y, --yes', 'answer yes to confirmations'));
 }
 
 export type GlobalFlags = ReturnType<ReturnType<typeof declareGlobals>['opts']>;
 
-export function resolveGlobals(flags: GlobalFlags, io: IO): GlobalOptions {
+/** The global flags given on the command line. */
+export function givenGlobals(program: CommandUnknownOpts): Partial<GlobalFlags> {
+  return givenOptions(program) as Partial<GlobalFlags>;
+}
+
+export function resolveGlobals(
+  flags: Partial<GlobalFlags>,
+  io: IO,
+  profile: ProfileSettings = { name: '', stored: undefined },
+  onProblem: (message: string) => void = () => undefined,
+): GlobalOptions {
+  // The service root is the connection's (config/connection.ts), resolved only by commands that connect.
+  const settings = resolveSettings(
+    ['output', 'rate', 'timeout', 'max-retries', 'provider'],
+    { flags, env: io.env, stdoutIsTTY: io.stdoutIsTTY },
+    profile,
+  );
+  for (const s of settings) if (s.problem !== undefined) onProblem(s.problem);
+  const [output, rate, timeout, maxRetries, provider] = settings.map((s) => s.value);
   return {
     profile: flags.profile,
     baseUrl: flags.baseUrl,
-    output: flags.json === true ? 'json' : (flags.output ?? (io.stdoutIsTTY ? 'table' : 'json')),
+    output: output as OutputFormat,
     color: colorEnabled(io, flags.color === false ? false : undefined, 'stdout'),
     quiet: flags.quiet === true,
     verbose: flags.verbose === true || isTruthy(io.env.RFS_DEBUG),
-    timeoutSeconds: numberFlag('--timeout', flags.timeout, { min: 0.001, max: 3600 }),
-    maxRetries: numberFlag('--max-retries', flags.maxRetries, { min: 0, max: 100, integer: true }),
-    rate: numberFlag('--rate', flags.rate, { min: 0, max: 1_000_000 }),
+    timeoutSeconds: timeout as number,
+    maxRetries: maxRetries as number,
+    rate: rate as number,
     yes: flags.yes === true,
+    provider: provider as string | undefined,
   };
 }

@@ -4,8 +4,10 @@
 import { Command } from '@commander-js/extra-typings';
 import auth from '../commands/auth/index.js';
 import completion from '../commands/completion/index.js';
+import config from '../commands/config/index.js';
 import type { CommandDefinition, Dispatch } from '../commands/define.js';
 import deliveries from '../commands/deliveries/index.js';
+import doctor from '../commands/doctor/index.js';
 import file from '../commands/file/index.js';
 import recordings from '../commands/recordings/index.js';
 import sandbox from '../commands/sandbox/index.js';
@@ -17,7 +19,19 @@ import { declareGlobals } from './globals.js';
 export type { Dispatch } from '../commands/define.js';
 
 /** The nouns, in the order `rfs --help` lists them. */
-const NOUNS: readonly CommandDefinition[] = [auth, recordings, file, webhooks, deliveries, verifySignature, sync, completion, sandbox];
+const NOUNS: readonly CommandDefinition[] = [
+  auth,
+  recordings,
+  file,
+  webhooks,
+  deliveries,
+  verifySignature,
+  sync,
+  config,
+  doctor,
+  completion,
+  sandbox,
+];
 
 export interface ProgramOutput {
   writeOut(text: string): void;

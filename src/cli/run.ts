@@ -9,7 +9,7 @@ import { CancelError, EXIT, UsageError, exitCodeFor } from '../core/errors.js';
 import { type IO, colorEnabled } from '../core/io.js';
 import { KnownSecrets } from '../core/redact.js';
 import { HELP_TOPICS } from '../commands/topics.js';
-import { resolveGlobals } from './globals.js';
+import { givenGlobals, resolveGlobals } from './globals.js';
 import { buildProgram, type Dispatch } from './program.js';
 import { reportError } from './report.js';
 
@@ -49,8 +49,12 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
     let client: Promise<ApiClient> | undefined;
     const clients: Promise<ApiClient>[] = [];
     try {
-      const flags = program.opts();
-      globals = resolveGlobals(flags, io);
+      const flags = givenGlobals(program);
+      // The selected profile's settings stand in for flags not given (cli.md, config); read
+      // here, after parsing, so that --help and --version never touch the config file.
+      const { readProfileSettings } = await import('../config/profile-settings.js');
+      const problems: string[] = [];
+      globals = resolveGlobals(flags, io, readProfileSettings(flags, io.env), (p) => problems.push(p));
       const g = globals;
       const { createUi } = await import('../output/ui-impl.js');
       const u = await createUi(io, {
@@ -60,6 +64,7 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
         stderrColor: colorEnabled(io, flags.color === false ? false : undefined, 'stderr'),
         redact: secrets.redact,
       });
+      for (const problem of problems) u.warn(problem);
       const connect = (connection: Connection, how: ConnectOptions = {}): Promise<ApiClient> => {
         secrets.add(connection.apiKey);
         const made = makeClient(connection, how.check ? checkOptions(g) : g, u, io, clock, signal);

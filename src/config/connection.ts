@@ -6,16 +6,10 @@ import type { Connection } from '../core/context.js';
 import { apiRoot, checkKeyFormat } from './credentials.js';
 import { sanitize } from '../core/sanitize.js';
 import { noSuchProfile, type ProfileStore } from './profiles.js';
+import { DEFAULT_BASE_URL, envValue } from './settings.js';
 
-/** Where `rfs sandbox` listens by default, so that a fresh install talks to the local sandbox. */
-export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010';
+export { DEFAULT_BASE_URL, envValue } from './settings.js';
 export const DEFAULT_PROFILE = 'default';
-
-/** An empty variable (`RFS_API_KEY= rfs …`) means "not set", as it does for most CLIs. */
-export function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const value = env[name];
-  return value === undefined || value.trim() === '' ? undefined : value;
-}
 
 /** The profile a command uses, and whether it was named (by flag or environment) rather than defaulted. */
 export interface ProfileChoice {
@@ -54,7 +48,8 @@ export function resolveConnection(
 
   // A profile named on purpose that does not exist is a typo worth stopping for; with
   // RFS_API_KEY set the profile only names where a login would go, so it need not exist.
-  if (named && profile === undefined && envKey === undefined) {
+  const stored = store.settings(name);
+  if (named && stored === undefined && envKey === undefined) {
     const saved = store.list().map((p) => p.name);
     throw noSuchProfile(name, saved, `save it with \`rfs auth login --profile ${sanitize(name)}\`, or set RFS_API_KEY`);
   }
@@ -63,7 +58,7 @@ export function resolveConnection(
   if (rawKey === undefined) {
     const others = store.list().map((p) => p.name);
     throw new AuthError(
-      `no API key configured${others.length ? ` for profile "${sanitize(name)}"` : ''}: run \`rfs auth login\` to save one, or set RFS_API_KEY`,
+      `no API key configured${others.length || stored !== undefined ? ` for profile "${sanitize(name)}"` : ''}: run \`rfs auth login\` to save one, or set RFS_API_KEY`,
       others.length
         ? { hint: `saved profiles: ${others.map((n) => sanitize(n)).join(', ')}; choose one with \`rfs auth switch <name>\` or --profile` }
         : undefined,
@@ -71,7 +66,9 @@ export function resolveConnection(
   }
   const apiKey = checkKeyFormat(rawKey);
 
-  const baseUrl = (askedBaseUrl(globals, env) ?? profile?.baseUrl ?? DEFAULT_BASE_URL).trim();
+  // The profile's service root, whether or not the profile holds the key (`rfs config set base-url`).
+  const storedUrl = typeof stored?.baseUrl === 'string' ? stored.baseUrl : undefined;
+  const baseUrl = (askedBaseUrl(globals, env) ?? storedUrl ?? DEFAULT_BASE_URL).trim();
   apiRoot(baseUrl); // plain http to a remote host is refused here: nothing is sent
 
   return { profile: name, baseUrl, apiKey };

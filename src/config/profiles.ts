@@ -15,6 +15,7 @@ import type { Clock } from '../core/clock.js';
 import { LockBusyError, withLock } from '../core/lock.js';
 import { apiRoot, checkKeyFormat } from './credentials.js';
 import { sanitize } from '../core/sanitize.js';
+import { DEFAULT_BASE_URL } from './settings.js';
 
 export const CONFIG_FILE_NAME = 'config.json';
 
@@ -34,7 +35,9 @@ const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 // file never needs it.
 const StoredConfig = z.lazy(() => {
   const nonEmpty = z.string().check(z.minLength(1));
-  const profile = z.looseObject({ baseUrl: nonEmpty, apiKey: nonEmpty });
+  // A profile without baseUrl (`rfs config unset base-url`) uses the default service root; one
+  // without apiKey holds only settings (`rfs config set` before or without `rfs auth login`).
+  const profile = z.looseObject({ baseUrl: z.optional(nonEmpty), apiKey: z.optional(nonEmpty) });
   return z.looseObject({
     defaultProfile: z.optional(z.string()),
     profiles: z._default(z.record(z.string(), profile), {}),
@@ -52,8 +55,9 @@ export interface Profile {
 export interface ProfileStore {
   /** The config file (it may not exist yet). */
   readonly path: string;
-  /** Every profile, by name, with the default marked. */
+  /** Every profile with a key, by name, with the default marked. */
   list(): (Profile & { isDefault: boolean })[];
+  /** The profile, if it has a key (one with settings only is not a connection). */
   get(name: string): Profile | undefined;
   /** Adds or replaces a profile; the first one saved (or any, while none is default) becomes the default. */
   save(name: string, connection: { baseUrl: string; apiKey: string }): Promise<void>;
@@ -62,6 +66,20 @@ export interface ProfileStore {
   setDefault(name: string): Promise<void>;
   /** The profile marked default, if that profile exists. */
   defaultName(): string | undefined;
+  /** The profile's stored members other than its key (baseUrl as stored, the settings of `rfs config`), keyed or not. */
+  settings(name: string): Readonly<Record<string, unknown>> | undefined;
+  /**
+   * Sets (a value) or removes (undefined) members of a profile, never its key; setting one in a
+   * profile not saved yet creates it without a key. The values are already checked (config/settings.ts).
+   */
+  changeSettings(name: string, changes: Readonly<Record<string, string | number | undefined>>): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** Look only: no folder or file is tightened (rfs doctor reports loose modes, it does not fix them). */
+  readOnly?: boolean;
+  /** Times the wait for another rfs's lock (the run's clock; tests move it at once). */
+  clock?: Clock;
 }
 
 /** `RFS_CONFIG_DIR`, else `$XDG_CONFIG_HOME/rfs`, else `~/.config/rfs`. */
@@ -143,14 +161,15 @@ function readError(file: string, error: unknown): UsageError {
   return damaged(file, 'it could not be read');
 }
 
-/** `clock` times the wait for another rfs's lock (the run's clock; tests move it at once). */
-export function openProfiles(env: NodeJS.ProcessEnv, clock?: Clock): ProfileStore {
+export function openProfiles(env: NodeJS.ProcessEnv, options: OpenOptions = {}): ProfileStore {
   const dir = configDir(env);
   const file = path.join(dir, CONFIG_FILE_NAME);
   // A folder or file that others can read is tightened as soon as rfs sees it; a missing
   // folder is created (0700) only when there is something to write.
-  if (fs.existsSync(dir)) ensurePrivateDir(dir);
-  tightenFile(file);
+  if (!options.readOnly) {
+    if (fs.existsSync(dir)) ensurePrivateDir(dir);
+    tightenFile(file);
+  }
 
   const read = (): StoredConfig => {
     let raw: Record<string, unknown>;
@@ -185,7 +204,11 @@ export function openProfiles(env: NodeJS.ProcessEnv, clock?: Clock): ProfileStor
   const change = async <T>(step: () => T): Promise<T> => {
     ensurePrivateDir(dir);
     try {
-      return await withLock(`${file}.lock`, step, { waitMs: LOCK_WAIT_MS, staleMs: LOCK_STALE_MS, ...(clock ? { clock } : {}) });
+      return await withLock(`${file}.lock`, step, {
+        waitMs: LOCK_WAIT_MS,
+        staleMs: LOCK_STALE_MS,
+        ...(options.clock ? { clock: options.clock } : {}),
+      });
     } catch (error) {
       if (!(error instanceof LockBusyError)) throw error;
       const owner = error.owner ? ` (pid ${error.owner.pid}, since ${error.owner.since.toISOString()})` : '';
@@ -209,16 +232,18 @@ export function openProfiles(env: NodeJS.ProcessEnv, clock?: Clock): ProfileStor
     list() {
       const stored = read();
       const def = markedDefault(stored);
-      return names(stored).map((name) => {
+      return names(stored).flatMap((name) => {
         const p = stored.profiles[name] as StoredProfile;
-        return { name, baseUrl: p.baseUrl, apiKey: p.apiKey, isDefault: name === def };
+        if (p.apiKey === undefined) return [];
+        return [{ name, baseUrl: p.baseUrl ?? DEFAULT_BASE_URL, apiKey: p.apiKey, isDefault: name === def }];
       });
     },
     get(name) {
       const stored = read();
       if (!has(stored, name)) return undefined;
       const p = stored.profiles[name] as StoredProfile;
-      return { name, baseUrl: p.baseUrl, apiKey: p.apiKey };
+      if (p.apiKey === undefined) return undefined;
+      return { name, baseUrl: p.baseUrl ?? DEFAULT_BASE_URL, apiKey: p.apiKey };
     },
     async save(name, connection) {
       checkProfileName(name);
@@ -257,6 +282,28 @@ export function openProfiles(env: NodeJS.ProcessEnv, clock?: Clock): ProfileStor
       }),
     defaultName() {
       return markedDefault(read());
+    },
+    settings(name) {
+      const stored = read();
+      if (!has(stored, name)) return undefined;
+      const { apiKey: _key, ...rest } = stored.profiles[name] as StoredProfile;
+      return rest;
+    },
+    async changeSettings(name, changes) {
+      const setsAny = Object.values(changes).some((v) => v !== undefined);
+      if (setsAny) checkProfileName(name);
+      // Only a value to set may create the folder and the file; removing one from nothing is done.
+      await (setsAny ? change : changeIfAny)(() => {
+        const stored = read();
+        if (!has(stored, name) && !setsAny) return;
+        const profile: Record<string, unknown> = { ...stored.profiles[name] };
+        for (const [field, value] of Object.entries(changes)) {
+          if (field === 'apiKey') continue; // the key is saved by auth login only
+          if (value === undefined) delete profile[field];
+          else profile[field] = value;
+        }
+        write({ ...stored, profiles: { ...stored.profiles, [name]: profile as StoredProfile } });
+      });
     },
   };
 }

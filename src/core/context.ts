@@ -29,6 +29,8 @@ export interface GlobalOptions {
   /** Requests per minute for this process; 0 = unpaced. */
   rate: number;
   yes: boolean;
+  /** The selected profile's default --provider for `file` and `sync` (`rfs config set provider`). */
+  provider?: string | undefined;
 }
 
 /** The streams, options and cancellation of one run: what batches, prompts and passes need. */

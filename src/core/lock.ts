@@ -106,6 +106,17 @@ function isStale(owner: LockOwner | undefined, lockPath: string, options: TryLoc
 }
 
 /**
+ * Looks at a lock without taking, breaking or touching it (rfs doctor): undefined when there is
+ * none, else its owner and whether a taker would judge it stale.
+ */
+export function inspectLock(lockPath: string, options: TryLockOptions = {}): { owner: LockOwner | undefined; stale: boolean } | undefined {
+  const seen = readLock(lockPath);
+  if (seen === undefined) return undefined;
+  const owner = parseOwner(seen, lockPath);
+  return { owner, stale: isStale(owner, lockPath, options) };
+}
+
+/**
  * Deletes a lock judged stale, unless it changed since it was judged: two processes may judge
  * the same stale lock, and the slower must not delete the fresh lock the faster then took. So
  * only the holder of a second lock (the breaker) deletes, after reading the lock again.

@@ -73,7 +73,10 @@ describe("a command's run receives typed, checked options", () => {
   });
 
   it('sync: seconds become milliseconds, --listen implies --watch, and a bad number is a UsageError', async () => {
-    const o = syncOptions(asInput(await parse(['sync', '--exec', './crm.sh', '--provider', 'crm', '--listen', '0', '--interval', '5'])));
+    const o = syncOptions(
+      asInput(await parse(['sync', '--exec', './crm.sh', '--provider', 'crm', '--listen', '0', '--interval', '5'])),
+      ctx,
+    );
     expect(o).toMatchObject({
       command: './crm.sh',
       provider: 'crm',
@@ -84,7 +87,9 @@ describe("a command's run receives typed, checked options", () => {
       dryRun: false,
     });
     const bad = await parse(['sync', '--exec', 'x', '--provider', 'p', '--interval', '1.5']);
-    expect(() => syncOptions(asInput(bad))).toThrow(new UsageError('invalid --interval "1.5": expected a whole number from 1 to 86400'));
+    expect(() => syncOptions(asInput(bad), ctx)).toThrow(
+      new UsageError('invalid --interval "1.5": expected a whole number from 1 to 86400'),
+    );
   });
 
   it('webhooks listen: the declared port and tolerance, as numbers', async () => {
@@ -114,11 +119,11 @@ describe("a command's run receives typed, checked options", () => {
   });
 
   it('file: one filing, or a batch read from --from', async () => {
-    expect(await fileOptions(asInput(await parse(['file', 'rec_1', '--provider', 'crm', '--external-id', 'C-1'])))).toEqual({
+    expect(await fileOptions(asInput(await parse(['file', 'rec_1', '--provider', 'crm', '--external-id', 'C-1'])), ctx)).toEqual({
       id: 'rec_1',
       filing: { provider: 'crm', externalId: 'C-1', externalUrl: undefined, filedAt: undefined, metadata: undefined },
     });
-    expect(await fileOptions(asInput(await parse(['file', '--from', '-', '--provider', 'crm', '--fail-fast'])))).toEqual({
+    expect(await fileOptions(asInput(await parse(['file', '--from', '-', '--provider', 'crm', '--fail-fast'])), ctx)).toEqual({
       from: '-',
       defaultProvider: 'crm',
       failFast: true,

@@ -24,8 +24,26 @@ describe('bash completion', () => {
 
   it('offers every top-level command for `rfs <TAB>`', () => {
     expect(sorted(bashComplete(['rfs', '']))).toEqual(
-      sorted(['auth', 'recordings', 'file', 'webhooks', 'deliveries', 'verify-signature', 'sync', 'completion', 'sandbox', 'help']),
+      sorted([
+        'auth',
+        'recordings',
+        'file',
+        'webhooks',
+        'deliveries',
+        'verify-signature',
+        'sync',
+        'config',
+        'doctor',
+        'completion',
+        'sandbox',
+        'help',
+      ]),
     );
+  });
+
+  it('offers the settings after `rfs config set`', () => {
+    expect(bashComplete(['rfs', 'config', 'set', ''])).toEqual(['base-url', 'output', 'rate', 'timeout', 'max-retries', 'provider']);
+    expect(bashComplete(['rfs', 'config', 'unset', 'max'])).toEqual(['max-retries']);
   });
 
   it('offers the six statuses after `rfs recordings list --status`', () => {

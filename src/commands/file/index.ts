@@ -6,7 +6,7 @@ const declare = () =>
   new Command('file')
     .description('mark a recording filed in an external system (POST filings), or a batch with --from')
     .argument('[id]', 'recording id')
-    .option('--provider <p>', 'external system (default provider for --from lines)')
+    .option('--provider <p>', "external system, the default for --from lines (default: the profile's, see rfs config)")
     .option('--external-id <x>', 'id of the record created externally')
     .option('--external-url <u>', 'link to the external record')
     .option('--filed-at <iso>', 'when it was filed (default: now, by the server)')

@@ -18,16 +18,18 @@ import { formatLocalTime } from '../../output/time.js';
 /** One filing, or a batch of them read from lines. */
 export type FileOptions = { id: string; filing: FilingRequest } | { from: string; defaultProvider: string | undefined; failFast: boolean };
 
-export async function options({ args: [id], flags }: Input): Promise<FileOptions> {
+export async function options({ args: [id], flags }: Input, ctx: Context): Promise<FileOptions> {
+  // The profile's default provider (`rfs config set provider`) stands in for the flag.
+  const provider = flags.provider ?? ctx.globals.provider;
   if (flags.from !== undefined) {
     if (id !== undefined || flags.externalId !== undefined || flags.metadata !== undefined) {
       throw new UsageError('--from takes every filing from its lines: give no id, --external-id or --metadata with it');
     }
-    return { from: flags.from, defaultProvider: flags.provider, failFast: flags.failFast === true };
+    return { from: flags.from, defaultProvider: provider, failFast: flags.failFast === true };
   }
   if (id === undefined) throw new UsageError('a recording id is required (or --from <file> for a batch)');
   const filing: FilingRequest = {
-    provider: requireFlag('--provider', flags.provider),
+    provider: requireFlag('--provider', provider),
     externalId: requireFlag('--external-id', flags.externalId),
     externalUrl: flags.externalUrl,
     filedAt: isoFlag('--filed-at', flags.filedAt),

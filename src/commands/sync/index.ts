@@ -7,7 +7,7 @@ const declare = () =>
   new Command('sync')
     .description('file every COMPLETED, unsynced recording through your command, crash-safe (a journal)')
     .requiredOption('--exec <command>', 'shell command run once per recording: detail JSON on stdin, prints the external record')
-    .requiredOption('--provider <p>', 'external system sent with every filing')
+    .option('--provider <p>', "external system sent with every filing (default: the profile's, see rfs config)")
     .option('--watch', 'repeat a pass every --interval seconds until Ctrl-C')
     .option('--interval <seconds>', 'seconds between passes with --watch', '60')
     .option('--listen <port>', 'also receive webhooks here; a verified recording.completed starts a pass (implies --watch)')

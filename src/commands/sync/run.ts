@@ -31,9 +31,14 @@ export interface SyncOptions extends SyncSettings {
 /** cli.md, sync: at most 16 commands at once. */
 const MAX_CONCURRENCY = 16;
 
-export function options({ flags }: Input): SyncOptions {
+export function options({ flags }: Input, ctx: Context): SyncOptions {
   const command = requireFlag('--exec', flags.exec, '(the command that creates the external record)');
-  const provider = requireFlag('--provider', flags.provider, '(the external system, sent with every filing)');
+  const provider = requireFlag(
+    '--provider',
+    // The profile's default provider (`rfs config set provider`) stands in for the flag.
+    flags.provider ?? ctx.globals.provider,
+    '(the external system sent with every filing; or `rfs config set provider <p>`)',
+  );
   const listenPort = numberFlag('--listen', flags.listen, { min: 0, max: 65535, integer: true });
   const o: SyncOptions = {
     command,

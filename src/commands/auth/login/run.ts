@@ -41,9 +41,12 @@ export function options({ flags }: Input): LoginOptions {
 
 export async function run(ctx: Context, o: LoginOptions): Promise<number> {
   const { io, globals } = ctx;
-  const store = openProfiles(io.env, ctx.clock);
+  const store = openProfiles(io.env, { clock: ctx.clock });
   const profile = checkProfileName(selectProfile(globals, io.env, store).name);
   const existing = store.get(profile);
+  // A profile may hold settings before it holds a key (`rfs config set base-url … --profile ci`).
+  const stored = store.settings(profile)?.baseUrl;
+  const savedUrl = existing?.baseUrl ?? (typeof stored === 'string' ? stored : undefined);
   const interactive = !o.withKey && canPrompt(io);
   const prompts = interactive ? await import('../../../prompt/inquirer.js') : undefined;
   const context = { input: io.stdin, output: io.stderr, signal: ctx.signal };
@@ -54,7 +57,7 @@ export async function run(ctx: Context, o: LoginOptions): Promise<number> {
       prompts.input(
         {
           message: 'Service base URL',
-          default: existing?.baseUrl ?? DEFAULT_BASE_URL,
+          default: savedUrl ?? DEFAULT_BASE_URL,
           validate: (value) => {
             try {
               apiRoot(value.trim());
@@ -68,7 +71,7 @@ export async function run(ctx: Context, o: LoginOptions): Promise<number> {
       ),
     );
   }
-  baseUrl = (baseUrl ?? existing?.baseUrl ?? DEFAULT_BASE_URL).trim();
+  baseUrl = (baseUrl ?? savedUrl ?? DEFAULT_BASE_URL).trim();
   apiRoot(baseUrl);
 
   let rawKey: string;

@@ -10,7 +10,7 @@ export function options(): undefined {
 }
 
 export async function run(ctx: Context): Promise<number> {
-  const store = openProfiles(ctx.io.env, ctx.clock);
+  const store = openProfiles(ctx.io.env, { clock: ctx.clock });
   const { name } = selectProfile(ctx.globals, ctx.io.env, store);
   if (!(await store.remove(name)))
     throw noSuchProfile(

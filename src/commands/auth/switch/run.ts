@@ -9,7 +9,7 @@ export function options({ args: [name] }: Input): { name: string } {
 }
 
 export async function run(ctx: Context, { name }: { name: string }): Promise<number> {
-  await openProfiles(ctx.io.env, ctx.clock).setDefault(name);
+  await openProfiles(ctx.io.env, { clock: ctx.clock }).setDefault(name);
   ctx.ui.notice(`Default profile is now "${name}".`);
   return EXIT.OK;
 }

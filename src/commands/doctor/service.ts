@@ -1,0 +1,125 @@
+// The checks of rfs doctor that ask the service, with GETs only (nothing is changed): the
+// round trip, the key, its scopes as far as a GET can tell them, the subscription, the clock
+// (from the answer's Date header), and FAILED deliveries waiting. Every request goes through a
+// connection-check client: one attempt, 10 s (cli.md, auth).
+import { listDeliveries } from '../../api/webhooks.js';
+import type { ApiClient, ApiResponse } from '../../api/types.js';
+import { ApiError, EXIT, exitCodeFor } from '../../core/errors.js';
+import { sanitize } from '../../core/sanitize.js';
+import type { Context } from '../context.js';
+import type { Report } from './report.js';
+
+/** cli.md, doctor: webhook signatures allow 300 s, so a clock off by more than 30 s is worth a warning. */
+const CLOCK_WARN_SECONDS = 30;
+
+type Probe = { ok: true; response: ApiResponse<unknown>; ms: number } | { ok: false; error: unknown; ms: number };
+
+async function probe(ctx: Context, client: ApiClient, path: string): Promise<Probe> {
+  const started = ctx.clock.now();
+  try {
+    const response = await client.request({ method: 'GET', path, query: { limit: 1 }, schema: null, signal: ctx.signal });
+    return { ok: true, response, ms: ctx.clock.now() - started };
+  } catch (error) {
+    return { ok: false, error, ms: ctx.clock.now() - started };
+  }
+}
+
+function code(p: Probe): string | undefined {
+  return !p.ok && p.error instanceof ApiError ? p.error.code : undefined;
+}
+
+/** An answer from the service (even a refusal), as opposed to no answer or a broken one. */
+function answered(p: Probe): boolean {
+  return p.ok || (p.error instanceof ApiError && p.error.exitCode !== EXIT.TRANSIENT);
+}
+
+function problemText(error: unknown): string {
+  if (error instanceof ApiError) return `${sanitize(error.title)} (${sanitize(error.code)}, HTTP ${error.status})`;
+  return sanitize(error instanceof Error ? error.message : String(error));
+}
+
+export async function checkService(ctx: Context, client: ApiClient, report: Report): Promise<void> {
+  const recordings = await probe(ctx, client, '/recordings');
+  if (!answered(recordings)) {
+    const error = recordings.ok ? undefined : recordings.error;
+    report.fail('round-trip', `GET /recordings: ${problemText(error)}`, exitCodeFor(error));
+    for (const check of ['key', 'scopes', 'subscription', 'clock', 'failed-deliveries']) report.skip(check, 'the service did not answer');
+    return;
+  }
+  const status = recordings.ok ? recordings.response.status : (recordings.error as ApiError).status;
+  report.ok('round-trip', `${Math.round(recordings.ms)} ms (GET /recordings, HTTP ${status})`);
+
+  if (!recordings.ok && (recordings.error as ApiError).status === 401) {
+    report.fail('key', `refused: ${problemText(recordings.error)}`, EXIT.AUTH);
+    for (const check of ['scopes', 'subscription', 'clock', 'failed-deliveries']) report.skip(check, 'the key was refused');
+    return;
+  }
+  const webhooks = await probe(ctx, client, '/webhooks');
+
+  const probes: [string, string, Probe][] = [
+    ['read:recordings', 'GET /recordings', recordings],
+    ['manage:webhooks', 'GET /webhooks', webhooks],
+  ];
+  const broken = probes.find(([, , p]) => !p.ok && code(p) !== 'INSUFFICIENT_SCOPE' && code(p) !== 'SUBSCRIPTION_REQUIRED');
+  if (broken) {
+    const [, what, p] = broken;
+    report.fail('key', `${what}: ${problemText(p.ok ? undefined : p.error)}`, exitCodeFor(p.ok ? undefined : p.error));
+  } else {
+    report.ok('key', 'accepted by the service');
+  }
+
+  const has = (p: Probe) => (p.ok ? 'yes' : code(p) === 'INSUFFICIENT_SCOPE' ? 'no' : 'unknown');
+  const scopes = probes.map(([scope, , p]) => `${scope} ${has(p)}`).join(', ');
+  const detail = `${scopes}; write:recordings not checked (only a filing would tell)`;
+  if (probes.some(([, , p]) => p.ok)) report.ok('scopes', detail);
+  else report.warn('scopes', detail);
+
+  const unsubscribed = probes.find(([, , p]) => code(p) === 'SUBSCRIPTION_REQUIRED');
+  if (unsubscribed)
+    report.fail(
+      'subscription',
+      `the workspace has no subscription: ${problemText(unsubscribed[2].ok ? undefined : unsubscribed[2].error)}`,
+      EXIT.AUTH,
+    );
+  else if (probes.some(([, , p]) => p.ok)) report.ok('subscription', 'active');
+  else report.skip('subscription', 'no request was allowed to tell');
+
+  checkClock(
+    ctx,
+    probes.map(([, , p]) => p),
+    report,
+  );
+
+  if (!webhooks.ok) {
+    report.skip('failed-deliveries', 'needs the manage:webhooks scope');
+    return;
+  }
+  try {
+    const failed = await listDeliveries(client, { status: 'FAILED', limit: 50, signal: ctx.signal });
+    if (failed.length === 0) report.ok('failed-deliveries', 'none waiting');
+    else
+      report.warn(
+        'failed-deliveries',
+        `${failed.length === 50 ? '50 or more' : failed.length} waiting (see rfs deliveries list --status FAILED; rfs deliveries replay --all-failed)`,
+      );
+  } catch (error) {
+    report.fail('failed-deliveries', `GET /webhooks/deliveries: ${problemText(error)}`, exitCodeFor(error));
+  }
+}
+
+function checkClock(ctx: Context, probes: Probe[], report: Report): void {
+  const answer = probes.find((p): p is Extract<Probe, { ok: true }> => p.ok);
+  const date = answer?.response.headers.date;
+  const text = Array.isArray(date) ? date[0] : date;
+  const server = text === undefined ? Number.NaN : Date.parse(text);
+  if (Number.isNaN(server)) {
+    report.skip('clock', answer ? 'the answer has no Date header' : 'no answer to read the time from');
+    return;
+  }
+  // The Date header has whole seconds: an offset below a second is noise.
+  const offset = Math.round((server - ctx.io.now()) / 1000);
+  const side = offset > 0 ? 'ahead of' : 'behind';
+  const detail = offset === 0 ? 'in step with the server' : `the server's clock is ${Math.abs(offset)} s ${side} this one`;
+  if (Math.abs(offset) > CLOCK_WARN_SECONDS) report.warn('clock', `${detail} (webhook signatures allow 300 s; check NTP)`);
+  else report.ok('clock', detail);
+}

@@ -1,0 +1,247 @@
+// The settings a profile may hold besides its key (cli.md, config): their names, how a value is
+// checked (by the same rule as the matching flag), and the one precedence rule — flag, then
+// environment, then profile, then default. Loaded at every start (cli/globals.ts), so it
+// imports only the base layer and credentials, never the config file's reader.
+import { OUTPUT_FORMATS, type OutputFormat } from '../core/context.js';
+import { UsageError } from '../core/errors.js';
+import { type NumberRule, numberFlag } from '../core/flags.js';
+import { sanitize } from '../core/sanitize.js';
+import { apiRoot } from './credentials.js';
+
+/** Where `rfs sandbox` listens by default, so that a fresh install talks to the local sandbox. */
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010';
+
+export const TIMEOUT_RULE: NumberRule = { min: 0.001, max: 3600 };
+export const MAX_RETRIES_RULE: NumberRule = { min: 0, max: 100, integer: true };
+export const RATE_RULE: NumberRule = { min: 0, max: 1_000_000 };
+
+/** cli.md, Global options: the defaults when no flag, variable or profile gives a value. */
+export const DEFAULT_TIMEOUT_SECONDS = 30;
+export const DEFAULT_MAX_RETRIES = 5;
+export const DEFAULT_RATE = 120;
+
+/** An empty variable (`RFS_API_KEY= rfs …`) means "not set", as it does for most CLIs. */
+export function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+/** `-o` in any letter case (cli.md, Global options), or undefined when it names no format. */
+export function readOutputFormat(raw: string): OutputFormat | undefined {
+  const text = raw.trim().toLowerCase();
+  return OUTPUT_FORMATS.find((f) => f === text);
+}
+
+interface SettingSpec {
+  /** The name `rfs config` uses. */
+  key: string;
+  /** The member of the profile in the config file. */
+  field: string;
+  /** The flag that gives it for one run, as messages name it. */
+  flag: string;
+  /** The variable that gives it for one run, if there is one. */
+  env?: string;
+  /** The value as stored and used, or a UsageError that names `label`. */
+  read(raw: string, label: string): string | number;
+}
+
+function numberSetting(key: string, field: string, rule: NumberRule): SettingSpec {
+  return { key, field, flag: `--${key}`, read: (raw, label) => numberFlag(label, raw, rule) };
+}
+
+export const SETTINGS = [
+  {
+    key: 'base-url',
+    field: 'baseUrl',
+    flag: '--base-url',
+    env: 'RFS_BASE_URL',
+    read(raw) {
+      const url = raw.trim();
+      apiRoot(url); // plain http to a remote host, a query, credentials in the URL: exit 2
+      return url;
+    },
+  },
+  {
+    key: 'output',
+    field: 'output',
+    flag: '--output',
+    read(raw, label) {
+      const format = readOutputFormat(raw);
+      if (format === undefined)
+        throw new UsageError(`invalid ${label} ${JSON.stringify(raw)}: expected one of ${OUTPUT_FORMATS.join(', ')}`);
+      return format;
+    },
+  },
+  numberSetting('rate', 'rate', RATE_RULE),
+  numberSetting('timeout', 'timeout', TIMEOUT_RULE),
+  numberSetting('max-retries', 'maxRetries', MAX_RETRIES_RULE),
+  {
+    key: 'provider',
+    field: 'provider',
+    flag: '--provider',
+    // As `file` and `sync` take --provider: any text that is not blank.
+    read(raw, label) {
+      if (raw.trim() === '') throw new UsageError(`invalid ${label}: it must not be blank`);
+      return raw;
+    },
+  },
+] as const satisfies readonly SettingSpec[];
+
+export type Setting = (typeof SETTINGS)[number];
+export type SettingKey = Setting['key'];
+export const SETTING_KEYS: readonly SettingKey[] = SETTINGS.map((s) => s.key);
+
+// The key is never a setting: argv leaks into shell history and `ps` (cli.md, config).
+const KEY_NAMES = new Set(['apikey', 'api-key', 'api_key', 'key', 'rfs_api_key']);
+
+/** The setting a name means (`max-retries`, `maxRetries`, any case), or exit 2 saying which exist. */
+export function findSetting(name: string): Setting {
+  const wanted = name.trim().toLowerCase();
+  if (KEY_NAMES.has(wanted)) {
+    throw new UsageError(
+      'the API key is not a setting: save it with `rfs auth login`, which reads it from a prompt or stdin, never from argv',
+      {
+        hint: 'for one run, set RFS_API_KEY in the environment',
+      },
+    );
+  }
+  const found = SETTINGS.find((s) => s.key === wanted || s.field.toLowerCase() === wanted);
+  if (found === undefined) {
+    throw new UsageError(`unknown setting ${JSON.stringify(name)}`, { hint: `settings: ${SETTING_KEYS.join(', ')}` });
+  }
+  return found;
+}
+
+export type SettingSource = 'flag' | 'environment' | 'profile' | 'default';
+
+export interface ResolvedSetting {
+  key: SettingKey;
+  /** Undefined when nothing gives one and there is no default (provider). */
+  value: string | number | undefined;
+  source: SettingSource;
+  /** Why the profile's value was passed over (not valid by the flag's rule). */
+  problem?: string;
+}
+
+export interface SettingInputs {
+  /** The flag's text when given on this command line. */
+  flag?: string | undefined;
+  env: NodeJS.ProcessEnv;
+  /** The selected profile's stored members, when it exists. */
+  profile?: Readonly<Record<string, unknown>> | undefined;
+  profileName: string;
+  /** The default when nothing else gives one. */
+  fallback: string | number | undefined;
+}
+
+/**
+ * The one precedence rule (cli.md, config): flag, then environment, then profile, then default.
+ * A bad flag or variable is exit 2, as it always was; a bad value in the profile is passed over
+ * with a problem to show, so that `rfs config` and `rfs doctor` still run to fix or report it.
+ */
+export function resolveSetting(setting: Setting, inputs: SettingInputs): ResolvedSetting {
+  const { key } = setting;
+  if (inputs.flag !== undefined) return { key, value: setting.read(inputs.flag, setting.flag), source: 'flag' };
+  const variable: string | undefined = 'env' in setting ? setting.env : undefined;
+  const fromEnv = variable === undefined ? undefined : envValue(inputs.env, variable);
+  if (variable !== undefined && fromEnv !== undefined) return { key, value: setting.read(fromEnv, variable), source: 'environment' };
+  const stored = inputs.profile?.[setting.field];
+  if (stored !== undefined && stored !== null) {
+    try {
+      if (typeof stored !== 'string' && typeof stored !== 'number') throw new UsageError(`invalid ${key}: expected text or a number`);
+      return { key, value: setting.read(String(stored), `${key} of profile "${sanitize(inputs.profileName)}"`), source: 'profile' };
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      const problem = `${error.message}; it is ignored (fix it with \`rfs config set ${key} <value>\` or \`rfs config unset ${key}\`)`;
+      return { key, value: inputs.fallback, source: 'default', problem };
+    }
+  }
+  return { key, value: inputs.fallback, source: 'default' };
+}
+
+/** The selected profile's stored members (its key left out), when it exists. */
+export interface ProfileSettings {
+  name: string;
+  stored: Readonly<Record<string, unknown>> | undefined;
+}
+
+/** The global flags that give a setting for one run, as commander parsed them (defaults left out). */
+export interface SettingFlags {
+  baseUrl?: string | undefined;
+  output?: string | undefined;
+  json?: boolean | undefined;
+  rate?: string | undefined;
+  timeout?: string | undefined;
+  maxRetries?: string | undefined;
+}
+
+function flagText(key: SettingKey, flags: SettingFlags): string | undefined {
+  switch (key) {
+    case 'base-url':
+      return flags.baseUrl;
+    case 'output':
+      return flags.json === true ? 'json' : flags.output;
+    case 'rate':
+      return flags.rate;
+    case 'timeout':
+      return flags.timeout;
+    case 'max-retries':
+      return flags.maxRetries;
+    case 'provider':
+      // Only `file` and `sync` take --provider, and they read it themselves.
+      return undefined;
+  }
+}
+
+/** cli.md, Global options: the default when no flag, variable or profile gives a value. */
+export function settingDefault(key: SettingKey, stdoutIsTTY: boolean): string | number | undefined {
+  switch (key) {
+    case 'base-url':
+      return DEFAULT_BASE_URL;
+    case 'output':
+      return stdoutIsTTY ? 'table' : 'json';
+    case 'rate':
+      return DEFAULT_RATE;
+    case 'timeout':
+      return DEFAULT_TIMEOUT_SECONDS;
+    case 'max-retries':
+      return DEFAULT_MAX_RETRIES;
+    case 'provider':
+      return undefined;
+  }
+}
+
+/** Each of `keys` with its value and where it came from, by the one precedence rule. */
+export function resolveSettings(
+  keys: readonly SettingKey[],
+  run: { flags: SettingFlags; env: NodeJS.ProcessEnv; stdoutIsTTY: boolean },
+  profile: ProfileSettings,
+): ResolvedSetting[] {
+  return keys.map((key) =>
+    resolveSetting(findSetting(key), {
+      flag: flagText(key, run.flags),
+      env: run.env,
+      profile: profile.stored,
+      profileName: profile.name,
+      fallback: settingDefault(key, run.stdoutIsTTY),
+    }),
+  );
+}
+
+/**
+ * The global flags a command line gave, commander's defaults left out (so that a profile's
+ * setting can stand in for them). They live on the root command, whichever command ran.
+ */
+export function givenOptions(command: GivenCommand): Record<string, unknown> {
+  let root = command;
+  while (root.parent) root = root.parent;
+  const given: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(root.opts())) if (root.getOptionValueSource(name) !== 'default') given[name] = value;
+  return given;
+}
+
+interface GivenCommand {
+  parent: GivenCommand | null;
+  opts(): object;
+  getOptionValueSource(key: string): string | undefined;
+}
