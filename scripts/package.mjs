@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { bundleCommonJs, trainCodeCache, writeCommonJsFunction } from './commonjs-bundle.mjs';
+import { bundleCommonJs, bundleJqEngine, trainCodeCache, writeCommonJsFunction } from './commonjs-bundle.mjs';
 
 // The fuse string is fixed by the Node project (doc/api/single-executable-applications.md,
 // and POSTJECT_SENTINEL_FUSE in src/node_sea.cc); it is checked against the binary below.
@@ -33,6 +33,8 @@ const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 // Asset names, as src/sea/entry.ts reads them.
 const APP_ASSET = 'rfs-app.js';
 const CACHE_ASSET = 'rfs-app.cache';
+/** --jq's engine, read only when --jq runs (src/lazy/jq-engine.cjs). */
+const JQ_ASSET = 'jq-engine.cjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -78,7 +80,9 @@ try {
 
   // 2. The code cache, taken after one run of the very text the executable compiles. V8 keeps
   // it only for the same V8 version, flags and source, which is why this Node is the one used.
-  const assets = { [APP_ASSET]: appAsset };
+  const jqAsset = join(work, JQ_ASSET);
+  await bundleJqEngine(jqAsset);
+  const assets = { [APP_ASSET]: appAsset, [JQ_ASSET]: jqAsset };
   if (!flags['no-code-cache']) {
     const cacheAsset = join(work, CACHE_ASSET);
     trainCodeCache(appAsset, cacheAsset, join(work, 'train-config'));

@@ -17,7 +17,8 @@ export function declareGlobals(program: Command) {
     .addOption(new Option('--timeout <seconds>', 'per-attempt timeout in seconds').default('30'))
     .addOption(new Option('--max-retries <n>', 'retries after the first attempt, retryable failures only').default('5'))
     .addOption(new Option('--rate <n>', 'client-side pacing in requests per minute; 0 = unpaced').default('120'))
-    .addOption(new Option('-y, --yes', 'answer yes to confirmations'));
+    .addOption(new Option('-y, --yes', 'answer yes to confirmations'))
+    .addOption(new Option('--jq <expr>', 'filter JSON output through a jq program, per item of a list (strings print raw)'));
 }
 
 export type GlobalFlags = ReturnType<ReturnType<typeof declareGlobals>['opts']>;
@@ -34,5 +35,6 @@ export function resolveGlobals(flags: GlobalFlags, io: IO): GlobalOptions {
     maxRetries: numberFlag('--max-retries', flags.maxRetries, { min: 0, max: 100, integer: true }),
     rate: numberFlag('--rate', flags.rate, { min: 0, max: 1_000_000 }),
     yes: flags.yes === true,
+    jq: flags.jq,
   };
 }

@@ -2,6 +2,7 @@
 // itself in its own folder (src/commands/<noun>/<verb>/index.ts) and loads its code only when it
 // runs, so building the whole tree costs little more than loading commander.
 import { Command } from '@commander-js/extra-typings';
+import api from '../commands/api/index.js';
 import auth from '../commands/auth/index.js';
 import completion from '../commands/completion/index.js';
 import type { CommandDefinition, Dispatch } from '../commands/define.js';
@@ -17,7 +18,7 @@ import { declareGlobals } from './globals.js';
 export type { Dispatch } from '../commands/define.js';
 
 /** The nouns, in the order `rfs --help` lists them. */
-const NOUNS: readonly CommandDefinition[] = [auth, recordings, file, webhooks, deliveries, verifySignature, sync, completion, sandbox];
+const NOUNS: readonly CommandDefinition[] = [auth, recordings, file, webhooks, deliveries, verifySignature, sync, api, completion, sandbox];
 
 export interface ProgramOutput {
   writeOut(text: string): void;

@@ -29,6 +29,8 @@ export interface GlobalOptions {
   /** Requests per minute for this process; 0 = unpaced. */
   rate: number;
   yes: boolean;
+  /** --jq: a jq program for every JSON value printed (cli.md, Output); undefined without it. */
+  jq?: string | undefined;
 }
 
 /** The streams, options and cancellation of one run: what batches, prompts and passes need. */
