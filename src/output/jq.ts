@@ -18,6 +18,8 @@ export interface JqProgram {
 /** An error while running the program on an item: exit 1, with jq's message (cli.md, Output). */
 export class JqError extends RfsError {}
 
+/** How jq starts the message of an error while running the program. */
+const RUNTIME_ERROR = /^jq: error \(at /m;
 /** jq's exit status for a program that does not compile. */
 const JQ_COMPILE_ERROR = 3;
 
@@ -47,30 +49,34 @@ export async function compileJq(expression: string, warn: (text: string) => void
     });
   }
 
-  const once = (input: string): { outputs: string[]; error?: string } => {
+  const once = (input: string): { outputs: string[]; warnings: string; error?: string } => {
     const result = jq.raw(input, expression, ['-c']);
     const outputs = lines(result.stdout);
-    if (result.exitCode === 0) {
-      // debug, stderr and the like: jq's own messages, passed on to stderr.
-      if (result.stderr !== '') warn(result.stderr.trimEnd());
-      return { outputs };
-    }
-    return { outputs, error: jqMessage(result.stderr) || `jq exited with ${result.exitCode}` };
+    // Over several inputs jq's exit status is that of the last one: an error on an earlier
+    // input shows only as its message.
+    if (result.exitCode === 0 && !RUNTIME_ERROR.test(result.stderr)) return { outputs, warnings: result.stderr };
+    return { outputs, warnings: '', error: jqMessage(result.stderr) || `jq exited with ${result.exitCode}` };
+  };
+  // debug, stderr and the like: jq's own messages, passed on to stderr.
+  const pass = (warnings: string): void => {
+    if (warnings !== '') warn(warnings.trimEnd());
   };
 
   return {
     run(inputs, partial) {
       if (inputs.length === 0) return [];
       const all = once(inputs.join('\n'));
-      if (all.error === undefined) return all.outputs;
+      if (all.error === undefined) {
+        pass(all.warnings);
+        return all.outputs;
+      }
       // jq goes on after an error with the next input; rfs stops at the first failing item,
       // so the batch is run again one item at a time to print exactly what came before it.
       for (const input of inputs) {
         const one = once(input);
+        pass(one.warnings);
         partial(one.outputs);
-        if (one.error !== undefined) {
-          throw new JqError(`--jq: ${one.error}`);
-        }
+        if (one.error !== undefined) throw new JqError(`--jq: ${one.error}`);
       }
       // Only a program that depends on more than its item (input, inputs) gets here.
       throw new JqError(`--jq: ${all.error}`);
