@@ -4,7 +4,7 @@
 # Succeeds when the option $2 takes a value under the command path $1.
 function __rfs_takes_value --argument-names path flag
     switch "$path $flag"
-        case '* -p' '* --profile' '* --base-url' '* -o' '* --output' '* --timeout' '* --max-retries' '* --rate'
+        case '* -p' '* --profile' '* --base-url' '* -o' '* --output' '* --timeout' '* --max-retries' '* --rate' '* --jq'
             return 0
         case 'rfs recordings list --status' 'rfs recordings list --sync-state' 'rfs recordings list --updated-since' 'rfs recordings list --include' 'rfs recordings list --limit' 'rfs recordings list --cursor' 'rfs recordings list --max-items'
             return 0
@@ -25,6 +25,8 @@ function __rfs_takes_value --argument-names path flag
         case 'rfs verify-signature --timestamp' 'rfs verify-signature --signature' 'rfs verify-signature --headers' 'rfs verify-signature --payload' 'rfs verify-signature --secret-env' 'rfs verify-signature --secret-file' 'rfs verify-signature --tolerance' 'rfs verify-signature --now'
             return 0
         case 'rfs sync --exec' 'rfs sync --provider' 'rfs sync --interval' 'rfs sync --listen' 'rfs sync --secret-env' 'rfs sync --journal' 'rfs sync --max-items' 'rfs sync --exec-timeout'
+            return 0
+        case 'rfs api -X' 'rfs api --method' 'rfs api -f' 'rfs api --field' 'rfs api --input' 'rfs api -H' 'rfs api --header' 'rfs api --idempotency-key'
             return 0
         case 'rfs sandbox --host' 'rfs sandbox --port' 'rfs sandbox --seed' 'rfs sandbox --recordings' 'rfs sandbox --data' 'rfs sandbox --fixtures' 'rfs sandbox --rate-limit' 'rfs sandbox --rate-window' 'rfs sandbox --faults' 'rfs sandbox --delivery-attempts' 'rfs sandbox --delivery-backoff'
             return 0
@@ -49,6 +51,8 @@ function __rfs_resolve --argument-names path word
             echo 'verify-signature'
         case 'rfs sync'
             echo 'sync'
+        case 'rfs api'
+            echo 'api'
         case 'rfs completion'
             echo 'completion'
         case 'rfs sandbox'
@@ -155,6 +159,7 @@ complete -c rfs -l timeout -x -d 'per-attempt timeout in seconds'
 complete -c rfs -l max-retries -x -d 'retries after the first attempt, retryable failures only'
 complete -c rfs -l rate -x -d 'client-side pacing in requests per minute; 0 = unpaced'
 complete -c rfs -s y -l yes -d 'answer yes to confirmations'
+complete -c rfs -l jq -x -d 'filter JSON output through a jq program, per item of a list (strings print raw)'
 complete -c rfs -s h -l help -d 'show help for a command'
 
 complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'auth' -d 'manage API keys in config profiles'
@@ -164,6 +169,7 @@ complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'webhooks' -d 'manage webhook subscri
 complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'deliveries' -d 'inspect and replay webhook deliveries'
 complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'verify-signature' -d 'check a webhook signature against the raw body (exit 0 valid, 1 not)'
 complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'sync' -d 'file every COMPLETED, unsynced recording through your command, crash-safe (a journal)'
+complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'api' -d 'send any request to the API with your key; prints the answer (the API is a beta)'
 complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'completion' -d 'print the shell completion script'
 complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'sandbox' -d 'run the local implementation of the whole service (see sandbox.md)'
 complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'help' -d 'show help for a command, or a topic: exit-codes, environment'
@@ -240,6 +246,14 @@ complete -c rfs -n '__rfs_at \'rfs sync\'' -l journal -r -F -d 'journal file (de
 complete -c rfs -n '__rfs_at \'rfs sync\'' -l max-items -x -d 'handle at most this many recordings per pass'
 complete -c rfs -n '__rfs_at \'rfs sync\'' -l exec-timeout -x -d 'stop a command that runs longer than this'
 complete -c rfs -n '__rfs_at \'rfs sync\'' -l dry-run -d 'list what would be sent to the command; run, file and journal nothing'
+complete -c rfs -n '__rfs_at \'rfs api\'' -s X -l method -x -a 'GET POST DELETE' -d 'GET, POST or DELETE (default: GET, POST with --input)'
+complete -c rfs -n '__rfs_at \'rfs api\'' -s f -l field -x -d 'a body field (key:=json for a typed value); query parameters for GET (repeatable)'
+complete -c rfs -n '__rfs_at \'rfs api\'' -l input -r -F -d 'send this file as the body (- for stdin)'
+complete -c rfs -n '__rfs_at \'rfs api\'' -s H -l header -x -d 'an extra request header (repeatable; never Authorization)'
+complete -c rfs -n '__rfs_at \'rfs api\'' -s i -l include -d 'print the status line and headers before the body'
+complete -c rfs -n '__rfs_at \'rfs api\'' -l paginate -d 'follow meta.nextCursor and print the data items of every page'
+complete -c rfs -n '__rfs_at \'rfs api\'' -l idempotency-key -x -d 'send this Idempotency-Key (a POST with one is retried safely)'
+complete -c rfs -n '__rfs_at \'rfs api\' 0' -F -d 'below {base_url}/api/v1, such as recordings or /webhooks/deliveries?status=FAILED'
 complete -c rfs -n '__rfs_at \'rfs completion\' 0' -a 'bash zsh fish' -d 'bash, zsh or fish'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l host -x -d 'address to bind'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l port -x -d 'port; 0 picks a free one'
@@ -254,4 +268,4 @@ complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l delivery-attempts -x -d 'attemp
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l delivery-backoff -x -d 'first retry delay of a delivery, x4 each time'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l allow-private-webhooks -d 'allow webhook URLs on private networks'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l allow-remote-control -d 'bind beyond loopback without the warning (the control API has no key)'
-complete -c rfs -n '__rfs_at \'rfs help\' 0' -a 'auth recordings file webhooks deliveries verify-signature sync completion sandbox exit-codes environment' -d 'command'
+complete -c rfs -n '__rfs_at \'rfs help\' 0' -a 'auth recordings file webhooks deliveries verify-signature sync api completion sandbox exit-codes environment' -d 'command'

@@ -24,7 +24,7 @@ describe('bash completion', () => {
 
   it('offers every top-level command for `rfs <TAB>`', () => {
     expect(sorted(bashComplete(['rfs', '']))).toEqual(
-      sorted(['auth', 'recordings', 'file', 'webhooks', 'deliveries', 'verify-signature', 'sync', 'completion', 'sandbox', 'help']),
+      sorted(['auth', 'recordings', 'file', 'webhooks', 'deliveries', 'verify-signature', 'sync', 'api', 'completion', 'sandbox', 'help']),
     );
   });
 
