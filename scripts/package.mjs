@@ -143,6 +143,20 @@ try {
   if (!help.stderr.includes(`code cache ${expected}`)) throw new Error(`the code cache is not ${expected}: ${help.stderr.trim()}`);
   const completion = quietly(exe, ['completion', 'bash'], { env });
   if (!completion.includes('complete -F')) throw new Error('the executable printed no bash completion');
+  // --jq's engine is an asset of its own: a program that does not compile proves it loads.
+  const jqRun = spawnSync(exe, ['recordings', 'list', '--jq', 'foo('], {
+    cwd: work,
+    env: {
+      ...env,
+      RFS_API_KEY: 'service_pk_packageJQ_000000000000',
+      RFS_BASE_URL: 'http://127.0.0.1:9',
+      RFS_CONFIG_DIR: join(work, 'jq-config'),
+    },
+    encoding: 'utf8',
+  });
+  if (jqRun.status !== 2 || !jqRun.stderr.includes('--jq does not compile')) {
+    throw new Error(`the executable's --jq engine did not load (${jqRun.status ?? jqRun.signal}): ${jqRun.stderr}`);
+  }
 
   // Move into place atomically: nobody sees a half-written executable. dist/ may be rebuilt by
   // scripts/build.mjs at any time, so only this one file is touched there.
