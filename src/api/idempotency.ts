@@ -1,6 +1,5 @@
 // Which requests may be sent twice (cli.md, Retries and pacing; api.md, Idempotency): the one
 // home of that rule, for the client's retries and for every command that makes a POST.
-import { randomUUID } from 'node:crypto';
 import type { Method } from './types.js';
 
 /** A filing is idempotent on (provider, externalId) by api.md. */
@@ -8,7 +7,8 @@ const FILING = /^\/recordings\/[^/?#]+\/filings$/;
 
 /** An Idempotency-Key for one invocation: `rfs-` and a random UUID (cli.md, webhooks create). */
 export function newIdempotencyKey(): string {
-  return `rfs-${randomUUID()}`;
+  // The global Web Crypto, loaded on first use: the client imports this file at every start.
+  return `rfs-${globalThis.crypto.randomUUID()}`;
 }
 
 /** POST /webhooks requires an Idempotency-Key (api.md): rfs makes one when none is given. */
