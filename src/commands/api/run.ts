@@ -121,7 +121,9 @@ async function printBody(ctx: Context, answer: RawResponse): Promise<void> {
     await writeOut(ctx.io.stdout, `${ctx.io.stdoutIsTTY ? sanitize(text, { multiline: true }) : text}\n`);
     return;
   }
-  await writeOut(ctx.io.stdout, `${safeJson(value, ctx.globals.output === 'ndjson' ? undefined : 2)}\n`);
+  // Indented for people on a terminal (cli.md, api); one line for scripts and for -o ndjson.
+  const pretty = ctx.io.stdoutIsTTY && ctx.globals.output !== 'ndjson';
+  await writeOut(ctx.io.stdout, `${safeJson(value, pretty ? 2 : undefined)}\n`);
 }
 
 /** `-i`: the status line and the headers, as curl -i shows them. */

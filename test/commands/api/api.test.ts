@@ -39,11 +39,19 @@ describe('rfs api', () => {
     const { t, run } = cli(['api', '/recordings', '-f', 'status=COMPLETED', '-f', 'limit:=2']);
     expect(await run()).toBe(0);
     expect(JSON.parse(t.stdout())).toEqual(page([recording(1)], null));
-    expect(t.stdout()).toBe(`${JSON.stringify(page([recording(1)], null), null, 2)}\n`);
+    // Not a terminal: one line.
+    expect(t.stdout()).toBe(`${JSON.stringify(page([recording(1)], null))}\n`);
     const sent = server.requests[0];
     expect(sent?.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(sent?.body).toBe('');
     expect(t.stderr()).toBe('');
+  });
+
+  it('prints the body indented on a terminal', async () => {
+    server.queue({ body: { data: { id: 'x', n: [1] } } });
+    const { t, run } = cli(['api', 'recordings/x'], { stdoutIsTTY: true });
+    expect(await run()).toBe(0);
+    expect(t.stdout()).toBe('{\n  "data": {\n    "id": "x",\n    "n": [\n      1\n    ]\n  }\n}\n');
   });
 
   it('accepts the path without its leading slash, with a query string, and -X in any case', async () => {
