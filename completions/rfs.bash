@@ -5,7 +5,7 @@
 # The subcommands offered under a command path (aliases are accepted, never offered).
 _rfs_subcommands() {
   case "$1" in
-    '') echo 'auth recordings file webhooks deliveries verify-signature sync config doctor completion sandbox help' ;;
+    '') echo 'auth recordings file webhooks deliveries verify-signature sync api config doctor completion sandbox help' ;;
     'auth') echo 'login status switch logout help' ;;
     'recordings') echo 'list get help' ;;
     'webhooks') echo 'create list delete listen sign trigger help' ;;
@@ -25,6 +25,7 @@ _rfs_resolve() {
     ':deliveries'|':delivery') _rfs_word='deliveries' ;;
     ':verify-signature') _rfs_word='verify-signature' ;;
     ':sync') _rfs_word='sync' ;;
+    ':api') _rfs_word='api' ;;
     ':config') _rfs_word='config' ;;
     ':doctor') _rfs_word='doctor' ;;
     ':completion') _rfs_word='completion' ;;
@@ -75,11 +76,12 @@ _rfs_flags() {
     'verify-signature') echo '--timestamp --signature --headers --payload --secret-env --secret-file --tolerance --now' ;;
     'sync') echo '--exec --provider --watch --interval --listen --secret-env --journal --max-items --concurrency --order --exec-timeout --dry-run --max-attempts --retry-parked --metrics --log-format' ;;
     'sync status') echo '--journal' ;;
+    'api') echo '-X --method -f --field --input -H --header -i --include --paginate --idempotency-key' ;;
     'sandbox') echo '--host --port --seed --recordings --data --fixtures --rate-limit --rate-window --faults --delivery-attempts --delivery-backoff --allow-private-webhooks --allow-remote-control' ;;
   esac
 }
 
-_rfs_global_flags='--version -p --profile --base-url -o --output --json --no-color -q --quiet -v --verbose --timeout --max-retries --rate -y --yes -h --help'
+_rfs_global_flags='--version -p --profile --base-url -o --output --json --no-color -q --quiet -v --verbose --timeout --max-retries --rate -y --yes --jq -h --help'
 
 # For an option that takes a value: sets _rfs_kind (choices, file or any) and _rfs_values.
 # Fails for a switch or an unknown option.
@@ -146,6 +148,11 @@ _rfs_value() {
     'sync:--metrics') _rfs_kind=any ;;
     'sync:--log-format') _rfs_kind=choices _rfs_values='text json' ;;
     'sync status:--journal') _rfs_kind=file ;;
+    'api:-X'|'api:--method') _rfs_kind=choices _rfs_values='GET POST DELETE' ;;
+    'api:-f'|'api:--field') _rfs_kind=any ;;
+    'api:--input') _rfs_kind=file ;;
+    'api:-H'|'api:--header') _rfs_kind=any ;;
+    'api:--idempotency-key') _rfs_kind=any ;;
     'sandbox:--host') _rfs_kind=any ;;
     'sandbox:--port') _rfs_kind=any ;;
     'sandbox:--seed') _rfs_kind=any ;;
@@ -163,6 +170,7 @@ _rfs_value() {
     *:--timeout) _rfs_kind=any ;;
     *:--max-retries) _rfs_kind=any ;;
     *:--rate) _rfs_kind=any ;;
+    *:--jq) _rfs_kind=any ;;
     *) return 1 ;;
   esac
 }
@@ -179,13 +187,14 @@ _rfs_argument() {
     'webhooks help:0') _rfs_kind=choices _rfs_values='create list delete listen sign trigger' ;;
     'deliveries replay:'*) _rfs_kind=any ;;
     'deliveries help:0') _rfs_kind=choices _rfs_values='list replay' ;;
+    'api:0') _rfs_kind=file ;;
     'config get:0') _rfs_kind=choices _rfs_values='base-url output rate timeout max-retries provider' ;;
     'config set:0') _rfs_kind=choices _rfs_values='base-url output rate timeout max-retries provider' ;;
     'config set:1') _rfs_kind=any ;;
     'config unset:0') _rfs_kind=choices _rfs_values='base-url output rate timeout max-retries provider' ;;
     'config help:0') _rfs_kind=choices _rfs_values='list get set unset' ;;
     'completion:0') _rfs_kind=choices _rfs_values='bash zsh fish' ;;
-    'help:0') _rfs_kind=choices _rfs_values='auth recordings file webhooks deliveries verify-signature sync config doctor completion sandbox exit-codes environment' ;;
+    'help:0') _rfs_kind=choices _rfs_values='auth recordings file webhooks deliveries verify-signature sync api config doctor completion sandbox exit-codes environment' ;;
     *) return 1 ;;
   esac
 }

@@ -4,7 +4,7 @@
 # Succeeds when the option $2 takes a value under the command path $1.
 function __rfs_takes_value --argument-names path flag
     switch "$path $flag"
-        case '* -p' '* --profile' '* --base-url' '* -o' '* --output' '* --timeout' '* --max-retries' '* --rate'
+        case '* -p' '* --profile' '* --base-url' '* -o' '* --output' '* --timeout' '* --max-retries' '* --rate' '* --jq'
             return 0
         case 'rfs recordings list --status' 'rfs recordings list --sync-state' 'rfs recordings list --updated-since' 'rfs recordings list --include' 'rfs recordings list --limit' 'rfs recordings list --cursor' 'rfs recordings list --max-items'
             return 0
@@ -32,6 +32,8 @@ function __rfs_takes_value --argument-names path flag
             return 0
         case 'rfs sync status --journal'
             return 0
+        case 'rfs api -X' 'rfs api --method' 'rfs api -f' 'rfs api --field' 'rfs api --input' 'rfs api -H' 'rfs api --header' 'rfs api --idempotency-key'
+            return 0
         case 'rfs sandbox --host' 'rfs sandbox --port' 'rfs sandbox --seed' 'rfs sandbox --recordings' 'rfs sandbox --data' 'rfs sandbox --fixtures' 'rfs sandbox --rate-limit' 'rfs sandbox --rate-window' 'rfs sandbox --faults' 'rfs sandbox --delivery-attempts' 'rfs sandbox --delivery-backoff'
             return 0
     end
@@ -55,6 +57,8 @@ function __rfs_resolve --argument-names path word
             echo 'verify-signature'
         case 'rfs sync'
             echo 'sync'
+        case 'rfs api'
+            echo 'api'
         case 'rfs config'
             echo 'config'
         case 'rfs doctor'
@@ -181,6 +185,7 @@ complete -c rfs -l timeout -x -d 'per-attempt timeout in seconds'
 complete -c rfs -l max-retries -x -d 'retries after the first attempt, retryable failures only'
 complete -c rfs -l rate -x -d 'client-side pacing in requests per minute; 0 = unpaced'
 complete -c rfs -s y -l yes -d 'answer yes to confirmations'
+complete -c rfs -l jq -x -d 'filter JSON output through a jq program, per item of a list (strings print raw)'
 complete -c rfs -s h -l help -d 'show help for a command'
 
 complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'auth' -d 'manage API keys in config profiles'
@@ -190,6 +195,7 @@ complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'webhooks' -d 'manage webhook subscri
 complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'deliveries' -d 'inspect and replay webhook deliveries'
 complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'verify-signature' -d 'check a webhook signature against the raw body (exit 0 valid, 1 not)'
 complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'sync' -d 'file every COMPLETED, unsynced recording through your command, crash-safe (a journal)'
+complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'api' -d 'send any request to the API with your key; prints the answer (the API is a beta)'
 complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'config' -d 'per-profile settings: base-url, output, rate, timeout, max-retries, provider'
 complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'doctor' -d 'check the config file, profile, key, connection, clock, failed deliveries and sync journal; changes nothing'
 complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'completion' -d 'print the shell completion script'
@@ -292,6 +298,14 @@ complete -c rfs -n '__rfs_at \'rfs sync\'' -l retry-parked -d 'run parked record
 complete -c rfs -n '__rfs_at \'rfs sync\'' -l metrics -x -d 'serve Prometheus /metrics and /healthz here (host 127.0.0.1 unless given)'
 complete -c rfs -n '__rfs_at \'rfs sync\'' -l log-format -x -a 'text json' -d 'stderr as text, or one JSON object per event'
 complete -c rfs -n '__rfs_at \'rfs sync status\'' -l journal -r -F -d 'journal file (default $XDG_STATE_HOME/rfs/sync-<profile>.jsonl)'
+complete -c rfs -n '__rfs_at \'rfs api\'' -s X -l method -x -a 'GET POST DELETE' -d 'GET, POST or DELETE (default: GET, POST with --input)'
+complete -c rfs -n '__rfs_at \'rfs api\'' -s f -l field -x -d 'a body field (key:=json for a typed value); query parameters for GET (repeatable)'
+complete -c rfs -n '__rfs_at \'rfs api\'' -l input -r -F -d 'send this file as the body (- for stdin)'
+complete -c rfs -n '__rfs_at \'rfs api\'' -s H -l header -x -d 'an extra request header (repeatable; never Authorization)'
+complete -c rfs -n '__rfs_at \'rfs api\'' -s i -l include -d 'print the status line and headers before the body'
+complete -c rfs -n '__rfs_at \'rfs api\'' -l paginate -d 'follow meta.nextCursor and print the data items of every page'
+complete -c rfs -n '__rfs_at \'rfs api\'' -l idempotency-key -x -d 'send this Idempotency-Key (a POST with one is retried safely)'
+complete -c rfs -n '__rfs_at \'rfs api\' 0' -F -d 'below {base_url}/api/v1, such as recordings or /webhooks/deliveries?status=FAILED'
 complete -c rfs -n '__rfs_at \'rfs config\' 0' -a 'list' -d 'show every setting: its value for this command line and where it came from (flag, environment, profile, default)'
 complete -c rfs -n '__rfs_at \'rfs config\' 0' -a 'get' -d 'print one setting\'s value for this command line (plain text; -o json adds its source)'
 complete -c rfs -n '__rfs_at \'rfs config\' 0' -a 'set' -d 'save a setting in the profile, checked as its flag would be (the API key is not a setting: rfs auth login)'
@@ -315,4 +329,4 @@ complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l delivery-attempts -x -d 'attemp
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l delivery-backoff -x -d 'first retry delay of a delivery, x4 each time'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l allow-private-webhooks -d 'allow webhook URLs on private networks'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l allow-remote-control -d 'bind beyond loopback without the warning (the control API has no key)'
-complete -c rfs -n '__rfs_at \'rfs help\' 0' -a 'auth recordings file webhooks deliveries verify-signature sync config doctor completion sandbox exit-codes environment' -d 'command'
+complete -c rfs -n '__rfs_at \'rfs help\' 0' -a 'auth recordings file webhooks deliveries verify-signature sync api config doctor completion sandbox exit-codes environment' -d 'command'

@@ -50,13 +50,14 @@ const { mkdir, mkdtemp, rm: remove } = await import('node:fs/promises');
 const { tmpdir } = await import('node:os');
 const { join } = await import('node:path');
 const { fileURLToPath } = await import('node:url');
-const { bundleCommonJs, trainCodeCache, writeCommonJsFunction } = await import('./commonjs-bundle.mjs');
+const { bundleCommonJs, bundleJqEngine, trainCodeCache, writeCommonJsFunction } = await import('./commonjs-bundle.mjs');
 const work = await mkdtemp(join(tmpdir(), 'rfs-build-'));
 try {
   const bundleDir = new URL('../dist/bundle/', import.meta.url);
   await mkdir(bundleDir, { recursive: true });
   const app = fileURLToPath(new URL('rfs.js', bundleDir));
   await writeCommonJsFunction(await bundleCommonJs('src/main.ts', join(work, 'app.cjs')), app);
+  await bundleJqEngine(fileURLToPath(new URL('jq-engine.cjs', bundleDir)));
   try {
     trainCodeCache(app, fileURLToPath(new URL(`v8-${process.versions.v8}-${process.arch}.cache`, bundleDir)), join(work, 'config'));
   } catch (error) {

@@ -49,7 +49,7 @@ export async function bundleCommonJs(entry, outfile, { minify = true } = {}) {
     legalComments: 'none',
     define: { RFS_VERSION: JSON.stringify(pkg.version) },
     metafile: true,
-    plugins: [lazyRequires],
+    plugins: [lazyRequires, jqBeside],
     logLevel: 'warning',
   });
   // esbuild marks what it could not inline as external: only built-ins may be (a `node:`
@@ -70,6 +70,37 @@ export async function bundleCommonJs(entry, outfile, { minify = true } = {}) {
   if (/\bimport\s*\(/.test(bare)) throw new Error(`${entry}: the bundle still contains a dynamic import()`);
   if (/[^\x00-\x7f]/.test(code)) throw new Error(`${entry}: the bundle is not ASCII`);
   return code;
+}
+
+const JQ_STUB = fileURLToPath(new URL('../src/lazy/jq-engine.cjs', import.meta.url));
+
+/** The jq engine (--jq) left out of the bundle: src/lazy/jq-engine.cjs loads it from beside it. */
+const jqBeside = {
+  name: 'rfs-jq-beside',
+  setup(build) {
+    build.onResolve({ filter: /^jq-wasm\/inline$/ }, () => ({ path: JQ_STUB }));
+  },
+};
+
+/**
+ * The jq engine as one CommonJS file, for `jq-engine.cjs` beside the bundle (dist/bundle/) or
+ * as an asset of the single executable; returns its code.
+ */
+export async function bundleJqEngine(outfile) {
+  await build({
+    absWorkingDir: ROOT,
+    stdin: { contents: "module.exports = require('jq-wasm/inline');", resolveDir: ROOT, loader: 'js' },
+    outfile,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    minify: true,
+    charset: 'ascii',
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  return readFile(outfile, 'utf8');
 }
 
 /** Writes `code` as the function Node itself wraps a CommonJS file in, for vm.Script. */

@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { bundleCommonJs, trainCodeCache, writeCommonJsFunction } from './commonjs-bundle.mjs';
+import { bundleCommonJs, bundleJqEngine, trainCodeCache, writeCommonJsFunction } from './commonjs-bundle.mjs';
 
 // The fuse string is fixed by the Node project (doc/api/single-executable-applications.md,
 // and POSTJECT_SENTINEL_FUSE in src/node_sea.cc); it is checked against the binary below.
@@ -33,6 +33,8 @@ const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 // Asset names, as src/sea/entry.ts reads them.
 const APP_ASSET = 'rfs-app.js';
 const CACHE_ASSET = 'rfs-app.cache';
+/** --jq's engine, read only when --jq runs (src/lazy/jq-engine.cjs). */
+const JQ_ASSET = 'jq-engine.cjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -91,7 +93,9 @@ try {
 
   // 2. The code cache, taken after one run of the very text the executable compiles. V8 keeps
   // it only for the same V8 version, flags and source, which is why this Node is the one used.
-  const assets = { [APP_ASSET]: appAsset };
+  const jqAsset = join(work, JQ_ASSET);
+  await bundleJqEngine(jqAsset);
+  const assets = { [APP_ASSET]: appAsset, [JQ_ASSET]: jqAsset };
   if (!flags['no-code-cache']) {
     const cacheAsset = join(work, CACHE_ASSET);
     trainCodeCache(appAsset, cacheAsset, join(work, 'train-config'));
@@ -152,6 +156,20 @@ try {
   if (!help.stderr.includes(`code cache ${expected}`)) throw new Error(`the code cache is not ${expected}: ${help.stderr.trim()}`);
   const completion = quietly(exe, ['completion', 'bash'], { env });
   if (!completion.includes('complete -F')) throw new Error('the executable printed no bash completion');
+  // --jq's engine is an asset of its own: a program that does not compile proves it loads.
+  const jqRun = spawnSync(exe, ['recordings', 'list', '--jq', 'foo('], {
+    cwd: work,
+    env: {
+      ...env,
+      RFS_API_KEY: 'service_pk_packageJQ_000000000000',
+      RFS_BASE_URL: 'http://127.0.0.1:9',
+      RFS_CONFIG_DIR: join(work, 'jq-config'),
+    },
+    encoding: 'utf8',
+  });
+  if (jqRun.status !== 2 || !jqRun.stderr.includes('--jq does not compile')) {
+    throw new Error(`the executable's --jq engine did not load (${jqRun.status ?? jqRun.signal}): ${jqRun.stderr}`);
+  }
 
   // Move into place atomically: nobody sees a half-written executable. dist/ may be rebuilt by
   // scripts/build.mjs at any time, so only this one file is touched there.

@@ -13,7 +13,8 @@ import { TokenBucket } from './pacing.js';
 import { firstHeader, problemFromResponse } from './problem.js';
 import { classifyNetworkError, formatSeconds, MAX_RETRY_AFTER_MS, planRetry, SendLog } from './retry.js';
 import type { AttemptFailure, RetryPlan } from './retry.js';
-import type { ApiClient, ApiResponse, Method, RequestOptions } from './types.js';
+import { isIdempotent } from './idempotency.js';
+import type { ApiClient, ApiResponse, Method, RawRequest, RawResponse, RequestOptions } from './types.js';
 import { describeWait, formatAttemptLine, redactSecrets } from './verbose.js';
 
 /** now, sleep and random default to the system's (core/clock.ts); tests pass their own. */
@@ -61,8 +62,16 @@ const waitChannel = channel(WAIT_CHANNEL);
 /** What one attempt produced: a 2xx answer, or a failure for the retry policy to judge. */
 type Attempt =
   // body is undefined when the answer was larger than maxResponseBytes and was left unread.
-  | { ok: true; status: number; headers: ResponseHeaders; body: Buffer | undefined; requestId: string | null }
-  | { ok: false; failure: AttemptFailure; error: ApiError | NetworkFailureInfo; outcome: string; requestId: string | null };
+  | { ok: true; status: number; statusText: string; headers: ResponseHeaders; body: Buffer | undefined; requestId: string | null }
+  | {
+      ok: false;
+      failure: AttemptFailure;
+      error: ApiError | NetworkFailureInfo;
+      outcome: string;
+      requestId: string | null;
+      /** The error answer itself, for `rfs api` to print (body undefined when over the cap). */
+      answer?: { status: number; statusText: string; headers: ResponseHeaders; body: Buffer | undefined };
+    };
 
 interface NetworkFailureInfo {
   code: string;
@@ -111,7 +120,7 @@ export function createApiClient(options: ClientOptions): ApiClient {
     method: Method,
     target: string,
     headers: Record<string, string>,
-    body: string | undefined,
+    body: string | Buffer | undefined,
     signal: AbortSignal | undefined,
   ): Promise<Attempt> {
     const attempt = new AbortController();
@@ -132,7 +141,7 @@ export function createApiClient(options: ClientOptions): ApiClient {
         ok ? maxResponseBytes : Math.min(maxResponseBytes, MAX_ERROR_BODY_BYTES),
       );
       const requestId = firstHeader(res.headers['x-request-id']) ?? null;
-      if (ok) return { ok: true, status, headers: res.headers, body: bytes, requestId };
+      if (ok) return { ok: true, status, statusText: res.statusText, headers: res.headers, body: bytes, requestId };
       const error = problemFromResponse({ status, statusText: res.statusText, headers: res.headers, body: bytes }, apiKey);
       return {
         ok: false,
@@ -140,6 +149,7 @@ export function createApiClient(options: ClientOptions): ApiClient {
         error,
         outcome: `${status} ${error.code}`,
         requestId: error.requestId,
+        answer: { status, statusText: res.statusText, headers: res.headers, body: bytes },
       };
     } catch (error) {
       if (signal?.aborted) throw cancelled(signal);
@@ -219,13 +229,20 @@ export function createApiClient(options: ClientOptions): ApiClient {
     log?.(formatAttemptLine({ method, target, attempts, idempotencyKey: headers['idempotency-key'], ...fields }, apiKey));
   }
 
-  async function request<T>(req: RequestOptions<T>): Promise<ApiResponse<T>> {
-    if (closed) throw new Error('the API client is closed');
-    const target = buildTarget(rootPath, req.path, req.query);
-    const headers = buildHeaders(req.headers, req.body !== undefined, userAgent, apiKey);
-    const body = req.body === undefined ? undefined : JSON.stringify(req.body);
-    const { signal } = req;
+  type Exchange = { result: Attempt; attempts: number; plan?: RetryPlan };
 
+  /** Attempts until one answers 2xx or the retry policy gives up; never throws for an answer. */
+  async function exchange(
+    method: Method,
+    path: string,
+    target: string,
+    headers: Record<string, string>,
+    body: string | Buffer | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<Exchange> {
+    if (closed) throw new Error('the API client is closed');
+    // cli.md: a POST is sent again only when the contract makes a repeat harmless.
+    const idempotent = isIdempotent(method, path, headers);
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) throw cancelled(signal);
       if (bucket) {
@@ -239,29 +256,20 @@ export function createApiClient(options: ClientOptions): ApiClient {
       }
       const started = now();
       sendLog.record(started);
-      const result = await send(req.method, target, headers, body, signal);
+      const result = await send(method, target, headers, body, signal);
       const durationMs = now() - started;
       if (attemptChannel.hasSubscribers) {
         const status = result.ok ? result.status : result.failure.kind === 'status' ? result.failure.status : null;
-        attemptChannel.publish({ method: req.method, status, durationMs });
+        attemptChannel.publish({ method, status, durationMs });
       }
 
       if (result.ok) {
-        logAttempt(req.method, target, headers, { outcome: String(result.status), durationMs, requestId: result.requestId, attempt });
-        if (result.body === undefined) {
-          throw new ContractError(`the server's answer is larger than ${formatBytes(maxResponseBytes)}; it was not read`);
-        }
-        return {
-          status: result.status,
-          data: decode(req.schema, result.body, req.onJson, apiKey),
-          requestId: result.requestId,
-          headers: result.headers,
-          attempts: attempt,
-        };
+        logAttempt(method, target, headers, { outcome: String(result.status), durationMs, requestId: result.requestId, attempt });
+        return { result, attempts: attempt };
       }
 
       const at = now();
-      const plan = planRetry({
+      let plan = planRetry({
         failure: result.failure,
         retry: attempt,
         maxRetries,
@@ -269,21 +277,25 @@ export function createApiClient(options: ClientOptions): ApiClient {
         random,
         oldestRecentSend: sendLog.oldestWithin(at),
       });
-      const next = plan.retry
-        ? describeWait(plan.ms)
-        : plan.because === 'exhausted'
-          ? 'giving up'
-          : plan.because === 'retry-after-too-long'
-            ? `not retrying: the server asked to wait ${formatSeconds(plan.askedMs)}`
-            : undefined;
-      logAttempt(req.method, target, headers, {
+      const unsafe = plan.retry && !idempotent && !neverProcessed(result);
+      if (unsafe) plan = { retry: false, because: 'final' };
+      const next = unsafe
+        ? 'not retrying: a POST without an Idempotency-Key may already have been carried out'
+        : plan.retry
+          ? describeWait(plan.ms)
+          : plan.because === 'exhausted'
+            ? 'giving up'
+            : plan.because === 'retry-after-too-long'
+              ? `not retrying: the server asked to wait ${formatSeconds(plan.askedMs)}`
+              : undefined;
+      logAttempt(method, target, headers, {
         outcome: result.outcome,
         durationMs,
         requestId: result.requestId,
         attempt,
         ...(next ? { next } : {}),
       });
-      if (!plan.retry) throw finalError(req.method, target, result, plan, attempt);
+      if (!plan.retry) return { result, attempts: attempt, plan };
       const wait = { ms: plan.ms, reason: plan.reason, attempt: attempt + 1 };
       onWait?.(wait);
       if (waitChannel.hasSubscribers) waitChannel.publish(wait);
@@ -291,10 +303,45 @@ export function createApiClient(options: ClientOptions): ApiClient {
     }
   }
 
+  async function request<T>(req: RequestOptions<T>): Promise<ApiResponse<T>> {
+    const target = buildTarget(rootPath, req.path, req.query);
+    const headers = buildHeaders(req.headers, req.body !== undefined, userAgent, apiKey);
+    const body = req.body === undefined ? undefined : JSON.stringify(req.body);
+    const { result, attempts, plan } = await exchange(req.method, req.path, target, headers, body, req.signal);
+    if (!result.ok) throw finalError(req.method, target, result, plan as RetryPlan, attempts);
+    if (result.body === undefined) {
+      throw new ContractError(`the server's answer is larger than ${formatBytes(maxResponseBytes)}; it was not read`);
+    }
+    return {
+      status: result.status,
+      data: decode(req.schema, result.body, req.onJson, apiKey),
+      requestId: result.requestId,
+      headers: result.headers,
+      attempts,
+    };
+  }
+
+  async function requestRaw(req: RawRequest): Promise<RawResponse> {
+    const target = buildTarget(rootPath, req.path, undefined);
+    const headers = buildHeaders(req.headers, req.body !== undefined, userAgent, apiKey);
+    const { result, attempts, plan } = await exchange(req.method, req.path, target, headers, req.body, req.signal);
+    if (result.ok) {
+      if (result.body === undefined) {
+        throw new ContractError(`the server's answer is larger than ${formatBytes(maxResponseBytes)}; it was not read`);
+      }
+      const { status, statusText, headers: answerHeaders, body, requestId } = result;
+      return { status, statusText, headers: answerHeaders, body, requestId, attempts };
+    }
+    const error = finalError(req.method, target, result, plan as RetryPlan, attempts);
+    if (result.answer === undefined || !(error instanceof ApiError)) throw error;
+    return { ...result.answer, requestId: result.requestId, attempts, error };
+  }
+
   return {
     baseUrl,
     redactedKey: redactKey(apiKey),
     request,
+    requestRaw,
     async close() {
       if (closed) return;
       closed = true;
@@ -372,6 +419,13 @@ async function readCapped(
     chunks.push(chunk);
   }
   return Buffer.concat(chunks, total);
+}
+
+/** A failure that proves the request was not carried out: a 429, or no connection at all. */
+function neverProcessed(result: Extract<Attempt, { ok: false }>): boolean {
+  if (result.failure.kind === 'status') return result.failure.status === 429;
+  const error = result.error;
+  return !(error instanceof ApiError) && ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'].includes(error.code);
 }
 
 function cancelled(signal: AbortSignal): CancelError {

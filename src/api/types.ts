@@ -1,5 +1,6 @@
 // The contract between commands and the one HTTP client (src/api/client.ts).
 import type { core } from 'zod/mini';
+import type { ApiError } from '../core/errors.js';
 
 export type Method = 'GET' | 'POST' | 'DELETE';
 
@@ -35,12 +36,38 @@ export interface ApiResponse<T> {
   attempts: number;
 }
 
+/** A request as `rfs api` makes it: a checked path with its query, and a body sent as given. */
+export interface RawRequest {
+  method: Method;
+  /** Below `{base_url}/api/v1`, starting with `/`, query included; sent as is (see api/raw-path.ts). */
+  path: string;
+  headers?: Record<string, string>;
+  /** Sent with `Content-Type: application/json` unless `headers` names another type. */
+  body?: string | Buffer;
+  signal?: AbortSignal;
+}
+
+/** The answer as it came, 2xx or not: an error answer also carries the error it stands for. */
+export interface RawResponse {
+  status: number;
+  statusText: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** Undefined for an error answer larger than the client reads. */
+  body: Buffer | undefined;
+  requestId: string | null;
+  attempts: number;
+  /** Set when the answer is not 2xx (after any retries): what other commands would throw. */
+  error?: ApiError;
+}
+
 export interface ApiClient {
   /** Service root as configured, without `/api/v1`. */
   readonly baseUrl: string;
   /** The key shown as `service_pk_…` plus its last 4 characters. */
   readonly redactedKey: string;
   request<T>(options: RequestOptions<T>): Promise<ApiResponse<T>>;
+  /** The same attempts, retries, pacing and verbose lines, with the answer returned unparsed. */
+  requestRaw(options: RawRequest): Promise<RawResponse>;
   close(): Promise<void>;
 }
 

@@ -27,7 +27,8 @@ export function declareGlobals(program: Command) {
       new Option('--max-retries <n>', 'retries after the first attempt, retryable failures only').default(String(DEFAULT_MAX_RETRIES)),
     )
     .addOption(new Option('--rate <n>', 'client-side pacing in requests per minute; 0 = unpaced').default(String(DEFAULT_RATE)))
-    .addOption(new Option('-y, --yes', 'answer yes to confirmations'));
+    .addOption(new Option('-y, --yes', 'answer yes to confirmations'))
+    .addOption(new Option('--jq <expr>', 'filter JSON output through a jq program, per item of a list (strings print raw)'));
 }
 
 export type GlobalFlags = ReturnType<ReturnType<typeof declareGlobals>['opts']>;
@@ -63,5 +64,6 @@ export function resolveGlobals(
     rate: rate as number,
     yes: flags.yes === true,
     provider: provider as string | undefined,
+    jq: flags.jq,
   };
 }

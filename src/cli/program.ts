@@ -2,6 +2,7 @@
 // itself in its own folder (src/commands/<noun>/<verb>/index.ts) and loads its code only when it
 // runs, so building the whole tree costs little more than loading commander.
 import { Command } from '@commander-js/extra-typings';
+import api from '../commands/api/index.js';
 import auth from '../commands/auth/index.js';
 import completion from '../commands/completion/index.js';
 import config from '../commands/config/index.js';
@@ -27,6 +28,7 @@ const NOUNS: readonly CommandDefinition[] = [
   deliveries,
   verifySignature,
   sync,
+  api,
   config,
   doctor,
   completion,

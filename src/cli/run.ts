@@ -12,6 +12,7 @@ import { HELP_TOPICS } from '../commands/topics.js';
 import { givenGlobals, resolveGlobals } from './globals.js';
 import { buildProgram, type Dispatch } from './program.js';
 import { reportError } from './report.js';
+import type { JqOutput } from '../output/jq-output.js';
 
 export interface RunOptions {
   /** Aborted on Ctrl-C by the process entry point; tests abort it themselves. */
@@ -47,6 +48,7 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
   const dispatch: Dispatch = async (name, execute) => {
     let globals: GlobalOptions | undefined;
     let client: Promise<ApiClient> | undefined;
+    let jq: JqOutput | undefined;
     const clients: Promise<ApiClient>[] = [];
     try {
       const flags = givenGlobals(program);
@@ -80,9 +82,16 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
         })();
         return connection;
       };
+      // --jq: compiled before the command runs, so a bad program sends nothing; the engine is
+      // loaded only here, never on a run without the flag.
+      if (g.jq !== undefined) {
+        const { openJqOutput } = await import('../output/jq-output.js');
+        jq = await openJqOutput(io, g.jq, name, (text) => u.warn(text));
+      }
       const ctx: Context = {
-        io,
-        globals: g,
+        io: jq?.io ?? io,
+        // The program reads JSON whatever -o says: one value per line.
+        globals: jq ? { ...g, output: 'ndjson' } : g,
         ui: u,
         signal,
         clock,
@@ -94,7 +103,16 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
         },
       };
       exitCode = await execute(ctx);
-    } catch (error) {
+      await jq?.finish();
+    } catch (caught) {
+      let error = caught;
+      if (jq) {
+        // What was printed before the failure still goes through the program.
+        await jq.finish().catch(() => undefined);
+        // A program that failed on an item closed the command's output: its error is the one.
+        const filterError = jq.failure();
+        if (filterError !== undefined && (isClosedOutput(caught) || caught === filterError)) error = filterError;
+      }
       failure = { error: signal.aborted && !(error instanceof UsageError) ? asCancel(error) : error, globals, name };
     } finally {
       if (!options.processExits) for (const made of clients) await made.then((c) => c.close()).catch(() => undefined);

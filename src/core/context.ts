@@ -31,6 +31,8 @@ export interface GlobalOptions {
   yes: boolean;
   /** The selected profile's default --provider for `file` and `sync` (`rfs config set provider`). */
   provider?: string | undefined;
+  /** --jq: a jq program for every JSON value printed (cli.md, Output); undefined without it. */
+  jq?: string | undefined;
 }
 
 /** The streams, options and cancellation of one run: what batches, prompts and passes need. */

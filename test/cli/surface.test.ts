@@ -16,6 +16,7 @@ const VERBS: Record<string, string[]> = {
   deliveries: ['list', 'replay'],
   'verify-signature': [],
   sync: [],
+  api: [],
   completion: [],
   sandbox: [],
 };

@@ -32,6 +32,7 @@ describe('bash completion', () => {
         'deliveries',
         'verify-signature',
         'sync',
+        'api',
         'config',
         'doctor',
         'completion',

@@ -29,6 +29,7 @@ describe('the completion tree of rfs', () => {
       'deliveries replay',
       'verify-signature',
       'sync',
+      'api',
       'completion',
       'sandbox',
       'help',

@@ -42,6 +42,9 @@ function fakeClient(page: (cursor: string | undefined) => { items: Item[]; next:
       o.onJson?.(body);
       return Promise.resolve({ status: 200, data: body as T, requestId: null, headers: {}, attempts: 1 });
     },
+    requestRaw() {
+      throw new Error('the listing makes no raw requests');
+    },
   };
   return { client, requests };
 }

@@ -1,6 +1,6 @@
 // rfs webhooks create (cli.md, webhooks): one Idempotency-Key per invocation, reused by every
 // retry, so that a lost answer never leaves two subscriptions behind.
-import { randomUUID } from 'node:crypto';
+import { newIdempotencyKey } from '../../../api/idempotency.js';
 import { createWebhook } from '../../../api/webhooks.js';
 import type { Context } from '../../context.js';
 import { EXIT, UsageError } from '../../../core/errors.js';
@@ -37,7 +37,7 @@ export function options({ flags }: Input): CreateOptions {
 }
 
 export async function run(ctx: Context, { url, events, idempotencyKey }: CreateOptions): Promise<number> {
-  const key = idempotencyKey ?? `rfs-${randomUUID()}`;
+  const key = idempotencyKey ?? newIdempotencyKey();
   ctx.ui.verbose(`idempotency key: ${key}`);
 
   const client = await ctx.api();

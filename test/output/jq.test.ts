@@ -1,0 +1,123 @@
+// --jq (cli.md, Output): real jq applied to each item of a list as it streams, to a single
+// resource and to the result of `api`; strings raw, other values compact; a program that does
+// not compile sends nothing (exit 2); one that fails on an item exits 1 with jq's message.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run.js';
+import { fakeTime } from '../helpers/clock.js';
+import { page, recording } from '../helpers/fixtures.js';
+import { startHeldPages, whenWritten } from '../helpers/held-pages.js';
+import { bufferIO, type BufferIOOptions } from '../helpers/io.js';
+import { startScenarioServer, type ScenarioServer } from '../helpers/scenario-server.js';
+
+let server: ScenarioServer;
+let configDir: string;
+const KEY = 'service_pk_jqTEST_s3cr3t_0007';
+
+beforeAll(() => {
+  configDir = mkdtempSync(join(tmpdir(), 'rfs-jq-'));
+});
+afterAll(() => rmSync(configDir, { recursive: true, force: true }));
+beforeEach(async () => {
+  server = await startScenarioServer();
+});
+afterEach(async () => {
+  server.verify();
+  await server.close();
+});
+
+function cli(argv: string[], o: BufferIOOptions & { baseUrl?: string } = {}) {
+  const t = bufferIO({ ...o, env: { RFS_CONFIG_DIR: configDir, RFS_API_KEY: KEY, RFS_BASE_URL: o.baseUrl ?? server.url, ...o.env } });
+  return { t, run: () => runCli(argv, t.io, { clock: fakeTime().clock }) };
+}
+
+describe('--jq', () => {
+  it('runs per item over --all: the first result is printed before the last page is answered', async () => {
+    const pages = [[recording(1), recording(2)], [recording(3)], [recording(4), recording(5)]];
+    const held = await startHeldPages(pages);
+    try {
+      const { t, run } = cli(['recordings', 'list', '--all', '--limit', '2', '--jq', '.id'], { baseUrl: held.url });
+      const done = run();
+      const seen = await whenWritten(t.io.stdout, 'rec_0001\n');
+      await held.lastAsked;
+      expect(seen).not.toContain('rec_0004');
+      held.release();
+      expect(await done).toBe(0);
+      expect(t.stdout()).toBe('rec_0001\nrec_0002\nrec_0003\nrec_0004\nrec_0005\n');
+      expect(held.requests).toHaveLength(3);
+    } finally {
+      await held.close();
+    }
+  });
+
+  it('prints strings raw, as jq -r, and every other value as compact JSON, one per line', async () => {
+    server.queue({ body: page([recording(1, { title: 'Say "hi"\tthere' }), recording(2)], null) });
+    const { t, run } = cli(['recordings', 'list', '-o', 'table', '--jq', '.title, {id, n: .audioDuration}, [.syncCount, null, true]']);
+    expect(await run()).toBe(0);
+    expect(t.stdout()).toBe(
+      [
+        'Say "hi"\tthere',
+        '{"id":"rec_0001","n":601}',
+        '[0,null,true]',
+        'Intake call 2',
+        '{"id":"rec_0002","n":602}',
+        '[0,null,true]',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('applies the program to the resource of a single-resource command', async () => {
+    const detail = { ...recording(7), transcript: 'Hello.' };
+    server.queue({ body: { data: detail } });
+    const { t, run } = cli(['recordings', 'get', 'rec_0007', '--jq', '.id + ": " + .transcript']);
+    expect(await run()).toBe(0);
+    expect(t.stdout()).toBe('rec_0007: Hello.\n');
+  });
+
+  it("applies the program to api's result, and per item with --paginate", async () => {
+    server.queue({ body: page([{ id: 'a' }, { id: 'b' }], 'c1') }, { body: page([{ id: 'c' }], null) });
+    const list = cli(['api', 'webhooks', '--paginate', '--jq', '.id']);
+    expect(await list.run()).toBe(0);
+    expect(list.t.stdout()).toBe('a\nb\nc\n');
+
+    server.queue({ body: page([{ id: 'x' }], null) });
+    const one = cli(['api', 'webhooks', '--jq', '.data | length']);
+    expect(await one.run()).toBe(0);
+    expect(one.t.stdout()).toBe('1\n');
+  });
+
+  it.each([['.data['], ['foo(1)'], ['$nope'], ['.a | ']])('refuses %j with exit 2 before any request is sent', async (program) => {
+    const { t, run } = cli(['recordings', 'list', '--all', '--jq', program]);
+    expect(await run()).toBe(2);
+    expect(server.requests).toHaveLength(0);
+    expect(t.stdout()).toBe('');
+    expect(t.stderr()).toMatch(/^error: --jq does not compile: jq: error: /);
+  });
+
+  it('compiles a program without running it: an endless one is refused or accepted at once', async () => {
+    server.queue({ body: page([recording(1)], null) });
+    const { t, run } = cli(['recordings', 'list', '--jq', 'limit(2; repeat(.id))']);
+    expect(await run()).toBe(0);
+    expect(t.stdout()).toBe('rec_0001\nrec_0001\n');
+  });
+
+  it("exits 1 with jq's message when the program fails on an item, after printing the items before it", async () => {
+    server.queue({
+      body: page([recording(1, { extra: { a: 'one' } }), recording(2, { extra: 'x' }), recording(3, { extra: { a: 'three' } })], null),
+    });
+    const { t, run } = cli(['recordings', 'list', '--jq', '.extra.a']);
+    expect(await run()).toBe(1);
+    expect(t.stdout()).toBe('one\n');
+    expect(t.stderr()).toContain('error: --jq: jq: error: Cannot index string with string ("a")');
+    expect(t.stderr()).not.toContain('/dev/stdin');
+  });
+
+  it('refuses a command whose output is not JSON', async () => {
+    const { t, run } = cli(['completion', 'bash', '--jq', '.']);
+    expect(await run()).toBe(2);
+    expect(t.stderr()).toContain('--jq filters JSON output');
+  });
+});
