@@ -4,7 +4,7 @@ import { getRecording } from '../../../api/recordings.js';
 import type { Context } from '../../context.js';
 import { EXIT } from '../../../core/errors.js';
 import { writeResource } from '../../../output/list-writer.js';
-import type { KeyValueSection } from '../../../output/table.js';
+import type { KeyValueSection } from '../../../output/key-value.js';
 import { formatLocalTime } from '../../../output/time.js';
 import type { RecordingDetail } from '../../../shared/schemas.js';
 import type { Input } from './index.js';
