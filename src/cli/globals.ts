@@ -1,6 +1,7 @@
 // The global flags: declared once here (help texts and defaults), and resolved once into the
 // GlobalOptions every command receives (flag, then environment, then the terminal's answer).
 import { type Command, Option } from '@commander-js/extra-typings';
+import { choiceOption } from '../commands/choices.js';
 import { OUTPUT_FORMATS, type GlobalOptions } from '../core/context.js';
 import { numberFlag } from '../core/flags.js';
 import { type IO, colorEnabled, isTruthy } from '../core/io.js';
@@ -9,7 +10,7 @@ export function declareGlobals(program: Command) {
   return program
     .addOption(new Option('-p, --profile <name>', 'config profile to use (env RFS_PROFILE)'))
     .addOption(new Option('--base-url <url>', 'service root; /api/v1 is appended (env RFS_BASE_URL)'))
-    .addOption(new Option('-o, --output <format>', 'output format (default: table on a terminal, json otherwise)').choices(OUTPUT_FORMATS))
+    .addOption(choiceOption('-o, --output <format>', 'output format (default: table on a terminal, json otherwise)', OUTPUT_FORMATS))
     .addOption(new Option('--json', 'same as -o json'))
     .addOption(new Option('--no-color', 'no ANSI colour (also NO_COLOR; FORCE_COLOR forces it)'))
     .addOption(new Option('-q, --quiet', 'no spinners, progress or notices on stderr'))

@@ -69,7 +69,13 @@ function block(node: Node, o: RichOptions, first: string, rest: string): string[
       return items.flatMap((item, i) => {
         const marker = `${(markers[i] ?? '').padStart(node.type === 'orderedList' ? widest : 1)} `;
         const lead = i === 0 ? first : rest;
-        return blocks(children(item).length > 0 ? children(item) : [item], o, `${lead}${marker}`, `${rest}${' '.repeat(marker.length)}`, false);
+        return blocks(
+          children(item).length > 0 ? children(item) : [item],
+          o,
+          `${lead}${marker}`,
+          `${rest}${' '.repeat(marker.length)}`,
+          false,
+        );
       });
     }
     case 'blockquote':

@@ -115,7 +115,7 @@ interface Layout {
  * Which columns are shown and how wide, for `natural` widths (whole values) in `width` cells:
  * whole columns are left out by priority before a flexible one is cut below its minimum.
  */
-function fit<T>(columns: readonly Column<T>[], natural: number[], width: number): Layout {
+function layoutColumns<T>(columns: readonly Column<T>[], natural: number[], width: number): Layout {
   const minimum = (i: number): number => {
     const c = columns[i];
     const w = natural[i] ?? 0;
@@ -180,7 +180,7 @@ export class TableStream<T> {
       if (c.maxWidth !== undefined) w = Math.max(Math.min(w, c.maxWidth), displayWidth(headers[i] ?? ''));
       return Math.max(w, this.shown[i] ?? 0);
     });
-    const { kept, widths } = fit(this.columns, natural, width);
+    const { kept, widths } = layoutColumns(this.columns, natural, width);
     const head = kept.map((i, n) => truncate(headers[i] ?? '', widths[n] ?? 0));
     const body = cells.map((line) => kept.map((i, n) => truncate(line[i] ?? '', widths[n] ?? 0)));
     // A column as wide as what it shows, so a short page does not pad to the widths it was allowed.

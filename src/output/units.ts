@@ -22,7 +22,7 @@ export function formatBytes(bytes: number | null | undefined): string {
   if (bytes === null || bytes === undefined || !Number.isFinite(bytes) || bytes < 0) return '-';
   if (bytes < 1024) return `${Math.round(bytes)} B`;
   let value = bytes;
-  let unit: string = 'B';
+  let unit = 'B';
   for (const next of SIZE_UNITS) {
     if (value < 1024) break;
     value /= 1024;

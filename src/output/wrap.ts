@@ -66,7 +66,7 @@ export function wrapWords(list: readonly Word[], width: number, first: string, r
   return lines;
 }
 
-const MARKER = /^(\s*)((?:[-*•]|\d{1,4}[.)])\s+)/;
+const MARKER = /^(\s*)((?:[-*\u2022]|\d{1,4}[.)])\s+)/;
 
 /**
  * Sanitised multi-line text (a transcript, a block's plain text), each line wrapped under

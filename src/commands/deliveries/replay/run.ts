@@ -66,7 +66,9 @@ export async function run(ctx: Context, o: ReplayOptions): Promise<number> {
     }
   }
 
-  const writer = new ResultWriter(ctx, (r) => ({ label: String(r.id), done: `replayed (now ${String(r.status ?? 'queued')})` }));
+  const writer = new ResultWriter(ctx, (r) => ({ label: [String(r.id)], done: `replayed (now ${String(r.status ?? 'queued')})` }), [
+    'DELIVERY',
+  ]);
   // Items by position, so that an id given twice is two replays, each reported.
   const items = ids.map((id, n) => ({ id, n: n + 1 }));
   const progress = await Progress.start(ctx.ui, `replaying 0/${ids.length}`);
