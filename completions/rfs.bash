@@ -95,7 +95,7 @@ _rfs_value() {
     'webhooks listen:--secret-file') _rfs_kind=file ;;
     'webhooks listen:--tolerance') _rfs_kind=any ;;
     'webhooks listen:--forward-to') _rfs_kind=any ;;
-    'deliveries list:--status') _rfs_kind=any ;;
+    'deliveries list:--status') _rfs_kind=choices _rfs_values='PENDING SUCCEEDED FAILED' ;;
     'deliveries list:--subscription') _rfs_kind=any ;;
     'deliveries list:--limit') _rfs_kind=any ;;
     'deliveries replay:--subscription') _rfs_kind=any ;;

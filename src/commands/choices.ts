@@ -5,7 +5,7 @@ import { InvalidArgumentError, Option } from '@commander-js/extra-typings';
 import { readChoice } from '../core/flags.js';
 
 function refuse(values: readonly string[]): never {
-  throw new InvalidArgumentError(`Allowed choices are ${values.join(', ')} (any letter case).`);
+  throw new InvalidArgumentError(`Allowed choices are ${values.join(', ')}.`);
 }
 
 /** An option whose value is one of `values`, matched in any letter case. */
