@@ -34,7 +34,12 @@ function cli(argv: string[], o: BufferIOOptions = {}) {
 
 const filed = (id: string, syncCount: number, replayed = false) => ({
   body: {
-    data: { id, lastSyncedAt: '2026-11-22T10:00:00Z', syncCount, syncMetadata: { provider: 'crm', externalId: 'X', filedAt: '2026-11-22T10:00:00Z' } },
+    data: {
+      id,
+      lastSyncedAt: '2026-11-22T10:00:00Z',
+      syncCount,
+      syncMetadata: { provider: 'crm', externalId: 'X', filedAt: '2026-11-22T10:00:00Z' },
+    },
     meta: { replayed },
   },
 });
@@ -47,7 +52,12 @@ function lines(...items: string[]): string {
 
 describe('file --from results as a table (item 8)', () => {
   it('aligns the rows under a header and shows duplicateOf and every field of a failure', async () => {
-    server.queue(filed('rec_a', 1), filed('rec_b', 2, true), problem(404, 'RESOURCE_NOT_FOUND', 'Resource not found', 'req_9'), filed('rec_a', 1, true));
+    server.queue(
+      filed('rec_a', 1),
+      filed('rec_b', 2, true),
+      problem(404, 'RESOURCE_NOT_FOUND', 'Resource not found', 'req_9'),
+      filed('rec_a', 1, true),
+    );
     // Rows are written as each line finishes: ids of one length, as the service's are, line up.
     const file = lines(
       '{"id":"rec_a","externalId":"1"}',
@@ -72,7 +82,10 @@ describe('file --from results as a table (item 8)', () => {
   it('colours ok green and FAILED red when stdout has colour', async () => {
     server.queue(filed('rec_a', 1), problem(404, 'RESOURCE_NOT_FOUND', 'Resource not found'));
     const file = lines('{"id":"rec_a","externalId":"1"}', '{"id":"rec_b","externalId":"2"}');
-    const { t, run } = cli(['file', '--from', file, '--provider', 'crm'], { stdoutIsTTY: true, env: { NO_COLOR: undefined, FORCE_COLOR: '1' } });
+    const { t, run } = cli(['file', '--from', file, '--provider', 'crm'], {
+      stdoutIsTTY: true,
+      env: { NO_COLOR: undefined, FORCE_COLOR: '1' },
+    });
     expect(await run()).toBe(8);
     const [, ok, failed] = t.stdout().split('\n');
     expect(ok).toMatch(/^\x1b\[32mok\x1b\[39m {6}1 {5}rec_a/);

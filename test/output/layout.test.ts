@@ -54,8 +54,11 @@ describe('dropping and cutting (item 2)', () => {
 
   test('drops whole columns, least important first, before cutting TITLE below its minimum', () => {
     // MATTER goes; TITLE (at least 20 cells) and AUTHOR (at least 10) share what is left.
-    expect(render(60)).toBe('ID      TITLE                        STATUS     AUTHOR\nrec_01  Quarterly review with the …  COMPLETED  Ada Lovelace\n');
-    expect(render(40)).toBe('ID      TITLE\nrec_01  Quarterly review with the client …\n');
+    expect(render(60)).toBe(
+      'ID      TITLE                        STATUS     AUTHOR\nrec_01  Quarterly review with the …  COMPLETED  Ada Lovelace\n',
+    );
+    expect(render(40)).toBe(`ID      ${'TITLE'.padEnd(21)}  STATUS\nrec_01  Quarterly review wit…  COMPLETED\n`);
+    expect(render(30)).toBe(`ID      TITLE\nrec_01  Quarterly review with…\n`);
   });
 
   test('uses the whole width when there is room: no cap on a value', () => {
@@ -77,7 +80,9 @@ describe('pages (items 2 and 4)', () => {
     let width = 200;
     const stream = new TableStream(columns, { color: false, width: () => width });
     const first = stream.page([row]);
-    expect(first.split('\n')[0]).toBe('ID      TITLE                                                                STATUS     AUTHOR        MATTER');
+    expect(first.split('\n')[0]).toBe(
+      'ID      TITLE                                                                STATUS     AUTHOR        MATTER',
+    );
     expect(stream.page([{ ...row, id: 'rec_02' }]).split('\n')[0]).toMatch(/^rec_02 /);
     width = 60;
     expect(stream.page([{ ...row, id: 'rec_03' }])).toBe(
@@ -97,7 +102,12 @@ describe('pages (items 2 and 4)', () => {
     }
     await writeList(b.io, 'table', twoPages(), { columns, color: false });
     expect(seen[0]?.split('\n').map((l) => l.split(' ')[0])).toEqual(['ID', 'rec_01', 'rec_02', '']);
-    expect(b.stdout().split('\n').map((l) => l.split(' ')[0])).toEqual(['ID', 'rec_01', 'rec_02', 'rec_03', '']);
+    expect(
+      b
+        .stdout()
+        .split('\n')
+        .map((l) => l.split(' ')[0]),
+    ).toEqual(['ID', 'rec_01', 'rec_02', 'rec_03', '']);
   });
 });
 
@@ -114,7 +124,12 @@ describe('long text and units (item 7)', () => {
   });
 
   test('durations and sizes in human units', () => {
-    expect([formatDuration(518), formatDuration(45), formatDuration(3725), formatDuration(7200)]).toEqual(['8m 38s', '45s', '1h 2m 5s', '2h']);
+    expect([formatDuration(518), formatDuration(45), formatDuration(3725), formatDuration(7200)]).toEqual([
+      '8m 38s',
+      '45s',
+      '1h 2m 5s',
+      '2h',
+    ]);
     expect([formatBytes(8_302_968), formatBytes(512), formatBytes(2048), formatBytes(1_610_612_736)]).toEqual([
       '7.9 MB',
       '512 B',

@@ -101,7 +101,11 @@ describe('--all asks for the largest page (item 6)', () => {
 
 describe('enumerations in any letter case (item 10)', () => {
   it('sends each value in the API spelling', async () => {
-    server.queue({ body: page([], null) }, { body: { data: [], meta: { count: 0, limit: 50 } } }, { body: { data: { ...recording(1), transcript: '' } } });
+    server.queue(
+      { body: page([], null) },
+      { body: { data: [], meta: { count: 0, limit: 50 } } },
+      { body: { data: { ...recording(1), transcript: '' } } },
+    );
     expect(await cli(['recordings', 'list', '--status', 'archived', '--sync-state', 'ALL', '--include', 'CONTENTJSON']).run()).toBe(0);
     expect(await cli(['deliveries', 'list', '--status', 'failed']).run()).toBe(0);
     expect(await cli(['recordings', 'get', 'rec_0001', '--include', 'contentjson', '-o', 'JSON']).run()).toBe(0);
@@ -132,7 +136,10 @@ const doc = {
     {
       type: 'bulletList',
       content: [
-        { type: 'listItem', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'Instruct counsel for an opinion on the lease' }] }] },
+        {
+          type: 'listItem',
+          content: [{ type: 'paragraph', content: [{ type: 'text', text: 'Instruct counsel for an opinion on the lease' }] }],
+        },
         { type: 'listItem', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'Book a room' }] }] },
       ],
     },
@@ -193,7 +200,11 @@ describe('recordings get (item 7)', () => {
   it('emphasises headings in bold with colour', async () => {
     const detail = { ...recording(1, { notes: [{ ...block, templateName: 'Other' }] }), transcript: '' };
     server.queue({ body: { data: detail } });
-    const { t, run } = cli(['recordings', 'get', 'rec_0001'], { stdoutIsTTY: true, columns: 80, env: { NO_COLOR: undefined, FORCE_COLOR: '1' } });
+    const { t, run } = cli(['recordings', 'get', 'rec_0001'], {
+      stdoutIsTTY: true,
+      columns: 80,
+      env: { NO_COLOR: undefined, FORCE_COLOR: '1' },
+    });
     expect(await run()).toBe(0);
     expect(t.stdout()).toContain('\x1b[1m##\x1b[22m \x1b[1mMeeting\x1b[22m \x1b[1msummary\x1b[22m');
   });
