@@ -19,6 +19,18 @@ export interface ListTable<T> {
   width?: number;
   /** A line under each row (cli.md: a recording's note text with --include content). */
   detail?: (row: T) => string | undefined;
+  /**
+   * A progress line on stderr while pages are awaited (a spinner on a terminal), taken off the
+   * screen while rows are written: a slow first page of an --all never leaves a blank screen.
+   */
+  progress?: ListProgress;
+}
+
+/** What the table writer needs of a progress line (src/batch/progress.ts is one). */
+export interface ListProgress {
+  update(text: string): void;
+  clearedFor<R>(write: () => Promise<R>): Promise<R>;
+  stop(): void;
 }
 
 export interface JsonOptions<T> {
@@ -177,15 +189,22 @@ export async function writeList<T>(
   // rows at once), each page laid out for the terminal's width of that moment.
   const { TableStream, tableWidth } = await import('./table.js');
   const stream = new TableStream(table.columns, { color: table.color, width: () => tableWidth(io), detail: table.detail });
+  const progress = table.progress;
   let failure: { error: unknown } | undefined;
+  let pageNo = 0;
   try {
     for await (const page of pages(items)) {
       // An empty list prints nothing: no lone header for a script capturing a terminal to parse.
-      await writeOut(out, stream.page(page));
+      const text = stream.page(page);
+      await (progress ? progress.clearedFor(() => writeOut(out, text)) : writeOut(out, text));
       count += page.length;
+      pageNo += 1;
+      progress?.update(`${count} so far (${pageNo} page${pageNo === 1 ? '' : 's'}), fetching more…`);
     }
   } catch (error) {
     failure = { error };
+  } finally {
+    progress?.stop();
   }
   if (failure) throw failure.error;
   return count;

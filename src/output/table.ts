@@ -112,8 +112,11 @@ interface Layout {
 }
 
 /**
- * Which columns are shown and how wide, for `natural` widths (whole values) in `width` cells:
- * whole columns are left out by priority before a flexible one is cut below its minimum.
+ * Which columns are shown and how wide, for `natural` widths (whole values) in `width` cells.
+ * Only columns without a priority (TITLE) are cut, down to their minimum; when that is not
+ * enough, whole columns are left out, lowest priority first, rather than cut: a name cut to
+ * "Meridian Health Par…" is worth less than more of the title. Only when nothing more can go
+ * are the remaining flexible columns cut to their minimums.
  */
 function layoutColumns<T>(columns: readonly Column<T>[], natural: number[], width: number): Layout {
   const minimum = (i: number): number => {
@@ -122,23 +125,34 @@ function layoutColumns<T>(columns: readonly Column<T>[], natural: number[], widt
     if (!c?.flex) return w;
     return Math.min(w, Math.max(displayWidth(sanitize(c.header)), c.minWidth ?? MIN_FLEX_WIDTH));
   };
-  let kept = columns.map((_, i) => i);
   const sum = (ws: number[]): number => ws.reduce((a, b) => a + b, 0) + GAP * Math.max(0, ws.length - 1);
   const droppable = columns
     .map((c, i) => ({ i, order: c.dropOrder }))
     .filter((d): d is { i: number; order: number } => d.order !== undefined)
     .sort((a, b) => a.order - b.order);
-  for (const d of droppable) {
-    if (sum(kept.map(minimum)) <= width) break;
+  let kept = columns.map((_, i) => i);
+  const primary = (): number[] => kept.flatMap((i, n) => (columns[i]?.flex && columns[i]?.dropOrder === undefined ? [n] : []));
+  for (const d of [...droppable, undefined]) {
+    const widths = kept.map((i) => natural[i] ?? 0);
+    const excess = sum(widths) - width;
+    if (excess <= 0) return { kept, widths };
+    const room = primary().reduce((r, n) => r + (widths[n] ?? 0) - minimum(kept[n] ?? 0), 0);
+    if (excess <= room || d === undefined) {
+      const mins = kept.map(minimum);
+      const left = shrink(widths, mins, primary(), excess);
+      // Nothing more can go: the other flexible columns are cut too, as little as needed.
+      if (left > 0)
+        shrink(
+          widths,
+          mins,
+          kept.flatMap((i, n) => (columns[i]?.flex ? [n] : [])),
+          left,
+        );
+      return { kept, widths };
+    }
     kept = kept.filter((i) => i !== d.i);
   }
-  const widths = kept.map((i) => natural[i] ?? 0);
-  const total = sum(widths);
-  if (total > width) {
-    const flexible = kept.flatMap((i, n) => (columns[i]?.flex ? [n] : []));
-    shrink(widths, kept.map(minimum), flexible, total - width);
-  }
-  return { kept, widths };
+  return { kept, widths: kept.map((i) => natural[i] ?? 0) };
 }
 
 export interface TableStreamOptions<T> {

@@ -1,5 +1,6 @@
 // rfs recordings list (cli.md, recordings).
 import { listRecordings, type ListRecordingsParams } from '../../../api/recordings.js';
+import { Progress } from '../../../batch/progress.js';
 import type { Context } from '../../context.js';
 import { EXIT } from '../../../core/errors.js';
 import { writeList } from '../../../output/list-writer.js';
@@ -78,10 +79,13 @@ export async function run(ctx: Context, params: ListOptions): Promise<number> {
       more = cursor;
     },
   });
+  // Every page of a table on a terminal: say what is happening until the rows come, and between pages.
+  const progress = params.all && ctx.globals.output === 'table' ? await Progress.start(ctx.ui, 'fetching recordings…') : undefined;
   const count = await writeList(ctx.io, ctx.globals.output, items, {
     columns: recordingColumns(ctx.io.now()),
     color: ctx.globals.color,
     detail: params.include === undefined ? undefined : noteLine,
+    progress,
   });
   // After the list, so that it is the last thing on the screen (cli.md, Output).
   if (more !== undefined) moreNotice(ctx, more);
