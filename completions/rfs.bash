@@ -120,7 +120,7 @@ _rfs_value() {
     'webhooks trigger:--secret-env') _rfs_kind=any ;;
     'webhooks trigger:--secret-file') _rfs_kind=file ;;
     'webhooks trigger:--recording') _rfs_kind=any ;;
-    'deliveries list:--status') _rfs_kind=any ;;
+    'deliveries list:--status') _rfs_kind=choices _rfs_values='PENDING SUCCEEDED FAILED' ;;
     'deliveries list:--subscription') _rfs_kind=any ;;
     'deliveries list:--limit') _rfs_kind=any ;;
     'deliveries replay:--subscription') _rfs_kind=any ;;

@@ -1,7 +1,7 @@
 // Cursor pagination as an async generator: items are yielded page by page, so a renderer can
 // write each page as it arrives and memory does not grow with the number of items.
 import type { core, infer as Infer } from 'zod/mini';
-import { CancelError, RfsError } from '../core/errors.js';
+import { ApiError, CancelError, RfsError } from '../core/errors.js';
 import type { ApiClient } from './types.js';
 
 export interface Page<T> {
@@ -142,6 +142,9 @@ export async function* paginate<T>(client: ApiClient, o: PaginateOptions<T>): As
 }
 
 function withResume(error: unknown, cursor: string | undefined): unknown {
+  // A cursor the server refused (400: invalid, expired, another query's) would be refused again:
+  // it is never offered back as the one to resume from (cli.md, Output).
+  if (error instanceof ApiError && error.status === 400) return error;
   if (cursor !== undefined && error instanceof RfsError && error.resumeCursor === undefined) error.resumeCursor = cursor;
   return error;
 }

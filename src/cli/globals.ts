@@ -3,6 +3,7 @@
 // profile's setting (`rfs config`), then the default (config/settings.ts).
 import { type Command, type CommandUnknownOpts, Option } from '@commander-js/extra-typings';
 import { OUTPUT_FORMATS, type GlobalOptions, type OutputFormat } from '../core/context.js';
+import { choiceOption } from '../commands/choices.js';
 import { type IO, colorEnabled, isTruthy } from '../core/io.js';
 import {
   DEFAULT_MAX_RETRIES,
@@ -17,7 +18,7 @@ export function declareGlobals(program: Command) {
   return program
     .addOption(new Option('-p, --profile <name>', 'config profile to use (env RFS_PROFILE)'))
     .addOption(new Option('--base-url <url>', 'service root; /api/v1 is appended (env RFS_BASE_URL)'))
-    .addOption(new Option('-o, --output <format>', 'output format (default: table on a terminal, json otherwise)').choices(OUTPUT_FORMATS))
+    .addOption(choiceOption('-o, --output <format>', 'output format (default: table on a terminal, json otherwise)', OUTPUT_FORMATS))
     .addOption(new Option('--json', 'same as -o json'))
     .addOption(new Option('--no-color', 'no ANSI colour (also NO_COLOR; FORCE_COLOR forces it)'))
     .addOption(new Option('-q, --quiet', 'no spinners, progress or notices on stderr'))

@@ -41,3 +41,12 @@ export function numberFlag(name: string, raw: string | undefined, rule: NumberRu
   }
   return value;
 }
+
+/**
+ * The allowed value that `raw` names in any letter case, in the spelling of `allowed` (the
+ * API's): `failed` is FAILED, `ContentJSON` is contentJson (cli.md, Global options).
+ */
+export function readChoice<T extends string>(raw: string, allowed: readonly T[]): T | undefined {
+  const text = raw.trim();
+  return allowed.find((value) => value === text) ?? allowed.find((value) => value.toLowerCase() === text.toLowerCase());
+}

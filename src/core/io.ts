@@ -10,7 +10,7 @@ export interface IO {
   stdinIsTTY: boolean;
   stdoutIsTTY: boolean;
   stderrIsTTY: boolean;
-  /** Width of the terminal on stdout, for tables; 80 when unknown. */
+  /** Width of the terminal on stdout, for tables; 80 when unknown. Read anew each time: windows are resized. */
   columns: number;
   env: NodeJS.ProcessEnv;
   /** Milliseconds since the epoch; injected so that tests control time. */
@@ -30,7 +30,9 @@ export function processIO(): IO {
     stdinIsTTY: isatty(0),
     stdoutIsTTY: process.stdout.isTTY === true,
     stderrIsTTY: process.stderr.isTTY === true,
-    columns: process.stdout.columns || Number(process.env.COLUMNS) || 80,
+    get columns(): number {
+      return process.stdout.columns || Number(process.env.COLUMNS) || 80;
+    },
     env: process.env,
     now: () => Date.now(),
   };

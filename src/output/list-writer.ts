@@ -6,12 +6,31 @@ import type { IO } from '../core/io.js';
 import type { OutputFormat } from '../core/context.js';
 import { safeJson } from './safe-json.js';
 // Tables (string-width, chalk) are loaded only for table output: json and ndjson never need them.
-import type { Column, KeyValueSection } from './table.js';
+import type { KeyValueSection } from './key-value.js';
+import type { Column } from './table.js';
 
 export interface ListTable<T> {
   columns: readonly Column<T>[];
   color: boolean;
-  width: number;
+  /**
+   * Ignored: the width is read from io for every page (table.ts, tableWidth), so that a table
+   * off a terminal is whole and a resized terminal is followed. Kept so that callers compile.
+   */
+  width?: number;
+  /** A line under each row (cli.md: a recording's note text with --include content). */
+  detail?: (row: T) => string | undefined;
+  /**
+   * A progress line on stderr while pages are awaited (a spinner on a terminal), taken off the
+   * screen while rows are written: a slow first page of an --all never leaves a blank screen.
+   */
+  progress?: ListProgress;
+}
+
+/** What the table writer needs of a progress line (src/batch/progress.ts is one). */
+export interface ListProgress {
+  update(text: string): void;
+  clearedFor<R>(write: () => Promise<R>): Promise<R>;
+  stop(): void;
 }
 
 export interface JsonOptions<T> {
@@ -142,11 +161,12 @@ export async function writeList<T>(
 
   if (format === 'json') {
     const batch = new Coalescer(out);
-    await batch.push('[');
     let failure: { error: unknown } | undefined;
     try {
       for await (const item of items) {
-        const full = batch.push(`${count === 0 ? '\n' : ',\n'}${safeJson(jsonOf(item, o))}`);
+        // The array opens with its first item: a list whose first request fails prints nothing,
+        // so `| jq length` cannot read a failure as zero items (cli.md, Output).
+        const full = batch.push(`${count === 0 ? '[\n' : ',\n'}${safeJson(jsonOf(item, o))}`);
         if (full !== undefined) await full;
         count++;
       }
@@ -154,7 +174,8 @@ export async function writeList<T>(
       failure = { error };
     }
     try {
-      await batch.push(count === 0 ? ']\n' : '\n]\n');
+      if (count > 0) await batch.push('\n]\n');
+      else if (!failure) await batch.push('[]\n');
       await batch.flush();
     } catch (closeError) {
       // stdout itself failed: the first error is the one worth reporting.
@@ -164,20 +185,88 @@ export async function writeList<T>(
     return count;
   }
 
-  const rows: T[] = [];
+  // A table is written page by page as pages arrive (an --all of 20,000 rows shows its first
+  // rows at once), each page laid out for the terminal's width of that moment.
+  const { TableStream, tableWidth } = await import('./table.js');
+  const stream = new TableStream(table.columns, { color: table.color, width: () => tableWidth(io), detail: table.detail });
+  const progress = table.progress;
   let failure: { error: unknown } | undefined;
+  let pageNo = 0;
   try {
-    for await (const item of items) rows.push(item);
+    for await (const page of pages(items)) {
+      // An empty list prints nothing: no lone header for a script capturing a terminal to parse.
+      const text = stream.page(page);
+      await (progress ? progress.clearedFor(() => writeOut(out, text)) : writeOut(out, text));
+      count += page.length;
+      pageNo += 1;
+      progress?.update(`${count} so far (${pageNo} page${pageNo === 1 ? '' : 's'}), fetching more…`);
+    }
   } catch (error) {
     failure = { error };
-  }
-  // An empty list prints nothing: no lone header for a script capturing a terminal to parse.
-  if (rows.length > 0) {
-    const { renderTable } = await import('./table.js');
-    await writeOut(out, renderTable(table.columns, rows, { color: table.color, width: table.width }));
+  } finally {
+    progress?.stop();
   }
   if (failure) throw failure.error;
-  return rows.length;
+  return count;
+}
+
+/** Rows kept for one piece of a table at most, whatever the source (an array is not paged). */
+const PAGE_ROWS = 500;
+
+/**
+ * The items in the groups in which they arrive: whatever is ready without waiting for I/O is one
+ * group (a page of the API), so a table is laid out and written once per page. When `items`
+ * fails, the group received so far comes first, then the error.
+ */
+export async function* pages<T>(items: AsyncIterable<T> | Iterable<T>): AsyncGenerator<T[]> {
+  const iterator: AsyncIterator<T> | Iterator<T> =
+    Symbol.asyncIterator in items ? items[Symbol.asyncIterator]() : (items as Iterable<T>)[Symbol.iterator]();
+  const WAITING = Symbol('waiting');
+  let tick: Promise<typeof WAITING> | undefined;
+  // One check for "nothing more without waiting" at a time, after the microtasks of a page.
+  const idle = (): Promise<typeof WAITING> => {
+    tick ??= new Promise((resolve) =>
+      setImmediate(() => {
+        tick = undefined;
+        resolve(WAITING);
+      }),
+    );
+    return tick;
+  };
+  let group: T[] = [];
+  let finished = false;
+  try {
+    for (;;) {
+      const next = Promise.resolve(iterator.next());
+      let result: IteratorResult<T> | typeof WAITING;
+      try {
+        result = await Promise.race([next, idle()]);
+        if (result === WAITING) {
+          if (group.length > 0) {
+            yield group;
+            group = [];
+          }
+          result = await next;
+        }
+      } catch (error) {
+        if (group.length > 0) yield group;
+        group = [];
+        finished = true;
+        throw error;
+      }
+      if (result.done) break;
+      group.push(result.value);
+      if (group.length >= PAGE_ROWS) {
+        yield group;
+        group = [];
+      }
+    }
+    finished = true;
+    if (group.length > 0) yield group;
+  } finally {
+    // The reader stopped early (a closed stdout): the source is told, so it stops fetching.
+    if (!finished) await iterator.return?.();
+  }
 }
 
 export interface ResourceView<T> {
@@ -189,6 +278,6 @@ export interface ResourceView<T> {
 export async function writeResource<T>(io: IO, format: OutputFormat, value: T, view: ResourceView<T>, o?: JsonOptions<T>): Promise<void> {
   if (format === 'json') return writeOut(io.stdout, `${safeJson(jsonOf(value, o), 2)}\n`);
   if (format === 'ndjson') return writeOut(io.stdout, `${safeJson(jsonOf(value, o))}\n`);
-  const { renderKeyValue } = await import('./table.js');
-  return writeOut(io.stdout, renderKeyValue(view.sections(value), { color: view.color }));
+  const [{ renderKeyValue }, { tableWidth }] = await Promise.all([import('./key-value.js'), import('./table.js')]);
+  return writeOut(io.stdout, renderKeyValue(view.sections(value), { color: view.color, width: tableWidth(io) }));
 }

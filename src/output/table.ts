@@ -1,8 +1,9 @@
 // Tables for lists and key/value views for one resource, in the borderless style of gh: columns
 // separated by two spaces, no box drawing, so that a narrow terminal that wraps lines still
 // shows something readable and `grep`/`awk` on a terminal capture still work.
-import { Chalk } from 'chalk';
+import { Chalk, type ChalkInstance } from 'chalk';
 import stringWidth from 'string-width';
+import type { IO } from '../core/io.js';
 import { sanitize } from '../core/sanitize.js';
 
 export interface Column<T> {
@@ -10,26 +11,42 @@ export interface Column<T> {
   value: (row: T) => string | number | null | undefined;
   /** Cells longer than this are cut with `…` even when the terminal is wide. */
   maxWidth?: number;
-  /** Shrinks (cut with `…`) when the table is wider than the terminal; other columns never do. */
+  /**
+   * Shrinks (cut with `…`) when the table is wider than the terminal, down to `minWidth`
+   * (default 10 cells, or the header); other columns are never cut: an id cut short cannot be pasted.
+   */
   flex?: boolean;
+  /** The readable minimum of a flexible column: below it, columns are dropped instead. */
+  minWidth?: number;
   align?: 'left' | 'right';
   /**
-   * Columns with a drop order are left out, lowest first, while the table cannot fit the
-   * terminal even with every flexible column at its minimum: a readable TITLE in 80 columns
-   * is worth more than three names cut to "A…". json output always has every field.
+   * The column's priority: columns with one are left out, lowest first, while the table cannot
+   * fit the terminal even with every flexible column at its minimum. A readable TITLE in 80
+   * columns is worth more than three names cut to "A…"; json output always has every field.
    */
   dropOrder?: number;
 }
 
 export interface TableOptions {
   color: boolean;
-  /** Terminal width in columns; 80 when unknown (0 or less). */
+  /** Cells a line may take: the terminal's width, Infinity for whole values; 80 when 0 or less. */
   width: number;
 }
 
 const GAP = 2;
 /** A flexible column is not cut below this (or its header, or its content if shorter). */
 const MIN_FLEX_WIDTH = 10;
+
+/**
+ * The width a table may take on stdout (cli.md, Output): the terminal's, read again each time
+ * (a resized window lays out the next page anew); off a terminal every column and whole values,
+ * unless COLUMNS caps it.
+ */
+export function tableWidth(io: Pick<IO, 'stdoutIsTTY' | 'columns' | 'env'>): number {
+  if (io.stdoutIsTTY) return io.columns > 0 ? io.columns : 80;
+  const cap = Number(io.env.COLUMNS);
+  return Number.isInteger(cap) && cap > 0 ? cap : Number.POSITIVE_INFINITY;
+}
 
 /** Terminal cells taken by text (ANSI codes count for nothing): the one measure of every table. */
 export function displayWidth(text: string): number {
@@ -38,14 +55,18 @@ export function displayWidth(text: string): number {
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
+/** The grapheme clusters of `text`: an emoji sequence or a letter with its accents is one. */
+export function clusters(text: string): string[] {
+  return Array.from(graphemes.segment(text), (s) => s.segment);
+}
+
 /** Cut to at most `width` cells, ending in `…` when anything was cut; never splits a character. */
 export function truncate(text: string, width: number): string {
   if (displayWidth(text) <= width) return text;
   if (width <= 0) return '';
   let out = '';
   let used = 0;
-  // By grapheme cluster: an emoji sequence or a letter with its accents is kept or cut whole.
-  for (const { segment } of graphemes.segment(text)) {
+  for (const segment of clusters(text)) {
     const w = displayWidth(segment);
     if (used + w > width - 1) break;
     out += segment;
@@ -83,111 +104,134 @@ function cellText(value: string | number | null | undefined): string {
   return sanitize(String(value));
 }
 
-/** A list as aligned columns fitted to `o.width`; every cell sanitised. Ends with a newline. */
-export function renderTable<T>(allColumns: readonly Column<T>[], rows: Iterable<T>, o: TableOptions): string {
-  const width = o.width > 0 ? o.width : 80;
-  const allCells: string[][] = [];
-  for (const row of rows) allCells.push(allColumns.map((c) => cellText(c.value(row))));
+interface Layout {
+  /** Indexes of the columns shown. */
+  kept: number[];
+  /** Width of each shown column, in the order of `kept`. */
+  widths: number[];
+}
 
-  const natural = allColumns.map((c, i) => {
-    let w = displayWidth(sanitize(c.header));
-    for (const line of allCells) w = Math.max(w, displayWidth(line[i] ?? ''));
-    const capped = c.maxWidth !== undefined ? Math.min(w, c.maxWidth) : w;
-    return Math.max(capped, displayWidth(sanitize(c.header)));
-  });
+/**
+ * Which columns are shown and how wide, for `natural` widths (whole values) in `width` cells.
+ * Only columns without a priority (TITLE) are cut, down to their minimum; when that is not
+ * enough, whole columns are left out, lowest priority first, rather than cut: a name cut to
+ * "Meridian Health Par…" is worth less than more of the title. Only when nothing more can go
+ * are the remaining flexible columns cut to their minimums.
+ */
+function layoutColumns<T>(columns: readonly Column<T>[], natural: number[], width: number): Layout {
   const minimum = (i: number): number => {
-    const c = allColumns[i];
+    const c = columns[i];
     const w = natural[i] ?? 0;
-    return c?.flex ? Math.min(w, Math.max(displayWidth(sanitize(c.header)), MIN_FLEX_WIDTH)) : w;
+    if (!c?.flex) return w;
+    return Math.min(w, Math.max(displayWidth(sanitize(c.header)), c.minWidth ?? MIN_FLEX_WIDTH));
   };
-  let kept = allColumns.map((_, i) => i);
-  const fits = (): boolean => kept.reduce((sum, i) => sum + minimum(i), 0) + GAP * Math.max(0, kept.length - 1) <= width;
-  const droppable = allColumns
+  const sum = (ws: number[]): number => ws.reduce((a, b) => a + b, 0) + GAP * Math.max(0, ws.length - 1);
+  const droppable = columns
     .map((c, i) => ({ i, order: c.dropOrder }))
     .filter((d): d is { i: number; order: number } => d.order !== undefined)
     .sort((a, b) => a.order - b.order);
-  for (const d of droppable) {
-    if (fits()) break;
+  let kept = columns.map((_, i) => i);
+  const primary = (): number[] => kept.flatMap((i, n) => (columns[i]?.flex && columns[i]?.dropOrder === undefined ? [n] : []));
+  for (const d of [...droppable, undefined]) {
+    const widths = kept.map((i) => natural[i] ?? 0);
+    const excess = sum(widths) - width;
+    if (excess <= 0) return { kept, widths };
+    const room = primary().reduce((r, n) => r + (widths[n] ?? 0) - minimum(kept[n] ?? 0), 0);
+    if (excess <= room || d === undefined) {
+      const mins = kept.map(minimum);
+      const left = shrink(widths, mins, primary(), excess);
+      // Nothing more can go: the other flexible columns are cut too, as little as needed.
+      if (left > 0)
+        shrink(
+          widths,
+          mins,
+          kept.flatMap((i, n) => (columns[i]?.flex ? [n] : [])),
+          left,
+        );
+      return { kept, widths };
+    }
     kept = kept.filter((i) => i !== d.i);
   }
+  return { kept, widths: kept.map((i) => natural[i] ?? 0) };
+}
 
-  const columns = kept.map((i) => allColumns[i] as Column<T>);
-  const cells = allCells.map((line) => kept.map((i) => line[i] ?? ''));
-  const headers = columns.map((c) => sanitize(c.header));
-  const widths = kept.map((i) => natural[i] ?? 0);
-  const total = widths.reduce((a, b) => a + b, 0) + GAP * Math.max(0, columns.length - 1);
-  if (total > width) {
-    const mins = kept.map(minimum);
-    const flexible = columns.flatMap((c, i) => (c.flex ? [i] : []));
-    shrink(widths, mins, flexible, total - width);
+export interface TableStreamOptions<T> {
+  color: boolean;
+  /** Read again for every page: a resized terminal lays out the next page anew. */
+  width: () => number;
+  /** A line under each row (e.g. a recording's note text), indented and cut to the width. */
+  detail?: (row: T) => string | undefined;
+}
+
+/**
+ * A table written page by page as a list streams in (cli.md, Output: `--all` never sits on a
+ * blank screen). Each page is laid out for the width of that moment; a column keeps the width
+ * it was given so far when it still fits, so pages line up, and the header is printed again
+ * only when the set of columns changes.
+ */
+export class TableStream<T> {
+  private shown: number[] = [];
+  private keptKey: string | undefined;
+  private readonly chalk: ChalkInstance;
+
+  constructor(
+    private readonly columns: readonly Column<T>[],
+    private readonly o: TableStreamOptions<T>,
+  ) {
+    this.chalk = new Chalk({ level: o.color ? 1 : 0 });
   }
 
+  /** The lines of one page (a header first when needed); empty for no rows. */
+  page(rows: readonly T[]): string {
+    if (rows.length === 0) return '';
+    const raw = this.o.width();
+    const width = raw > 0 ? raw : 80;
+    const headers = this.columns.map((c) => sanitize(c.header));
+    const cells = rows.map((row) => this.columns.map((c) => cellText(c.value(row))));
+    const natural = this.columns.map((c, i) => {
+      let w = displayWidth(headers[i] ?? '');
+      for (const line of cells) w = Math.max(w, displayWidth(line[i] ?? ''));
+      if (c.maxWidth !== undefined) w = Math.max(Math.min(w, c.maxWidth), displayWidth(headers[i] ?? ''));
+      return Math.max(w, this.shown[i] ?? 0);
+    });
+    const { kept, widths } = layoutColumns(this.columns, natural, width);
+    const head = kept.map((i, n) => truncate(headers[i] ?? '', widths[n] ?? 0));
+    const body = cells.map((line) => kept.map((i, n) => truncate(line[i] ?? '', widths[n] ?? 0)));
+    // A column as wide as what it shows, so a short page does not pad to the widths it was allowed.
+    const used = kept.map((i, n) =>
+      Math.max(
+        this.shown[i] !== undefined && this.shown[i] <= (widths[n] ?? 0) ? this.shown[i] : 0,
+        body.reduce((w, line) => Math.max(w, displayWidth(line[n] ?? '')), displayWidth(head[n] ?? '')),
+      ),
+    );
+    const render = (line: string[], style: (text: string) => string = (t) => t): string =>
+      line
+        .map((cell, n) => pad(style(cell), used[n] ?? 0, this.columns[kept[n] ?? 0]?.align ?? 'left'))
+        .join(' '.repeat(GAP))
+        .trimEnd();
+    const out: string[] = [];
+    const key = kept.join(',');
+    if (key !== this.keptKey) out.push(render(head, (h) => this.chalk.bold(h)));
+    this.keptKey = key;
+    this.shown = [];
+    kept.forEach((i, n) => {
+      this.shown[i] = used[n] ?? 0;
+    });
+    rows.forEach((row, r) => {
+      out.push(render(body[r] ?? []));
+      const detail = this.o.detail?.(row);
+      if (detail !== undefined) {
+        const text = sanitize(detail.replace(/\s+/g, ' ').trim());
+        out.push(this.chalk.dim(`    ${truncate(text, width - 4)}`).trimEnd());
+      }
+    });
+    return `${out.join('\n')}\n`;
+  }
+}
+
+/** A list as aligned columns fitted to `o.width`; every cell sanitised. Ends with a newline. */
+export function renderTable<T>(columns: readonly Column<T>[], rows: Iterable<T>, o: TableOptions): string {
   // Laid out here rather than by a table library, so that the cells are padded with the same
   // measure that fitted them (cli-table3 measured with its own, older string-width).
-  const chalk = new Chalk({ level: o.color ? 1 : 0 });
-  const head = headers.map((h, i) => truncate(h, widths[i] ?? 0));
-  const body = cells.map((line) => line.map((cell, i) => truncate(cell, widths[i] ?? 0)));
-  const used = head.map((h, i) => body.reduce((w, line) => Math.max(w, displayWidth(line[i] ?? '')), displayWidth(h)));
-  const render = (line: string[], style: (text: string) => string = (t) => t): string =>
-    line
-      .map((cell, i) => pad(style(cell), used[i] ?? 0, columns[i]?.align ?? 'left'))
-      .join(' '.repeat(GAP))
-      .trimEnd();
-  return `${[render(head, (h) => chalk.bold(h)), ...body.map((line) => render(line))].join('\n')}\n`;
-}
-
-export type KeyValueRow =
-  /** One `label  value` line; objects are shown as compact JSON, null as `-`. */
-  | { label: string; value: unknown }
-  /** A multi-line text block under its label, indented; `missing` when the text is null. */
-  | { label: string; text: string | null | undefined; missing?: string };
-
-export interface KeyValueSection {
-  heading?: string;
-  rows: readonly KeyValueRow[];
-  /** Shown when `rows` is empty; default `(none)`. */
-  empty?: string;
-}
-
-function scalarText(value: unknown): string {
-  if (value === null || value === undefined) return '-';
-  if (typeof value === 'string') return sanitize(value);
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
-  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value.length ? sanitize(value.join(', ')) : '-';
-  // JSON.stringify escapes C0 controls; sanitize catches DEL, C1 and bidi controls it leaves raw.
-  return sanitize(JSON.stringify(value) ?? String(value));
-}
-
-/** One resource as labelled lines, in sections with headings; text blocks indented under their label. */
-export function renderKeyValue(sections: readonly KeyValueSection[], o: { color: boolean }): string {
-  const chalk = new Chalk({ level: o.color ? 1 : 0 });
-  const out: string[] = [];
-  sections.forEach((section, n) => {
-    if (n > 0) out.push('');
-    const indent = section.heading === undefined ? '' : '  ';
-    if (section.heading !== undefined) out.push(chalk.bold(sanitize(section.heading)));
-    if (section.rows.length === 0) {
-      out.push(`${indent}${sanitize(section.empty ?? '(none)')}`);
-      return;
-    }
-    const labelWidth = Math.max(0, ...section.rows.filter((r) => 'value' in r).map((r) => displayWidth(sanitize(r.label))));
-    for (const row of section.rows) {
-      const label = sanitize(row.label);
-      if ('value' in row) {
-        out.push(`${indent}${label}${' '.repeat(labelWidth - displayWidth(label) + GAP)}${scalarText(row.value)}`.trimEnd());
-        continue;
-      }
-      // An empty label puts the text straight under the heading (e.g. the transcript).
-      const textIndent = label === '' ? indent : `${indent}  `;
-      if (label !== '') out.push(`${indent}${label}`);
-      if (row.text === null || row.text === undefined) {
-        out.push(`${textIndent}${sanitize(row.missing ?? '-')}`);
-        continue;
-      }
-      const text = sanitize(row.text, { multiline: true }).replace(/\n+$/, '');
-      if (text === '') continue;
-      for (const line of text.split('\n')) out.push(line.trim() === '' ? '' : `${textIndent}${line.trimEnd()}`);
-    }
-  });
-  return `${out.join('\n')}\n`;
+  return new TableStream(columns, { color: o.color, width: () => o.width }).page([...rows]);
 }

@@ -82,7 +82,8 @@ describe('file --from', () => {
     writeFileSync(file, `{"id":"${c}","externalId":"EXT-FILE"}\n`);
     const { t, run } = cli(['file', '--from', file, '--provider', 'crm'], { stdoutIsTTY: true, env: { NO_COLOR: '1' } });
     expect(await run()).toBe(0);
-    expect(t.stdout()).toBe(`ok      line 1  ${c}  filed (syncCount 1)\n`);
+    // Issue 12, item 8: a header and aligned columns, as a table.
+    expect(t.stdout()).toBe(`RESULT  LINE  ${'ID'.padEnd(c!.length)}  DETAIL\nok      1     ${c}  filed (syncCount 1)\n`);
   });
 
   it('exits 2 for a --from file that does not exist, sending nothing', async () => {

@@ -32,7 +32,6 @@ const INVALID: [string, string[], RegExp][] = [
   ['fractional retries', ['recordings', 'list', '--max-retries', '1.5'], /--max-retries/],
   ['a negative rate', ['recordings', 'list', '--rate', '-5'], /--rate/],
   ['an unknown status', ['recordings', 'list', '--status', 'DONE'], /COMPLETED/],
-  ['a lower-case status', ['recordings', 'list', '--status', 'completed'], /COMPLETED/],
   ['an unknown sync state', ['recordings', 'list', '--sync-state', 'maybe'], /unsynced/],
   ['an unknown include', ['recordings', 'list', '--include', 'everything'], /contentJson/],
   ['limit 0', ['recordings', 'list', '--limit', '0'], /1 to 100/],

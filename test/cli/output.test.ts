@@ -89,29 +89,31 @@ describe('terminal', () => {
       null,
     );
 
-  it('fits the table into 80 columns, cutting the title with an ellipsis and leaving out MATTER and CLIENT', async () => {
+  // Issue 12, item 2: whole columns go (MATTER, CLIENT, AUTHOR) before TITLE is cut below 24 cells.
+  it('fits the table into 80 columns, leaving out MATTER, CLIENT and AUTHOR before cutting the title short', async () => {
     server.queue({ body: rows() });
     const { t, run } = cli(['recordings', 'list'], { stdoutIsTTY: true, columns: 80, env: { NO_COLOR: '1' } });
     expect(await run()).toBe(0);
     expect(t.stdout()).toBe(
       [
-        'ID        TITLE               STATUS     PRIORITY  AUTHOR     UPDATED  FILED',
-        'rec_0001  Intake call 1       COMPLETED  HIGH      Ana Silva  1d ago   no',
-        'rec_0002  A very long title…  COMPLETED  HIGH      Ana Silva  1d ago   2× 5h ago',
+        'ID        TITLE                          STATUS     PRIORITY  UPDATED  FILED',
+        'rec_0001  Intake call 1                  COMPLETED  HIGH      1d ago   no',
+        'rec_0002  A very long title about the …  COMPLETED  HIGH      1d ago   2× 5h ago',
         '',
       ].join('\n'),
     );
   });
 
-  it('shows every column of cli.md on a wide terminal', async () => {
+  // Issue 12, item 2: a wide terminal shows whole values (no cap on TITLE).
+  it('shows every column of cli.md and whole values on a wide terminal', async () => {
     server.queue({ body: rows() });
-    const { t, run } = cli(['recordings', 'list'], { stdoutIsTTY: true, columns: 160, env: { NO_COLOR: '1' } });
+    const { t, run } = cli(['recordings', 'list'], { stdoutIsTTY: true, columns: 200, env: { NO_COLOR: '1' } });
     expect(await run()).toBe(0);
     expect(t.stdout()).toBe(
       [
-        'ID        TITLE                                             STATUS     PRIORITY  AUTHOR     CLIENT    MATTER       UPDATED  FILED',
-        'rec_0001  Intake call 1                                     COMPLETED  HIGH      Ana Silva  Acme Ltd  -            1d ago   no',
-        'rec_0002  A very long title about the quarterly review of…  COMPLETED  HIGH      Ana Silva  Acme Ltd  Estate plan  1d ago   2× 5h ago',
+        'ID        TITLE                                                                                 STATUS     PRIORITY  AUTHOR     CLIENT    MATTER       UPDATED  FILED',
+        'rec_0001  Intake call 1                                                                         COMPLETED  HIGH      Ana Silva  Acme Ltd  -            1d ago   no',
+        'rec_0002  A very long title about the quarterly review of the Henderson estate planning matter  COMPLETED  HIGH      Ana Silva  Acme Ltd  Estate plan  1d ago   2× 5h ago',
         '',
       ].join('\n'),
     );

@@ -53,10 +53,11 @@ describe('writeList json', () => {
     expect(JSON.parse(b.stdout())).toEqual([items[0]]);
   });
 
-  test('closes an empty array when the first page fails', async () => {
+  // cli.md, Output (issue 12, item 5): `[]` would let `| jq length` read a failure as zero items.
+  test('prints nothing at all when the first page fails', async () => {
     const b = bufferIO();
     await expect(writeList(b.io, 'json', from(items, 0), table)).rejects.toThrow('page 2 failed');
-    expect(JSON.parse(b.stdout())).toEqual([]);
+    expect(b.stdout()).toBe('');
   });
 
   test('writes what it has whenever the source waits (a page), not at the end', async () => {
@@ -75,7 +76,8 @@ describe('writeList json', () => {
       seen.push(b.stdout());
     }
     await writeList(b.io, 'json', watched(), table);
-    expect(seen).toEqual(['[', '[\n{"id":"a","title":"x"}', '[\n{"id":"a","title":"x"},\n{"id":"b","title":"y"}']);
+    // The array opens with its first item, not before the first page came.
+    expect(seen).toEqual(['', '[\n{"id":"a","title":"x"}', '[\n{"id":"a","title":"x"},\n{"id":"b","title":"y"}']);
   });
 
   test('uses toJson for what each item prints', async () => {

@@ -1,7 +1,8 @@
 import stringWidth from 'string-width';
 import { describe, expect, test } from 'vitest';
 import { colorEnabled } from '../../src/core/io.js';
-import { type Column, displayWidth, renderKeyValue, renderTable, truncate } from '../../src/output/table.js';
+import { renderKeyValue } from '../../src/output/key-value.js';
+import { type Column, displayWidth, renderTable, truncate } from '../../src/output/table.js';
 import { formatLocalTime } from '../../src/output/time.js';
 import { bufferIO } from '../helpers/io.js';
 

@@ -8,6 +8,7 @@ import type { Context } from '../context.js';
 import { EXIT, UsageError } from '../../core/errors.js';
 import { FilingRequest } from '../../shared/schemas.js';
 import { describeProblem, readLines, type InputLine } from '../../batch/lines.js';
+import { Progress } from '../../batch/progress.js';
 import { itemError, ResultWriter, type ItemResult } from '../../batch/results.js';
 import { runBatch as runLines, writeSummary, type BatchReport, type ItemRun } from '../../batch/runner.js';
 import { isoFlag, requireFlag } from '../flags.js';
@@ -89,27 +90,60 @@ function stripUndefined<T extends Record<string, unknown>>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
+/** What a line's check found: the id when the line has one (echoed in its result), and the filing or why not. */
+interface LineCheck {
+  id: string | null;
+  filing?: FilingRequest;
+  problem?: string;
+  /** The line has no provider and --provider gives none. */
+  noProvider?: boolean;
+}
+
+/** A schema issue in plain words: what is wrong with which field, never the validator's phrasing. */
+function plainIssue(line: Record<string, unknown>, issue: { code: string; path: PropertyKey[]; keys?: string[] } | undefined): string {
+  if (issue === undefined) return 'the line is not a valid filing';
+  if (issue.code === 'unrecognized_keys') {
+    const keys = (issue.keys ?? []).map((k) => JSON.stringify(k)).join(', ');
+    return `unknown field ${keys}: a line has id, provider, externalId and optionally externalUrl, filedAt, metadata`;
+  }
+  const field = issue.path.length > 0 ? issue.path.map(String).join('.') : 'the line';
+  const name = JSON.stringify(field);
+  const input = issue.path.length === 1 ? line[String(issue.path[0])] : undefined;
+  if (issue.path.length === 1 && input === undefined) return `${name} is missing`;
+  switch (field) {
+    case 'filedAt':
+      return `"filedAt" must be an ISO 8601 time such as 2026-11-22T09:30:00Z`;
+    case 'metadata':
+      return `"metadata" must be a JSON object`;
+    default:
+      if (input === '') return `${name} is empty`;
+      return `${name} must be a string`;
+  }
+}
+
 /** The fields of one batch line, checked locally so that a bad line is reported, not sent. */
-function filingFromLine(text: string, defaultProvider: string | undefined): { id: string; filing: FilingRequest } {
+function checkLine(text: string, defaultProvider: string | undefined): LineCheck {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw new UsageError('the line is not valid JSON');
+    return { id: null, problem: 'the line is not valid JSON' };
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError('the line is not a JSON object');
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { id: null, problem: 'the line is not a JSON object' };
   // Deeper than any answer rfs reads (contract.ts): sending it would overflow the stack.
-  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) throw new UsageError(`the line is nested more than ${MAX_JSON_DEPTH} levels deep`);
+  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) return { id: null, problem: `the line is nested more than ${MAX_JSON_DEPTH} levels deep` };
   const { id, recordingId, ...rest } = value as Record<string, unknown>;
   const recording = id ?? recordingId;
-  if (typeof recording !== 'string' || recording === '') throw new UsageError('the line has no "id" (or "recordingId") string');
-  if (id !== undefined && recordingId !== undefined && id !== recordingId) throw new UsageError('"id" and "recordingId" disagree');
-  const parsed = FilingRequest.safeParse({ provider: defaultProvider, ...rest });
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue && issue.path.length > 0 ? issue.path.join('.') : 'line';
-    throw new UsageError(`${where}: ${issue?.message ?? 'invalid'}`);
+  if (typeof recording !== 'string' || recording === '') return { id: null, problem: 'the line has no "id" (or "recordingId") string' };
+  if (id !== undefined && recordingId !== undefined && id !== recordingId) {
+    return { id: typeof id === 'string' ? id : null, problem: '"id" and "recordingId" disagree' };
   }
+  if (rest.provider === undefined && defaultProvider === undefined) {
+    return { id: recording, problem: '"provider" is missing: give it in the line, or a default with --provider', noProvider: true };
+  }
+  const line = { provider: defaultProvider, ...rest };
+  const parsed = FilingRequest.safeParse(line);
+  if (!parsed.success) return { id: recording, problem: plainIssue(line, parsed.error.issues[0]) };
   return { id: recording, filing: parsed.data };
 }
 
@@ -121,10 +155,20 @@ async function runBatch(ctx: Context, { from, defaultProvider, failFast }: Extra
       input.once('error', (error: NodeJS.ErrnoException) => reject(new UsageError(`cannot read ${from}: ${error.code ?? error.message}`)));
     });
   }
-  const writer = new ResultWriter(ctx, (r) => ({
-    label: `line ${String(r.line)}  ${String(r.id ?? '')}`,
-    done: r.replayed ? `already filed (syncCount ${String(r.syncCount)})` : `filed (syncCount ${String(r.syncCount)})`,
-  }));
+  const writer = new ResultWriter(
+    ctx,
+    (r) => ({
+      label: [String(r.line), r.id === null || r.id === undefined ? '-' : String(r.id)],
+      done: [
+        `${r.replayed ? 'already filed' : 'filed'} (syncCount ${String(r.syncCount)})`,
+        ...(r.duplicateOf === undefined ? [] : [`same id as line ${String(r.duplicateOf)}`]),
+      ].join('; '),
+    }),
+    ['LINE', 'ID'],
+  );
+  // A terminal sees how far the batch is; one line of counts, not a line per item.
+  const progress = await Progress.start(ctx.ui, 'filing: reading lines');
+  let warnedProvider = false;
   const firstLine = new Map<string, number>();
   let blank = 0;
 
@@ -140,10 +184,21 @@ async function runBatch(ctx: Context, { from, defaultProvider, failFast }: Extra
       }
       return { line: item.line, id: null, ok: false, error: localError(describeProblem(item.problem, item.bytes)) };
     }
-    let id: string | null = null;
+    const checked = checkLine(item.text, defaultProvider);
+    const id = checked.id;
+    if (checked.filing === undefined || id === null) {
+      if (checked.noProvider && !warnedProvider) {
+        // Said once, not once a line: the fix is one flag for the whole batch.
+        warnedProvider = true;
+        await progress.clearedFor(async () =>
+          ctx.ui.warn('no --provider given: lines without "provider" fail; add --provider <p> as their default'),
+        );
+      }
+      return { line: item.line, id, ok: false, error: localError(checked.problem ?? 'the line is not a valid filing') };
+    }
+    const parsed = { id, filing: checked.filing };
+    progress.update(`filing line ${item.line} (${writer.ok} filed, ${writer.failed} failed so far)`);
     try {
-      const parsed = filingFromLine(item.text, defaultProvider);
-      id = parsed.id;
       const earlier = firstLine.get(parsed.id);
       if (earlier === undefined) firstLine.set(parsed.id, item.line);
       run.doing(`filing line ${item.line}`);
@@ -162,7 +217,7 @@ async function runBatch(ctx: Context, { from, defaultProvider, failFast }: Extra
       return { line: item.line, id, ok: false, error: error instanceof UsageError ? localError(error.message) : itemError(error) };
     }
   };
-  const report = await runLines({ items: readLines(input), work: fileLine, writer, signal: ctx.signal, failFast });
+  const report = await runLines({ items: readLines(input), work: fileLine, writer, signal: ctx.signal, failFast, progress });
   summary(ctx, writer, report, blank);
   return report.exitCode;
 }

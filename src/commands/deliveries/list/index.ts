@@ -1,5 +1,6 @@
 // rfs deliveries list: the declaration; the code is in run.ts.
-import { Command, Option } from '@commander-js/extra-typings';
+import { Command } from '@commander-js/extra-typings';
+import { choiceOption } from '../../choices.js';
 import { DELIVERY_STATUSES } from '../../../shared/vocabulary.js';
 import { defineCommand, examples, type Parsed } from '../../define.js';
 
@@ -7,7 +8,7 @@ const declare = () =>
   new Command('list')
     .alias('ls')
     .description('list webhook deliveries, newest first')
-    .addOption(new Option('--status <status>', `delivery status (${DELIVERY_STATUSES.join(', ')} in the sandbox)`))
+    .addOption(choiceOption('--status <status>', 'delivery status', DELIVERY_STATUSES))
     .option('--subscription <id>', 'only this subscription')
     .option('--limit <n>', 'rows, 1-50', '50')
     .addHelpText('after', examples(['rfs deliveries list --status FAILED', 'rfs deliveries list --subscription wh_123 -o json']));

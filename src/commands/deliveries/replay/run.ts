@@ -84,7 +84,9 @@ async function replayAll(
   const items = rounds ? rounds.items() : given;
 
   const accepted: string[] = [];
-  const writer = new ResultWriter(ctx, (r) => ({ label: String(r.id), done: `replayed (now ${String(r.status ?? 'queued')})` }));
+  const writer = new ResultWriter(ctx, (r) => ({ label: [String(r.id)], done: `replayed (now ${String(r.status ?? 'queued')})` }), [
+    'DELIVERY',
+  ]);
   const report = await runBatch({
     items,
     writer,
@@ -177,7 +179,7 @@ async function waitAndReport(ctx: Context, o: ReplayOptions, ids: string[]): Pro
   } finally {
     progress.stop();
   }
-  const writer = new ResultWriter(ctx, (r) => ({ label: String(r.id), done: String(r.finalStatus) }));
+  const writer = new ResultWriter(ctx, (r) => ({ label: [String(r.id)], done: String(r.finalStatus) }), ['DELIVERY']);
   for (const outcome of result.outcomes) await writer.write(outcomeLine(outcome, o.waitTimeoutSeconds));
   const count = (status: string): number => result.outcomes.filter((x) => x.status === status).length;
   const parts = [`${count('SUCCEEDED')} SUCCEEDED, ${count('FAILED')} FAILED again`];

@@ -1,12 +1,13 @@
 // rfs recordings get: the declaration; the code is in run.ts.
-import { Command, Option } from '@commander-js/extra-typings';
+import { Command } from '@commander-js/extra-typings';
+import { choiceOption } from '../../choices.js';
 import { defineCommand, examples, type Parsed } from '../../define.js';
 
 const declare = () =>
   new Command('get')
     .description('show one recording: metadata, filing history, notes, documents and transcript')
     .argument('<id>', 'recording id')
-    .addOption(new Option('--include <what>', 'also return the rich-text JSON of each block').choices(['contentJson'] as const))
+    .addOption(choiceOption('--include <what>', 'also return the rich-text JSON of each block', ['contentJson'] as const))
     .addHelpText('after', examples(['rfs recordings get rec_123', 'rfs recordings get rec_123 --include contentJson -o json']));
 
 export type Input = Parsed<ReturnType<typeof declare>>;

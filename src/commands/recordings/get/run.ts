@@ -4,8 +4,9 @@ import { getRecording } from '../../../api/recordings.js';
 import type { Context } from '../../context.js';
 import { EXIT } from '../../../core/errors.js';
 import { writeResource } from '../../../output/list-writer.js';
-import type { KeyValueSection } from '../../../output/table.js';
+import type { KeyValueSection } from '../../../output/key-value.js';
 import { formatLocalTime } from '../../../output/time.js';
+import { formatBytes, formatDuration } from '../../../output/units.js';
 import type { RecordingDetail } from '../../../shared/schemas.js';
 import type { Input } from './index.js';
 
@@ -23,6 +24,10 @@ function blockSection(heading: string, blocks: Block[]): KeyValueSection {
       label: `${b.templateName} (${b.id})`,
       text: b.contentStatus === 'available' ? b.contentText : null,
       missing: 'content unavailable',
+      // The structure (headings, lists) when the rich text came; a first heading that only
+      // repeats the template's name is left out.
+      rich: b.contentStatus === 'available' ? b.contentJson : undefined,
+      title: b.templateName,
     })),
   };
 }
@@ -38,8 +43,8 @@ export function recordingSections(r: RecordingDetail): KeyValueSection[] {
         { label: 'Author', value: `${r.author.name} <${r.author.email}>` },
         { label: 'Client', value: reference(r.client) },
         { label: 'Matter', value: reference(r.matter) },
-        { label: 'Duration', value: `${r.audioDuration} s` },
-        { label: 'Audio size', value: `${r.audioSize} bytes` },
+        { label: 'Duration', value: formatDuration(r.audioDuration) },
+        { label: 'Audio size', value: formatBytes(r.audioSize) },
         { label: 'Created', value: formatLocalTime(r.createdAt) },
         { label: 'Updated', value: formatLocalTime(r.updatedAt) },
       ],
@@ -68,7 +73,10 @@ export function options({ args: [id], flags }: Input): GetOptions {
 
 export async function run(ctx: Context, { id, include }: GetOptions): Promise<number> {
   const client = await ctx.api();
-  const recording = await getRecording(client, id, { include, signal: ctx.signal });
+  // The table view shows each block's structure, so it asks for the rich text too; json and
+  // ndjson print what was asked for, exactly.
+  const ask = ctx.globals.output === 'table' ? 'contentJson' : include;
+  const recording = await getRecording(client, id, { include: ask, signal: ctx.signal });
   await writeResource(ctx.io, ctx.globals.output, recording, { color: ctx.globals.color, sections: recordingSections });
   return EXIT.OK;
 }

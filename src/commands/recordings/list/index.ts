@@ -1,5 +1,6 @@
 // rfs recordings list: the declaration; the code is in run.ts.
-import { Command, Option } from '@commander-js/extra-typings';
+import { Command } from '@commander-js/extra-typings';
+import { choiceOption } from '../../choices.js';
 import { INCLUDES, RECORDING_STATUSES, SYNC_STATES } from '../../../shared/vocabulary.js';
 import { defineCommand, examples, type Parsed } from '../../define.js';
 
@@ -7,11 +8,11 @@ const declare = () =>
   new Command('list')
     .alias('ls')
     .description('list recordings (by default COMPLETED and not yet filed)')
-    .addOption(new Option('--status <status>', 'recording status').choices(RECORDING_STATUSES).default('COMPLETED'))
-    .addOption(new Option('--sync-state <state>', 'filing state').choices(SYNC_STATES).default('unsynced'))
+    .addOption(choiceOption('--status <status>', 'recording status', RECORDING_STATUSES).default('COMPLETED'))
+    .addOption(choiceOption('--sync-state <state>', 'filing state', SYNC_STATES).default('unsynced'))
     .option('--updated-since <when>', 'ISO 8601 time, or a duration back from now: 90s, 15m, 24h, 7d')
-    .addOption(new Option('--include <what>', 'add block content to each item').choices(INCLUDES))
-    .option('--limit <n>', 'page size, 1-100', '50')
+    .addOption(choiceOption('--include <what>', 'add block content to each item', INCLUDES))
+    .option('--limit <n>', 'page size, 1-100 (default: 50; 100 with --all)')
     .option('--cursor <cursor>', 'start at this page (meta.nextCursor of an earlier call)')
     .option('--all', 'follow cursors through every page')
     .option('--max-items <n>', 'stop after this many items (with --all)')

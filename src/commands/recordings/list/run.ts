@@ -1,5 +1,6 @@
 // rfs recordings list (cli.md, recordings).
 import { listRecordings, type ListRecordingsParams } from '../../../api/recordings.js';
+import { Progress } from '../../../batch/progress.js';
 import type { Context } from '../../context.js';
 import { EXIT } from '../../../core/errors.js';
 import { writeList } from '../../../output/list-writer.js';
@@ -10,44 +11,84 @@ import { numberFlag } from '../../../core/flags.js';
 import type { Input } from './index.js';
 import { emptyNotice, moreNotice } from '../../notices.js';
 
-/** cli.md's columns; on a narrow terminal MATTER, CLIENT and AUTHOR go first, in that order. */
+/** api.md: a page holds at most 100 recordings; --all asks for that many (cli.md, Output). */
+const LARGEST_PAGE = 100;
+const DEFAULT_PAGE = 50;
+
+/**
+ * cli.md's columns. On a narrow terminal whole columns are left out, least important first
+ * (README, "Tables"): MATTER, CLIENT, AUTHOR, PRIORITY, FILED, UPDATED, STATUS; ID and TITLE
+ * stay, and TITLE is not cut below 24 cells while another column could go instead.
+ */
 export function recordingColumns(now: number): Column<RecordingListItem>[] {
   return [
-    { header: 'ID', value: (r) => r.id, maxWidth: 28 },
-    { header: 'TITLE', value: (r) => r.title, flex: true, maxWidth: 48 },
-    { header: 'STATUS', value: (r) => r.status },
-    { header: 'PRIORITY', value: (r) => r.priority },
-    { header: 'AUTHOR', value: (r) => r.author.name, flex: true, maxWidth: 24, dropOrder: 3 },
-    { header: 'CLIENT', value: (r) => r.client?.name ?? '-', flex: true, maxWidth: 24, dropOrder: 2 },
-    { header: 'MATTER', value: (r) => r.matter?.name ?? '-', flex: true, maxWidth: 24, dropOrder: 1 },
-    { header: 'UPDATED', value: (r) => formatAge(r.updatedAt, now) },
-    { header: 'FILED', value: (r) => (r.syncCount === 0 ? 'no' : `${r.syncCount}× ${formatAge(r.lastSyncedAt, now)}`) },
+    { header: 'ID', value: (r) => r.id },
+    { header: 'TITLE', value: (r) => r.title, flex: true, minWidth: 24 },
+    { header: 'STATUS', value: (r) => r.status, dropOrder: 7 },
+    { header: 'PRIORITY', value: (r) => r.priority, dropOrder: 4 },
+    { header: 'AUTHOR', value: (r) => r.author.name, flex: true, minWidth: 12, dropOrder: 3 },
+    { header: 'CLIENT', value: (r) => r.client?.name ?? '-', flex: true, minWidth: 12, dropOrder: 2 },
+    { header: 'MATTER', value: (r) => r.matter?.name ?? '-', flex: true, minWidth: 12, dropOrder: 1 },
+    { header: 'UPDATED', value: (r) => formatAge(r.updatedAt, now), dropOrder: 6 },
+    {
+      header: 'FILED',
+      value: (r) => (r.syncCount === 0 ? 'no' : `${r.syncCount}× ${formatAge(r.lastSyncedAt, now)}`),
+      dropOrder: 5,
+    },
   ];
+}
+
+type Block = NonNullable<RecordingListItem['notes']>[number];
+
+/**
+ * The line under a row with --include content (cli.md): the text of the first note in
+ * sortOrder, or why there is none.
+ */
+export function noteLine(r: RecordingListItem): string {
+  const notes = [...(r.notes ?? [])].sort((a: Block, b: Block) => a.sortOrder - b.sortOrder);
+  const first = notes[0];
+  if (first === undefined) return '(no notes)';
+  if (first.contentStatus !== 'available' || typeof first.contentText !== 'string') return `${first.templateName}: content unavailable`;
+  const text = first.contentText.replace(/\s+/g, ' ').trim();
+  return text === '' ? `${first.templateName}: (empty)` : text;
 }
 
 export type ListOptions = Omit<ListRecordingsParams, 'signal' | 'onMore'>;
 
 export function options({ flags }: Input, ctx: Context): ListOptions {
+  const all = flags.all === true;
   return {
     status: flags.status,
     syncState: flags.syncState,
     updatedSince: flags.updatedSince === undefined ? undefined : parseWhen(flags.updatedSince, ctx.io.now()),
     include: flags.include,
-    limit: numberFlag('--limit', flags.limit, { min: 1, max: 100, integer: true }),
+    limit: numberFlag('--limit', flags.limit, { min: 1, max: LARGEST_PAGE, integer: true }) ?? (all ? LARGEST_PAGE : DEFAULT_PAGE),
     cursor: flags.cursor,
-    all: flags.all === true,
+    all,
     maxItems: numberFlag('--max-items', flags.maxItems, { min: 1, max: Number.MAX_SAFE_INTEGER, integer: true }),
   };
 }
 
 export async function run(ctx: Context, params: ListOptions): Promise<number> {
   const client = await ctx.api();
-  const items = listRecordings(client, { ...params, signal: ctx.signal, onMore: (cursor) => moreNotice(ctx, cursor) });
+  let more: string | undefined;
+  const items = listRecordings(client, {
+    ...params,
+    signal: ctx.signal,
+    onMore: (cursor) => {
+      more = cursor;
+    },
+  });
+  // Every page of a table on a terminal: say what is happening until the rows come, and between pages.
+  const progress = params.all && ctx.globals.output === 'table' ? await Progress.start(ctx.ui, 'fetching recordings…') : undefined;
   const count = await writeList(ctx.io, ctx.globals.output, items, {
     columns: recordingColumns(ctx.io.now()),
     color: ctx.globals.color,
-    width: ctx.io.columns,
+    detail: params.include === undefined ? undefined : noteLine,
+    progress,
   });
+  // After the list, so that it is the last thing on the screen (cli.md, Output).
+  if (more !== undefined) moreNotice(ctx, more);
   if (count === 0) emptyNotice(ctx, 'no recordings match');
   return EXIT.OK;
 }

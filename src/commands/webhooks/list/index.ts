@@ -6,7 +6,7 @@ const declare = () =>
   new Command('list')
     .alias('ls')
     .description('list webhook subscriptions')
-    .option('--limit <n>', 'page size, 1-50', '50')
+    .option('--limit <n>', 'page size, 1-50 (default: 50)')
     .option('--cursor <cursor>', 'start at this page')
     .option('--all', 'follow cursors through every page')
     .addHelpText('after', examples(['rfs webhooks list', 'rfs webhooks list --all -o ndjson']));

@@ -10,6 +10,8 @@ import type { Input } from './index.js';
 import { emptyNotice, moreNotice } from '../../notices.js';
 import { field } from '../../../output/fields.js';
 
+const LARGEST_PAGE = 50;
+
 export interface ListOptions {
   limit: number;
   cursor: string | undefined;
@@ -17,22 +19,33 @@ export interface ListOptions {
 }
 
 export function options({ flags }: Input): ListOptions {
-  return { limit: numberFlag('--limit', flags.limit, { min: 1, max: 50, integer: true }), cursor: flags.cursor, all: flags.all === true };
+  // 50 is both the default and the largest page (api.md), so --all asks for the largest page.
+  return {
+    limit: numberFlag('--limit', flags.limit, { min: 1, max: LARGEST_PAGE, integer: true }) ?? LARGEST_PAGE,
+    cursor: flags.cursor,
+    all: flags.all === true,
+  };
 }
 
 export async function run(ctx: Context, { limit, cursor, all }: ListOptions): Promise<number> {
   const client = await ctx.api();
-  const items = listWebhooks(client, { limit, cursor, all, signal: ctx.signal, onMore: (c) => moreNotice(ctx, c) });
+  let more: string | undefined;
+  const onMore = (c: string): void => {
+    more = c;
+  };
+  const items = listWebhooks(client, { limit, cursor, all, signal: ctx.signal, onMore });
   const count = await writeList(ctx.io, ctx.globals.output, items, {
     color: ctx.globals.color,
-    width: ctx.io.columns,
+    // A URL is cut only on a terminal too narrow for it; CREATED, then EVENTS go first.
     columns: [
       { header: 'ID', value: (w) => field(w, 'id') },
-      { header: 'URL', value: (w) => w.url, flex: true },
-      { header: 'EVENTS', value: (w) => w.events.join(', ') },
-      { header: 'CREATED', value: (w) => formatLocalTime(field(w, 'createdAt') || null) },
+      { header: 'URL', value: (w) => w.url, flex: true, minWidth: 24 },
+      { header: 'EVENTS', value: (w) => w.events.join(', '), dropOrder: 2 },
+      { header: 'CREATED', value: (w) => formatLocalTime(field(w, 'createdAt') || null), dropOrder: 1 },
     ],
   });
+  // After the list, so that it is the last thing on the screen (cli.md, Output).
+  if (more !== undefined) moreNotice(ctx, more);
   if (count === 0) emptyNotice(ctx, 'no webhook subscriptions');
   return EXIT.OK;
 }

@@ -1,0 +1,88 @@
+// Long text word-wrapped to the terminal's width with its indent kept (cli.md, Output), so a
+// paragraph is never cut mid-word by the terminal and never runs back to column one.
+import { clusters, displayWidth } from './table.js';
+
+/** One word with how it is shown (bold, dim…); its width is that of `text`. */
+export interface Word {
+  text: string;
+  style?: (text: string) => string;
+}
+
+const SPACE = /\s+/;
+
+/** The words of already sanitised text, all in one style. */
+export function words(text: string, style?: (text: string) => string): Word[] {
+  return text
+    .split(SPACE)
+    .filter((w) => w !== '')
+    .map((w) => (style ? { text: w, style } : { text: w }));
+}
+
+/** A word wider than `room` in pieces of at most `room` cells, never splitting a character. */
+function split(word: Word, room: number): Word[] {
+  const out: Word[] = [];
+  let piece = '';
+  for (const c of clusters(word.text)) {
+    if (piece !== '' && displayWidth(piece + c) > room) {
+      out.push({ ...word, text: piece });
+      piece = '';
+    }
+    piece += c;
+  }
+  if (piece !== '') out.push({ ...word, text: piece });
+  return out;
+}
+
+/**
+ * Words laid out in lines of at most `width` cells: the first line starts with `first`, the
+ * others with `rest` (a hanging indent: list items continue under their text, not their bullet).
+ * Infinity keeps each paragraph on one line.
+ */
+export function wrapWords(list: readonly Word[], width: number, first: string, rest: string = first): string[] {
+  const lines: string[] = [];
+  let prefix = first;
+  let line = '';
+  let used = 0;
+  const flush = (): void => {
+    lines.push(`${prefix}${line}`.trimEnd());
+    prefix = rest;
+    line = '';
+    used = 0;
+  };
+  for (const word of list) {
+    // Never less than 10 cells of text a line, however deep the indent.
+    const room = Math.max(10, width - displayWidth(prefix));
+    const w = displayWidth(word.text);
+    const pieces = w > room ? split(word, room) : [word];
+    for (const piece of pieces) {
+      const pw = displayWidth(piece.text);
+      if (used > 0 && used + 1 + pw > Math.max(10, width - displayWidth(prefix))) flush();
+      const shown = piece.style ? piece.style(piece.text) : piece.text;
+      line += used > 0 ? ` ${shown}` : shown;
+      used += (used > 0 ? 1 : 0) + pw;
+    }
+  }
+  if (line !== '' || lines.length === 0) flush();
+  return lines;
+}
+
+const MARKER = /^(\s*)((?:[-*\u2022]|\d{1,4}[.)])\s+)/;
+
+/**
+ * Sanitised multi-line text (a transcript, a block's plain text), each line wrapped under
+ * `indent`; a line that starts like a list item continues under its text. Blank lines stay.
+ */
+export function wrapText(text: string, width: number, indent: string): string[] {
+  const out: string[] = [];
+  for (const raw of text.split('\n')) {
+    if (raw.trim() === '') {
+      out.push('');
+      continue;
+    }
+    const marker = MARKER.exec(raw);
+    const lead = raw.match(/^\s*/)?.[0] ?? '';
+    const hang = marker ? ' '.repeat(displayWidth(marker[1] ?? '') + displayWidth(marker[2] ?? '')) : lead;
+    out.push(...wrapWords(words(raw), width, `${indent}${lead}`, `${indent}${hang}`));
+  }
+  return out;
+}
