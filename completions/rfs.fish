@@ -144,7 +144,7 @@ complete -c rfs -f
 
 # Global options, valid under every command.
 complete -c rfs -l version -d 'print the version and exit'
-complete -c rfs -s p -l profile -x -d 'config profile to use (env RFS_PROFILE)'
+complete -c rfs -s p -l profile -x -a '(command rfs __complete-profiles 2>/dev/null)' -d 'config profile to use (env RFS_PROFILE)'
 complete -c rfs -l base-url -x -d 'service root; /api/v1 is appended (env RFS_BASE_URL)'
 complete -c rfs -s o -l output -x -a 'table json ndjson' -d 'output format (default: table on a terminal, json otherwise)'
 complete -c rfs -l json -d 'same as -o json'
@@ -169,10 +169,11 @@ complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'sandbox' -d 'run the local implement
 complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'help' -d 'show help for a command, or a topic: exit-codes, environment'
 complete -c rfs -n '__rfs_at \'rfs auth\' 0' -a 'login' -d 'save an API key in a profile (asks for it, masked; or reads it from stdin)'
 complete -c rfs -n '__rfs_at \'rfs auth\' 0' -a 'status' -d 'show every profile (or one) with its redacted key and whether the key works'
-complete -c rfs -n '__rfs_at \'rfs auth\' 0' -a 'switch' -d 'make a profile the default'
+complete -c rfs -n '__rfs_at \'rfs auth\' 0' -a 'switch' -d 'make a profile the default (without a name: pick one)'
 complete -c rfs -n '__rfs_at \'rfs auth\' 0' -a 'logout' -d 'forget a profile and its key'
 complete -c rfs -n '__rfs_at \'rfs auth\' 0' -a 'help' -d 'show help for a command, or a topic: exit-codes, environment'
 complete -c rfs -n '__rfs_at \'rfs auth login\'' -l with-key -d 'read the key from stdin instead of asking (for scripts)'
+complete -c rfs -n '__rfs_at \'rfs auth switch\' 0' -a '(command rfs __complete-profiles 2>/dev/null)' -d 'profile name (left out on a terminal: pick one)'
 complete -c rfs -n '__rfs_at \'rfs auth help\' 0' -a 'login status switch logout' -d 'command'
 complete -c rfs -n '__rfs_at \'rfs recordings\' 0' -a 'list' -d 'list recordings (by default COMPLETED and not yet filed)'
 complete -c rfs -n '__rfs_at \'rfs recordings\' 0' -a 'get' -d 'show one recording: metadata, filing history, notes, documents and transcript'

@@ -4,6 +4,7 @@
 import { Command } from '@commander-js/extra-typings';
 import auth from '../commands/auth/index.js';
 import completion from '../commands/completion/index.js';
+import completeProfiles from '../commands/complete-profiles/index.js';
 import type { CommandDefinition, Dispatch } from '../commands/define.js';
 import deliveries from '../commands/deliveries/index.js';
 import file from '../commands/file/index.js';
@@ -49,5 +50,6 @@ export function buildProgram(dispatch: Dispatch, output?: ProgramOutput) {
     .showSuggestionAfterError(true);
   const typed = declareGlobals(program).addHelpText('after', GETTING_STARTED);
   for (const noun of NOUNS) noun.mount(typed, dispatch);
+  completeProfiles.mount(typed, dispatch);
   return typed;
 }

@@ -5,7 +5,7 @@ import { defineCommand, examples, type Parsed } from '../../define.js';
 const declare = () =>
   new Command('switch')
     .description('make a profile the default (without a name: pick one)')
-    .argument('[name]', 'profile name; on a terminal, a picker of the saved profiles when left out')
+    .argument('[name]', 'profile name (left out on a terminal: pick one)')
     .addHelpText('after', examples(['rfs auth switch ci', 'rfs auth switch']));
 
 export type Input = Parsed<ReturnType<typeof declare>>;
