@@ -165,7 +165,7 @@ complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'deliveries' -d 'inspect and replay w
 complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'verify-signature' -d 'check a webhook signature against the raw body (exit 0 valid, 1 not)'
 complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'sync' -d 'file every COMPLETED, unsynced recording through your command, crash-safe (a journal)'
 complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'completion' -d 'print the shell completion script'
-complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'sandbox' -d 'run the local implementation of the whole service (see sandbox.md)'
+complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'sandbox' -d 'run the local implementation of the whole service (README: The sandbox)'
 complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'help' -d 'show help for a command, or a topic: exit-codes, environment'
 complete -c rfs -n '__rfs_at \'rfs auth\' 0' -a 'login' -d 'save an API key in a profile (asks for it, masked; or reads it from stdin)'
 complete -c rfs -n '__rfs_at \'rfs auth\' 0' -a 'status' -d 'show every profile (or one) with its redacted key and whether the key works'

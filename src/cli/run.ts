@@ -10,6 +10,7 @@ import { type IO, colorEnabled } from '../core/io.js';
 import { KnownSecrets } from '../core/redact.js';
 import { HELP_TOPICS } from '../commands/topics.js';
 import { resolveGlobals } from './globals.js';
+import { helpArgv } from './help.js';
 import { buildProgram, type Dispatch } from './program.js';
 import { reportError } from './report.js';
 
@@ -98,7 +99,10 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
 
   const program = buildProgram(dispatch, { writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });
   try {
-    await program.parseAsync(argv, { from: 'user' });
+    // `rfs help recordings list` is `rfs recordings list --help`; commander's own help command
+    // reads one word only.
+    const args = argv[0] === 'help' && argv.length > 1 ? helpArgv(program, argv.slice(1), Object.keys(HELP_TOPICS)) : argv;
+    await program.parseAsync(args, { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) return commanderExit(error);
     failure = { error, globals: undefined, name: '' };
