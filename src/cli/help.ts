@@ -1,6 +1,7 @@
 // Help, as gh gives it (cli.md, Global options): on stdout, exit 0; `rfs help <command> [<sub>]`
 // shows that command's help; an unknown topic is exit 2 with the known ones. The global options
 // are listed once, in `rfs --help`; every other command ends with one line that points there.
+import type { EventEmitter } from 'node:events';
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { UsageError } from '../core/errors.js';
 import { sanitize } from '../core/sanitize.js';
@@ -15,7 +16,7 @@ export function addGlobalFooters(program: CommandUnknownOpts): void {
   const visit = (command: CommandUnknownOpts): void => {
     for (const sub of command.commands) {
       // After an Examples block, which ends with a blank line; else after a blank line of its own.
-      const spaced = sub.listenerCount('afterHelp') > 0 ? GLOBAL_FOOTER : `\n${GLOBAL_FOOTER}`;
+      const spaced = (sub as unknown as EventEmitter).listenerCount('afterHelp') > 0 ? GLOBAL_FOOTER : `\n${GLOBAL_FOOTER}`;
       if (!WITHOUT_GLOBALS.has(sub.name())) sub.addHelpText('after', spaced);
       visit(sub);
     }
