@@ -2,6 +2,7 @@
 // GlobalOptions every command receives (flag, then environment, then the terminal's answer).
 import { type Command, Option } from '@commander-js/extra-typings';
 import { OUTPUT_FORMATS, type GlobalOptions } from '../core/context.js';
+import { UsageError } from '../core/errors.js';
 import { numberFlag } from '../core/flags.js';
 import { type IO, colorEnabled, isTruthy } from '../core/io.js';
 
@@ -23,6 +24,10 @@ export function declareGlobals(program: Command) {
 export type GlobalFlags = ReturnType<ReturnType<typeof declareGlobals>['opts']>;
 
 export function resolveGlobals(flags: GlobalFlags, io: IO): GlobalOptions {
+  // cli.md: --json with another -o is a contradiction to report, not a silent choice.
+  if (flags.json === true && flags.output !== undefined && flags.output !== 'json') {
+    throw new UsageError(`--json contradicts -o ${flags.output}: give one of them`);
+  }
   return {
     profile: flags.profile,
     baseUrl: flags.baseUrl,

@@ -159,19 +159,30 @@ async function makeClient(connection: Connection, g: GlobalOptions, ui: Ui, io: 
     sleep: clock.sleep,
     random: clock.random,
     log: (line) => ui.verbose(line),
-    onWait: ({ ms, reason }) => {
+    onWait: ({ ms, reason, attempt }) => {
       // cli.md: a wait longer than 2 s says why and for how long (a spinner on a terminal).
       if (ms <= 2000) return;
-      const text = `${reason}: waiting ${(ms / 1000).toFixed(1)}s before retrying`;
-      // The spinner lasts as long as the client's own wait, on the same clock, and stops on Ctrl-C.
-      if (io.stderrIsTTY)
-        void ui.spinner(text).then((s) =>
-          clock.sleep(ms, signal).then(
-            () => s.stop(),
-            () => s.stop(),
-          ),
-        );
-      else ui.notice(text);
+      const of = `(attempt ${attempt}/${g.maxRetries + 1})`;
+      if (!io.stderrIsTTY) {
+        ui.notice(`${reason}: waiting ${(ms / 1000).toFixed(1)}s before retrying ${of}`);
+        return;
+      }
+      // The spinner counts down the client's own wait, on the same clock, and stops on Ctrl-C.
+      const text = (left: number) => `${reason}: retrying in ${Math.ceil(left / 1000)}s ${of}`;
+      void ui.spinner(text(ms)).then((s) => countDown(clock, ms, signal, (left) => s.update(text(left))).finally(() => s.stop()));
     },
   });
+}
+
+/** Calls `tick` with the time left, once a second (on the second), until `ms` have passed or the signal aborts. */
+export async function countDown(clock: Clock, ms: number, signal: AbortSignal, tick: (left: number) => void): Promise<void> {
+  const end = clock.now() + ms;
+  try {
+    for (let left = ms; left > 0; left = end - clock.now()) {
+      tick(left);
+      await clock.sleep(left % 1000 || 1000, signal);
+    }
+  } catch {
+    // Aborted: the caller stops the spinner.
+  }
 }
