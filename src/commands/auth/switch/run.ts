@@ -18,13 +18,18 @@ export async function run(ctx: Context, o: { name: string | undefined }): Promis
   if (name === undefined) {
     const profiles = store.list();
     if (profiles.length === 0) throw new UsageError('no profiles are saved yet', { hint: 'save one with `rfs auth login`' });
+    // Aligned columns: name, base URL, redacted key (names and URLs are plain ASCII once sanitised).
+    const rows = profiles.map(
+      (p) => [sanitize(p.name), sanitize(p.baseUrl), redactKey(p.apiKey), p.isDefault ? '(default now)' : ''] as const,
+    );
+    const width = (i: 0 | 1) => Math.max(...rows.map((r) => r[i].length));
     name = await pick(
       ctx,
       'Default profile',
-      profiles.map((p) => ({
-        value: p.name,
-        name: `${sanitize(p.name)}  ${sanitize(p.baseUrl)}  ${redactKey(p.apiKey)}${p.isDefault ? '  (default now)' : ''}`,
-      })),
+      profiles.map((p, i) => {
+        const [n, url, key, mark] = rows[i] ?? ['', '', '', ''];
+        return { value: p.name, name: `${n.padEnd(width(0))}  ${url.padEnd(width(1))}  ${key}${mark ? `  ${mark}` : ''}` };
+      }),
       {
         initial: store.defaultName(),
         instead: `name the profile: rfs auth switch <name> (saved: ${profiles.map((p) => sanitize(p.name)).join(', ')})`,
