@@ -17,9 +17,22 @@ if (only === '--version') {
   process.stdout.write(`${require('../package.json').version}\n`);
 } else if ((only === '--help' || only === '-h') && fitsPrerendered()) {
   process.stdout.write(require('node:fs').readFileSync(require('node:path').join(__dirname, '..', 'dist', 'help.txt'), 'utf8'));
+} else if (wantsStackTraces()) {
+  // --verbose prints stack traces: the ES module build, whose chunks have source maps, read
+  // only now (parsing them costs start-up time that other runs do not pay).
+  baselineWasmOnly();
+  process.setSourceMapsEnabled(true);
+  startModules();
 } else {
   baselineWasmOnly();
   if (!runCachedBundle()) startModules();
+}
+
+/** -v, --verbose (also among combined short flags, -qv) or RFS_DEBUG, as src/main.ts reads them. */
+function wantsStackTraces() {
+  const debug = process.env.RFS_DEBUG;
+  if (debug && debug !== '0' && debug.toLowerCase() !== 'false') return true;
+  return argv.some((a) => a === '--verbose' || /^-[A-Za-z]*v[A-Za-z]*$/.test(a));
 }
 
 /**

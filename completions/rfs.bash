@@ -164,7 +164,7 @@ _rfs_value() {
     'sandbox:--faults') _rfs_kind=any ;;
     'sandbox:--delivery-attempts') _rfs_kind=any ;;
     'sandbox:--delivery-backoff') _rfs_kind=any ;;
-    *:-p|*:--profile) _rfs_kind=any ;;
+    *:-p|*:--profile) _rfs_kind=profile ;;
     *:--base-url) _rfs_kind=any ;;
     *:-o|*:--output) _rfs_kind=choices _rfs_values='table json ndjson' ;;
     *:--timeout) _rfs_kind=any ;;
@@ -178,7 +178,7 @@ _rfs_value() {
 # For positional argument number $2 (from 0) of a command path: sets _rfs_kind and _rfs_values.
 _rfs_argument() {
   case "$1:$2" in
-    'auth switch:0') _rfs_kind=any ;;
+    'auth switch:0') _rfs_kind=profile ;;
     'auth help:0') _rfs_kind=choices _rfs_values='login status switch logout' ;;
     'recordings get:0') _rfs_kind=any ;;
     'recordings help:0') _rfs_kind=choices _rfs_values='list get' ;;
@@ -216,9 +216,11 @@ _rfs_reply() {
 }
 
 # Offers the value described by _rfs_kind and _rfs_values for the word $1, adding prefix $2.
+# Profile names are read from the config file now, by rfs itself (names only, never keys).
 _rfs_complete_value() {
   case "$_rfs_kind" in
     choices) _rfs_reply < <(compgen -P "$2" -W "$_rfs_values" -- "$1") ;;
+    profile) _rfs_reply < <(compgen -P "$2" -W "$(command rfs __complete-profiles 2>/dev/null)" -- "$1") ;;
     file)
       compopt -o filenames 2>/dev/null
       _rfs_reply < <(compgen -P "$2" -f -- "$1")

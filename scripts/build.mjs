@@ -15,7 +15,11 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  sourcemap: false,
+  // Maps beside the chunks, read only when --verbose asks for a stack trace (bin/rfs.js and
+  // src/main.ts turn them on then): a trace points into src/, not the minified bundle. Without
+  // the sources themselves: file and line are what a bug report needs.
+  sourcemap: true,
+  sourcesContent: false,
   // Minified code parses faster: start-up is mostly V8 compiling these chunks. Names are kept,
   // for readable --verbose stack traces and because error classes take their name from the
   // class (src/cli/errors.ts).

@@ -4,6 +4,7 @@
 import { type Command, type CommandUnknownOpts, Option } from '@commander-js/extra-typings';
 import { OUTPUT_FORMATS, type GlobalOptions, type OutputFormat } from '../core/context.js';
 import { choiceOption } from '../commands/choices.js';
+import { UsageError } from '../core/errors.js';
 import { type IO, colorEnabled, isTruthy } from '../core/io.js';
 import {
   DEFAULT_MAX_RETRIES,
@@ -53,6 +54,10 @@ export function resolveGlobals(
   );
   for (const s of settings) if (s.problem !== undefined) onProblem(s.problem);
   const [output, rate, timeout, maxRetries, provider] = settings.map((s) => s.value);
+  // cli.md: --json with another -o is a contradiction to report, not a silent choice.
+  if (flags.json === true && flags.output !== undefined && flags.output !== 'json') {
+    throw new UsageError(`--json contradicts -o ${flags.output}: give one of them`);
+  }
   return {
     profile: flags.profile,
     baseUrl: flags.baseUrl,

@@ -6,6 +6,7 @@ import api from '../commands/api/index.js';
 import auth from '../commands/auth/index.js';
 import completion from '../commands/completion/index.js';
 import config from '../commands/config/index.js';
+import completeProfiles from '../commands/complete-profiles/index.js';
 import type { CommandDefinition, Dispatch } from '../commands/define.js';
 import deliveries from '../commands/deliveries/index.js';
 import doctor from '../commands/doctor/index.js';
@@ -16,6 +17,7 @@ import sync from '../commands/sync/index.js';
 import verifySignature from '../commands/verify-signature/index.js';
 import webhooks from '../commands/webhooks/index.js';
 import { declareGlobals } from './globals.js';
+import { addGlobalFooters } from './help.js';
 
 export type { Dispatch } from '../commands/define.js';
 
@@ -54,9 +56,14 @@ export function buildProgram(dispatch: Dispatch, output?: ProgramOutput) {
   const program = new Command('rfs');
   // Set before any command is added: each one copies these settings from its parent.
   program.exitOverride();
-  // Every command's help also lists the global flags (-o, --profile, --verbose…).
-  program.configureHelp({ showGlobalOptions: true });
-  if (output) program.configureOutput({ writeOut: output.writeOut, writeErr: output.writeErr });
+  // cli.md: help goes to stdout, also when commander shows it for a noun given without a verb
+  // (it writes that to writeErr); its error messages still go to stderr.
+  if (output)
+    program.configureOutput({
+      writeOut: output.writeOut,
+      writeErr: output.writeOut,
+      outputError: (text) => output.writeErr(text),
+    });
   program
     .description('The command-line client of the Recording Filing Service, with a local sandbox of it.')
     .version(RFS_VERSION, '--version', 'print the version and exit')
@@ -65,5 +72,7 @@ export function buildProgram(dispatch: Dispatch, output?: ProgramOutput) {
     .showSuggestionAfterError(true);
   const typed = declareGlobals(program).addHelpText('after', GETTING_STARTED);
   for (const noun of NOUNS) noun.mount(typed, dispatch);
+  completeProfiles.mount(typed, dispatch);
+  addGlobalFooters(typed);
   return typed;
 }

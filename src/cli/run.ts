@@ -10,6 +10,7 @@ import { type IO, colorEnabled } from '../core/io.js';
 import { KnownSecrets } from '../core/redact.js';
 import { HELP_TOPICS } from '../commands/topics.js';
 import { givenGlobals, resolveGlobals } from './globals.js';
+import { helpArgv } from './help.js';
 import { buildProgram, type Dispatch } from './program.js';
 import { reportError } from './report.js';
 import type { JqOutput } from '../output/jq-output.js';
@@ -121,7 +122,10 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
 
   const program = buildProgram(dispatch, { writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });
   try {
-    await program.parseAsync(argv, { from: 'user' });
+    // `rfs help recordings list` is `rfs recordings list --help`; commander's own help command
+    // reads one word only.
+    const args = argv[0] === 'help' && argv.length > 1 ? helpArgv(program, argv.slice(1), Object.keys(HELP_TOPICS)) : argv;
+    await program.parseAsync(args, { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) return commanderExit(error);
     failure = { error, globals: undefined, name: '' };
@@ -178,19 +182,30 @@ async function makeClient(connection: Connection, g: GlobalOptions, ui: Ui, io: 
     sleep: clock.sleep,
     random: clock.random,
     log: (line) => ui.verbose(line),
-    onWait: ({ ms, reason }) => {
+    onWait: ({ ms, reason, attempt }) => {
       // cli.md: a wait longer than 2 s says why and for how long (a spinner on a terminal).
       if (ms <= 2000) return;
-      const text = `${reason}: waiting ${(ms / 1000).toFixed(1)}s before retrying`;
-      // The spinner lasts as long as the client's own wait, on the same clock, and stops on Ctrl-C.
-      if (io.stderrIsTTY)
-        void ui.spinner(text).then((s) =>
-          clock.sleep(ms, signal).then(
-            () => s.stop(),
-            () => s.stop(),
-          ),
-        );
-      else ui.notice(text);
+      const of = `(attempt ${attempt}/${g.maxRetries + 1})`;
+      if (!io.stderrIsTTY) {
+        ui.notice(`${reason}: waiting ${(ms / 1000).toFixed(1)}s before retrying ${of}`);
+        return;
+      }
+      // The spinner counts down the client's own wait, on the same clock, and stops on Ctrl-C.
+      const text = (left: number) => `${reason}: retrying in ${Math.ceil(left / 1000)}s ${of}`;
+      void ui.spinner(text(ms)).then((s) => countDown(clock, ms, signal, (left) => s.update(text(left))).finally(() => s.stop()));
     },
   });
+}
+
+/** Calls `tick` with the time left, once a second (on the second), until `ms` have passed or the signal aborts. */
+export async function countDown(clock: Clock, ms: number, signal: AbortSignal, tick: (left: number) => void): Promise<void> {
+  const end = clock.now() + ms;
+  try {
+    for (let left = ms; left > 0; left = end - clock.now()) {
+      tick(left);
+      await clock.sleep(left % 1000 || 1000, signal);
+    }
+  } catch {
+    // Aborted: the caller stops the spinner.
+  }
 }

@@ -9,6 +9,7 @@ import {
   assertPlainWord,
   flagsOf,
   ownOptions,
+  PROFILES_HOOK,
   shellQuote,
 } from './tree.js';
 
@@ -125,9 +126,11 @@ _rfs_reply() {
 }
 
 # Offers the value described by _rfs_kind and _rfs_values for the word $1, adding prefix $2.
+# Profile names are read from the config file now, by rfs itself (names only, never keys).
 _rfs_complete_value() {
   case "$_rfs_kind" in
     choices) _rfs_reply < <(compgen -P "$2" -W "$_rfs_values" -- "$1") ;;
+    profile) _rfs_reply < <(compgen -P "$2" -W "$(command rfs ${PROFILES_HOOK} 2>/dev/null)" -- "$1") ;;
     file)
       compopt -o filenames 2>/dev/null
       _rfs_reply < <(compgen -P "$2" -f -- "$1")

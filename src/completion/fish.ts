@@ -8,7 +8,11 @@ import {
   assertPlainWord,
   flagsOf,
   ownOptions,
+  PROFILES_HOOK,
 } from './tree.js';
+
+// Saved profile names, read from the config file now by rfs itself (names only, never keys).
+const PROFILES = `(command rfs ${PROFILES_HOOK} 2>/dev/null)`;
 
 const quote = (text: string): string => `'${text.replace(/[\\']/g, (c) => `\\${c}`)}'`;
 const pathWord = (command: CompletionCommand): string => ['rfs', ...command.path].join(' ');
@@ -18,6 +22,7 @@ function valueFlags(value: ValueCompletion | undefined): string {
   if (value.kind === 'choices') return ` -x -a ${quote(value.values.map(assertPlainWord).join(' '))}`;
   // -r: a value is required; -F: file names are offered even though `complete -f` is set below.
   if (value.kind === 'file') return ' -r -F';
+  if (value.kind === 'profile') return ` -x -a ${quote(PROFILES)}`;
   return ' -x';
 }
 
@@ -64,7 +69,12 @@ export function fishScript(root: CompletionCommand): string {
     command.arguments.forEach((argument, index) => {
       if (argument.value.kind === 'any') return;
       const at = `__rfs_at '${here}' ${index}${argument.variadic ? '+' : ''}`;
-      const what = argument.value.kind === 'choices' ? `-a ${quote(argument.value.values.map(assertPlainWord).join(' '))}` : '-F';
+      const what =
+        argument.value.kind === 'choices'
+          ? `-a ${quote(argument.value.values.map(assertPlainWord).join(' '))}`
+          : argument.value.kind === 'profile'
+            ? `-a ${quote(PROFILES)}`
+            : '-F';
       lines.push(`complete -c rfs -n ${quote(at)} ${what} -d ${quote(argument.description || argument.name)}`);
     });
   }

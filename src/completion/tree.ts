@@ -2,13 +2,22 @@
 // the scripts can never offer a command or flag that does not exist (cli.md, completion).
 import type { Argument, CommandUnknownOpts as Command, Option } from '@commander-js/extra-typings';
 
+export { PROFILES_HOOK } from './hook.js';
+
 /** What may follow a flag or stand in a positional slot. */
 export type ValueCompletion =
   | { kind: 'choices'; values: string[] }
   /** A path on disk: `<file>`, `<path>`. */
   | { kind: 'file' }
+  /** A saved profile's name, read from the config file when completing (`rfs __complete-profiles`). */
+  | { kind: 'profile' }
   /** Free text (an id, a URL, a number): nothing to offer. */
   | { kind: 'any' };
+
+// commander does not say that a value names a profile: these flags and arguments do (cli.md,
+// auth: `-p <TAB>`, `auth switch <TAB>`).
+const PROFILE_OPTIONS = new Set(['--profile']);
+const PROFILE_ARGUMENTS = new Set(['auth switch:name']);
 
 export interface CompletionOption {
   /** `-o`, when there is one. */
@@ -64,25 +73,27 @@ function valueFor(placeholder: string, choices: readonly string[] | undefined): 
 function optionOf(option: Option): CompletionOption {
   const takesValue = option.required || option.optional;
   const placeholder = /[<[]([^>\]]*)[>\]]/.exec(option.flags)?.[1]?.replace(/\.\.\.$/, '');
+  const profile = option.long !== undefined && PROFILE_OPTIONS.has(option.long);
   return {
     short: option.short,
     long: option.long,
     description: firstLine(option.description),
     valueName: takesValue ? (placeholder ?? 'value') : undefined,
-    value: takesValue ? valueFor(placeholder ?? '', option.argChoices) : undefined,
+    value: takesValue ? (profile ? { kind: 'profile' } : valueFor(placeholder ?? '', option.argChoices)) : undefined,
     // commander has no "repeatable" bit for an option with a custom accumulator; the help text
     // of such options says "(repeatable)", which is what a user reads too.
     repeatable: option.variadic || /\brepeatable\b/i.test(option.description),
   };
 }
 
-function argumentOf(argument: Argument, extraChoices?: readonly string[]): CompletionArgument {
+function argumentOf(argument: Argument, path: string[], extraChoices?: readonly string[]): CompletionArgument {
+  const profile = PROFILE_ARGUMENTS.has(`${path.join(' ')}:${argument.name()}`);
   return {
     name: argument.name(),
     description: firstLine(argument.description),
     required: argument.required,
     variadic: argument.variadic,
-    value: valueFor(argument.name(), extraChoices ?? argument.argChoices),
+    value: profile ? { kind: 'profile' } : valueFor(argument.name(), extraChoices ?? argument.argChoices),
   };
 }
 
@@ -96,7 +107,7 @@ function nodeOf(command: Command, path: string[], o: TreeOptions): CompletionCom
       const words = path.length === 0 ? [...realNames, ...(o.helpTopics ?? [])] : realNames;
       return {
         ...leafShape(sub, [...path, sub.name()]),
-        arguments: sub.registeredArguments.map((a) => argumentOf(a, words)),
+        arguments: sub.registeredArguments.map((a) => argumentOf(a, [...path, sub.name()], words)),
       };
     }
     return nodeOf(sub, [...path, sub.name()], o);
@@ -115,7 +126,7 @@ function leafShape(command: Command, path: string[]): CompletionCommand {
     description: firstLine(command.description()),
     path,
     options: help.visibleOptions(command).map(optionOf),
-    arguments: command.registeredArguments.map((a) => argumentOf(a)),
+    arguments: command.registeredArguments.map((a) => argumentOf(a, path)),
     subcommands: [],
   };
 }

@@ -8,6 +8,7 @@ import {
   assertPlainWord,
   flagsOf,
   ownOptions,
+  PROFILES_HOOK,
   shellQuote,
 } from './tree.js';
 
@@ -23,6 +24,7 @@ const functionName = (command: CompletionCommand): string =>
 function action(value: ValueCompletion): string {
   if (value.kind === 'choices') return `(${value.values.map(assertPlainWord).join(' ')})`;
   if (value.kind === 'file') return '_files';
+  if (value.kind === 'profile') return '_rfs_profiles';
   // A space: nothing to complete, the message alone is shown.
   return ' ';
 }
@@ -94,6 +96,13 @@ export function zshScript(root: CompletionCommand): string {
 _rfs_global_specs=(
 ${globals.join('\n')}
 )
+
+# Saved profile names, read from the config file now by rfs itself (names only, never keys).
+_rfs_profiles() {
+  local -a names
+  names=(\${(f)"$(command rfs ${PROFILES_HOOK} 2>/dev/null)"})
+  compadd -a names
+}
 
 ${functions.join('\n\n')}
 

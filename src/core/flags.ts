@@ -34,10 +34,9 @@ export function numberFlag(name: string, raw: string | undefined, rule: NumberRu
   if (raw === undefined) return undefined;
   const value = readNumber(raw, rule);
   if (value === undefined) {
-    const upper = rule.max === Number.MAX_SAFE_INTEGER ? 'or more' : `to ${rule.max}`;
-    throw new UsageError(
-      `invalid ${name} ${JSON.stringify(raw)}: expected ${rule.integer ? 'a whole number' : 'a number'} from ${rule.min} ${upper}`,
-    );
+    // "1 or more", not "from 1 or more"; a bounded range is "from 1 to 100".
+    const range = rule.max === Number.MAX_SAFE_INTEGER ? `, ${rule.min} or more` : ` from ${rule.min} to ${rule.max}`;
+    throw new UsageError(`invalid ${name} ${JSON.stringify(raw)}: expected ${rule.integer ? 'a whole number' : 'a number'}${range}`);
   }
   return value;
 }

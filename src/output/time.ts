@@ -1,7 +1,7 @@
 // Time as people read it in a table, and `--updated-since` values as people type them.
 import { UsageError } from '../core/errors.js';
 import { sanitize } from '../core/sanitize.js';
-import { INSTANT, parseIsoTime } from '../shared/iso-time.js';
+import { INSTANT, parseIsoTime, TYPED_TIME } from '../shared/iso-time.js';
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
@@ -56,7 +56,7 @@ export function parseWhen(input: string, now: number | Date, flag = '--updated-s
   if (!duration) {
     // A date, or a date-time without an offset, is read as local time: the day as the person
     // typing it means it.
-    const ms = parseIsoTime(text, { zone: 'local', dateOnly: true });
+    const ms = parseIsoTime(text, TYPED_TIME);
     if (ms !== null) return new Date(ms).toISOString();
   }
   throw new UsageError(

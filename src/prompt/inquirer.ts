@@ -4,3 +4,4 @@
 export { default as confirm } from '@inquirer/confirm';
 export { default as input } from '@inquirer/input';
 export { default as password } from '@inquirer/password';
+export { default as select } from '@inquirer/select';

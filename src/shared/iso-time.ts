@@ -17,6 +17,12 @@ export interface IsoRules {
 /** The API's instants: a date-time with a zone, or a date alone (midnight UTC). */
 export const INSTANT: IsoRules = { zone: 'required', dateOnly: true };
 
+/**
+ * A time a person types in a flag (--updated-since, --filed-at): a date alone is local
+ * midnight, a time without a zone is local time: the day as the person typing it means it.
+ */
+export const TYPED_TIME: IsoRules = { zone: 'local', dateOnly: true };
+
 // date, then optionally T (or a space) and hh:mm[:ss[.fraction]] and a zone; the fraction may
 // use a comma (ISO 8601 allows both) and has at most nanosecond digits.
 const SHAPE = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))?)?$/;

@@ -100,13 +100,14 @@ describe('profiles', () => {
     server.queue(ok(), ok());
     expect(await login('one', KEY, server.url)).toBe(0);
     expect(await login('two', KEY2, server.url)).toBe(0);
-    server.queue(ok(), ok());
+    // auth status learns each profile's scopes from two GETs: recordings, then webhooks.
+    server.queue(ok(), ok(), ok(), ok());
     const s = cli(['auth', 'status', '-o', 'json']);
     expect(await s.run()).toBe(0);
-    const rows = JSON.parse(s.t.stdout()) as { profile: string; default: boolean; key: string; status: string }[];
-    expect(rows.map((r) => [r.profile, r.default, r.key, r.status])).toEqual([
-      ['one', true, 'service_pk_…7777', 'ok'],
-      ['two', false, 'service_pk_…8888', 'ok'],
+    const rows = JSON.parse(s.t.stdout()) as { profile: string; default: boolean; key: string; status: string; scopes: string[] }[];
+    expect(rows.map((r) => [r.profile, r.default, r.key, r.status, r.scopes])).toEqual([
+      ['one', true, 'service_pk_…7777', 'ok', ['read:recordings', 'manage:webhooks']],
+      ['two', false, 'service_pk_…8888', 'ok', ['read:recordings', 'manage:webhooks']],
     ]);
     expect(s.t.stdout()).not.toContain(KEY);
 
@@ -116,7 +117,8 @@ describe('profiles', () => {
     expect(await list.run()).toBe(0);
     expect(server.requests.at(-1)?.headers.authorization).toBe(`Bearer ${KEY2}`);
 
-    expect(await cli(['auth', 'logout', '--profile', 'one']).run()).toBe(0);
+    // cli.md, auth: logout asks first; without a terminal --yes answers (the prompt rule).
+    expect(await cli(['auth', 'logout', '--profile', 'one', '--yes']).run()).toBe(0);
     const missing = cli(['recordings', 'list', '--profile', 'one']);
     expect(await missing.run()).toBe(2);
     expect(missing.t.stderr()).toMatch(/no profile named "one"/);
@@ -168,7 +170,7 @@ describe('profiles', () => {
   it('reads an empty RFS_PROFILE as unset in auth status', async () => {
     server.queue(ok());
     expect(await login('main', KEY, server.url)).toBe(0);
-    server.queue(ok());
+    server.queue(ok(), ok());
     const s = cli(['auth', 'status', '-o', 'json'], { env: empty });
     expect(await s.run()).toBe(0);
     expect(JSON.parse(s.t.stdout())).toMatchObject([{ profile: 'main', selected: true, status: 'ok' }]);
@@ -177,7 +179,7 @@ describe('profiles', () => {
   it('reads an empty RFS_PROFILE as unset in auth logout', async () => {
     server.queue(ok());
     expect(await login('main', KEY, server.url)).toBe(0);
-    const out = cli(['auth', 'logout'], { env: empty });
+    const out = cli(['auth', 'logout', '--yes'], { env: empty });
     expect(await out.run()).toBe(0);
     expect(out.t.stderr()).toMatch(/Removed profile "main"/);
     expect(readFileSync(join(dir, 'config', 'config.json'), 'utf8')).not.toContain(KEY);

@@ -102,7 +102,8 @@ describe('concurrent changes to the config file', () => {
       const [n, s, l] = await Promise.all([
         login(dir, 'N', key),
         rfs(dir, ['auth', 'switch', 'S']),
-        rfs(dir, ['auth', 'logout', '--profile', 'L']),
+        // cli.md, auth: logout asks first; with no terminal, --yes answers.
+        rfs(dir, ['auth', 'logout', '--profile', 'L', '--yes']),
       ]);
       for (const run of [n, s, l]) expectOk(run);
       const stored = readConfig(dir);

@@ -262,7 +262,7 @@ describe('long waits', () => {
     expect(await run()).toBe(0);
     // The wait asked for by Retry-After, and only that one, on the injected clock.
     expect(time.waits).toEqual([3000]);
-    expect(t.stderr()).toMatch(/waiting 3\.0s before retrying/);
+    expect(t.stderr()).toMatch(/waiting 3\.0s before retrying \(attempt 2\/3\)/);
     const quiet = cli(['recordings', 'list', '--quiet']);
     server.queue(
       { status: 429, headers: { 'retry-after': '3' }, body: { status: 429, code: 'RATE_LIMIT_EXCEEDED' } },
@@ -273,7 +273,7 @@ describe('long waits', () => {
     expect(quiet.t.stderr()).toBe('');
   });
 
-  it('show a spinner on a terminal for as long as the wait, then clear it', async () => {
+  it('show a spinner on a terminal that counts the wait down with the attempt number, then clear it', async () => {
     server.queue(
       {
         status: 503,
@@ -284,10 +284,16 @@ describe('long waits', () => {
     );
     const t = bufferIO({ stderrIsTTY: true, env: { RFS_CONFIG_DIR: configDir, RFS_API_KEY: KEY, RFS_BASE_URL: server.url } });
     expect(await runCli(['recordings', 'get', 'rec_1', '-o', 'json'], t.io, { clock: time.clock })).toBe(0);
-    // The client's wait, then the spinner's, both on the injected clock: ora loads on first use,
-    // so the spinner may start only after the instant wait is over.
-    await vi.waitFor(() => expect(time.waits).toEqual([5000, 5000]));
-    expect(t.stderr()).toContain('waiting 5.0s before retrying');
+    // The client's wait, then the spinner's countdown in steps of a second, both on the injected
+    // clock: ora loads on first use, so the spinner may start only after the instant wait is over
+    // (and then counts down what is left of it, on the same clock).
+    await vi.waitFor(() => expect(t.stderr()).toContain('retrying in 5s (attempt 2/6)'));
+    expect(time.waits[0]).toBe(5000);
+    expect(time.waits.slice(1).every((ms) => ms === 1000)).toBe(true);
+    const shown = [...t.stderr().matchAll(/retrying in (\d+)s \(attempt 2\/6\)/g)].map((m) => Number(m[1]));
+    expect(shown[0]).toBe(5);
+    expect(shown.every((n, i) => i === 0 || n <= (shown[i - 1] ?? 0))).toBe(true);
+    expect(t.stderr()).not.toContain('waiting 5.0s');
     expect(JSON.parse(t.stdout()).id).toBe('rec_0001');
   });
 });

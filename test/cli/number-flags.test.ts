@@ -33,7 +33,7 @@ describe('numberFlag', () => {
   it('passes an absent flag through and names the range of a bad one (exit 2)', () => {
     expect(numberFlag('--max-items', undefined, { min: 1, max: Number.MAX_SAFE_INTEGER, integer: true })).toBeUndefined();
     expect(() => numberFlag('--max-items', '0', { min: 1, max: Number.MAX_SAFE_INTEGER, integer: true })).toThrow(
-      new UsageError('invalid --max-items "0": expected a whole number from 1 or more'),
+      new UsageError('invalid --max-items "0": expected a whole number, 1 or more'),
     );
     expect(() => numberFlag('--timeout', '1e1', { min: 0.001, max: 3600 })).toThrow(
       new UsageError('invalid --timeout "1e1": expected a number from 0.001 to 3600'),

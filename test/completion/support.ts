@@ -28,7 +28,7 @@ export function completionScript(shell: Shell): string {
  * What bash offers for the last word of `words` (the word being completed, possibly ''), using
  * only the script: no rc files, no bash-completion package.
  */
-export function bashComplete(words: string[], o: { cwd?: string; script?: string } = {}): string[] {
+export function bashComplete(words: string[], o: { cwd?: string; script?: string; env?: NodeJS.ProcessEnv } = {}): string[] {
   const program = [
     'source "$1" || exit 97',
     'shift',
@@ -42,7 +42,7 @@ export function bashComplete(words: string[], o: { cwd?: string; script?: string
   const result = spawnSync('bash', ['--norc', '--noprofile', '-c', program, 'bash', o.script ?? BASH_SCRIPT, ...words], {
     cwd: o.cwd ?? ROOT_DIR,
     encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    env: o.env ?? { PATH: process.env.PATH ?? '/usr/bin:/bin' },
   });
   if (result.status !== 0 || result.stderr !== '') {
     throw new Error(`bash exited ${String(result.status)}: ${result.stderr}`);

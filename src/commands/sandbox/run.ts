@@ -1,6 +1,7 @@
 // rfs sandbox (sandbox.md, Starting it): checks the flags, starts the local service, prints one
-// JSON line on stdout and a banner on stderr, and runs until the signal aborts (Ctrl-C or
-// SIGTERM in the caller), then stops cleanly: requests in flight finish and state is saved.
+// JSON line on stdout (for programs; not when stdout and stderr are both a terminal) and a banner
+// on stderr, and runs until the signal aborts (Ctrl-C or SIGTERM in the caller), then stops
+// cleanly: requests in flight finish and state is saved.
 import type { Context } from '../context.js';
 import { UsageError } from '../../core/errors.js';
 import { readNumber } from '../../core/flags.js';
@@ -147,7 +148,9 @@ async function start(io: IO, command: SandboxCommandOptions, signal: AbortSignal
     }
     throw error;
   }
-  io.stdout.write(`${JSON.stringify({ baseUrl: sandbox.baseUrl, apiKeys: sandbox.apiKeys })}\n`);
+  // The JSON line is for programs, which read stdout through a pipe or a file. A person at a
+  // terminal reads the banner, which has the same facts: printing both showed every key twice.
+  if (!(io.stdoutIsTTY && io.stderrIsTTY)) io.stdout.write(`${JSON.stringify({ baseUrl: sandbox.baseUrl, apiKeys: sandbox.apiKeys })}\n`);
   io.stderr.write(banner(sandbox, options));
   const host = options.host ?? DEFAULTS.host;
   if (!command.allowRemoteControl && !isLoopbackBind(host)) io.stderr.write(remoteControlWarning(host));

@@ -10,15 +10,25 @@ import { canPrompt } from '../../../core/io.js';
 import { askedBaseUrl, DEFAULT_BASE_URL, selectProfile } from '../../../config/connection.js';
 import { checkProfileName, openProfiles } from '../../../config/profiles.js';
 import { writeResource } from '../../../output/list-writer.js';
-import { checkKey } from '../check.js';
+import { checkKey, type KeyCheck } from '../check.js';
 import type { Input } from './index.js';
 
 // A key is well under a hundred bytes: stdin beyond this is a mistake (or /dev/zero), not read on.
 const MAX_KEY_BYTES = 4096;
 
+// An interactive login asks again after a refused key; a person who is out of keys to try
+// stops with Ctrl-C, and a script that somehow answers forever stops here.
+const MAX_INTERACTIVE_TRIES = 5;
+
 async function readKey(stream: Readable, signal: AbortSignal): Promise<string> {
   const bytes = await readBounded(stream, { limit: MAX_KEY_BYTES, what: 'stdin', kind: 'an API key', signal });
-  return bytes.toString('utf8');
+  const key = bytes.toString('utf8');
+  if (key.trim() === '') {
+    throw new UsageError('no key was given: stdin was empty', {
+      hint: 'pipe the key in, e.g. printf %s "$KEY" | rfs auth login --with-key',
+    });
+  }
+  return key;
 }
 
 async function ask<T>(prompt: () => Promise<T>): Promise<T> {
@@ -51,6 +61,16 @@ export async function run(ctx: Context, o: LoginOptions): Promise<number> {
   const prompts = interactive ? await import('../../../prompt/inquirer.js') : undefined;
   const context = { input: io.stdin, output: io.stderr, signal: ctx.signal };
 
+  // cli.md: replacing a saved key asks first where a person can answer; elsewhere it goes ahead
+  // and says so once it is done.
+  if (existing !== undefined && canPrompt(io) && !globals.yes) {
+    const { confirmAction } = await import('../../../prompt/confirm.js');
+    if (!(await confirmAction(ctx, `Profile "${profile}" already has the key ${redactKey(existing.apiKey)}. Replace it?`))) {
+      io.stderr.write('Nothing changed.\n');
+      return EXIT.OK;
+    }
+  }
+
   let baseUrl = askedBaseUrl(globals, io.env);
   if (baseUrl === undefined && prompts) {
     baseUrl = await ask(() =>
@@ -74,28 +94,55 @@ export async function run(ctx: Context, o: LoginOptions): Promise<number> {
   baseUrl = (baseUrl ?? savedUrl ?? DEFAULT_BASE_URL).trim();
   apiRoot(baseUrl);
 
-  let rawKey: string;
-  if (o.withKey) {
-    rawKey = await readKey(io.stdin, ctx.signal);
-  } else if (prompts) {
-    rawKey = await ask(() => prompts.password({ message: 'API key (service_pk_…)', mask: '*' }, context));
-  } else {
+  if (!o.withKey && !prompts) {
     throw new UsageError('no terminal to ask for the key on', {
       hint: 'pipe the key in with --with-key, e.g. printf %s "$KEY" | rfs auth login --with-key',
     });
   }
-  const apiKey = checkKeyFormat(rawKey);
 
-  const client = await ctx.connect({ profile, baseUrl, apiKey });
-  const { state, error } = await checkKey(client, ctx.signal);
-  if (state === 'unauthorized') {
-    throw new AuthError(`the service refused the key ${redactKey(apiKey)} (401 UNAUTHORIZED): nothing was saved`, {
-      cause: error,
-      hint: 'check that the key is complete and not revoked',
-    });
+  let apiKey: string;
+  let checked: KeyCheck;
+  for (let tries = 1; ; tries++) {
+    if (prompts) {
+      apiKey = checkKeyFormat(
+        await ask(() =>
+          prompts.password(
+            {
+              message: 'API key (service_pk_…)',
+              mask: '*',
+              validate: (value) => {
+                try {
+                  checkKeyFormat(value);
+                  return true;
+                } catch (error) {
+                  return error instanceof Error ? error.message : 'not an API key';
+                }
+              },
+            },
+            context,
+          ),
+        ),
+      );
+    } else {
+      apiKey = checkKeyFormat(await readKey(io.stdin, ctx.signal));
+    }
+    const client = await ctx.connect({ profile, baseUrl, apiKey }, { check: true });
+    checked = await checkKey(client, ctx.signal, { allScopes: false });
+    if (checked.state !== 'unauthorized') break;
+    const refused = `the service refused the key ${redactKey(apiKey)} (401 UNAUTHORIZED)`;
+    if (!prompts || tries >= MAX_INTERACTIVE_TRIES) {
+      throw new AuthError(`${refused}: nothing was saved`, {
+        cause: checked.error,
+        hint: 'check that the key is complete and not revoked',
+      });
+    }
+    // The URL was fine (the service answered): only the key is asked for again.
+    ctx.ui.warn(`${refused}; try another key (Ctrl-C to stop)`);
   }
+  const { state, error } = checked;
   if (state === 'unreachable') throw error;
   await store.save(profile, { baseUrl, apiKey });
+  if (existing !== undefined) ctx.ui.notice(`Replaced the key of profile "${profile}" (was ${redactKey(existing.apiKey)}).`);
   if (state === 'missing scope') ctx.ui.notice('note: this key cannot read recordings (it lacks read:recordings); saved anyway');
   if (state === 'subscription required')
     ctx.ui.warn('the workspace has no eligible Pro or Enterprise plan yet (SUBSCRIPTION_REQUIRED); saved anyway');

@@ -6,15 +6,19 @@ import { AuthError, EXIT } from '../../../core/errors.js';
 import { askedBaseUrl, envValue, resolveConnection, selectProfile } from '../../../config/connection.js';
 import { noSuchProfile, openProfiles } from '../../../config/profiles.js';
 import { writeList } from '../../../output/list-writer.js';
-import { checkKey, type KeyState } from '../check.js';
+import { checkKey, type KeyState, type ProvableScope } from '../check.js';
 
 interface StatusRow {
   profile: string;
+  /** The profile used when neither --profile nor RFS_PROFILE names one (`rfs auth switch`). */
   default: boolean;
+  /** The key this run's commands would send. */
   selected: boolean;
   baseUrl: string;
   key: string;
+  /** Where the key comes from: the profile's saved key, or RFS_API_KEY, which overrides it. */
   source: 'profile' | 'environment';
+  scopes: ProvableScope[];
   status: KeyState | 'invalid key';
 }
 
@@ -40,25 +44,27 @@ export async function run(ctx: Context): Promise<number> {
   }
 
   const rows: StatusRow[] = [];
-  const check = async (connection: { profile: string; baseUrl: string; apiKey: string }): Promise<StatusRow['status']> => {
+  const check = async (connection: { profile: string; baseUrl: string; apiKey: string }): Promise<Pick<StatusRow, 'status' | 'scopes'>> => {
     try {
-      return (await checkKey(await ctx.connect(connection), ctx.signal)).state;
+      const { state, scopes } = await checkKey(await ctx.connect(connection, { check: true }), ctx.signal, { allScopes: true });
+      return { status: state, scopes };
     } catch (error) {
-      if (error instanceof Error && error.name === 'UsageError') return 'invalid key';
+      if (error instanceof Error && error.name === 'UsageError') return { status: 'invalid key', scopes: [] };
       throw error;
     }
   };
   if (envKey !== undefined) {
-    // RFS_API_KEY overrides every profile's key: show it first, as the one in use.
+    // RFS_API_KEY overrides every profile's key: show it first, as the one in use. It is not a
+    // saved profile, so it is never the default: the profile's own row says that.
     const connection = resolveConnection(globals, io.env, store);
     rows.push({
       profile: connection.profile,
-      default: store.defaultName() === connection.profile,
+      default: false,
       selected: true,
       baseUrl: connection.baseUrl,
       key: redactKey(envKey),
       source: 'environment',
-      status: await check(connection),
+      ...(await check(connection)),
     });
   }
   for (const p of profiles) {
@@ -71,7 +77,7 @@ export async function run(ctx: Context): Promise<number> {
       baseUrl,
       key: redactKey(p.apiKey),
       source: 'profile',
-      status: await check({ profile: p.name, baseUrl, apiKey: p.apiKey }),
+      ...(await check({ profile: p.name, baseUrl, apiKey: p.apiKey })),
     });
   }
 
@@ -79,17 +85,29 @@ export async function run(ctx: Context): Promise<number> {
     color: globals.color,
     width: io.columns,
     columns: [
-      { header: 'PROFILE', value: (r) => `${r.selected ? '* ' : '  '}${r.profile}` },
+      { header: 'PROFILE', value: (r) => r.profile },
       { header: 'DEFAULT', value: (r) => (r.default ? 'yes' : '') },
+      { header: 'IN USE', value: (r) => (r.selected ? (r.source === 'environment' ? 'yes (RFS_API_KEY)' : 'yes') : '') },
       { header: 'BASE URL', value: (r) => r.baseUrl, flex: true },
-      { header: 'KEY', value: (r) => `${r.key}${r.source === 'environment' ? ' (RFS_API_KEY)' : ''}` },
+      { header: 'KEY', value: (r) => r.key },
+      { header: 'SCOPES', value: (r) => (r.scopes.length > 0 ? r.scopes.join(',') : '-') },
       { header: 'STATUS', value: (r) => r.status },
     ],
   });
+  if (globals.output === 'table') ctx.ui.notice(legend(rows));
   const chosen = rows.find((r) => r.selected);
   if (chosen === undefined) {
     ctx.ui.notice(`the selected profile "${selected}" is not saved`);
     return EXIT.AUTH;
   }
   return chosen.status === 'ok' ? EXIT.OK : chosen.status === 'unreachable' ? EXIT.TRANSIENT : EXIT.AUTH;
+}
+
+/** What DEFAULT and IN USE mean, said once under the table (stderr, so scripts never see it). */
+function legend(rows: StatusRow[]): string {
+  const env = rows.some((r) => r.source === 'environment');
+  return [
+    'DEFAULT: the profile used when neither --profile nor RFS_PROFILE names one (change it with `rfs auth switch`).',
+    `IN USE: the key that commands send now${env ? '; RFS_API_KEY overrides every saved key' : ''}.`,
+  ].join('\n');
 }

@@ -1,0 +1,55 @@
+// Help, as gh gives it (cli.md, Global options): on stdout, exit 0; `rfs help <command> [<sub>]`
+// shows that command's help; an unknown topic is exit 2 with the known ones. The global options
+// are listed once, in `rfs --help`; every other command ends with one line that points there.
+import type { EventEmitter } from 'node:events';
+import type { CommandUnknownOpts } from '@commander-js/extra-typings';
+import { UsageError } from '../core/errors.js';
+import { sanitize } from '../core/sanitize.js';
+
+const GLOBAL_FOOTER = 'Global options (-o, --json, -p, -q, -v, -y, …): see rfs --help';
+
+/** Commands whose help does not point to the global options: they take none of them. */
+const WITHOUT_GLOBALS = new Set(['sandbox']);
+
+/** Ends every command's help but the root's with the pointer to the global options. */
+export function addGlobalFooters(program: CommandUnknownOpts): void {
+  const visit = (command: CommandUnknownOpts): void => {
+    for (const sub of command.commands) {
+      // After an Examples block, which ends with a blank line; else after a blank line of its own.
+      const spaced = (sub as unknown as EventEmitter).listenerCount('afterHelp') > 0 ? GLOBAL_FOOTER : `\n${GLOBAL_FOOTER}`;
+      if (!WITHOUT_GLOBALS.has(sub.name())) sub.addHelpText('after', spaced);
+      visit(sub);
+    }
+  };
+  visit(program);
+}
+
+function find(parent: CommandUnknownOpts, word: string): CommandUnknownOpts | undefined {
+  return parent.commands.find((c) => c.name() === word || c.aliases().includes(word));
+}
+
+/**
+ * The argv that shows the help of `rfs help <words…>`: the command's path and --help. Throws a
+ * UsageError (exit 2) naming the known commands and topics for a word that names neither.
+ */
+export function helpArgv(program: CommandUnknownOpts, words: string[], topics: readonly string[]): string[] {
+  const path: string[] = [];
+  let at = program;
+  for (const word of words) {
+    const next = find(at, word);
+    if (next === undefined) {
+      const known = [...at.commands.filter((c) => !isHidden(c)).map((c) => c.name()), ...(at === program ? topics : [])];
+      const where = path.length > 0 ? ` under "rfs ${path.join(' ')}"` : '';
+      throw new UsageError(`no help for "${sanitize(word)}"${where}: known topics are ${known.join(', ')}`, {
+        hint: `rfs help ${[...path, '<topic>'].join(' ')}`,
+      });
+    }
+    path.push(next.name());
+    at = next;
+  }
+  return [...path, '--help'];
+}
+
+function isHidden(command: CommandUnknownOpts): boolean {
+  return (command as unknown as { _hidden?: boolean })._hidden === true;
+}

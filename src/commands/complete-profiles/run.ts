@@ -1,0 +1,19 @@
+// The saved profile names, one a line, for the shell's completion: the names only (never a key
+// or a URL), and nothing at all when the config cannot be read, so that a TAB never prints an
+// error into the middle of a command line.
+import type { Context } from '../context.js';
+import { EXIT } from '../../core/errors.js';
+import { openProfiles } from '../../config/profiles.js';
+
+export async function run(ctx: Context): Promise<number> {
+  let names: string[];
+  try {
+    names = openProfiles(ctx.io.env)
+      .list()
+      .map((p) => p.name);
+  } catch {
+    return EXIT.OK;
+  }
+  if (names.length > 0) ctx.io.stdout.write(`${names.join('\n')}\n`);
+  return EXIT.OK;
+}
