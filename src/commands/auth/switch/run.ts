@@ -7,6 +7,7 @@ import { sanitize } from '../../../core/sanitize.js';
 import type { Input } from './index.js';
 import { checkProfileName, openProfiles } from '../../../config/profiles.js';
 import { pick } from '../../../prompt/pick.js';
+import { displayWidth, pad } from '../../../output/table.js';
 
 export function options({ args: [name] }: Input): { name: string | undefined } {
   return { name: name === undefined ? undefined : checkProfileName(name) };
@@ -18,17 +19,17 @@ export async function run(ctx: Context, o: { name: string | undefined }): Promis
   if (name === undefined) {
     const profiles = store.list();
     if (profiles.length === 0) throw new UsageError('no profiles are saved yet', { hint: 'save one with `rfs auth login`' });
-    // Aligned columns: name, base URL, redacted key (names and URLs are plain ASCII once sanitised).
+    // Aligned columns: name, base URL, redacted key, measured in terminal cells (a name may be wide).
     const rows = profiles.map(
       (p) => [sanitize(p.name), sanitize(p.baseUrl), redactKey(p.apiKey), p.isDefault ? '(default now)' : ''] as const,
     );
-    const width = (i: 0 | 1) => Math.max(...rows.map((r) => r[i].length));
+    const width = (i: 0 | 1) => Math.max(...rows.map((r) => displayWidth(r[i])));
     name = await pick(
       ctx,
       'Default profile',
       profiles.map((p, i) => {
         const [n, url, key, mark] = rows[i] ?? ['', '', '', ''];
-        return { value: p.name, name: `${n.padEnd(width(0))}  ${url.padEnd(width(1))}  ${key}${mark ? `  ${mark}` : ''}` };
+        return { value: p.name, name: `${pad(n, width(0))}  ${pad(url, width(1))}  ${key}${mark ? `  ${mark}` : ''}` };
       }),
       {
         initial: store.defaultName(),
