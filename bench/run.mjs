@@ -1,8 +1,9 @@
 // npm run bench: every benchmark in one run, printed and written to bench/RESULTS.md.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { pacing } from './pacing.mjs';
+import { sandboxDurability } from './sandbox-durability.mjs';
 import { sandboxThroughput } from './sandbox-throughput.mjs';
 import { startup } from './startup.mjs';
 import { streaming } from './streaming.mjs';
@@ -16,7 +17,9 @@ if (missing.length > 0) {
   process.exit(2);
 }
 
-const only = process.argv.slice(2);
+// `--write` with named sections: those sections of RESULTS.md are replaced in place, the rest kept.
+const write = process.argv.includes('--write');
+const only = process.argv.slice(2).filter((arg) => arg !== '--write');
 const sections = [
   [
     'Start-up',
@@ -26,8 +29,14 @@ const sections = [
   ['Streaming', streaming, '`rfs recordings list --all --limit 100 -o ndjson` against `bench/baseline-loop.mjs`; peak RSS from GNU time.'],
   ['Pacing', pacing, '200 requests at `--rate 600` against `rfs sandbox --rate-limit 20 --rate-window 2`.'],
   ['Sandbox throughput', sandboxThroughput, 'wrk, 2 threads, 16 connections, 10 s; rate limit off; 1,000 recordings.'],
+  [
+    'Durable --data',
+    sandboxDurability,
+    '`bench/sandbox-durability.mjs`: POST filings with wrk (2 threads, 16 connections, 10 s, every request a new filing), rate limit off, with `--data` and without, from the same state: every COMPLETED recording filed once beforehand. "rewrite whole" is one atomic rewrite of that state (serialise, write, fsync, rename, fsync the folder), the median of 3: what each flush would cost if `--data` were saved whole instead of journaled.',
+  ],
 ];
 
+const written = new Map();
 const parts = [
   '# Benchmark results',
   '',
@@ -40,6 +49,25 @@ for (const [title, fn, how] of sections) {
   const r = await fn();
   const text = table(r.header, r.rows);
   process.stdout.write(`\n## ${title}\n${text}\n${(r.verdicts ?? []).join('\n')}\n`);
-  parts.push('', `## ${title}`, '', how, '', text, '', ...(r.verdicts ?? []).map((v) => `- ${v}`));
+  const section = ['', `## ${title}`, '', how, '', text, '', ...(r.verdicts ?? []).map((v) => `- ${v}`)];
+  parts.push(...section);
+  written.set(title, section.slice(1).join('\n'));
 }
-if (only.length === 0) writeFileSync(join(ROOT, 'bench', 'RESULTS.md'), `${parts.join('\n')}\n`);
+const results = join(ROOT, 'bench', 'RESULTS.md');
+if (only.length === 0) writeFileSync(results, `${parts.join('\n')}\n`);
+else if (write) writeFileSync(results, replaceSections(readFileSync(results, 'utf8'), written));
+
+/** RESULTS.md with each `## title` section replaced by the new text (appended when it had none). */
+function replaceSections(markdown, sections) {
+  let out = markdown;
+  for (const [title, text] of sections) {
+    const start = out.indexOf(`\n## ${title}\n`);
+    if (start === -1) {
+      out = `${out.trimEnd()}\n\n${text}\n`;
+      continue;
+    }
+    const next = out.indexOf('\n## ', start + 1);
+    out = `${out.slice(0, start + 1)}${text}\n${next === -1 ? '' : out.slice(next)}`;
+  }
+  return out;
+}

@@ -2,7 +2,9 @@
 // that acknowledges it goes out. Group commit: changes are noted as they happen; one flush, begun
 // on the next turn of the event loop, appends every change noted until then to the journal as
 // one line and fdatasyncs it, and the answers of all of them wait for that one flush
-// (durable()). Changes made while a flush runs go into the next one.
+// (durable()). Lines are appended one after another, but up to two fdatasyncs may be under way
+// at once: a filing then waits for about one fdatasync, not for the end of the one before it as
+// well (an fdatasync makes every line written before it durable, whichever finishes first).
 //
 // Compaction rewrites the data file whole (the one atomic write, core/atomic-write.ts) and
 // starts a new journal that names it: at start, after a state was replaced (reset, restore,
@@ -33,29 +35,44 @@ const noChanges = (): PendingChanges => ({ recording: new Set(), subscription: n
 
 interface Flush {
   promise: Promise<void>;
+  settled: boolean;
   resolve(): void;
   reject(error: unknown): void;
 }
 
 function newFlush(): Flush {
-  let resolve = (): void => undefined;
-  let reject = (_error: unknown): void => undefined;
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
+  const flush: Flush = { promise: Promise.resolve(), settled: false, resolve: () => undefined, reject: () => undefined };
+  flush.promise = new Promise<void>((resolve, reject) => {
+    flush.resolve = () => {
+      flush.settled = true;
+      resolve();
+    };
+    flush.reject = (error) => {
+      flush.settled = true;
+      reject(error);
+    };
   });
   // A flush nobody waits on (a delivery attempt's) must not fail as an unhandled rejection.
-  promise.catch(() => undefined);
-  return { promise, resolve, reject };
+  flush.promise.catch(() => undefined);
+  return flush;
 }
+
+const MAX_SYNCS = 2;
 
 export class Saver {
   private pending = noChanges();
   /** The next flush: what was noted since the last one began; null when nothing was. */
   private next: Flush | null = null;
-  /** The flush being written. */
-  private current: Flush | null = null;
-  private running = false;
+  /** The flush begun last: once it is on disk, so is everything before it. */
+  private last: Flush | null = null;
+  /** Appended, fdatasync under way. */
+  private readonly syncing = new Set<Flush>();
+  /** Appends, one after another: a line never lands between the bytes of another. */
+  private appends: Promise<void> = Promise.resolve();
+  /** An append failed: the journal may end in part of a line, and only a compaction replaces it. */
+  private broken = false;
+  private compacting: Promise<void> | null = null;
+  private scheduled = false;
   /** The data file must be rewritten whole: true from the start until the first compaction. */
   private compactNext = true;
   private journal: FileHandle | null = null;
@@ -88,82 +105,134 @@ export class Saver {
    * nothing is waiting to be written, so that an answer that changed nothing is not held up.
    */
   durable(): Promise<void> | null {
-    return (this.next ?? this.current)?.promise ?? null;
+    if (this.next) return this.next.promise;
+    return this.last && !this.last.settled ? this.last.promise : null;
   }
 
   private request(): void {
     clearTimeout(this.idle);
-    if (this.closed || this.next) return;
-    this.next = newFlush();
-    // Begun on the next turn of the event loop: every request handled in this one joins it.
-    if (!this.running) setImmediate(() => void this.run());
+    if (this.closed) return;
+    this.next ??= newFlush();
+    this.schedule();
   }
 
-  private async run(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    while (this.next) {
-      const flush = this.next;
-      this.next = null;
-      this.current = flush;
-      const changes = this.pending;
-      this.pending = noChanges();
-      try {
-        if (this.compactNext || this.journal === null || this.journalBytes > Math.max(MIN_COMPACTION_BYTES, this.snapshotBytes)) {
-          await this.compact();
-        } else {
-          await this.append(changes);
-        }
-        flush.resolve();
-      } catch (error) {
-        // Rewriting the whole file next time also covers what this flush held; the journal may
-        // end with part of a line, which only a rewrite makes safe to append to again.
-        this.compactNext = true;
-        this.log(`could not save the data file ${this.file}: ${(error as Error).message}`);
-        flush.reject(error);
-      }
+  private schedule(): void {
+    if (this.scheduled || !this.next || this.closed) return;
+    this.scheduled = true;
+    // On the next turn of the event loop: every request handled in this one joins the flush.
+    setImmediate(() => {
+      this.scheduled = false;
+      this.pump();
+    });
+  }
+
+  /** Takes the next flush and what it holds. */
+  private take(): { flush: Flush; changes: PendingChanges } {
+    const flush = this.next ?? newFlush();
+    const changes = this.pending;
+    this.next = null;
+    this.pending = noChanges();
+    this.last = flush;
+    return { flush, changes };
+  }
+
+  private pump(): void {
+    if (!this.next || this.compacting || this.closed) return;
+    if (this.compactNext || this.journal === null || this.journalBytes > Math.max(MIN_COMPACTION_BYTES, this.snapshotBytes)) {
+      this.compacting = this.compact().finally(() => {
+        this.compacting = null;
+        this.afterFlush();
+      });
+      return;
     }
-    this.current = null;
-    this.running = false;
-    if (!this.closed && (this.flushesSinceCompaction > 0 || this.compactNext)) {
+    if (this.syncing.size >= MAX_SYNCS) return; // Resumed when one ends; meanwhile the next flush grows.
+    const { flush, changes } = this.take();
+    const batch = this.source.batch(changes);
+    if (isEmptyBatch(batch)) {
+      // Nothing of its own to write; what its answers saw may still be on its way to disk.
+      void Promise.allSettled([...this.syncing].map((f) => f.promise)).then(() => flush.resolve());
+      return;
+    }
+    const line = batchLine(batch);
+    this.journalBytes += Buffer.byteLength(line);
+    const journal = this.journal;
+    const appended = this.appends.then(() => {
+      if (this.broken) throw new Error('an earlier write to the journal failed');
+      return journal.appendFile(line);
+    });
+    this.appends = appended.catch(() => {
+      this.broken = true;
+    });
+    this.syncing.add(flush);
+    appended
+      .then(() => journal.datasync())
+      .then(
+        () => {
+          this.flushesSinceCompaction++;
+          flush.resolve();
+        },
+        (error: unknown) => this.failed(flush, error),
+      )
+      .finally(() => {
+        this.syncing.delete(flush);
+        this.afterFlush();
+      });
+  }
+
+  private failed(flush: Flush, error: unknown): void {
+    // Rewriting the whole file next time also covers what this flush held.
+    this.compactNext = true;
+    this.log(`could not save the data file ${this.file}: ${(error as Error).message}`);
+    flush.reject(error);
+  }
+
+  private afterFlush(): void {
+    this.schedule();
+    if (this.closed || this.next || this.compacting || this.syncing.size > 0) return;
+    if (this.flushesSinceCompaction > 0 || this.compactNext) {
       this.idle = setTimeout(() => this.everything(), IDLE_COMPACTION_MS);
       this.idle.unref();
     }
   }
 
-  private async append(changes: PendingChanges): Promise<void> {
-    const batch = this.source.batch(changes);
-    if (isEmptyBatch(batch)) return;
-    const line = batchLine(batch);
-    const journal = this.journal as FileHandle;
-    await journal.appendFile(line);
-    await journal.datasync();
-    this.journalBytes += Buffer.byteLength(line);
-    this.flushesSinceCompaction++;
-  }
-
   /** The data file rewritten whole, then a new journal that continues it. */
   private async compact(): Promise<void> {
+    // The old journal's appends end first: its handle is closed below.
+    await Promise.allSettled([...this.syncing].map((f) => f.promise));
+    await this.appends;
+    const { flush } = this.take();
     this.compactNext = false;
-    // Taken synchronously: every change noted until now is in it, none half made.
-    const text = JSON.stringify(this.source.snapshot());
-    this.pending = noChanges();
-    await writeFileAtomic(this.file, text, { mode: 0o600 });
-    await this.journal?.close();
-    this.journal = null;
-    const header = journalHeader(text);
-    await writeFileAtomic(journalPath(this.file), header, { mode: 0o600 });
-    this.journal = await fsp.open(journalPath(this.file), 'a');
-    this.journalBytes = header.length;
-    this.snapshotBytes = text.length;
-    this.flushesSinceCompaction = 0;
+    try {
+      // Taken synchronously: every change noted until now is in it, none half made.
+      const text = JSON.stringify(this.source.snapshot());
+      await writeFileAtomic(this.file, text, { mode: 0o600 });
+      await this.journal?.close();
+      this.journal = null;
+      const header = journalHeader(text);
+      await writeFileAtomic(journalPath(this.file), header, { mode: 0o600 });
+      this.journal = await fsp.open(journalPath(this.file), 'a');
+      this.broken = false;
+      this.journalBytes = header.length;
+      this.snapshotBytes = text.length;
+      this.flushesSinceCompaction = 0;
+      flush.resolve();
+    } catch (error) {
+      this.failed(flush, error);
+    }
   }
 
   /** Waits for the flushes under way, writes the data file whole, and removes the journal. */
   async close(): Promise<void> {
     clearTimeout(this.idle);
-    for (let flush = this.current ?? this.next; flush; flush = this.current ?? this.next) await flush.promise.catch(() => undefined);
+    for (;;) {
+      const waits: Promise<unknown>[] = [...this.syncing].map((f) => f.promise);
+      if (this.compacting) waits.push(this.compacting);
+      if (this.next) waits.push(this.next.promise);
+      if (waits.length === 0) break;
+      await Promise.allSettled(waits);
+    }
     this.closed = true;
+    clearTimeout(this.idle);
     try {
       if (this.compactNext || this.flushesSinceCompaction > 0) {
         const text = JSON.stringify(this.source.snapshot());
