@@ -226,7 +226,7 @@ export class Saver {
     clearTimeout(this.idle);
     for (;;) {
       const waits: Promise<unknown>[] = [...this.syncing].map((f) => f.promise);
-      if (this.compacting) waits.push(this.compacting);
+      if (this.compacting !== null) waits.push(this.compacting);
       if (this.next) waits.push(this.next.promise);
       if (waits.length === 0) break;
       await Promise.allSettled(waits);

@@ -110,7 +110,7 @@ export function createSandboxServer(app: App, log: (line: string) => void): Sand
       const match = segments === null ? null : router.match(req.method ?? '', segments);
       if (!match) throw new ProblemError('RESOURCE_NOT_FOUND', 'no such endpoint');
       const ctx = { app, requestId, params: match.params, query, headers: req.headers, body };
-      if (match.route.kind === 'control') {
+      if (match.route.kind !== 'api') {
         const reply = await match.route.handle(ctx);
         await app.durable();
         send(res, requestId, reply);
