@@ -69,6 +69,12 @@ describe('GET /api/v1/openapi.json', () => {
     expect(await res.text(), 'openapi.json is out of date: npm run openapi').toBe(shipped);
   });
 
+  it('ships in the package as rfs/openapi.json', async () => {
+    const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8'));
+    expect(pkg.files).toContain('openapi.json');
+    expect(pkg.exports['./openapi.json']).toBe('./openapi.json');
+  });
+
   it('is valid OpenAPI 3.1 under @seriousme/openapi-schema-validator', async () => {
     const validator = new Validator();
     const result = await validator.validate(structuredClone(doc));
