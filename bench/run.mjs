@@ -3,10 +3,11 @@ import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { pacing } from './pacing.mjs';
+import { sandboxDurability } from './sandbox-durability.mjs';
 import { sandboxThroughput } from './sandbox-throughput.mjs';
 import { startup } from './startup.mjs';
 import { streaming } from './streaming.mjs';
-import { readResults, ROOT, sectionText } from './lib.mjs';
+import { readResults, ROOT, sectionText, writeSection } from './lib.mjs';
 
 // The tools come from Debian's packages, not from npm: say so plainly when one is missing.
 import { spawnSync } from 'node:child_process';
@@ -16,7 +17,8 @@ if (missing.length > 0) {
   process.exit(2);
 }
 
-const only = process.argv.slice(2);
+const write = process.argv.includes('--write');
+const only = process.argv.slice(2).filter((arg) => arg !== '--write');
 const sections = [
   [
     'Start-up',
@@ -26,6 +28,11 @@ const sections = [
   ['Streaming', streaming, '`rfs recordings list --all --limit 100 -o ndjson` against `bench/baseline-loop.mjs`; peak RSS from GNU time.'],
   ['Pacing', pacing, '200 requests at `--rate 600` against `rfs sandbox --rate-limit 20 --rate-window 2`.'],
   ['Sandbox throughput', sandboxThroughput, 'wrk, 2 threads, 16 connections, 10 s; rate limit off; 1,000 recordings.'],
+  [
+    'Durable --data',
+    sandboxDurability,
+    '`bench/sandbox-durability.mjs`: POST filings with wrk (2 threads, 16 connections, 10 s, every request a new filing), rate limit off, with `--data` and without, from the same state: every COMPLETED recording filed once beforehand. "rewrite whole" is one atomic rewrite of that state (serialise, write, fsync, rename, fsync the folder), the median of 3: what each flush would cost if `--data` were saved whole instead of journaled.',
+  ],
 ];
 
 const parts = [
@@ -41,6 +48,8 @@ for (const [title, fn, how] of sections) {
   const text = sectionText(title, how, r);
   process.stdout.write(`\n${text}\n`);
   parts.push('', text);
+  // `--write` with named sections: those sections of RESULTS.md are replaced, the rest kept.
+  if (only.length > 0 && write) writeSection(title, how, r);
 }
 // Sections measured on their own (bench:sync, verify-signature memory) are kept as they were.
 const mine = new Set(sections.map(([title]) => title));

@@ -7,8 +7,9 @@
 // Every command reads the config through the module that writes it, so this one loads nothing
 // that a read does not need: fs.promises (node:fs/promises, and the readline modules it brings)
 // is read only when the asynchronous writer runs, and no node:crypto.
-import { closeSync, promises as fsp, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, promises as fsp, fsyncSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { processAlive } from './lock.js';
 
 export interface AtomicWriteOptions {
   /** The new file's permissions (default 0600: every file rfs writes this way may hold a secret). */
@@ -24,6 +25,36 @@ const DEFAULT_MODE = 0o600;
 function tempPath(file: string): string {
   const random = Math.floor(Math.random() * 2 ** 32).toString(16);
   return join(dirname(file), `.${basename(file)}.${process.pid}.${random}.tmp`);
+}
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Removes the temporary files that writers of `file` killed mid-write (SIGKILL, power cut) left
+ * behind: those of a process that no longer runs. A live writer's file is left alone. Answers
+ * the names removed.
+ */
+export function removeStaleTemporaryFiles(file: string): string[] {
+  const dir = dirname(file);
+  const pattern = new RegExp(`^\\.${escapeRegExp(basename(file))}\\.(\\d+)\\.[0-9a-f]+\\.tmp$`);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return []; // No folder yet: nothing was ever written there.
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const pid = Number(pattern.exec(name)?.[1] ?? Number.NaN);
+    if (!Number.isInteger(pid) || processAlive(pid)) continue;
+    try {
+      unlinkSync(join(dir, name));
+      removed.push(name);
+    } catch {
+      // Already gone (another cleaner), or not ours to remove: the next start tries again.
+    }
+  }
+  return removed;
 }
 
 // Some filesystems (and platforms) refuse fsync on a folder: the rename is done, and its

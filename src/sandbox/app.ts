@@ -10,8 +10,8 @@ import { Faults, faultConfig } from './faults.js';
 import { FixtureError, type FixtureRecording } from './fixtures.js';
 import { generateRecordings, generatedCount, makePeople, newRecording, type People } from './generator.js';
 import { KeyRing, type KeyEntry, type SandboxKeys } from './keys.js';
+import type { JournalBatch } from './journal.js';
 import {
-  Saver,
   restoredDelivery,
   restoredRecording,
   restoredSubscription,
@@ -24,8 +24,9 @@ import { Rng, derive, derive32, randomBase62 } from './random.js';
 import { RateLimiter } from './rate-limit.js';
 import { RecordingStore, type FilingInput } from './recordings.js';
 import { RequestLog } from './request-log.js';
+import { Saver, type PendingChanges } from './saver.js';
 import { copyRecording, copyWebhookStore, type Snapshot } from './snapshots.js';
-import { WORKSPACES, WORKSPACE_TABLE, type FilingData, type Recording, type Scope, type WorkspaceId } from './types.js';
+import { WORKSPACES, WORKSPACE_TABLE, type Change, type FilingData, type Recording, type Scope, type WorkspaceId } from './types.js';
 import { defaultResolver } from './url-guard.js';
 import { Views } from './views.js';
 import { WebhookService } from './webhook-service.js';
@@ -71,7 +72,7 @@ export class App {
     this.people = Object.fromEntries(WORKSPACES.map((ws) => [ws, makePeople(material, ws)])) as Record<WorkspaceId, People>;
     this.views = new Views((ws) => this.people[ws]);
     this.recordings = this.seededRecordings(stored);
-    this.saver = config.dataFile === null ? null : new Saver(config.dataFile, () => this.snapshot(), config.log);
+    this.saver = config.dataFile === null ? null : new Saver(config.dataFile, this, config.log);
     this.webhooks = new WebhookService(storedWebhooks(stored), {
       policy: { allowPrivate: config.allowPrivateWebhooks, resolveHost: config.resolveHost ?? defaultResolver },
       maxAttempts: config.deliveryAttempts,
@@ -79,7 +80,7 @@ export class App {
       timeoutMs: config.deliveryTimeoutMs,
       now: config.now,
       log: config.log,
-      changed: () => this.changed(),
+      changed: (change) => this.changed(change),
       faults: this.deliveryFaults,
       payloadData: (rec) => this.views.webhookData(rec),
     });
@@ -153,7 +154,7 @@ export class App {
     if (result.replayed) this.stats.filingReplays++;
     else {
       this.stats.filings++;
-      this.changed();
+      this.changed({ kind: 'recording', id: rec.id });
     }
     return result;
   }
@@ -169,7 +170,7 @@ export class App {
     const rec = newRecording(input.workspace, this.people[input.workspace], input, id, randomInt(0, 2 ** 32 - 1), this.now());
     this.recordings.add(rec);
     if (rec.status === 'COMPLETED') this.webhooks.dispatchCompleted(rec);
-    this.changed();
+    this.changed({ kind: 'recording', id: rec.id });
     return rec;
   }
 
@@ -177,7 +178,7 @@ export class App {
     const rec = this.recordings.find(id);
     if (!rec) throw notFound('no such recording');
     if (this.recordings.setStatus(rec, status, this.now())) this.webhooks.dispatchCompleted(rec);
-    this.changed();
+    this.changed({ kind: 'recording', id: rec.id });
     return rec;
   }
 
@@ -265,13 +266,52 @@ export class App {
     this.changed();
   }
 
-  changed(): void {
-    this.saver?.schedule();
+  /** One entity changed, or (no argument) the state as a whole: --data writes it before the answer. */
+  changed(change?: Change): void {
+    if (change) this.saver?.note(change);
+    else this.saver?.everything();
+  }
+
+  /**
+   * Settles once every change made so far is on disk (--data); null when nothing waits to be
+   * written. Answers wait for it, so nothing is acknowledged that a crash could lose.
+   */
+  durable(): Promise<void> | null {
+    const written = this.saver?.durable() ?? null;
+    return (
+      written?.catch(() => {
+        throw new ProblemError('INTERNAL_ERROR', 'the change was made but could not be written to the data file');
+      }) ?? null
+    );
+  }
+
+  /** The changed entities as they stand now, for one flush of the journal (saver.ts). */
+  batch(changes: PendingChanges): JournalBatch {
+    const webhooks = this.webhooks.data;
+    const batch: Required<JournalBatch> = { recordings: [], subscriptions: [], removedSubscriptions: [], deliveries: [], idempotency: [] };
+    for (const id of changes.recording) {
+      const rec = this.recordings.find(id);
+      if (rec) batch.recordings.push(storedRecording(rec));
+    }
+    for (const id of changes.subscription) {
+      const sub = webhooks.subscriptions.get(id);
+      if (sub) batch.subscriptions.push(sub);
+      else batch.removedSubscriptions.push(id);
+    }
+    for (const id of changes.delivery) {
+      const d = webhooks.deliveries.get(id);
+      if (d) batch.deliveries.push(d);
+    }
+    for (const key of changes.idempotency) {
+      const entry = webhooks.idempotency.get(key);
+      if (entry?.state === 'done') batch.idempotency.push({ key, at: entry.at, status: entry.status, body: entry.body });
+    }
+    return batch;
   }
 
   async close(): Promise<void> {
     await this.webhooks.stop();
-    await this.saver?.flush();
+    await this.saver?.close();
   }
 }
 

@@ -6,7 +6,7 @@ import { postOnce, type PostResult } from './delivery-http.js';
 import type { DeliveryFaults } from './delivery-faults.js';
 import { checkWebhookUrl, type UrlPolicy } from './url-guard.js';
 import type { WebhookStore } from './webhooks-store.js';
-import type { Delivery } from './types.js';
+import type { Change, Delivery } from './types.js';
 
 export interface WorkerOptions {
   policy: UrlPolicy;
@@ -16,7 +16,8 @@ export interface WorkerOptions {
   timeoutMs: number;
   now: () => number;
   log: (line: string) => void;
-  changed: () => void;
+  /** A delivery's record changed (--data writes it). */
+  changed: (change: Change) => void;
   /** Receiver faults set through the control API; none when absent. */
   faults?: DeliveryFaults;
 }
@@ -93,7 +94,7 @@ export class DeliveryWorker {
     const sub = this.store.subscriptions.get(d.subscriptionId);
     if (!sub) {
       this.cancel(d, 'subscription deleted');
-      this.options.changed();
+      this.options.changed({ kind: 'delivery', id: d.id });
       return null;
     }
     const startedAt = now();
@@ -162,7 +163,7 @@ export class DeliveryWorker {
     this.options.log(
       `delivery ${d.id} attempt ${d.roundAttempts}/${maxAttempts} to ${where(sub.url)}: ${outcome} in ${durationMs} ms, ${d.status}${next}`,
     );
-    this.options.changed();
+    this.options.changed({ kind: 'delivery', id: d.id });
     return retryIn;
   }
 

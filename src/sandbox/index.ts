@@ -5,7 +5,9 @@ import { resolveConfig, type SandboxConfig, type SandboxOptions } from './config
 import { SandboxControl } from './control-client.js';
 import { FixtureError, checkFixtures, readFixtures, type Fixtures } from './fixtures.js';
 import type { SandboxKeys } from './keys.js';
-import { DataFileError, loadState, type StoredState } from './persistence.js';
+import { removeStaleTemporaryFiles } from '../core/atomic-write.js';
+import { applyJournal, journalPath, readJournal } from './journal.js';
+import { DataFileError, readSnapshot, type StoredState } from './persistence.js';
 import { randomSeed, seedMaterial } from './random.js';
 import { createSandboxServer } from './server.js';
 
@@ -61,11 +63,23 @@ async function loadFixtures(config: SandboxConfig): Promise<Fixtures | null> {
   }
 }
 
+/**
+ * The state of a data file: the file as last written whole, with its journal's flushes on top.
+ * Temporary files of writes a kill cut short are removed first: they are never read.
+ */
+async function loadDataFile(file: string): Promise<StoredState | null> {
+  removeStaleTemporaryFiles(file);
+  removeStaleTemporaryFiles(journalPath(file));
+  const snapshot = await readSnapshot(file);
+  const batches = await readJournal(file, snapshot?.bytes ?? null);
+  return snapshot && applyJournal(snapshot.state, batches);
+}
+
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const config = resolveConfig(options);
   let stored: StoredState | null;
   try {
-    stored = config.dataFile === null ? null : await loadState(config.dataFile);
+    stored = config.dataFile === null ? null : await loadDataFile(config.dataFile);
   } catch (error) {
     if (error instanceof DataFileError) throw new SandboxStartError(error.message, { cause: error });
     throw error;

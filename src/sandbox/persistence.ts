@@ -1,12 +1,10 @@
-// --data <file>: the state kept across restarts. The generated recordings are not written out:
-// the file holds the seed and count they come from, plus the recordings that changed or were
-// created, the subscriptions (with their secrets: the file is mode 0600), deliveries and
-// idempotency keys. Writes are atomic (a temporary file in the same folder, then rename) and
-// debounced, so a burst of filings costs one write.
+// The state format of --data, GET/PUT /_sandbox/state and --fixtures. The generated recordings
+// are not written out: a state holds the seed and count they come from, plus the recordings that
+// changed or were created, the subscriptions (with their secrets: the file is mode 0600),
+// deliveries and idempotency keys. How a --data file is kept durable: saver.ts and journal.ts.
 import { readFile } from 'node:fs/promises';
 import * as z from 'zod/mini';
 import '../shared/zod-messages.js';
-import { writeFileAtomic } from '../core/atomic-write.js';
 import { MAX_JSON_DEPTH, bytesNestDeeperThan } from '../shared/json-depth.js';
 import { PRIORITIES, RECORDING_STATUSES } from '../shared/schemas.js';
 import { RANGES, describeRange, inRange } from './config.js';
@@ -21,7 +19,6 @@ const FORMAT = 'rfs-sandbox-state';
  * A deeper one could not be saved again: JSON.stringify would overflow the stack.
  */
 export const MAX_STATE_DEPTH = MAX_JSON_DEPTH + 6;
-const SAVE_DELAY_MS = 200;
 
 const Workspace = z.enum(WORKSPACES);
 const FilingData = z.object({
@@ -30,7 +27,7 @@ const FilingData = z.object({
   syncCount: z.int(),
   syncMetadata: z.looseObject({ provider: z.string(), externalId: z.string(), filedAt: z.string() }),
 });
-const StoredRecording = z.object({
+export const StoredRecording = z.object({
   id: z.string(),
   workspace: Workspace,
   origin: z.int(),
@@ -49,7 +46,7 @@ const StoredRecording = z.object({
   syncCount: z.int(),
   filings: z.nullable(z.array(z.object({ provider: z.string(), externalId: z.string(), data: FilingData }))),
 });
-const StoredSubscription = z.object({
+export const StoredSubscription = z.object({
   id: z.string(),
   workspace: Workspace,
   url: z.string(),
@@ -57,7 +54,7 @@ const StoredSubscription = z.object({
   secret: z.string(),
   createdAt: z.number(),
 });
-const StoredDelivery = z.object({
+export const StoredDelivery = z.object({
   id: z.string(),
   workspace: Workspace,
   subscriptionId: z.string(),
@@ -85,6 +82,8 @@ const StoredDelivery = z.object({
     }),
   ),
 });
+/** A finished POST /webhooks, answered again for the same key; `key` is the workspace and the key. */
+export const StoredIdempotency = z.object({ key: z.string(), at: z.number(), status: z.int(), body: z.string() });
 const StoredState = z.object({
   format: z.literal(FORMAT),
   version: z.literal(1),
@@ -94,7 +93,7 @@ const StoredState = z.object({
   changedRecordings: z.array(StoredRecording),
   subscriptions: z.array(StoredSubscription),
   deliveries: z.array(StoredDelivery),
-  idempotency: z.array(z.object({ key: z.string(), at: z.number(), status: z.int(), body: z.string() })),
+  idempotency: z.array(StoredIdempotency),
 });
 export type StoredState = z.infer<typeof StoredState>;
 
@@ -128,21 +127,27 @@ export function issuePath(path: readonly PropertyKey[]): string {
   return path.map((part, i) => (typeof part === 'number' ? `[${part}]` : `${i === 0 ? '' : '.'}${String(part)}`)).join('');
 }
 
+/** A data file as read: the state and the exact bytes it was read from (a journal names them). */
+export interface Snapshot {
+  state: StoredState;
+  bytes: Buffer;
+}
+
 /** The saved state, or null when the file does not exist yet. */
-export async function loadState(file: string): Promise<StoredState | null> {
-  let text: string;
+export async function readSnapshot(file: string): Promise<Snapshot | null> {
+  let bytes: Buffer;
   try {
-    text = await readFile(file, 'utf8');
+    bytes = await readFile(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw new DataFileError(`cannot read the data file ${file}: ${(error as Error).message}`);
   }
-  if (bytesNestDeeperThan(Buffer.from(text), MAX_STATE_DEPTH)) {
+  if (bytesNestDeeperThan(bytes, MAX_STATE_DEPTH)) {
     throw new DataFileError(`the data file ${file} is nested more than ${MAX_STATE_DEPTH} levels deep; move it away to start fresh`);
   }
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(bytes.toString('utf8'));
   } catch {
     throw new DataFileError(`the data file ${file} is not valid JSON; move it away to start fresh`);
   }
@@ -158,50 +163,7 @@ export async function loadState(file: string): Promise<StoredState | null> {
       `the data file ${file} is not a sandbox state file (${parsed.error.issues[0]?.path.join('.') ?? ''}); move it away to start fresh`,
     );
   }
-  return parsed.data;
-}
-
-/** Debounced saving: schedule() after each change; flush() at close. */
-export class Saver {
-  private timer: NodeJS.Timeout | undefined;
-  private writing: Promise<void> = Promise.resolve();
-  private dirty = false;
-
-  constructor(
-    private readonly file: string,
-    private readonly snapshot: () => StoredState,
-    private readonly log: (line: string) => void,
-  ) {}
-
-  schedule(): void {
-    this.dirty = true;
-    if (this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.save();
-    }, SAVE_DELAY_MS);
-  }
-
-  private save(): Promise<void> {
-    // Writes are chained: two never overlap, and the later one always wins.
-    this.writing = this.writing.then(async () => {
-      if (!this.dirty) return;
-      this.dirty = false;
-      try {
-        await writeFileAtomic(this.file, JSON.stringify(this.snapshot()), { mode: 0o600 });
-      } catch (error) {
-        this.log(`could not save the data file ${this.file}: ${(error as Error).message}`);
-      }
-    });
-    return this.writing;
-  }
-
-  /** Writes what is not written yet (nothing, when nothing changed) and waits for it. */
-  async flush(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.save();
-  }
+  return { state: parsed.data, bytes };
 }
 
 export { FORMAT as STATE_FORMAT };

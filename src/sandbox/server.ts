@@ -110,8 +110,10 @@ export function createSandboxServer(app: App, log: (line: string) => void): Sand
       const match = segments === null ? null : router.match(req.method ?? '', segments);
       if (!match) throw new ProblemError('RESOURCE_NOT_FOUND', 'no such endpoint');
       const ctx = { app, requestId, params: match.params, query, headers: req.headers, body };
-      if (match.route.kind === 'control') {
-        send(res, requestId, await match.route.handle(ctx));
+      if (match.route.kind !== 'api') {
+        const reply = await match.route.handle(ctx);
+        await app.durable();
+        send(res, requestId, reply);
         return;
       }
       const picked = app.faults.pick(req.method ?? '', path);
@@ -126,6 +128,8 @@ export function createSandboxServer(app: App, log: (line: string) => void): Sand
       if (fault === 'delay') await sleep(picked?.delayMs ?? 0, undefined, { signal: stopping.signal }).catch(() => undefined);
       const workspace = app.authorize(req.headers.authorization, match.route.scope, faulted ?? undefined);
       const reply = await match.route.handle({ ...ctx, workspace });
+      // With --data, nothing is acknowledged before it is on disk (sandbox.md, Durability).
+      await app.durable();
       if (fault === 'error-after') throw new ProblemError('INTERNAL_ERROR', 'injected fault: the change was made, the answer lost');
       send(res, requestId, reply);
     } catch (error) {

@@ -108,3 +108,9 @@ export interface Delivery {
   createdAt: number;
   log: DeliveryAttempt[];
 }
+
+/** One entity that changed, for --data to write (saver.ts): its kind and id (an idempotency key's slot). */
+export interface Change {
+  kind: 'recording' | 'subscription' | 'delivery' | 'idempotency';
+  id: string;
+}

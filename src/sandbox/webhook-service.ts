@@ -70,7 +70,8 @@ export class WebhookService {
         data: { id: sub.id, url: sub.url, events: sub.events, secret: sub.secret, createdAt: new Date(sub.createdAt).toISOString() },
       });
       store.idempotency.set(slot, { at: now(), state: 'done', status: 201, body });
-      this.options.changed();
+      this.options.changed({ kind: 'subscription', id: sub.id });
+      this.options.changed({ kind: 'idempotency', id: slot });
       return { status: 201, body };
     } catch (error) {
       store.idempotency.delete(slot);
@@ -90,9 +91,11 @@ export class WebhookService {
     if (!sub) throw notFound('no such webhook subscription in this workspace');
     this.store.subscriptions.delete(sub.id);
     for (const d of this.store.deliveries.values()) {
-      if (d.subscriptionId === sub.id) this.worker.cancel(d, 'subscription deleted');
+      if (d.subscriptionId !== sub.id) continue;
+      this.worker.cancel(d, 'subscription deleted');
+      this.options.changed({ kind: 'delivery', id: d.id });
     }
-    this.options.changed();
+    this.options.changed({ kind: 'subscription', id: sub.id });
   }
 
   /** One delivery per subscription and recording, ever: a second completion sends nothing. */
@@ -118,6 +121,7 @@ export class WebhookService {
         log: [],
       };
       this.store.addDelivery(delivery);
+      this.options.changed({ kind: 'delivery', id });
       this.worker.schedule(delivery, 0);
     }
   }
@@ -135,7 +139,7 @@ export class WebhookService {
     if (!d) throw notFound('no such delivery in this workspace');
     if (!this.store.subscriptions.has(d.subscriptionId)) throw notFound('the subscription of this delivery was deleted');
     this.worker.replay(d);
-    this.options.changed();
+    this.options.changed({ kind: 'delivery', id: d.id });
     return d;
   }
 

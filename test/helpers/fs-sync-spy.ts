@@ -1,5 +1,6 @@
 // For tests that check a writer fsyncs (src/core/atomic-write.ts): fs.promises with an open()
-// whose file handles record their path in `synced` when sync() is called. It imports no fs
+// whose file handles record their path in `synced` when sync() is called (`datasync <path>` for
+// datasync()). It imports no fs
 // itself, so a vi.mock('node:fs') factory can use it on the real module it was handed.
 type Promises = typeof import('node:fs').promises;
 
@@ -13,6 +14,11 @@ export function promisesRecordingSyncs(real: Promises, synced: string[]): Promis
       handle.sync = async () => {
         synced.push(String(path));
         await sync();
+      };
+      const datasync = handle.datasync.bind(handle);
+      handle.datasync = async () => {
+        synced.push(`datasync ${String(path)}`);
+        await datasync();
       };
       return handle;
     },

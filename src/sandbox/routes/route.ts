@@ -39,7 +39,15 @@ export interface ControlRoute {
   handle(ctx: RequestContext): Reply | Promise<Reply>;
 }
 
-export type Route = ApiRoute | ControlRoute;
+/** Under /api/v1, but served to anyone: no key, no rate limit, no injected fault (the OpenAPI document). */
+export interface PublicRoute {
+  kind: 'public';
+  method: Method;
+  path: string;
+  handle(ctx: RequestContext): Reply | Promise<Reply>;
+}
+
+export type Route = ApiRoute | ControlRoute | PublicRoute;
 
 interface Compiled {
   route: Route;
@@ -52,7 +60,7 @@ export class Router {
   constructor(routes: Route[]) {
     this.compiled = routes.map((route) => ({
       route,
-      parts: [...(route.kind === 'api' ? ['api', 'v1'] : ['_sandbox']), ...route.path.split('/')],
+      parts: [...(route.kind === 'control' ? ['_sandbox'] : ['api', 'v1']), ...route.path.split('/')],
     }));
   }
 

@@ -1,0 +1,346 @@
+// GET /api/v1/openapi.json (sandbox.md, "The contract as a file"): the API as the sandbox
+// implements it, in OpenAPI 3.1, built from the zod schemas that rfs checks answers with
+// (shared/schemas.ts) by zod's own JSON Schema output, so the document cannot say other than
+// the checks do. The package ships the same document as openapi.json (scripts/openapi.mjs).
+// Loaded on the first request for it, not at start.
+import * as z from 'zod/mini';
+import {
+  ContentBlock,
+  DELIVERY_STATUSES,
+  Delivery,
+  DeliveryList,
+  ERROR_CODES,
+  FilingRequest,
+  FilingResponse,
+  IdempotencyKey,
+  Include,
+  ProblemDetails,
+  RecordingDetail,
+  RecordingList,
+  RecordingListItem,
+  RecordingResponse,
+  RecordingStatus,
+  ReplayResponse,
+  SIGNATURE_HEADERS,
+  SyncMetadata,
+  SyncState,
+  Timestamp,
+  WebhookCreateRequest,
+  WebhookCreateResponse,
+  WebhookList,
+  WebhookPayload,
+  WebhookSubscription,
+  type ErrorCode,
+} from '../shared/schemas.js';
+
+type Json = Record<string, unknown>;
+
+/** Named schemas: each becomes components/schemas/<name>, and every use of it a $ref. */
+const COMPONENTS = {
+  RecordingList,
+  RecordingListItem,
+  RecordingResponse,
+  RecordingDetail,
+  ContentBlock,
+  FilingRequest,
+  FilingResponse,
+  SyncMetadata,
+  WebhookCreateRequest,
+  WebhookCreateResponse,
+  WebhookSubscription,
+  WebhookList,
+  Delivery,
+  DeliveryList,
+  ReplayResponse,
+  ProblemDetails,
+  WebhookPayload,
+} as const;
+type ComponentName = keyof typeof COMPONENTS;
+/** Bodies a client sends: described as zod reads them (input), the rest as answers are checked (output). */
+const REQUEST_BODIES = new Set<ComponentName>(['FilingRequest', 'WebhookCreateRequest']);
+
+const ref = (name: ComponentName): Json => ({ $ref: `#/components/schemas/${name}` });
+
+const OPTIONS = {
+  target: 'draft-2020-12',
+  unrepresentable: 'any',
+  override: ({ zodSchema, jsonSchema }) => {
+    // A refinement (the ISO 8601 check) has no JSON Schema form: say in words what it checks.
+    if (zodSchema === Timestamp) jsonSchema.description = 'ISO 8601 timestamp with a time zone (or a date alone)';
+  },
+} satisfies z.core.ToJSONSchemaParams;
+
+/** JSON Schema 2020-12 of one zod schema, as OpenAPI 3.1 takes it (no $schema of its own). */
+function jsonSchema(schema: z.core.$ZodType, io: 'input' | 'output'): Json {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { ...OPTIONS, io }) as Json;
+  return rest;
+}
+
+/** Every named schema, each using the others by $ref. */
+function componentSchemas(): Json {
+  const registry = z.registry<{ id: string }>();
+  for (const [name, schema] of Object.entries(COMPONENTS)) registry.add(schema, { id: name });
+  const convert = (io: 'input' | 'output') =>
+    z.toJSONSchema(registry, { ...OPTIONS, io, uri: (id) => `#/components/schemas/${id}` }).schemas as Record<string, Json>;
+  const answers = convert('output');
+  const bodies = convert('input');
+  const out: Json = {};
+  for (const name of Object.keys(COMPONENTS) as ComponentName[]) {
+    const { $schema: _dialect, $id: _id, ...schema } = (REQUEST_BODIES.has(name) ? bodies : answers)[name] as Json;
+    out[name] = schema;
+  }
+  return out;
+}
+
+const PROBLEM_TITLES: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not found',
+  409: 'Conflict',
+  415: 'Unsupported media type',
+  429: 'Too many requests',
+  500: 'Internal error',
+};
+
+function codesOf(status: number): ErrorCode[] {
+  return (Object.entries(ERROR_CODES) as [ErrorCode, number][]).filter(([, s]) => s === status).map(([code]) => code);
+}
+
+function problemResponses(): Json {
+  const out: Json = {};
+  for (const status of Object.keys(PROBLEM_TITLES).map(Number)) {
+    const headers: Json = { 'x-request-id': { $ref: '#/components/headers/RequestId' } };
+    if (status === 429) headers['retry-after'] = { $ref: '#/components/headers/RetryAfter' };
+    out[`Problem${status}`] = {
+      description: `${PROBLEM_TITLES[status]}: ${codesOf(status).join(', ')} (problem details, RFC 9457)`,
+      headers,
+      content: { 'application/problem+json': { schema: ref('ProblemDetails') } },
+    };
+  }
+  return out;
+}
+
+const problems = (...statuses: number[]): Json =>
+  Object.fromEntries(statuses.map((s) => [String(s), { $ref: `#/components/responses/Problem${s}` }]));
+
+/** Every /api/v1 operation can meet these. */
+const COMMON_PROBLEMS = [401, 403, 429, 500];
+
+function json200(description: string, schema: Json, status = '200'): Json {
+  return {
+    [status]: {
+      description,
+      headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' } },
+      content: { 'application/json': { schema } },
+    },
+  };
+}
+
+function query(name: string, schema: Json, description: string): Json {
+  return { name, in: 'query', required: false, schema, description };
+}
+
+const limit = (max: number, fallback: number): Json =>
+  query('limit', { type: 'integer', minimum: 1, maximum: max, default: fallback }, `Page size, 1 to ${max} (default ${fallback})`);
+
+const pathId = (description: string): Json => ({ name: 'id', in: 'path', required: true, schema: { type: 'string' }, description });
+
+function body(name: ComponentName): Json {
+  return { required: true, content: { 'application/json': { schema: ref(name) } } };
+}
+
+function paths(): Json {
+  const enumOf = (schema: z.core.$ZodType, fallback?: string): Json => ({
+    ...jsonSchema(schema, 'output'),
+    ...(fallback === undefined ? {} : { default: fallback }),
+  });
+  return {
+    '/recordings': {
+      get: {
+        operationId: 'listRecordings',
+        summary: 'List recordings of the key’s workspace (by default COMPLETED, unsynced)',
+        tags: ['recordings'],
+        'x-scope': 'read:recordings',
+        parameters: [
+          query('status', enumOf(RecordingStatus, 'COMPLETED'), 'Recording status'),
+          query('syncState', enumOf(SyncState, 'unsynced'), 'Sync state'),
+          query('updatedSince', jsonSchema(Timestamp, 'input'), 'Keeps recordings with updatedAt at or after this instant'),
+          query('cursor', { type: 'string' }, 'meta.nextCursor of the previous page'),
+          query('include', enumOf(Include), 'content adds contentText and contentStatus to blocks; contentJson adds contentJson as well'),
+          limit(100, 50),
+        ],
+        responses: { ...json200('A page of recordings', ref('RecordingList')), ...problems(400, ...COMMON_PROBLEMS) },
+      },
+    },
+    '/recordings/{id}': {
+      get: {
+        operationId: 'getRecording',
+        summary: 'One recording, with its transcript and content',
+        tags: ['recordings'],
+        'x-scope': 'read:recordings',
+        parameters: [pathId('Recording id'), query('include', enumOf(Include), 'contentJson adds contentJson to blocks')],
+        responses: { ...json200('The recording', ref('RecordingResponse')), ...problems(400, ...COMMON_PROBLEMS, 404) },
+      },
+    },
+    '/recordings/{id}/filings': {
+      post: {
+        operationId: 'fileRecording',
+        summary: 'Mark a COMPLETED recording as filed in an external system (idempotent per provider and externalId)',
+        tags: ['recordings'],
+        'x-scope': 'write:recordings',
+        parameters: [pathId('Recording id')],
+        requestBody: body('FilingRequest'),
+        responses: {
+          ...json200('The filing (meta.replayed: true when it was already recorded)', ref('FilingResponse')),
+          ...problems(400, ...COMMON_PROBLEMS, 404, 409, 415),
+        },
+      },
+    },
+    '/webhooks': {
+      post: {
+        operationId: 'createWebhook',
+        summary: 'Create a webhook subscription; a repeated Idempotency-Key returns the original',
+        tags: ['webhooks'],
+        'x-scope': 'manage:webhooks',
+        parameters: [
+          {
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: true,
+            schema: jsonSchema(IdempotencyKey, 'input'),
+            description: '8 to 255 letters, digits, period, underscore, colon, hyphen',
+          },
+        ],
+        requestBody: body('WebhookCreateRequest'),
+        responses: {
+          ...json200('The subscription, with its secret', ref('WebhookCreateResponse'), '201'),
+          ...problems(400, ...COMMON_PROBLEMS, 409, 415),
+        },
+      },
+      get: {
+        operationId: 'listWebhooks',
+        summary: 'List webhook subscriptions',
+        tags: ['webhooks'],
+        'x-scope': 'manage:webhooks',
+        parameters: [query('cursor', { type: 'string' }, 'meta.nextCursor of the previous page'), limit(50, 50)],
+        responses: { ...json200('A page of subscriptions', ref('WebhookList')), ...problems(400, ...COMMON_PROBLEMS) },
+      },
+    },
+    '/webhooks/{id}': {
+      delete: {
+        operationId: 'deleteWebhook',
+        summary: 'Remove a webhook subscription',
+        tags: ['webhooks'],
+        'x-scope': 'manage:webhooks',
+        parameters: [pathId('Subscription id')],
+        responses: {
+          '204': { description: 'Removed; no body', headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' } } },
+          ...problems(400, ...COMMON_PROBLEMS, 404),
+        },
+      },
+    },
+    '/webhooks/deliveries': {
+      get: {
+        operationId: 'listDeliveries',
+        summary: 'Deliveries of webhook events, newest first',
+        tags: ['webhooks'],
+        'x-scope': 'manage:webhooks',
+        parameters: [
+          query('status', { type: 'string', enum: [...DELIVERY_STATUSES] }, 'Delivery status'),
+          query('subscriptionId', { type: 'string' }, 'Only this subscription’s deliveries'),
+          limit(50, 50),
+        ],
+        responses: { ...json200('Deliveries', ref('DeliveryList')), ...problems(400, ...COMMON_PROBLEMS) },
+      },
+    },
+    '/webhooks/deliveries/{id}/replay': {
+      post: {
+        operationId: 'replayDelivery',
+        summary: 'Attempt a delivery again, with the same delivery id',
+        tags: ['webhooks'],
+        'x-scope': 'manage:webhooks',
+        parameters: [pathId('Delivery id')],
+        responses: { ...json200('The delivery, PENDING again', ref('ReplayResponse'), '202'), ...problems(400, ...COMMON_PROBLEMS, 404) },
+      },
+    },
+    '/openapi.json': {
+      get: {
+        operationId: 'getOpenApi',
+        summary: 'This document',
+        tags: ['meta'],
+        security: [],
+        responses: json200('OpenAPI 3.1 description of the API', { type: 'object' }),
+      },
+    },
+  };
+}
+
+function webhooks(): Json {
+  const header = (name: string, description: string): Json => ({
+    name,
+    in: 'header',
+    required: true,
+    schema: { type: 'string' },
+    description,
+  });
+  return {
+    'recording.completed': {
+      post: {
+        summary: 'Sent to each subscription listening to recording.completed when a recording becomes COMPLETED',
+        parameters: [
+          header(SIGNATURE_HEADERS.signature, 'sha256=<hex HMAC-SHA256 of timestamp + "." + raw body, keyed with the subscription secret>'),
+          header(SIGNATURE_HEADERS.timestamp, 'Unix time in seconds'),
+          header(SIGNATURE_HEADERS.event, 'recording.completed'),
+          header(SIGNATURE_HEADERS.delivery, 'Delivery id (the same on every retry and replay)'),
+        ],
+        requestBody: body('WebhookPayload'),
+        responses: { '2XX': { description: 'Received; any other answer, or none within 10 s, is retried' } },
+      },
+    },
+  };
+}
+
+/** The whole document. */
+export function openApiDocument(): Json {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Recording Filing Service API',
+      version: '1.0.0-beta',
+      description:
+        'Recordings, filing of recordings in external systems, and signed webhooks, as `rfs sandbox` implements them. Generated from the schemas rfs checks answers with.',
+    },
+    servers: [
+      {
+        url: '{baseUrl}/api/v1',
+        variables: {
+          baseUrl: { default: 'http://127.0.0.1:4010', description: 'Where the service runs (`rfs sandbox` prints its baseUrl)' },
+        },
+      },
+    ],
+    security: [{ apiKey: [] }],
+    tags: [{ name: 'recordings' }, { name: 'webhooks' }, { name: 'meta' }],
+    paths: paths(),
+    webhooks: webhooks(),
+    components: {
+      schemas: componentSchemas(),
+      responses: problemResponses(),
+      headers: {
+        RequestId: { description: 'Identifies the request, for support', schema: { type: 'string' } },
+        RetryAfter: { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 0 } },
+      },
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: 'A workspace API key: Authorization: Bearer service_pk_…' },
+      },
+    },
+  };
+}
+
+let cached: string | null = null;
+
+/** The document as served: built once, on the first request for it. */
+export function openApiJson(): string {
+  cached ??= `${JSON.stringify(openApiDocument(), null, 2)}\n`;
+  return cached;
+}
