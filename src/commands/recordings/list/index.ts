@@ -20,7 +20,7 @@ const declare = () =>
       'after',
       examples([
         'rfs recordings list',
-        'rfs recordings list --status ARCHIVED --sync-state all --updated-since 7d',
+        'rfs recordings list --status ARCHIVED --sync-state all --updated-since 2025-06-01',
         'rfs recordings list --all -o ndjson | jq -r .id',
       ]),
     );
