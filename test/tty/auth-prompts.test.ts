@@ -1,16 +1,13 @@
 // issue 12, item 13 in a real terminal: the `auth switch` picker and the `auth logout`
 // confirmation, run in a private tmux server (80×12 panes), keys typed with send-keys, and the
 // screens compared exactly with capture-pane (the profiles and keys are fixed, so the screens are).
-import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { needs, TMUX } from '../helpers/platform.js';
+import { rfsLines, startTerminal, type Terminal } from '../helpers/tmux.js';
 
-const RFS_BIN = fileURLToPath(new URL('../../bin/rfs.js', import.meta.url));
 const COLUMNS = 80;
 const ROWS = 12;
 const PROFILES = {
@@ -23,65 +20,15 @@ const PROFILES = {
 };
 
 let home: string;
-let socket: string;
-let env: NodeJS.ProcessEnv;
-let started = false;
-let serverPid = 0;
-
-function tmux(...args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile('tmux', ['-L', socket, '-f', '/dev/null', ...args], { env, timeout: 5000 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`tmux ${args.join(' ')}: ${error.message} ${stderr}`));
-      else resolve(stdout);
-    });
-  });
-}
-
-/**
- * Runs rfs in a new pane through sh, which prints `[exit N]` once rfs has ended: tmux can mark a
- * pane dead (its pty closed) before it has collected the exit status.
- */
-async function runInPane(name: string, args: string[]): Promise<void> {
-  const command = [process.execPath, RFS_BIN, ...args].map((a) => `'${a}'`).join(' ');
-  await tmux('new-session', '-d', '-s', name, '-x', String(COLUMNS), '-y', String(ROWS), '--', 'sh', '-c', `${command}; echo "[exit $?]"`);
-}
-
-async function screen(name: string): Promise<string> {
-  // -J: a line wider than the pane is shown as the one line it is.
-  const lines = (await tmux('capture-pane', '-p', '-J', '-S', '-', '-E', '-', '-t', name)).split('\n').map((l) => l.trimEnd());
-  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-  return lines.join('\n');
-}
-
-async function waitForScreen(name: string, check: (s: string) => boolean, what: string): Promise<string> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const s = await screen(name);
-    if (check(s)) return s;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the screen was:\n${s}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-async function exitStatus(name: string): Promise<number> {
-  const s = await waitForScreen(name, (text) => /\[exit \d+\]/.test(text), 'rfs to exit');
-  return Number(/\[exit (\d+)\]/.exec(s)?.[1]);
-}
-
-/** The lines rfs left on the screen: up to sh's `[exit N]` line. */
-function rfsLines(text: string): string[] {
-  const lines = text.split('\n');
-  const end = lines.findIndex((l) => /^\[exit \d+\]$/.test(l));
-  return end < 0 ? lines : lines.slice(0, end);
-}
+let term: Terminal;
+const SIZE = { columns: COLUMNS, rows: ROWS };
 
 const config = () => JSON.parse(readFileSync(join(home, 'config', 'config.json'), 'utf8')) as typeof PROFILES;
 
 describe.skipIf(!TMUX.met)(needs(TMUX, 'auth prompts in a terminal'), () => {
   beforeAll(async () => {
     home = mkdtempSync(join(tmpdir(), 'rfs-tty-auth-'));
-    socket = `rfs-tty-auth-${process.pid}-${randomBytes(4).toString('hex')}`;
-    env = {
+    term = await startTerminal({
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       HOME: home,
       TMUX_TMPDIR: home,
@@ -90,23 +37,11 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'auth prompts in a terminal'), () => {
       TZ: 'UTC',
       NO_COLOR: '1',
       RFS_CONFIG_DIR: join(home, 'config'),
-    };
-    await tmux('new-session', '-d', '-s', 'hold', '-x', String(COLUMNS), '-y', String(ROWS), '--', 'cat');
-    started = true;
-    serverPid = Number((await tmux('display-message', '-p', '-t', 'hold', '#{pid}')).trim());
-    await tmux('set-option', '-g', 'remain-on-exit', 'on');
+    });
   });
 
   afterAll(async () => {
-    if (started) await tmux('kill-server').catch(() => undefined);
-    if (serverPid > 1) {
-      try {
-        process.kill(serverPid, 0);
-        process.kill(serverPid, 'SIGKILL');
-      } catch {
-        // Gone, as it should be.
-      }
-    }
+    await term?.stop();
     rmSync(home, { recursive: true, force: true });
   });
 
@@ -117,8 +52,8 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'auth prompts in a terminal'), () => {
   });
 
   it('auth switch without a name offers a picker of the profiles; Down and Enter choose staging', async () => {
-    await runInPane('switch', ['auth', 'switch']);
-    const first = await waitForScreen('switch', (s) => s.includes('navigate'), 'the picker');
+    await term.run('switch', ['auth', 'switch'], SIZE);
+    const first = await term.waitFor('switch', (s) => s.includes('navigate'), 'the picker');
     expect(first).toBe(
       [
         '? Default profile',
@@ -129,12 +64,12 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'auth prompts in a terminal'), () => {
         '↑↓ navigate • ⏎ select',
       ].join('\n'),
     );
-    await tmux('send-keys', '-t', 'switch', 'Down');
-    await waitForScreen('switch', (s) => s.includes('❯ staging'), 'the cursor on staging');
-    await tmux('send-keys', '-t', 'switch', 'Enter');
-    expect(await exitStatus('switch')).toBe(0);
+    await term.keys('switch', 'Down');
+    await term.waitFor('switch', (s) => s.includes('❯ staging'), 'the cursor on staging');
+    await term.keys('switch', 'Enter');
+    expect(await term.exitStatus('switch')).toBe(0);
     // The answered picker leaves its answer, then the outcome.
-    const last = await screen('switch');
+    const last = await term.screen('switch');
     expect(rfsLines(last)).toEqual([
       '✔ Default profile staging  https://staging.example.com  service_pk_…0003',
       'Default profile is now "staging".',
@@ -144,12 +79,12 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'auth prompts in a terminal'), () => {
   });
 
   it('auth logout asks first; n keeps the profile', async () => {
-    await runInPane('logout-no', ['auth', 'logout']);
-    const asked = await waitForScreen('logout-no', (s) => s.includes('(y/N)'), 'the question');
+    await term.run('logout-no', ['auth', 'logout'], SIZE);
+    const asked = await term.waitFor('logout-no', (s) => s.includes('(y/N)'), 'the question');
     expect(asked).toBe('? Remove the default profile "prod" and its key service_pk_…0001? (y/N)');
-    await tmux('send-keys', '-t', 'logout-no', 'n', 'Enter');
-    expect(await exitStatus('logout-no')).toBe(0);
-    expect(rfsLines(await screen('logout-no'))).toEqual([
+    await term.keys('logout-no', 'n', 'Enter');
+    expect(await term.exitStatus('logout-no')).toBe(0);
+    expect(rfsLines(await term.screen('logout-no'))).toEqual([
       '✔ Remove the default profile "prod" and its key service_pk_…0001? No',
       'Nothing removed.',
     ]);
@@ -157,13 +92,13 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'auth prompts in a terminal'), () => {
   });
 
   it('auth logout --profile ci: y removes it', async () => {
-    await runInPane('logout-yes', ['auth', 'logout', '--profile', 'ci']);
-    expect(await waitForScreen('logout-yes', (s) => s.includes('(y/N)'), 'the question')).toBe(
+    await term.run('logout-yes', ['auth', 'logout', '--profile', 'ci'], SIZE);
+    expect(await term.waitFor('logout-yes', (s) => s.includes('(y/N)'), 'the question')).toBe(
       '? Remove the profile "ci" and its key service_pk_…0002? (y/N)',
     );
-    await tmux('send-keys', '-t', 'logout-yes', 'y', 'Enter');
-    expect(await exitStatus('logout-yes')).toBe(0);
-    expect(rfsLines(await screen('logout-yes'))).toEqual([
+    await term.keys('logout-yes', 'y', 'Enter');
+    expect(await term.exitStatus('logout-yes')).toBe(0);
+    expect(rfsLines(await term.screen('logout-yes'))).toEqual([
       '✔ Remove the profile "ci" and its key service_pk_…0002? Yes',
       `Removed profile "ci" and its key from ${join(home, 'config', 'config.json')}.`,
     ]);

@@ -1,0 +1,97 @@
+// rfs in a real terminal: a private tmux server (its own socket, its own folder), panes that run
+// rfs through sh (which prints `[exit N]` once rfs has ended: tmux can mark a pane dead before it
+// has collected the exit status), and screens read with capture-pane, to be compared exactly.
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+
+const RFS_BIN = fileURLToPath(new URL('../../bin/rfs.js', import.meta.url));
+
+export interface Terminal {
+  /** Runs `rfs <args>` in a new pane of this size. */
+  run(name: string, args: string[], size: { columns: number; rows: number }): Promise<void>;
+  keys(name: string, ...keys: string[]): Promise<void>;
+  /** The pane's text, lines trimmed at the right, trailing blank lines dropped. */
+  screen(name: string): Promise<string>;
+  /** Polls the screen until `check` holds (10 s at most). */
+  waitFor(name: string, check: (screen: string) => boolean, what: string): Promise<string>;
+  exitStatus(name: string): Promise<number>;
+  /** Stops the server, by its pid too. */
+  stop(): Promise<void>;
+}
+
+/** `env` is the whole environment of the server and of every pane. */
+export async function startTerminal(env: NodeJS.ProcessEnv): Promise<Terminal> {
+  const socket = `rfs-tty-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const tmux = (...args: string[]): Promise<string> =>
+    new Promise((resolve, reject) => {
+      execFile('tmux', ['-L', socket, '-f', '/dev/null', ...args], { env, timeout: 5000 }, (error, stdout, stderr) => {
+        if (error) reject(new Error(`tmux ${args.join(' ')}: ${error.message} ${stderr}`));
+        else resolve(stdout);
+      });
+    });
+  await tmux('new-session', '-d', '-s', 'hold', '-x', '80', '-y', '12', '--', 'cat');
+  const serverPid = Number((await tmux('display-message', '-p', '-t', 'hold', '#{pid}')).trim());
+  await tmux('set-option', '-g', 'remain-on-exit', 'on');
+
+  const screen = async (name: string): Promise<string> => {
+    // -J: a line wider than the pane is shown as the one line it is.
+    const lines = (await tmux('capture-pane', '-p', '-J', '-S', '-', '-E', '-', '-t', name)).split('\n').map((l) => l.trimEnd());
+    while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+    return lines.join('\n');
+  };
+  const waitFor = async (name: string, check: (s: string) => boolean, what: string): Promise<string> => {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const s = await screen(name);
+      if (check(s)) return s;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the screen was:\n${s}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  return {
+    async run(name, args, { columns, rows }) {
+      const command = [process.execPath, RFS_BIN, ...args].map((a) => `'${a}'`).join(' ');
+      await tmux(
+        'new-session',
+        '-d',
+        '-s',
+        name,
+        '-x',
+        String(columns),
+        '-y',
+        String(rows),
+        '--',
+        'sh',
+        '-c',
+        `${command}; echo "[exit $?]"`,
+      );
+    },
+    async keys(name, ...keys) {
+      await tmux('send-keys', '-t', name, ...keys);
+    },
+    screen,
+    waitFor,
+    async exitStatus(name) {
+      const s = await waitFor(name, (text) => /\[exit \d+\]/.test(text), 'rfs to exit');
+      return Number(/\[exit (\d+)\]/.exec(s)?.[1]);
+    },
+    async stop() {
+      await tmux('kill-server').catch(() => undefined);
+      if (serverPid > 1) {
+        try {
+          process.kill(serverPid, 'SIGKILL');
+        } catch {
+          // Gone, as it should be.
+        }
+      }
+    },
+  };
+}
+
+/** The lines rfs left on the screen: up to sh's `[exit N]` line. */
+export function rfsLines(text: string): string[] {
+  const lines = text.split('\n');
+  const end = lines.findIndex((l) => /^\[exit \d+\]$/.test(l));
+  return end < 0 ? lines : lines.slice(0, end);
+}

@@ -1,0 +1,77 @@
+// issue 12, item 12 in a real terminal: `deliveries replay --all-failed` asks with the table that
+// `--dry-run` prints (whole ids in columns, columns dropped on a narrow terminal, never an id
+// list wrapped mid-id), at 60, 80, 120 and 200 columns. Each screen is compared exactly with the
+// one recorded under test/tty/__screens__/ (RFS_TTY_RECORD=1 writes them anew; read the diff
+// before committing one). Answering n sends nothing: the scenario server gets only the list.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { needs, TMUX } from '../helpers/platform.js';
+import { type ScenarioServer, startScenarioServer } from '../helpers/scenario-server.js';
+import { rfsLines, startTerminal, type Terminal } from '../helpers/tmux.js';
+
+const SCREENS = fileURLToPath(new URL('./__screens__/', import.meta.url));
+const RECORD = process.env.RFS_TTY_RECORD === '1';
+const WIDTHS = [60, 80, 120, 200] as const;
+const KEY = 'service_pk_ttyReplayKEY_0123456789';
+
+const failed = (n: number) => ({
+  id: `dlv_failedDelivery000${n}`,
+  status: 'FAILED',
+  subscriptionId: 'wh_subscription0001',
+  recordingId: `rec_recording00000${n}`,
+  attempts: 5,
+  lastAttemptAt: `2025-06-2${n}T10:1${n}:00Z`,
+  lastResponseStatus: 503,
+});
+
+let home: string;
+let term: Terminal;
+let server: ScenarioServer;
+
+describe.skipIf(!TMUX.met)(needs(TMUX, 'the replay confirmation in a terminal'), () => {
+  beforeAll(async () => {
+    home = mkdtempSync(join(tmpdir(), 'rfs-tty-replay-'));
+    server = await startScenarioServer();
+    term = await startTerminal({
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: home,
+      TMUX_TMPDIR: home,
+      TERM: 'xterm-256color',
+      LANG: 'C.UTF-8',
+      TZ: 'UTC',
+      NO_COLOR: '1',
+      RFS_CONFIG_DIR: join(home, 'config'),
+      RFS_API_KEY: KEY,
+      RFS_BASE_URL: server.url,
+    });
+  });
+  afterEach(() => server.verify());
+  afterAll(async () => {
+    await term?.stop();
+    await server?.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  for (const columns of WIDTHS) {
+    it(`at ${columns} columns: the --dry-run table, then the question; n replays nothing`, async () => {
+      server.queue({
+        expect: { method: 'GET', url: /^\/api\/v1\/webhooks\/deliveries\?(?=.*status=FAILED)/ },
+        body: { data: [1, 2, 3].map(failed), meta: { count: 3 } },
+      });
+      const name = `replay-${columns}`;
+      await term.run(name, ['deliveries', 'replay', '--all-failed'], { columns, rows: 20 });
+      const asked = await term.waitFor(name, (s) => s.includes('(y/N)'), 'the question');
+      const file = join(SCREENS, `replay-confirm-${columns}.txt`);
+      if (RECORD) writeFileSync(file, `${asked}\n`);
+      expect(asked).toBe(readFileSync(file, 'utf8').trimEnd());
+      for (const n of [1, 2, 3]) expect(asked).toContain(`dlv_failedDelivery000${n}`);
+      await term.keys(name, 'n', 'Enter');
+      expect(await term.exitStatus(name)).toBe(0);
+      expect(rfsLines(await term.screen(name)).slice(-1)).toEqual(['Nothing replayed.']);
+      expect(server.requests.filter((r) => r.method === 'POST')).toEqual([]);
+    });
+  }
+});
