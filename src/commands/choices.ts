@@ -1,7 +1,7 @@
 // Enumerated flags (--status, --sync-state, --include, -o, --event…): one declaration for all,
 // so that every one accepts any letter case and hands on the API's spelling (cli.md, Global
 // options). Commander still knows the choices, for help and completion.
-import { InvalidArgumentError, Option } from '@commander-js/extra-typings';
+import { Argument, InvalidArgumentError, Option } from '@commander-js/extra-typings';
 import { readChoice } from '../core/flags.js';
 
 function refuse(values: readonly string[]): never {
@@ -18,4 +18,9 @@ export function choiceListOption<const F extends string, const T extends string>
   return new Option(flags, description)
     .choices(values)
     .argParser((raw: string, previous: T[] | undefined): T[] => [...(previous ?? []), readChoice(raw, values) ?? refuse(values)]);
+}
+
+/** An argument that is one of `values`, matched in any letter case (`rfs completion BASH`). */
+export function choiceArgument<const N extends string, const T extends string>(name: N, description: string, values: readonly T[]) {
+  return new Argument(name, description).choices(values).argParser((raw: string): T => readChoice(raw, values) ?? refuse(values));
 }

@@ -114,6 +114,19 @@ describe('enumerations in any letter case (item 10)', () => {
     expect(query(2).get('include')).toBe('contentJson');
   });
 
+  it('holds for every enumerated flag and argument: a shell, an HTTP method, the sync order and log format', async () => {
+    const shell = cli(['completion', 'BASH']);
+    expect(await shell.run()).toBe(0);
+    expect(shell.t.stdout()).toContain('bash completion for rfs');
+    server.queue({ expect: { method: 'DELETE', url: '/api/v1/webhooks/wh_1' }, status: 204 });
+    expect(await cli(['api', '-X', 'delete', 'webhooks/wh_1']).run()).toBe(0);
+    // Parsed, then refused for the missing --exec: the values themselves were accepted.
+    const sync = cli(['sync', '--order', 'PRIORITY', '--log-format', 'JSON', '--provider', 'crm']);
+    expect(await sync.run()).toBe(2);
+    expect(sync.t.stderr()).toContain('--exec');
+    expect(sync.t.stderr()).not.toContain('Allowed choices');
+  });
+
   it('still refuses a value that is none of them, with exit 2 and nothing sent', async () => {
     const { t, run } = cli(['deliveries', 'list', '--status', 'broken']);
     expect(await run()).toBe(2);

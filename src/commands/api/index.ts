@@ -1,5 +1,6 @@
 // rfs api: the declaration; the code is in run.ts.
-import { Command, InvalidArgumentError, Option } from '@commander-js/extra-typings';
+import { Command } from '@commander-js/extra-typings';
+import { choiceOption } from '../choices.js';
 import { defineCommand, examples, type Parsed } from '../define.js';
 
 export const API_METHODS = ['GET', 'POST', 'DELETE'] as const;
@@ -11,16 +12,7 @@ const declare = () =>
   new Command('api')
     .description('send any request to the API with your key; prints the answer (the API is a beta)')
     .argument('<path>', 'below {base_url}/api/v1, such as recordings or /webhooks/deliveries?status=FAILED')
-    .addOption(
-      new Option('-X, --method <method>', 'GET, POST or DELETE (default: GET, POST with --input)')
-        .choices(API_METHODS)
-        // Any letter case (cli.md, Global options); a custom parser replaces commander's check.
-        .argParser((value: string): ApiMethod => {
-          const method = API_METHODS.find((m) => m === value.toUpperCase());
-          if (method === undefined) throw new InvalidArgumentError(`Allowed choices are ${API_METHODS.join(', ')}.`);
-          return method;
-        }),
-    )
+    .addOption(choiceOption('-X, --method <method>', 'GET, POST or DELETE (default: GET, POST with --input)', API_METHODS))
     .option('-f, --field <key=value>', 'a body field (key:=json for a typed value); query parameters for GET (repeatable)', collect)
     .option('--input <file>', 'send this file as the body (- for stdin)')
     .option('-H, --header <Name: value>', 'an extra request header (repeatable; never Authorization)', collect)

@@ -1,5 +1,6 @@
 // rfs sync: the declaration; the code is in run.ts.
-import { Command, Option } from '@commander-js/extra-typings';
+import { Command } from '@commander-js/extra-typings';
+import { choiceOption } from '../choices.js';
 import { type CommandDefinition, defineCommand, examples, type Parsed } from '../define.js';
 import status from './status/index.js';
 
@@ -16,12 +17,11 @@ const declare = () =>
     .option('--max-items <n>', 'handle at most this many recordings per pass; listing stops once reached')
     .option('--concurrency <n>', 'run up to this many commands at once (1 to 16); requests stay paced by --rate', '1')
     .addOption(
-      new Option(
+      choiceOption(
         '--order <order>',
         'listed: as the API lists them, filing from the first page; priority: URGENT first, oldest first within each (lists every page first)',
-      )
-        .choices(['listed', 'priority'] as const)
-        .default('listed' as const),
+        ['listed', 'priority'] as const,
+      ).default('listed' as const),
     )
     .option('--exec-timeout <seconds>', 'stop a command that runs longer than this', '300')
     .option('--dry-run', 'list what would be sent to the command; run, file and journal nothing')
@@ -29,9 +29,9 @@ const declare = () =>
     .option('--retry-parked', 'run parked recordings again (each gets --max-attempts more tries)')
     .option('--metrics <[host:]port>', 'serve Prometheus /metrics and /healthz here (host 127.0.0.1 unless given)')
     .addOption(
-      new Option('--log-format <format>', 'stderr as text, or one JSON object per event')
-        .choices(['text', 'json'] as const)
-        .default('text'),
+      choiceOption('--log-format <format>', 'stderr as text, or one JSON object per event', ['text', 'json'] as const).default(
+        'text' as const,
+      ),
     )
     .addHelpText(
       'after',
