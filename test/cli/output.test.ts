@@ -1,40 +1,17 @@
 // Output shapes, checked exactly: json and ndjson when piped (unknown fields kept), tables on a
 // terminal, server text neutralised, and no key or webhook secret in any verbose run.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run.js';
+import { describe, expect, it } from 'vitest';
 import { page, recording } from '../helpers/fixtures.js';
-import { fakeTime } from '../helpers/clock.js';
-import { bufferIO, type BufferIOOptions } from '../helpers/io.js';
-import { startScenarioServer, type ScenarioServer } from '../helpers/scenario-server.js';
+import { scenarioCli } from '../helpers/scenario-cli.js';
 
-let server: ScenarioServer;
-let configDir: string;
 const KEY = 'service_pk_outputKEY_s3cr3t_4321';
 const SECRET = 'whsec_0123456789abcdefghijklmnopqrstuv';
-
-beforeAll(() => {
-  configDir = mkdtempSync(join(tmpdir(), 'rfs-output-'));
-});
-afterAll(() => rmSync(configDir, { recursive: true, force: true }));
-beforeEach(async () => {
-  server = await startScenarioServer();
-});
-afterEach(async () => {
-  server.verify();
-  await server.close();
-});
-
-function cli(argv: string[], o: BufferIOOptions = {}) {
-  const t = bufferIO({ ...o, env: { RFS_CONFIG_DIR: configDir, RFS_API_KEY: KEY, RFS_BASE_URL: server.url, ...o.env } });
-  return { t, run: () => runCli(argv, t.io, { clock: fakeTime().clock }) };
-}
+const scenario = scenarioCli({ name: 'output', key: KEY });
+const cli = scenario.cli;
 
 describe('json and ndjson', () => {
   it('prints a JSON array of the items when piped, keeping unknown fields', async () => {
-    server.queue({ body: page([recording(1, { futureField: { x: 1 } }), recording(2)], null) });
+    scenario.server.queue({ body: page([recording(1, { futureField: { x: 1 } }), recording(2)], null) });
     const { t, run } = cli(['recordings', 'list']);
     expect(await run()).toBe(0);
     const expected = [recording(1, { futureField: { x: 1 } }), recording(2)];
@@ -43,14 +20,14 @@ describe('json and ndjson', () => {
   });
 
   it('prints one object per line with -o ndjson', async () => {
-    server.queue({ body: page([recording(1), recording(2)], null) });
+    scenario.server.queue({ body: page([recording(1), recording(2)], null) });
     const { t, run } = cli(['recordings', 'list', '-o', 'ndjson']);
     expect(await run()).toBe(0);
     expect(t.stdout()).toBe(`${JSON.stringify(recording(1))}\n${JSON.stringify(recording(2))}\n`);
   });
 
   it('prints an empty array for an empty list', async () => {
-    server.queue({ body: page([], null) });
+    scenario.server.queue({ body: page([], null) });
     const { t, run } = cli(['recordings', 'list', '--json']);
     expect(await run()).toBe(0);
     expect(t.stdout()).toBe('[]\n');
@@ -58,7 +35,7 @@ describe('json and ndjson', () => {
 
   it('prints the data member for one resource', async () => {
     const detail = { ...recording(1), transcript: 'Hello.', extra: true };
-    server.queue({ body: { data: detail } });
+    scenario.server.queue({ body: { data: detail } });
     const { t, run } = cli(['recordings', 'get', 'rec_0001', '-o', 'json']);
     expect(await run()).toBe(0);
     expect(JSON.parse(t.stdout())).toEqual(detail);
@@ -66,7 +43,7 @@ describe('json and ndjson', () => {
 
   it('keeps every field of "not shown" records such as deliveries', async () => {
     const delivery = { id: 'dlv_1', status: 'FAILED', subscriptionId: 'wh_1', somethingNew: [1, 2] };
-    server.queue({ body: { data: [delivery], meta: { count: 1, limit: 50 } } });
+    scenario.server.queue({ body: { data: [delivery], meta: { count: 1, limit: 50 } } });
     const { t, run } = cli(['deliveries', 'list', '-o', 'ndjson']);
     expect(await run()).toBe(0);
     expect(t.stdout()).toBe(`${JSON.stringify(delivery)}\n`);
@@ -91,7 +68,7 @@ describe('terminal', () => {
 
   // Issue 12, item 2: whole columns go (MATTER, CLIENT, AUTHOR) before TITLE is cut below 24 cells.
   it('fits the table into 80 columns, leaving out MATTER, CLIENT and AUTHOR before cutting the title short', async () => {
-    server.queue({ body: rows() });
+    scenario.server.queue({ body: rows() });
     const { t, run } = cli(['recordings', 'list'], { stdoutIsTTY: true, columns: 80, env: { NO_COLOR: '1' } });
     expect(await run()).toBe(0);
     expect(t.stdout()).toBe(
@@ -106,7 +83,7 @@ describe('terminal', () => {
 
   // Issue 12, item 2: a wide terminal shows whole values (no cap on TITLE).
   it('shows every column of cli.md and whole values on a wide terminal', async () => {
-    server.queue({ body: rows() });
+    scenario.server.queue({ body: rows() });
     const { t, run } = cli(['recordings', 'list'], { stdoutIsTTY: true, columns: 200, env: { NO_COLOR: '1' } });
     expect(await run()).toBe(0);
     expect(t.stdout()).toBe(
@@ -137,7 +114,7 @@ describe('terminal', () => {
       notes: [block('n2', 2, 'Second note'), block('n1', 1, 'First note')],
       documents: [block('d1', 1, null)],
     };
-    server.queue({ body: { data: detail } });
+    scenario.server.queue({ body: { data: detail } });
     const { t, run } = cli(['recordings', 'get', 'rec_0001'], { stdoutIsTTY: true, env: { NO_COLOR: '1' } });
     expect(await run()).toBe(0);
     const out = t.stdout();
@@ -149,7 +126,7 @@ describe('terminal', () => {
   });
 
   it('neutralises escape sequences from the server in tables', async () => {
-    server.queue({
+    scenario.server.queue({
       body: page(
         [recording(1, { title: 'Evil \x1b]0;pwned\x07 \x1b[2J title', author: { id: 'u', name: 'Bob\u009b31m', email: 'b@x' } })],
         null,
@@ -163,7 +140,7 @@ describe('terminal', () => {
 
   it('neutralises escape sequences in the detail view', async () => {
     const detail = { ...recording(1), transcript: 'line one\n\x1b[31mred\x1b[0m', title: 'T\x07' };
-    server.queue({ body: { data: detail } });
+    scenario.server.queue({ body: { data: detail } });
     const { t, run } = cli(['recordings', 'get', 'rec_0001', '--no-color'], { stdoutIsTTY: true });
     expect(await run()).toBe(0);
     expect(t.stdout()).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
@@ -171,7 +148,7 @@ describe('terminal', () => {
   });
 
   it('uses no colour with NO_COLOR and colour with FORCE_COLOR', async () => {
-    server.queue({ body: page([recording(1)], null) }, { body: page([recording(1)], null) });
+    scenario.server.queue({ body: page([recording(1)], null) }, { body: page([recording(1)], null) });
     const plain = cli(['recordings', 'list'], { stdoutIsTTY: true, env: { NO_COLOR: '1' } });
     expect(await plain.run()).toBe(0);
     expect(plain.t.stdout()).not.toContain('\x1b[');
@@ -195,7 +172,7 @@ describe('secrets', () => {
         },
       },
     };
-    server.queue({ body: page([recording(1)], null) }, { status: 500, body: {} }, created, {
+    scenario.server.queue({ body: page([recording(1)], null) }, { status: 500, body: {} }, created, {
       body: {
         data: [{ id: 'wh_1', url: 'https://h.example.com/x', events: ['recording.completed'] }],
         meta: { count: 1, limit: 50, hasMore: false, nextCursor: null },
@@ -217,11 +194,11 @@ describe('secrets', () => {
     // The secret is the product of create: on stdout once, with a notice on stderr.
     expect(runs[1]?.t.stdout()).toContain(SECRET);
     expect(runs[1]?.t.stderr()).toMatch(/only this once/);
-    expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(scenario.server.requests[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
   });
 
   it('never prints the key in an error, even with --verbose and a stack trace', async () => {
-    server.queue({
+    scenario.server.queue({
       status: 401,
       headers: { 'content-type': 'application/problem+json' },
       body: { title: `bad key ${KEY}`, status: 401, code: 'UNAUTHORIZED', requestId: 'r1' },
@@ -235,7 +212,7 @@ describe('secrets', () => {
 
 describe('empty lists', () => {
   it('say so on stderr in table mode, and print [] as json', async () => {
-    server.queue({ body: page([], null) }, { body: page([], null) });
+    scenario.server.queue({ body: page([], null) }, { body: page([], null) });
     const table = cli(['recordings', 'list'], { stdoutIsTTY: true, env: { NO_COLOR: '1' } });
     expect(await table.run()).toBe(0);
     expect(table.t.stdout()).toBe('');

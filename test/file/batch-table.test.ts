@@ -1,36 +1,15 @@
 // file --from and deliveries replay as a user sees them (issue 12, items 8 and 9; cli.md file,
 // deliveries): aligned, coloured result rows with every field ndjson has, progress on a
 // terminal, and a missing --provider said once, in plain words, with each line's id echoed.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run.js';
-import { fakeTime } from '../helpers/clock.js';
+import { describe, expect, it } from 'vitest';
 import { problem } from '../helpers/fixtures.js';
-import { bufferIO, type BufferIOOptions } from '../helpers/io.js';
-import { startScenarioServer, type ScenarioServer } from '../helpers/scenario-server.js';
+import { scenarioCli } from '../helpers/scenario-cli.js';
 
-let server: ScenarioServer;
-let dir: string;
 const KEY = 'service_pk_batchTableKEY_0123456789';
-
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'rfs-batch-table-'));
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-beforeEach(async () => {
-  server = await startScenarioServer();
-});
-afterEach(async () => {
-  server.verify();
-  await server.close();
-});
-
-function cli(argv: string[], o: BufferIOOptions = {}) {
-  const t = bufferIO({ ...o, env: { RFS_CONFIG_DIR: dir, RFS_API_KEY: KEY, RFS_BASE_URL: server.url, NO_COLOR: '1', ...o.env } });
-  return { t, run: () => runCli(argv, t.io, { clock: fakeTime().clock }) };
-}
+const scenario = scenarioCli({ name: 'batch-table', key: KEY, env: { NO_COLOR: '1' } });
+const cli = scenario.cli;
 
 const filed = (id: string, syncCount: number, replayed = false) => ({
   body: {
@@ -45,14 +24,14 @@ const filed = (id: string, syncCount: number, replayed = false) => ({
 });
 
 function lines(...items: string[]): string {
-  const file = join(dir, `batch-${Math.random().toString(36).slice(2)}.ndjson`);
+  const file = join(scenario.dir, `batch-${Math.random().toString(36).slice(2)}.ndjson`);
   writeFileSync(file, `${items.join('\n')}\n`);
   return file;
 }
 
 describe('file --from results as a table (item 8)', () => {
   it('aligns the rows under a header and shows duplicateOf and every field of a failure', async () => {
-    server.queue(
+    scenario.server.queue(
       filed('rec_a', 1),
       filed('rec_b', 2, true),
       problem(404, 'RESOURCE_NOT_FOUND', 'Resource not found', 'req_9'),
@@ -80,7 +59,7 @@ describe('file --from results as a table (item 8)', () => {
   });
 
   it('colours ok green and FAILED red when stdout has colour', async () => {
-    server.queue(filed('rec_a', 1), problem(404, 'RESOURCE_NOT_FOUND', 'Resource not found'));
+    scenario.server.queue(filed('rec_a', 1), problem(404, 'RESOURCE_NOT_FOUND', 'Resource not found'));
     const file = lines('{"id":"rec_a","externalId":"1"}', '{"id":"rec_b","externalId":"2"}');
     const { t, run } = cli(['file', '--from', file, '--provider', 'crm'], {
       stdoutIsTTY: true,
@@ -93,7 +72,7 @@ describe('file --from results as a table (item 8)', () => {
   });
 
   it('shows a progress counter on a terminal stderr', async () => {
-    server.queue(filed('rec_a', 1));
+    scenario.server.queue(filed('rec_a', 1));
     const file = lines('{"id":"rec_a","externalId":"1"}');
     const { t, run } = cli(['file', '--from', file, '--provider', 'crm'], { stdoutIsTTY: true, stderrIsTTY: true });
     expect(await run()).toBe(0);
@@ -101,7 +80,7 @@ describe('file --from results as a table (item 8)', () => {
   });
 
   it('keeps ndjson as it was for scripts', async () => {
-    server.queue(filed('rec_a', 1), filed('rec_a', 1, true));
+    scenario.server.queue(filed('rec_a', 1), filed('rec_a', 1, true));
     const file = lines('{"id":"rec_a","externalId":"1"}', '{"id":"rec_a","externalId":"1"}');
     const { t, run } = cli(['file', '--from', file, '--provider', 'crm']);
     expect(await run()).toBe(0);
@@ -113,7 +92,7 @@ describe('file --from results as a table (item 8)', () => {
 
 describe('file --from without --provider (item 9)', () => {
   it('says once what is missing, echoes each line id and names the field in plain words', async () => {
-    server.queue(filed('rec_c', 1));
+    scenario.server.queue(filed('rec_c', 1));
     const file = lines(
       '{"id":"rec_a","externalId":"1"}',
       '{"id":"rec_b","externalId":"2"}',
@@ -143,7 +122,10 @@ describe('file --from without --provider (item 9)', () => {
 
 describe('deliveries replay results as a table (item 8)', () => {
   it('aligns the rows under a header, with every field of a failure', async () => {
-    server.queue({ body: { data: { id: 'dlv_1', status: 'PENDING' } } }, problem(404, 'RESOURCE_NOT_FOUND', 'Delivery not found', 'req_7'));
+    scenario.server.queue(
+      { body: { data: { id: 'dlv_1', status: 'PENDING' } } },
+      problem(404, 'RESOURCE_NOT_FOUND', 'Delivery not found', 'req_7'),
+    );
     const { t, run } = cli(['deliveries', 'replay', 'dlv_1', 'dlv_2'], { stdoutIsTTY: true });
     expect(await run()).toBe(8);
     expect(t.stdout()).toBe(

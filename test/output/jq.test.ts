@@ -1,37 +1,14 @@
 // --jq (cli.md, Output): real jq applied to each item of a list as it streams, to a single
 // resource and to the result of `api`; strings raw, other values compact; a program that does
 // not compile sends nothing (exit 2); one that fails on an item exits 1 with jq's message.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run.js';
-import { fakeTime } from '../helpers/clock.js';
+import { describe, expect, it } from 'vitest';
 import { page, recording } from '../helpers/fixtures.js';
 import { startHeldPages, whenWritten } from '../helpers/held-pages.js';
-import { bufferIO, type BufferIOOptions } from '../helpers/io.js';
-import { startScenarioServer, type ScenarioServer } from '../helpers/scenario-server.js';
+import { scenarioCli } from '../helpers/scenario-cli.js';
 
-let server: ScenarioServer;
-let configDir: string;
 const KEY = 'service_pk_jqTEST_s3cr3t_0007';
-
-beforeAll(() => {
-  configDir = mkdtempSync(join(tmpdir(), 'rfs-jq-'));
-});
-afterAll(() => rmSync(configDir, { recursive: true, force: true }));
-beforeEach(async () => {
-  server = await startScenarioServer();
-});
-afterEach(async () => {
-  server.verify();
-  await server.close();
-});
-
-function cli(argv: string[], o: BufferIOOptions & { baseUrl?: string } = {}) {
-  const t = bufferIO({ ...o, env: { RFS_CONFIG_DIR: configDir, RFS_API_KEY: KEY, RFS_BASE_URL: o.baseUrl ?? server.url, ...o.env } });
-  return { t, run: () => runCli(argv, t.io, { clock: fakeTime().clock }) };
-}
+const scenario = scenarioCli({ name: 'jq', key: KEY });
+const cli = scenario.cli;
 
 describe('--jq', () => {
   it('runs per item over --all: the first result is printed before the last page is answered', async () => {
@@ -53,7 +30,7 @@ describe('--jq', () => {
   });
 
   it('prints strings raw, as jq -r, and every other value as compact JSON, one per line', async () => {
-    server.queue({ body: page([recording(1, { title: 'Say "hi"\tthere' }), recording(2)], null) });
+    scenario.server.queue({ body: page([recording(1, { title: 'Say "hi"\tthere' }), recording(2)], null) });
     const { t, run } = cli(['recordings', 'list', '-o', 'table', '--jq', '.title, {id, n: .audioDuration}, [.syncCount, null, true]']);
     expect(await run()).toBe(0);
     expect(t.stdout()).toBe(
@@ -71,19 +48,19 @@ describe('--jq', () => {
 
   it('applies the program to the resource of a single-resource command', async () => {
     const detail = { ...recording(7), transcript: 'Hello.' };
-    server.queue({ body: { data: detail } });
+    scenario.server.queue({ body: { data: detail } });
     const { t, run } = cli(['recordings', 'get', 'rec_0007', '--jq', '.id + ": " + .transcript']);
     expect(await run()).toBe(0);
     expect(t.stdout()).toBe('rec_0007: Hello.\n');
   });
 
   it("applies the program to api's result, and per item with --paginate", async () => {
-    server.queue({ body: page([{ id: 'a' }, { id: 'b' }], 'c1') }, { body: page([{ id: 'c' }], null) });
+    scenario.server.queue({ body: page([{ id: 'a' }, { id: 'b' }], 'c1') }, { body: page([{ id: 'c' }], null) });
     const list = cli(['api', 'webhooks', '--paginate', '--jq', '.id']);
     expect(await list.run()).toBe(0);
     expect(list.t.stdout()).toBe('a\nb\nc\n');
 
-    server.queue({ body: page([{ id: 'x' }], null) });
+    scenario.server.queue({ body: page([{ id: 'x' }], null) });
     const one = cli(['api', 'webhooks', '--jq', '.data | length']);
     expect(await one.run()).toBe(0);
     expect(one.t.stdout()).toBe('1\n');
@@ -92,20 +69,20 @@ describe('--jq', () => {
   it.each([['.data['], ['foo(1)'], ['$nope'], ['.a | ']])('refuses %j with exit 2 before any request is sent', async (program) => {
     const { t, run } = cli(['recordings', 'list', '--all', '--jq', program]);
     expect(await run()).toBe(2);
-    expect(server.requests).toHaveLength(0);
+    expect(scenario.server.requests).toHaveLength(0);
     expect(t.stdout()).toBe('');
     expect(t.stderr()).toMatch(/^error: --jq does not compile: jq: error: /);
   });
 
   it('compiles a program without running it: an endless one is refused or accepted at once', async () => {
-    server.queue({ body: page([recording(1)], null) });
+    scenario.server.queue({ body: page([recording(1)], null) });
     const { t, run } = cli(['recordings', 'list', '--jq', 'limit(2; repeat(.id))']);
     expect(await run()).toBe(0);
     expect(t.stdout()).toBe('rec_0001\nrec_0001\n');
   });
 
   it("exits 1 with jq's message when the program fails on an item, after printing the items before it", async () => {
-    server.queue({
+    scenario.server.queue({
       body: page([recording(1, { extra: { a: 'one' } }), recording(2, { extra: 'x' }), recording(3, { extra: { a: 'three' } })], null),
     });
     const { t, run } = cli(['recordings', 'list', '--jq', '.extra.a']);

@@ -1,46 +1,27 @@
 // recordings list / get, webhooks list and deliveries list as a user sees them (issue 12, cli.md
 // Global options, Output, recordings): notices after the list, nothing on stdout when the first
 // page fails, the largest page for --all, rich text and human units, enumerations in any case.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run.js';
-import { fakeTime } from '../helpers/clock.js';
+import { describe, expect, it } from 'vitest';
 import { page, problem, recording } from '../helpers/fixtures.js';
-import { bufferIO, type BufferIOOptions } from '../helpers/io.js';
-import { startScenarioServer, type ScenarioServer } from '../helpers/scenario-server.js';
+import { type CliOptions, scenarioCli } from '../helpers/scenario-cli.js';
 
-let server: ScenarioServer;
-let configDir: string;
 const KEY = 'service_pk_listGetKEY_0123456789ab';
+const scenario = scenarioCli({ name: 'list-get', key: KEY, env: { NO_COLOR: '1' } });
 
-beforeAll(() => {
-  configDir = mkdtempSync(join(tmpdir(), 'rfs-list-get-'));
-});
-afterAll(() => rmSync(configDir, { recursive: true, force: true }));
-beforeEach(async () => {
-  server = await startScenarioServer();
-});
-afterEach(async () => {
-  server.verify();
-  await server.close();
-});
-
-function cli(argv: string[], o: BufferIOOptions = {}) {
-  const t = bufferIO({ ...o, env: { RFS_CONFIG_DIR: configDir, RFS_API_KEY: KEY, RFS_BASE_URL: server.url, NO_COLOR: '1', ...o.env } });
+function cli(argv: string[], o: CliOptions = {}) {
+  const run = scenario.cli(argv, o);
   // stdout and stderr in the order they were written, as one terminal would show them.
   const screen: string[] = [];
-  t.io.stdout.on('data', (c: string) => screen.push(`out:${c}`));
-  t.io.stderr.on('data', (c: string) => screen.push(`err:${c}`));
-  return { t, screen, run: () => runCli(argv, t.io, { clock: fakeTime().clock }) };
+  run.t.io.stdout.on('data', (c: string) => screen.push(`out:${c}`));
+  run.t.io.stderr.on('data', (c: string) => screen.push(`err:${c}`));
+  return { ...run, screen };
 }
 
-const query = (n: number): URLSearchParams => new URL(server.requests[n]?.url ?? '/', 'http://x').searchParams;
+const query = (n: number): URLSearchParams => new URL(scenario.server.requests[n]?.url ?? '/', 'http://x').searchParams;
 
 describe('the more-results notice (item 3)', () => {
   it('comes after the table, so that it is the last thing on the screen', async () => {
-    server.queue({ body: page([recording(1), recording(2)], 'CUR2') });
+    scenario.server.queue({ body: page([recording(1), recording(2)], 'CUR2') });
     const { screen, run } = cli(['recordings', 'list', '--limit', '2'], { stdoutIsTTY: true, stderrIsTTY: true });
     expect(await run()).toBe(0);
     expect(screen.map((s) => s.slice(0, 4))).toEqual(['out:', 'err:']);
@@ -48,7 +29,10 @@ describe('the more-results notice (item 3)', () => {
   });
 
   it('comes after a json list too, and after a webhooks list', async () => {
-    server.queue({ body: page([recording(1)], 'CUR2') }, { body: page([{ id: 'wh_1', url: 'https://x.example', events: [] }], 'W2') });
+    scenario.server.queue(
+      { body: page([recording(1)], 'CUR2') },
+      { body: page([{ id: 'wh_1', url: 'https://x.example', events: [] }], 'W2') },
+    );
     const first = cli(['recordings', 'list', '--json']);
     expect(await first.run()).toBe(0);
     expect(first.screen.at(-1)).toMatch(/^err:more results: add --cursor CUR2 /);
@@ -60,14 +44,14 @@ describe('the more-results notice (item 3)', () => {
 
 describe('a failed list (item 5)', () => {
   it('prints nothing on stdout when the first page fails: no [] for jq to count', async () => {
-    server.queue(problem(401, 'UNAUTHORIZED', 'Missing, invalid or revoked API key'));
+    scenario.server.queue(problem(401, 'UNAUTHORIZED', 'Missing, invalid or revoked API key'));
     const { t, run } = cli(['recordings', 'list', '--all', '--json']);
     expect(await run()).toBe(3);
     expect(t.stdout()).toBe('');
   });
 
   it('never offers a refused cursor back as the one to resume from', async () => {
-    server.queue(problem(400, 'INVALID_CURSOR', 'Invalid or expired cursor'));
+    scenario.server.queue(problem(400, 'INVALID_CURSOR', 'Invalid or expired cursor'));
     const { t, run } = cli(['recordings', 'list', '--cursor', 'garbage']);
     expect(await run()).toBe(2);
     expect(t.stdout()).toBe('');
@@ -76,7 +60,7 @@ describe('a failed list (item 5)', () => {
   });
 
   it('still offers the cursor of a page that failed for a passing reason', async () => {
-    server.queue({ body: page([recording(1)], 'NEXT') }, problem(404, 'RESOURCE_NOT_FOUND', 'gone'));
+    scenario.server.queue({ body: page([recording(1)], 'NEXT') }, problem(404, 'RESOURCE_NOT_FOUND', 'gone'));
     const { t, run } = cli(['recordings', 'list', '--all', '-o', 'ndjson', '--max-retries', '0']);
     expect(await run()).toBe(4);
     expect(t.stderr()).toContain('resume with: --cursor NEXT');
@@ -85,7 +69,7 @@ describe('a failed list (item 5)', () => {
 
 describe('--all asks for the largest page (item 6)', () => {
   it('100 recordings a page with --all, 50 without, and --limit when given', async () => {
-    server.queue({ body: page([recording(1)], null) }, { body: page([recording(1)], null) }, { body: page([recording(1)], null) });
+    scenario.server.queue({ body: page([recording(1)], null) }, { body: page([recording(1)], null) }, { body: page([recording(1)], null) });
     expect(await cli(['recordings', 'list', '--all']).run()).toBe(0);
     expect(await cli(['recordings', 'list']).run()).toBe(0);
     expect(await cli(['recordings', 'list', '--all', '--limit', '20']).run()).toBe(0);
@@ -93,7 +77,7 @@ describe('--all asks for the largest page (item 6)', () => {
   });
 
   it('50 webhooks a page with --all', async () => {
-    server.queue({ body: page([], null) });
+    scenario.server.queue({ body: page([], null) });
     expect(await cli(['webhooks', 'list', '--all']).run()).toBe(0);
     expect(query(0).get('limit')).toBe('50');
   });
@@ -101,7 +85,7 @@ describe('--all asks for the largest page (item 6)', () => {
 
 describe('enumerations in any letter case (item 10)', () => {
   it('sends each value in the API spelling', async () => {
-    server.queue(
+    scenario.server.queue(
       { body: page([], null) },
       { body: { data: [], meta: { count: 0, limit: 50 } } },
       { body: { data: { ...recording(1), transcript: '' } } },
@@ -118,7 +102,7 @@ describe('enumerations in any letter case (item 10)', () => {
     const shell = cli(['completion', 'BASH']);
     expect(await shell.run()).toBe(0);
     expect(shell.t.stdout()).toContain('bash completion for rfs');
-    server.queue({ expect: { method: 'DELETE', url: '/api/v1/webhooks/wh_1' }, status: 204 });
+    scenario.server.queue({ expect: { method: 'DELETE', url: '/api/v1/webhooks/wh_1' }, status: 204 });
     expect(await cli(['api', '-X', 'delete', 'webhooks/wh_1']).run()).toBe(0);
     // Parsed, then refused for the missing --exec: the values themselves were accepted.
     const sync = cli(['sync', '--order', 'PRIORITY', '--log-format', 'JSON', '--provider', 'crm']);
@@ -183,7 +167,7 @@ const block = {
 describe('recordings get (item 7)', () => {
   it('shows human units and the structure of the rich text, wrapped to the width with its indent', async () => {
     const detail = { ...recording(1, { audioDuration: 518, audioSize: 8_302_968, notes: [block] }), transcript: 'Short.' };
-    server.queue({ body: { data: detail } });
+    scenario.server.queue({ body: { data: detail } });
     const { t, run } = cli(['recordings', 'get', 'rec_0001'], { stdoutIsTTY: true, columns: 60, env: { TZ: 'UTC' } });
     expect(await run()).toBe(0);
     // The table view asks for the rich text; the first heading, which repeats the label, is left out.
@@ -212,7 +196,7 @@ describe('recordings get (item 7)', () => {
 
   it('emphasises headings in bold with colour', async () => {
     const detail = { ...recording(1, { notes: [{ ...block, templateName: 'Other' }] }), transcript: '' };
-    server.queue({ body: { data: detail } });
+    scenario.server.queue({ body: { data: detail } });
     const { t, run } = cli(['recordings', 'get', 'rec_0001'], {
       stdoutIsTTY: true,
       columns: 80,
@@ -223,7 +207,7 @@ describe('recordings get (item 7)', () => {
   });
 
   it('asks only for what -o json asked for', async () => {
-    server.queue({ body: { data: { ...recording(1), transcript: '' } } });
+    scenario.server.queue({ body: { data: { ...recording(1), transcript: '' } } });
     expect(await cli(['recordings', 'get', 'rec_0001']).run()).toBe(0);
     expect(query(0).get('include')).toBeNull();
   });
@@ -232,7 +216,7 @@ describe('recordings get (item 7)', () => {
 describe('recordings list --include content (item 7)', () => {
   it('shows a line of note text under each row, or why there is none', async () => {
     const note = (text: string | null) => ({ ...block, contentText: text, contentStatus: text === null ? 'unavailable' : 'available' });
-    server.queue({
+    scenario.server.queue({
       body: page(
         [
           recording(1, { notes: [note('First line of the note\n\nand more text that goes on')] }),

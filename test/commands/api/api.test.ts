@@ -1,68 +1,52 @@
 // rfs api (cli.md, api): any request through the one client, against a scenario server that
 // records every request, so that "nothing sent" and "sent once" are counted, not assumed.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../../src/cli/run.js';
-import { fakeTime } from '../../helpers/clock.js';
+import { describe, expect, it } from 'vitest';
 import { page, problem, recording } from '../../helpers/fixtures.js';
 import { startHeldPages, whenWritten } from '../../helpers/held-pages.js';
-import { bufferIO, type BufferIOOptions } from '../../helpers/io.js';
-import { startScenarioServer, type ScenarioServer } from '../../helpers/scenario-server.js';
+import { scenarioCli } from '../../helpers/scenario-cli.js';
 
-let server: ScenarioServer;
-let configDir: string;
 const KEY = 'service_pk_apiCMD_s3cr3t_0042';
-
-beforeAll(() => {
-  configDir = mkdtempSync(join(tmpdir(), 'rfs-api-'));
-});
-afterAll(() => rmSync(configDir, { recursive: true, force: true }));
-beforeEach(async () => {
-  server = await startScenarioServer();
-});
-afterEach(async () => {
-  server.verify();
-  await server.close();
-});
-
-function cli(argv: string[], o: BufferIOOptions & { baseUrl?: string } = {}) {
-  const t = bufferIO({ ...o, env: { RFS_CONFIG_DIR: configDir, RFS_API_KEY: KEY, RFS_BASE_URL: o.baseUrl ?? server.url, ...o.env } });
-  const time = fakeTime();
-  return { t, time, run: () => runCli(argv, t.io, { clock: time.clock }) };
-}
+const scenario = scenarioCli({ name: 'api', key: KEY });
+const cli = scenario.cli;
 
 describe('rfs api', () => {
   it('GETs a path below /api/v1 with the key, -f as query parameters, and prints the body as JSON', async () => {
-    server.queue({ expect: { method: 'GET', url: '/api/v1/recordings?status=COMPLETED&limit=2' }, body: page([recording(1)], null) });
+    scenario.server.queue({
+      expect: { method: 'GET', url: '/api/v1/recordings?status=COMPLETED&limit=2' },
+      body: page([recording(1)], null),
+    });
     const { t, run } = cli(['api', '/recordings', '-f', 'status=COMPLETED', '-f', 'limit:=2']);
     expect(await run()).toBe(0);
     expect(JSON.parse(t.stdout())).toEqual(page([recording(1)], null));
     // Not a terminal: one line.
     expect(t.stdout()).toBe(`${JSON.stringify(page([recording(1)], null))}\n`);
-    const sent = server.requests[0];
+    const sent = scenario.server.requests[0];
     expect(sent?.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(sent?.body).toBe('');
     expect(t.stderr()).toBe('');
   });
 
   it('prints the body indented on a terminal', async () => {
-    server.queue({ body: { data: { id: 'x', n: [1] } } });
+    scenario.server.queue({ body: { data: { id: 'x', n: [1] } } });
     const { t, run } = cli(['api', 'recordings/x'], { stdoutIsTTY: true });
     expect(await run()).toBe(0);
     expect(t.stdout()).toBe('{\n  "data": {\n    "id": "x",\n    "n": [\n      1\n    ]\n  }\n}\n');
   });
 
   it('accepts the path without its leading slash, with a query string, and -X in any case', async () => {
-    server.queue({ expect: { method: 'DELETE', url: '/api/v1/webhooks/wh_1?x=1' }, status: 204 });
+    scenario.server.queue({ expect: { method: 'DELETE', url: '/api/v1/webhooks/wh_1?x=1' }, status: 204 });
     const { t, run } = cli(['api', 'webhooks/wh_1?x=1', '-X', 'delete']);
     expect(await run()).toBe(0);
     expect(t.stdout()).toBe('');
   });
 
   it('POSTs -f fields as a JSON body with the Idempotency-Key given, the same key on a retry', async () => {
-    server.queue({ status: 503 }, { expect: { method: 'POST', url: '/api/v1/things' }, status: 201, body: { data: { id: 't_1' } } });
+    scenario.server.queue(
+      { status: 503 },
+      { expect: { method: 'POST', url: '/api/v1/things' }, status: 201, body: { data: { id: 't_1' } } },
+    );
     const { t, run } = cli([
       'api',
       '-X',
@@ -78,8 +62,8 @@ describe('rfs api', () => {
       'op-2026-11-25',
     ]);
     expect(await run()).toBe(0);
-    expect(server.requests).toHaveLength(2);
-    for (const sent of server.requests) {
+    expect(scenario.server.requests).toHaveLength(2);
+    for (const sent of scenario.server.requests) {
       expect(sent.headers['idempotency-key']).toBe('op-2026-11-25');
       expect(sent.headers['content-type']).toBe('application/json');
       expect(JSON.parse(sent.body)).toEqual({ name: 'a', count: 3, tags: ['x'] });
@@ -88,10 +72,10 @@ describe('rfs api', () => {
   });
 
   it('does not retry a POST without an Idempotency-Key on 500: exactly one request, exit 6', async () => {
-    server.queue({ ...problem(500, 'INTERNAL_ERROR', 'Internal error'), expect: { method: 'POST' } });
+    scenario.server.queue({ ...problem(500, 'INTERNAL_ERROR', 'Internal error'), expect: { method: 'POST' } });
     const { t, time, run } = cli(['api', '-X', 'POST', 'webhooks/deliveries/dlv_1/replay']);
     expect(await run()).toBe(6);
-    expect(server.requests).toHaveLength(1);
+    expect(scenario.server.requests).toHaveLength(1);
     expect(time.waits).toEqual([]);
     expect(JSON.parse(t.stdout())).toMatchObject({ code: 'INTERNAL_ERROR', status: 500 });
     expect(t.stderr()).toContain('error: Internal error (INTERNAL_ERROR, HTTP 500, request req_test)');
@@ -99,18 +83,18 @@ describe('rfs api', () => {
 
   it('retries a filing POST on 500: a filing is idempotent by the contract', async () => {
     const filed = { data: { id: 'rec_1', syncCount: 1 }, meta: { replayed: false } };
-    server.queue(problem(500, 'INTERNAL_ERROR', 'Internal error'), {
+    scenario.server.queue(problem(500, 'INTERNAL_ERROR', 'Internal error'), {
       expect: { method: 'POST', url: '/api/v1/recordings/rec_1/filings' },
       body: filed,
     });
     const { t, run } = cli(['api', '-X', 'POST', 'recordings/rec_1/filings', '-f', 'provider=acme', '-f', 'externalId=D-1']);
     expect(await run()).toBe(0);
-    expect(server.requests).toHaveLength(2);
+    expect(scenario.server.requests).toHaveLength(2);
     expect(JSON.parse(t.stdout())).toEqual(filed);
   });
 
   it('makes one Idempotency-Key for POST /webhooks, as webhooks create does, and resends it', async () => {
-    server.queue({ status: 502 }, { status: 201, body: { data: { id: 'wh_1' } } });
+    scenario.server.queue({ status: 502 }, { status: 201, body: { data: { id: 'wh_1' } } });
     const { t, run } = cli([
       'api',
       '-X',
@@ -123,7 +107,7 @@ describe('rfs api', () => {
       '-v',
     ]);
     expect(await run()).toBe(0);
-    const [first, second] = server.requests;
+    const [first, second] = scenario.server.requests;
     expect(first?.headers['idempotency-key']).toMatch(/^rfs-[0-9a-f-]{36}$/);
     expect(second?.headers['idempotency-key']).toBe(first?.headers['idempotency-key']);
     expect(t.stderr()).toContain(`idempotency key: ${String(first?.headers['idempotency-key'])}`);
@@ -131,7 +115,7 @@ describe('rfs api', () => {
 
   it('prints the body of a 404 on stdout, the error line on stderr, and exits 4', async () => {
     const answer = problem(404, 'RESOURCE_NOT_FOUND', 'Resource not found', 'req_404');
-    server.queue(answer);
+    scenario.server.queue(answer);
     const { t, run } = cli(['api', 'recordings/rec_nope']);
     expect(await run()).toBe(4);
     expect(JSON.parse(t.stdout())).toEqual(answer.body);
@@ -139,7 +123,7 @@ describe('rfs api', () => {
   });
 
   it('-i prints the status line and the headers before the body', async () => {
-    server.queue({ status: 200, headers: { 'x-request-id': 'req_i', 'x-beta': 'yes' }, body: { ok: true } });
+    scenario.server.queue({ status: 200, headers: { 'x-request-id': 'req_i', 'x-beta': 'yes' }, body: { ok: true } });
     const { t, run } = cli(['api', '-i', 'recordings', '-o', 'ndjson']);
     expect(await run()).toBe(0);
     const [head, body] = t.stdout().split('\n\n');
@@ -150,13 +134,13 @@ describe('rfs api', () => {
   });
 
   it('--input sends a file as the body (POST by default), and -H adds a header', async () => {
-    const file = join(configDir, 'body.json');
+    const file = join(scenario.dir, 'body.json');
     writeFileSync(file, '{"raw": [1, 2]}');
-    server.queue({ expect: { method: 'POST', url: '/api/v1/things?dry=true' }, body: {} });
+    scenario.server.queue({ expect: { method: 'POST', url: '/api/v1/things?dry=true' }, body: {} });
     const { run } = cli(['api', 'things', '--input', file, '-f', 'dry:=true', '-H', 'X-Trace: abc']);
     expect(await run()).toBe(0);
-    expect(server.requests[0]?.body).toBe('{"raw": [1, 2]}');
-    expect(server.requests[0]?.headers['x-trace']).toBe('abc');
+    expect(scenario.server.requests[0]?.body).toBe('{"raw": [1, 2]}');
+    expect(scenario.server.requests[0]?.headers['x-trace']).toBe('abc');
   });
 
   it('--paginate prints the data items of 3 pages as one JSON array, the first page before the last is answered', async () => {
@@ -187,7 +171,10 @@ describe('rfs api', () => {
   });
 
   it('--paginate with -o ndjson prints one item per line', async () => {
-    server.queue({ body: page([{ id: 'a' }], 'c1') }, { expect: { url: '/api/v1/webhooks?cursor=c1' }, body: page([{ id: 'b' }], null) });
+    scenario.server.queue(
+      { body: page([{ id: 'a' }], 'c1') },
+      { expect: { url: '/api/v1/webhooks?cursor=c1' }, body: page([{ id: 'b' }], null) },
+    );
     const { t, run } = cli(['api', 'webhooks', '--paginate', '-o', 'ndjson']);
     expect(await run()).toBe(0);
     expect(t.stdout()).toBe('{"id":"a"}\n{"id":"b"}\n');
@@ -207,12 +194,12 @@ describe('rfs api', () => {
     expect(await run()).toBe(2);
     expect(t.stderr()).toContain(why);
     expect(t.stdout()).toBe('');
-    expect(server.requests).toHaveLength(0);
+    expect(scenario.server.requests).toHaveLength(0);
   });
 
   it('accepts an absolute URL below the configured {base_url}/api/v1', async () => {
-    server.queue({ expect: { url: '/api/v1/recordings?limit=1' }, body: page([], null) });
-    const { run } = cli(['api', `${server.url}/api/v1/recordings?limit=1`]);
+    scenario.server.queue({ expect: { url: '/api/v1/recordings?limit=1' }, body: page([], null) });
+    const { run } = cli(['api', `${scenario.server.url}/api/v1/recordings?limit=1`]);
     expect(await run()).toBe(0);
   });
 
@@ -230,6 +217,6 @@ describe('rfs api', () => {
     const { t, run } = cli(['api', 'recordings', ...flags]);
     expect(await run()).toBe(2);
     expect(t.stderr()).toContain(why);
-    expect(server.requests).toHaveLength(0);
+    expect(scenario.server.requests).toHaveLength(0);
   });
 });
