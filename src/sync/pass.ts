@@ -37,17 +37,6 @@ export interface PassOutcome {
   interruptedDuring?: string;
 }
 
-/**
- * What happens to each recording, as it happens, for whoever watches a pass (metrics, a
- * structured log): the command started, its answer journaled, the filing confirmed, or the
- * recording failed at one stage. Told after the journal has the step.
- */
-export type PassEvent =
-  | { type: 'started'; id: string; attempt: number }
-  | { type: 'result'; id: string; attempt: number; externalId: string; commandMs: number }
-  | { type: 'filed'; id: string; externalId: string; syncCount: number; replayed: boolean; from: 'command' | 'journal' }
-  | { type: 'failed'; id: string; stage: 'fetch' | 'command' | 'filing'; attempt?: number; error: ItemError; commandMs?: number };
-
 /** For the commands: they are not stopped by Ctrl-C (see handle). */
 const NEVER = new AbortController().signal;
 
@@ -65,7 +54,6 @@ export async function runPass(
   journal: Journal,
   s: SyncSettings,
   writer: ResultWriter,
-  onEvent: (event: PassEvent) => void = () => undefined,
 ): Promise<PassOutcome> {
   // Before anything of the pass, and before each recording: see journal.ts, assertHeld.
   journal.assertHeld();
@@ -83,24 +71,11 @@ export async function runPass(
       if (now) progress.update('listing COMPLETED, unsynced recordings');
     },
   });
-  const failed = (result: ItemResult & { stage: 'fetch' | 'command' | 'filing' }, commandMs?: number): ItemResult => {
-    onEvent({
-      type: 'failed',
-      id: String(result.id),
-      stage: result.stage,
-      error: result.error ?? failure('UNKNOWN', 'failed'),
-      ...(typeof result.attempt === 'number' ? { attempt: result.attempt } : {}),
-      ...(commandMs === undefined ? {} : { commandMs }),
-    });
-    return result;
-  };
-
   const file = async (id: string, record: ExternalRecord, attempt: number, from: 'command' | 'journal'): Promise<ItemResult> => {
     progress.update(`${id}: filing ${record.externalId}`);
     try {
       const answer = await fileRecording(client, id, { provider: s.provider, ...record }, ctx.signal);
       journal.append({ step: 'filed', id, externalId: record.externalId, syncCount: answer.data.syncCount, at: now() });
-      onEvent({ type: 'filed', id, externalId: record.externalId, syncCount: answer.data.syncCount, replayed: answer.meta.replayed, from });
       return {
         id,
         ok: true,
@@ -118,7 +93,7 @@ export async function runPass(
       if (error instanceof ApiError && error.status === 404) {
         journal.append({ step: 'dropped', id, reason: `${error.status} ${error.code}`, at: now() });
       }
-      return failed({ id, ok: false, externalId: record.externalId, attempt, from, stage: 'filing', error: itemError(error) });
+      return { id, ok: false, externalId: record.externalId, attempt, from, stage: 'filing', error: itemError(error) };
     }
   };
 
@@ -137,15 +112,13 @@ export async function runPass(
       detail = await getRecording(client, id, { signal: ctx.signal });
     } catch (error) {
       if (error instanceof CancelError || ctx.signal.aborted) throw error;
-      return failed({ id, ok: false, stage: 'fetch', error: itemError(error) });
+      return { id, ok: false, stage: 'fetch', error: itemError(error) };
     }
 
     const attempt = (journal.states.get(id)?.attempts ?? 0) + 1;
     journal.append({ step: 'started', id, attempt, at: now() });
-    onEvent({ type: 'started', id, attempt });
     run.doing(`running the command for ${id} (attempt ${attempt}; it runs again with RFS_ATTEMPT=${attempt + 1} next time)`);
     progress.update(`#${n} ${id}: running the command`);
-    const startedAt = ctx.clock.now();
     const ended = s.observer?.commandStarted(id);
     const ran = await runCommand({
       command: s.command,
@@ -157,29 +130,23 @@ export async function runPass(
       signal: NEVER,
     });
     ended?.(ran);
-    const commandMs = ctx.clock.now() - startedAt;
     if (ran.timedOut || ran.code !== 0) {
       const why = ran.timedOut
         ? `the command did not finish within ${s.execTimeoutMs / 1000} s and was stopped`
         : ran.code === null
           ? `the command was killed by ${ran.signal ?? 'a signal'}`
           : `the command exited ${ran.code}`;
-      return failed(
-        {
-          id,
-          ok: false,
-          attempt,
-          stage: 'command',
-          error: failure(ran.timedOut ? 'COMMAND_TIMEOUT' : 'COMMAND_FAILED', ran.stderr ? `${why}: ${ran.stderr}` : why),
-        },
-        commandMs,
-      );
+      return {
+        id,
+        ok: false,
+        attempt,
+        stage: 'command',
+        error: failure(ran.timedOut ? 'COMMAND_TIMEOUT' : 'COMMAND_FAILED', ran.stderr ? `${why}: ${ran.stderr}` : why),
+      };
     }
     const record = ran.stdoutTooLong ? { problem: 'the command printed more than 1 MiB' } : parseExternalRecord(ran.stdout);
-    if ('problem' in record)
-      return failed({ id, ok: false, attempt, stage: 'command', error: failure('COMMAND_OUTPUT', record.problem) }, commandMs);
+    if ('problem' in record) return { id, ok: false, attempt, stage: 'command', error: failure('COMMAND_OUTPUT', record.problem) };
     journal.append({ step: 'result', id, attempt, at: now(), ...record });
-    onEvent({ type: 'result', id, attempt, externalId: record.externalId, commandMs });
     if (ctx.signal.aborted) {
       run.doing(`running the command for ${id}, which answered: its answer is in the journal and is filed on the next run`);
       throw new CancelError('interrupted');

@@ -229,20 +229,33 @@ async function dryRun(ctx: Context, flags: SyncOptions, journalPath: string): Pr
   for (const p of journal.problems) ctx.ui.warn(`journal ${journal.path}, line ${p.line}: ${p.message}`);
   const client = await ctx.api();
   const rows: { id: string; action: string; attempt: number; title: string | null; externalId: string | null }[] = [];
-  // The pass's own items, in its order and within --max-items: what a pass would do now.
-  for await (const item of passItems(client, journal.states, { order: flags.order, maxItems: flags.maxItems, signal: ctx.signal })) {
+  // The pass's own items, in its order and within --max-items, and what the pass would leave out
+  // (parked; waiting only in --watch) by the same rule, not counted in --max-items: what a pass would do now.
+  const backoff = new Backoff(journal, {
+    maxAttempts: flags.maxAttempts,
+    retryParked: flags.retryParked,
+    wait: flags.watch,
+    clock: ctx.clock,
+  });
+  const skip = (id: string): boolean => {
+    if (!backoff.skip(id)) return false;
+    const state = journal.states.get(id);
+    const parked = state !== undefined && standingOf(state).state === 'parked';
+    rows.push({
+      id,
+      action: parked ? 'skip: parked' : 'skip: waiting',
+      attempt: (state?.attempts ?? 0) + 1,
+      title: null,
+      externalId: null,
+    });
+    return true;
+  };
+  for await (const item of passItems(client, journal.states, { order: flags.order, maxItems: flags.maxItems, signal: ctx.signal, skip })) {
     if (item.from === 'journal') {
       rows.push({ id: item.id, action: 'file from journal', attempt: item.attempts, title: null, externalId: item.record.externalId });
     } else {
-      const state = journal.states.get(item.id);
-      const parked = state !== undefined && standingOf(state).state === 'parked' && !flags.retryParked;
-      rows.push({
-        id: item.id,
-        action: parked ? 'skip: parked' : 'run command',
-        attempt: (state?.attempts ?? 0) + 1,
-        title: item.title,
-        externalId: null,
-      });
+      const attempt = (journal.states.get(item.id)?.attempts ?? 0) + 1;
+      rows.push({ id: item.id, action: 'run command', attempt, title: item.title, externalId: null });
     }
   }
   await writeList(ctx.io, ctx.globals.output, rows, {
