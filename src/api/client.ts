@@ -59,6 +59,14 @@ export const WAIT_CHANNEL = 'rfs:api:wait';
 const attemptChannel = channel(ATTEMPT_CHANNEL);
 const waitChannel = channel(WAIT_CHANNEL);
 
+/** What WAIT_CHANNEL publishes before every wait: onWait's argument, and which kind of wait it is. */
+export interface WaitMessage {
+  ms: number;
+  reason: string;
+  attempt: number;
+  kind: 'pacing' | 'retry';
+}
+
 /** What one attempt produced: a 2xx answer, or a failure for the retry policy to judge. */
 type Attempt =
   // body is undefined when the answer was larger than maxResponseBytes and was left unread.
@@ -105,6 +113,12 @@ export function createApiClient(options: ClientOptions): ApiClient {
   let closed = false;
 
   const redact = (text: string): string => redactSecrets(text, apiKey);
+
+  /** Before every wait: the caller's onWait, and whoever listens on WAIT_CHANNEL (sync's metrics and log). */
+  function announceWait(wait: WaitMessage): void {
+    onWait?.({ ms: wait.ms, reason: wait.reason, attempt: wait.attempt });
+    waitChannel.publish(wait);
+  }
 
   async function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
     try {
@@ -248,9 +262,7 @@ export function createApiClient(options: ClientOptions): ApiClient {
       if (bucket) {
         const ms = bucket.reserve(now());
         if (ms > 0) {
-          const wait = { ms, reason: `pacing: at most ${options.ratePerMinute} requests per minute (--rate)`, attempt };
-          onWait?.(wait);
-          if (waitChannel.hasSubscribers) waitChannel.publish(wait);
+          announceWait({ ms, reason: `pacing: at most ${options.ratePerMinute} requests per minute (--rate)`, attempt, kind: 'pacing' });
           await pause(ms, signal);
         }
       }
@@ -296,9 +308,7 @@ export function createApiClient(options: ClientOptions): ApiClient {
         ...(next ? { next } : {}),
       });
       if (!plan.retry) return { result, attempts: attempt, plan };
-      const wait = { ms: plan.ms, reason: plan.reason, attempt: attempt + 1 };
-      onWait?.(wait);
-      if (waitChannel.hasSubscribers) waitChannel.publish(wait);
+      announceWait({ ms: plan.ms, reason: plan.reason, attempt: attempt + 1, kind: 'retry' });
       await pause(plan.ms, signal);
     }
   }

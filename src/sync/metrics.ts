@@ -4,7 +4,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { performance } from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { ATTEMPT_CHANNEL, WAIT_CHANNEL } from '../api/client.js';
+import { ATTEMPT_CHANNEL, WAIT_CHANNEL, type WaitMessage } from '../api/client.js';
 import type { Clock } from '../core/clock.js';
 import type { SyncObserver } from './observer.js';
 
@@ -84,10 +84,9 @@ export function createSyncMetrics(clock: Clock): SyncMetrics {
     if (a.status === 429) rateLimited.inc();
   };
   const onWait = (message: unknown): void => {
-    const w = message as { ms: number; reason: string };
-    const kind = w.reason.startsWith('pacing') ? 'pacing' : 'retry';
-    waits.inc({ kind });
-    waitSeconds.inc({ kind }, w.ms / 1000);
+    const w = message as WaitMessage;
+    waits.inc({ kind: w.kind });
+    waitSeconds.inc({ kind: w.kind }, w.ms / 1000);
   };
   subscribe(ATTEMPT_CHANNEL, onAttempt);
   subscribe(WAIT_CHANNEL, onWait);
