@@ -41,9 +41,18 @@ function inline(node: Node, style: RichStyle, strong = false): Word[] {
     const bold = strong || hasMark(node, 'bold') || hasMark(node, 'strong');
     const italic = hasMark(node, 'italic') || hasMark(node, 'em');
     const apply = bold || italic ? (t: string): string => (bold ? style.bold(italic ? style.italic(t) : t) : style.italic(t)) : undefined;
-    return words(sanitize(node.text.replace(/\s+/g, ' ')), apply);
+    return words(sanitize(node.text), apply);
   }
-  return children(node).flatMap((child) => inline(child, style, strong));
+  const parts = children(node);
+  return parts.flatMap((child, i) => {
+    const out = inline(child, style, strong);
+    // Nodes meet mid-word (`re` + italic `view`) or before punctuation (bold `client` + `.`):
+    // no space is added where the note has none.
+    const before = i > 0 ? plain(parts[i - 1] as Node) : '';
+    const first = out[0];
+    if (first && before !== '' && !/\s$/.test(before) && !/^\s/.test(plain(child))) out[0] = { ...first, glued: true };
+    return out;
+  });
 }
 
 function plain(node: Node): string {

@@ -6,6 +6,8 @@ import { clusters, displayWidth } from './table.js';
 export interface Word {
   text: string;
   style?: (text: string) => string;
+  /** Part of the word before it, with no space between (a mark that starts mid-word, or before punctuation). */
+  glued?: boolean;
 }
 
 const SPACE = /\s+/;
@@ -49,18 +51,30 @@ export function wrapWords(list: readonly Word[], width: number, first: string, r
     line = '';
     used = 0;
   };
+  const available = (lead: string): number => width - displayWidth(lead);
+  const put = (shown: string, cells: number): void => {
+    if (used > 0 && used + 1 + cells > Math.max(10, available(prefix))) flush();
+    line += used > 0 ? ` ${shown}` : shown;
+    used += (used > 0 ? 1 : 0) + cells;
+  };
+  const render = (piece: Word): string => (piece.style ? piece.style(piece.text) : piece.text);
+  // A glued word joins the one before it: the two are laid out, and wrapped, as one word.
+  const groups: Word[][] = [];
   for (const word of list) {
+    const last = groups.at(-1);
+    if (word.glued && last) last.push(word);
+    else groups.push([word]);
+  }
+  for (const group of groups) {
     // Never less than 10 cells of text a line, however deep the indent.
-    const room = Math.max(10, width - displayWidth(prefix));
-    const w = displayWidth(word.text);
-    const pieces = w > room ? split(word, room) : [word];
-    for (const piece of pieces) {
-      const pw = displayWidth(piece.text);
-      if (used > 0 && used + 1 + pw > Math.max(10, width - displayWidth(prefix))) flush();
-      const shown = piece.style ? piece.style(piece.text) : piece.text;
-      line += used > 0 ? ` ${shown}` : shown;
-      used += (used > 0 ? 1 : 0) + pw;
+    const room = Math.max(10, available(prefix));
+    const w = group.reduce((sum, word) => sum + displayWidth(word.text), 0);
+    if (w <= room) {
+      put(group.map(render).join(''), w);
+      continue;
     }
+    // Wider than a line: in pieces, each part of the word on its own.
+    for (const word of group) for (const piece of split(word, room)) put(render(piece), displayWidth(piece.text));
   }
   if (line !== '' || lines.length === 0) flush();
   return lines;
