@@ -52,20 +52,15 @@ const { values: flags } = parseArgs({
 });
 
 const unsupported =
-  process.platform !== 'linux' || process.arch !== 'x64'
-    ? `this is ${process.platform}-${process.arch}`
+  process.platform !== 'linux'
+    ? `it builds a Linux executable; this is ${process.platform}`
     : process.config.variables.single_executable_application
       ? undefined
       : `this Node (${process.execPath}) was built without single-executable support`;
-if (unsupported && flags['if-supported']) {
+if (unsupported) {
+  if (!flags['if-supported']) throw new Error(`scripts/package.mjs: ${unsupported}`);
   process.stdout.write(`scripts/package.mjs: no single executable built (${unsupported})\n`);
   process.exit(0);
-}
-if (process.platform !== 'linux') {
-  throw new Error(`scripts/package.mjs builds a Linux executable; this is ${process.platform}`);
-}
-if (!process.config.variables.single_executable_application) {
-  throw new Error(`this Node (${process.execPath}) was built without single-executable support`);
 }
 
 const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));

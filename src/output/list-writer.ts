@@ -12,11 +12,6 @@ import type { Column } from './table.js';
 export interface ListTable<T> {
   columns: readonly Column<T>[];
   color: boolean;
-  /**
-   * Ignored: the width is read from io for every page (table.ts, tableWidth), so that a table
-   * off a terminal is whole and a resized terminal is followed. Kept so that callers compile.
-   */
-  width?: number;
   /** A line under each row (cli.md: a recording's note text with --include content). */
   detail?: (row: T) => string | undefined;
   /**

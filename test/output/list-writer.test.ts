@@ -183,7 +183,7 @@ describe('backpressure', () => {
         yield { id: `rec_${i}`, title: 'a recording title of a fair length' };
       }
     }
-    const count = await writeList(io, 'ndjson', many(), { columns: [], color: false, width: 80 });
+    const count = await writeList(io, 'ndjson', many(), { columns: [], color: false });
     expect(count).toBe(100_000);
     // Without awaiting 'drain' all 100,000 lines would sit in the stream's buffer at once.
     // Lines of about 60 bytes are gathered into writes of about 16 KiB (some 280 lines each):

@@ -76,7 +76,7 @@ export async function run(ctx: Context, o: ApiOptions): Promise<number> {
     const items = paginateRaw(client, path, ctx.signal);
     // No columns to show: a table is the JSON array itself.
     const format = ctx.globals.output === 'ndjson' ? 'ndjson' : 'json';
-    await writeList(ctx.io, format, items, { columns: [], color: false, width: ctx.io.columns });
+    await writeList(ctx.io, format, items, { columns: [], color: false });
     return EXIT.OK;
   }
 

@@ -27,7 +27,6 @@ export async function run(ctx: Context, flags: SettingFlags): Promise<number> {
     report.rows,
     {
       color: ctx.globals.color,
-      width: ctx.io.columns,
       columns: [
         { header: 'CHECK', value: (r) => r.check },
         { header: 'RESULT', value: (r) => r.result },

@@ -260,7 +260,6 @@ async function dryRun(ctx: Context, flags: SyncOptions, journalPath: string): Pr
   }
   await writeList(ctx.io, ctx.globals.output, rows, {
     color: ctx.globals.color,
-    width: ctx.io.columns,
     columns: [
       { header: 'ID', value: (r) => r.id },
       { header: 'ACTION', value: (r) => r.action },

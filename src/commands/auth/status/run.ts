@@ -83,7 +83,6 @@ export async function run(ctx: Context): Promise<number> {
 
   await writeList(io, globals.output, rows, {
     color: globals.color,
-    width: io.columns,
     columns: [
       { header: 'PROFILE', value: (r) => r.profile },
       { header: 'DEFAULT', value: (r) => (r.default ? 'yes' : '') },

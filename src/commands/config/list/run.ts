@@ -21,7 +21,6 @@ export async function run(ctx: Context, flags: SettingFlags): Promise<number> {
     settings,
     {
       color: ctx.globals.color,
-      width: ctx.io.columns,
       columns: [
         { header: 'KEY', value: (s) => s.key },
         { header: 'VALUE', value: (s) => (s.value === undefined ? '' : String(s.value)), flex: true },

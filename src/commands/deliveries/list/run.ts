@@ -28,7 +28,6 @@ export async function run(ctx: Context, params: ListOptions): Promise<number> {
   const count = await writeList(ctx.io, ctx.globals.output, deliveries, {
     columns: DELIVERY_COLUMNS,
     color: ctx.globals.color,
-    width: ctx.io.columns,
   });
   if (count === 0) emptyNotice(ctx, 'no deliveries match');
   return EXIT.OK;

@@ -144,7 +144,7 @@ async function firstRound(ctx: Context, o: ReplayOptions): Promise<Delivery[] | 
   const shown = o.max === undefined ? listed : listed.slice(0, o.max);
   const maybeMore = listed.length >= LIST_LIMIT && (o.max === undefined || o.max > LIST_LIMIT);
   if (o.dryRun) {
-    await writeList(ctx.io, ctx.globals.output, shown, { columns: DELIVERY_COLUMNS, color: ctx.globals.color, width: ctx.io.columns });
+    await writeList(ctx.io, ctx.globals.output, shown, { columns: DELIVERY_COLUMNS, color: ctx.globals.color });
     ctx.ui.notice(`${deliveries(shown.length)} would be replayed (dry run: nothing sent)`);
     if (maybeMore) ctx.ui.notice(`the list holds at most ${LIST_LIMIT} rows: a replay goes on listing until none is left`);
     return undefined;

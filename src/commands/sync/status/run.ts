@@ -75,7 +75,6 @@ export async function run(ctx: Context, o: StatusOptions): Promise<number> {
 
   await writeList(ctx.io, ctx.globals.output, rows, {
     color: ctx.globals.color,
-    width: ctx.io.columns,
     columns: [
       { header: 'ID', value: (r) => r.id },
       { header: 'STATE', value: (r) => r.state },

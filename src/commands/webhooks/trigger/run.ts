@@ -112,6 +112,6 @@ export async function run(ctx: Context, o: TriggerOptions): Promise<number> {
       ok: answer === delivery.expected,
     });
   }
-  await writeList(ctx.io, ctx.globals.output, rows, { columns: COLUMNS, color: ctx.globals.color, width: ctx.io.columns });
+  await writeList(ctx.io, ctx.globals.output, rows, { columns: COLUMNS, color: ctx.globals.color });
   return rows.every((r) => r.ok) ? EXIT.OK : EXIT.BATCH_FAILED;
 }
