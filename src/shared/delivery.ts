@@ -6,6 +6,10 @@ import { SIGNATURE_HEADERS } from './schemas.js';
 import { sign } from './signature.js';
 import type { WEBHOOK_EVENTS } from './vocabulary.js';
 
+// Deliveries are one recording's metadata (api.md, Payload shape): a few kilobytes. Receivers
+// (webhooks listen) refuse a larger body, and webhooks sign signs no larger one.
+export const MAX_DELIVERY_BYTES = 1024 * 1024;
+
 export const COMPLETED_EVENT: (typeof WEBHOOK_EVENTS)[number] = 'recording.completed';
 
 /** data.apiUrl: the path of the recording's detail endpoint. */

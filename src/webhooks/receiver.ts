@@ -5,6 +5,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { AddressInfo } from 'node:net';
 import { isLoopbackHost } from '../config/credentials.js';
 import { UsageError } from '../core/errors.js';
+import { MAX_DELIVERY_BYTES } from '../shared/delivery.js';
 import { SIGNATURE_HEADERS } from '../shared/schemas.js';
 import { describeError } from './send.js';
 import { verdict } from './verify.js';
@@ -60,9 +61,8 @@ export interface RunningReceiver {
   close(): Promise<void>;
 }
 
-// Deliveries are one recording's metadata (api.md, Payload shape): a few kilobytes. The cap keeps
-// a stray upload from filling memory.
-export const MAX_BODY_BYTES = 1024 * 1024;
+// The receiver's cap is a delivery's (shared/delivery.ts).
+export const MAX_BODY_BYTES = MAX_DELIVERY_BYTES;
 // The sandbox waits 10 s for an answer (sandbox.md, Deliveries); the forward gets as long.
 export const FORWARD_TIMEOUT_MS = 10_000;
 

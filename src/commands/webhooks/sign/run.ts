@@ -8,8 +8,7 @@ import { EXIT, RfsError, UsageError } from '../../../core/errors.js';
 import { numberFlag } from '../../../core/flags.js';
 import { sanitize } from '../../../core/sanitize.js';
 import { safeJson } from '../../../output/safe-json.js';
-import { COMPLETED_EVENT, deliveryHeaders } from '../../../shared/delivery.js';
-import { MAX_BODY_BYTES } from '../../../webhooks/receiver.js';
+import { COMPLETED_EVENT, deliveryHeaders, MAX_DELIVERY_BYTES } from '../../../shared/delivery.js';
 import { readWebhookSecret } from '../../../webhooks/secret.js';
 import { randomDeliveryId } from '../../../webhooks/test-delivery.js';
 import { MAX_UNIX_SECONDS } from '../../../webhooks/verify.js';
@@ -38,7 +37,7 @@ async function readPayload(ctx: Context, source: string): Promise<Buffer> {
   try {
     // The receivers of rfs take bodies up to this size; a larger one is not a delivery.
     return await readBounded(source === '-' ? ctx.io.stdin : source, {
-      limit: MAX_BODY_BYTES,
+      limit: MAX_DELIVERY_BYTES,
       what: source === '-' ? 'the payload on stdin' : 'the --payload file',
       kind: 'a delivery payload',
       signal: ctx.signal,
