@@ -81,6 +81,8 @@ describe('precedence: flag, then environment, then profile, then default', () =>
     expect((await ok(['config', 'get', 'output'])).stdout()).toBe('json\n');
     expect((await ok(['config', 'get', 'output'], { stdoutIsTTY: true })).stdout()).toBe('table\n');
     expect((await ok(['config', 'get', 'provider'])).stdout()).toBe('');
+    // --jq filters the setting as JSON, as it does every command's output.
+    expect((await ok(['config', 'get', 'rate', '--jq', '.source'])).stdout()).toBe('default\n');
   });
 
   it('takes every setting from the profile over the default', async () => {

@@ -25,7 +25,8 @@ export async function run(ctx: Context, o: GetOptions): Promise<number> {
   const [setting] = effectiveSettings(ctx, o.flags, [o.key]);
   if (setting === undefined) return 1;
   if (setting.problem !== undefined && setting.key === 'base-url') ctx.ui.warn(setting.problem);
-  if (o.asJson) await writeOut(ctx.io.stdout, `${safeJson(settingJson(setting))}\n`);
+  // --jq filters JSON (cli.md, Output): the setting is given to it as the JSON object.
+  if (o.asJson || ctx.globals.jq !== undefined) await writeOut(ctx.io.stdout, `${safeJson(settingJson(setting))}\n`);
   else if (setting.value !== undefined) await writeOut(ctx.io.stdout, `${setting.value}\n`);
   return 0;
 }
