@@ -79,12 +79,12 @@ function killGroup(child: ChildProcess): void {
   }
 }
 
-/** The commands run in groups of their own: a machine crash takes them too. */
+/** The commands run in groups of their own (each marker holds one): a machine crash takes them too. */
 function killCommands(): void {
   if (!existsSync(markers)) return;
   for (const name of readdirSync(markers)) {
     try {
-      process.kill(Number(readFileSync(join(markers, name), 'utf8')), 'SIGKILL');
+      process.kill(-Number(readFileSync(join(markers, name), 'utf8')), 'SIGKILL');
     } catch {
       // Finished already.
     }

@@ -2,8 +2,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-export const FIXTURE = fileURLToPath(new URL('./fixtures/external-system.mjs', import.meta.url));
-export const COMMAND = `"${process.execPath}" "${FIXTURE}"`;
+export const FIXTURE = fileURLToPath(new URL('./fixtures/external-system.sh', import.meta.url));
+/** The integration's command, as a user would give it to --exec. */
+export const COMMAND = `sh "${FIXTURE}"`;
 
 export interface ExternalRecord {
   recordingId: string;
