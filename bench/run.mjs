@@ -4,6 +4,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { pacing } from './pacing.mjs';
 import { sandboxDurability } from './sandbox-durability.mjs';
+import { sandboxScale } from './sandbox-scale.mjs';
 import { sandboxThroughput } from './sandbox-throughput.mjs';
 import { startup } from './startup.mjs';
 import { streaming } from './streaming.mjs';
@@ -28,6 +29,11 @@ const sections = [
   ['Streaming', streaming, '`rfs recordings list --all --limit 100 -o ndjson` against `bench/baseline-loop.mjs`; peak RSS from GNU time.'],
   ['Pacing', pacing, '200 requests at `--rate 600` against `rfs sandbox --rate-limit 20 --rate-window 2`.'],
   ['Sandbox throughput', sandboxThroughput, 'wrk, 2 threads, 16 connections, 10 s; rate limit off; 1,000 recordings.'],
+  [
+    'Sandbox at 100,000 recordings',
+    sandboxScale,
+    "`bench/sandbox-scale.mjs`: `startSandbox` (the `rfs/sandbox` entry) in the benchmark's process, seeded with 100,000 recordings; every unsynced one walked with `fetch`, 100 a page; then 40 pages of 10 from the start and from the cursor of page 600.",
+  ],
   [
     'Durable --data',
     sandboxDurability,
