@@ -196,12 +196,14 @@ describe.skipIf(!LINUX.met)(needs(LINUX, 'rfs sync killed with SIGKILL'), () => 
 
     it('while the filing request is in flight: files it again, and it counts once', async () => {
       const ids = await unsynced();
-      await delayFilings(4000);
+      // Held 2 s: the kill comes about 0.3 s after the filings arrive, and the test then waits
+      // for the sandbox to finish them.
+      await delayFilings(2000);
       const requestsBefore = ((await h.control('/stats')).json.requests as number) ?? 0;
       const child = startSync({});
       await reach(() => journalSteps(journal).filter((s) => s.step === 'result').length, atOnce);
       // The filing requests have reached the sandbox (the list, then a fetch and a filing per
-      // recording), which holds each for 4 s before filing.
+      // recording), which holds each for 2 s before filing.
       await reach(async () => ((await h.control('/stats')).json.requests as number) - requestsBefore, 1 + 2 * atOnce, 5000);
       await new Promise((r) => setTimeout(r, 300));
       await crash(child);
