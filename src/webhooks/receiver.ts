@@ -3,8 +3,8 @@
 // status of the --forward-to target) when valid and 401 when not, and reported to the caller.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isLoopbackHost } from '../config/credentials.js';
 import { UsageError } from '../core/errors.js';
+import { checkDestination } from '../core/loopback.js';
 import { MAX_DELIVERY_BYTES } from '../shared/delivery.js';
 import { SIGNATURE_HEADERS } from '../shared/schemas.js';
 import { describeError } from './send.js';
@@ -71,22 +71,11 @@ export const FORWARD_TIMEOUT_MS = 10_000;
  * payload and its valid signature go there. A UsageError (exit 2) otherwise.
  */
 export function forwardTarget(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`invalid --forward-to ${JSON.stringify(value)}: expected a URL such as http://127.0.0.1:3000/webhooks`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`invalid --forward-to: the scheme must be http or https, not ${url.protocol.replace(':', '')}`);
-  }
-  if (!isLoopbackHost(url.hostname)) {
-    throw new UsageError(`refusing --forward-to ${url.hostname}: deliveries are forwarded only to this machine`, {
-      hint: 'use localhost, 127.0.0.1 or [::1], e.g. --forward-to http://127.0.0.1:3000/webhooks',
-    });
-  }
-  if (url.username || url.password) throw new UsageError('invalid --forward-to: credentials do not belong in the URL');
-  return url.href;
+  return checkDestination(value, {
+    name: '--forward-to',
+    example: 'http://127.0.0.1:3000/webhooks',
+    loopbackOnly: 'deliveries are forwarded only to this machine',
+  }).href;
 }
 
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {

@@ -3,29 +3,17 @@
 // (the service's own limit, sandbox.md "Deliveries"). Plain http only to loopback: the body and
 // a valid signature must not cross a network in clear text.
 import { performance } from 'node:perf_hooks';
-import { isLoopbackHost } from '../config/credentials.js';
-import { UsageError } from '../core/errors.js';
+import { checkDestination } from '../core/loopback.js';
 
 export const SEND_TIMEOUT_MS = 10_000;
 
 /** The --to value checked: an absolute https URL, or http to a loopback host. A UsageError (exit 2) otherwise. */
-export function receiverUrl(value: string, flag = '--to'): URL {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`invalid ${flag} ${JSON.stringify(value)}: expected a URL such as https://hooks.example.com/rfs`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`invalid ${flag}: the scheme must be https (or http to this machine), not ${url.protocol.replace(':', '')}`);
-  }
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-    throw new UsageError(`refusing plain http to ${url.hostname}: a signed delivery must not travel in clear text`, {
-      hint: 'use https://, or http:// only to localhost / 127.0.0.1 / [::1]',
-    });
-  }
-  if (url.username || url.password) throw new UsageError(`invalid ${flag}: credentials do not belong in the URL`);
-  return url;
+export function receiverUrl(value: string): URL {
+  return checkDestination(value, {
+    name: '--to',
+    example: 'https://hooks.example.com/rfs',
+    why: 'a signed delivery must not travel in clear text',
+  });
 }
 
 export interface SendResult {
