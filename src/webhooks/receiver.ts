@@ -7,7 +7,7 @@ import { UsageError } from '../core/errors.js';
 import { checkDestination } from '../core/loopback.js';
 import { MAX_DELIVERY_BYTES } from '../shared/delivery.js';
 import { SIGNATURE_HEADERS } from '../shared/schemas.js';
-import { describeError } from './send.js';
+import { type DeliverySender, openDeliverySender, type SendResult } from './send.js';
 import { verdict } from './verify.js';
 
 // As in src/api/problem.ts: an ES module import of node:http loads Node's own undici on Node 22+.
@@ -63,8 +63,6 @@ export interface RunningReceiver {
 
 // The receiver's cap is a delivery's (shared/delivery.ts).
 export const MAX_BODY_BYTES = MAX_DELIVERY_BYTES;
-// The sandbox waits 10 s for an answer (sandbox.md, Deliveries); the forward gets as long.
-export const FORWARD_TIMEOUT_MS = 10_000;
 
 /**
  * The --forward-to value checked: an absolute http(s) URL to a loopback host, since the raw
@@ -134,38 +132,7 @@ function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string> 
   return out;
 }
 
-type Forward = (headers: IncomingHttpHeaders, body: Buffer) => Promise<{ status: number } | { error: string }>;
-
-async function forwarder(target: string, closing: AbortSignal): Promise<{ forward: Forward; close: () => Promise<void> }> {
-  // undici loads only when forwarding is asked for: the same lean pool as the API client (one
-  // origin, so a pool is all it takes), its own, so close() leaves no socket open.
-  const { LeanPool } = await import('../api/undici-pool.js');
-  const url = new URL(target);
-  const pool = new LeanPool(url.origin, { connectTimeout: FORWARD_TIMEOUT_MS });
-  const path = `${url.pathname}${url.search}`;
-  const forward: Forward = async (headers, body) => {
-    const timeout = AbortSignal.timeout(FORWARD_TIMEOUT_MS);
-    try {
-      const res = await pool.request({
-        path,
-        method: 'POST',
-        headers: forwardedHeaders(headers),
-        body,
-        signal: AbortSignal.any([closing, timeout]),
-        headersTimeout: FORWARD_TIMEOUT_MS,
-        bodyTimeout: FORWARD_TIMEOUT_MS,
-      });
-      // Only the status is passed back; the body is read and dropped so the socket is reused.
-      await res.body.dump();
-      return { status: res.statusCode };
-    } catch (error) {
-      if (timeout.aborted) return { error: `no answer within ${FORWARD_TIMEOUT_MS / 1000} s` };
-      if (closing.aborted) return { error: 'the receiver was stopped' };
-      return { error: describeError(error) };
-    }
-  };
-  return { forward, close: () => pool.destroy() };
-}
+const STOPPED: SendResult = { status: null, error: 'the receiver was stopped', durationMs: 0 };
 
 function urlHost(host: string): string {
   // A wildcard bind is reached through loopback.
@@ -176,9 +143,9 @@ function urlHost(host: string): string {
 
 export async function startWebhookReceiver(options: ReceiverOptions): Promise<RunningReceiver> {
   const now = options.now ?? Date.now;
-  const target = options.forwardTo === undefined ? undefined : forwardTarget(options.forwardTo);
   const closing = new AbortController();
-  const forwarding = target === undefined ? undefined : await forwarder(target, closing.signal);
+  const forwarding: DeliverySender | undefined =
+    options.forwardTo === undefined ? undefined : await openDeliverySender(new URL(forwardTarget(options.forwardTo)));
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const method = req.method ?? '';
@@ -219,14 +186,15 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<Ru
       delivery.status = 401;
       answer(res, 401, `invalid signature: ${check.reason ?? 'invalid'}`);
     } else if (forwarding) {
-      const result = await forwarding.forward(req.headers, body);
-      if ('status' in result) {
+      // Aborted only by close(): the answer then goes nowhere, but the delivery is settled.
+      const result = await forwarding.send(forwardedHeaders(req.headers), body, closing.signal).catch(() => STOPPED);
+      if (result.status !== null) {
         delivery.status = result.status;
         answer(res, result.status, `forwarded: HTTP ${result.status}`);
       } else {
         delivery.status = 502;
-        delivery.forwardError = result.error;
-        answer(res, 502, `could not forward the delivery: ${result.error}`);
+        delivery.forwardError = result.error ?? 'no answer';
+        answer(res, 502, `could not forward the delivery: ${delivery.forwardError}`);
       }
     } else {
       answer(res, 200, 'ok');
