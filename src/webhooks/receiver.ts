@@ -2,8 +2,8 @@
 // is verified with the verdict of verify-signature over the raw body bytes, answered 200 (or the
 // status of the --forward-to target) when valid and 401 when not, and reported to the caller.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { UsageError } from '../core/errors.js';
+import { ListenError, listenOn, urlHost } from '../core/listen.js';
 import { checkDestination } from '../core/loopback.js';
 import { MAX_DELIVERY_BYTES } from '../shared/delivery.js';
 import { SIGNATURE_HEADERS } from '../shared/schemas.js';
@@ -134,13 +134,6 @@ function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string> 
 
 const STOPPED: SendResult = { status: null, error: 'the receiver was stopped', durationMs: 0 };
 
-function urlHost(host: string): string {
-  // A wildcard bind is reached through loopback.
-  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
-  if (host === '::') return '[::1]';
-  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-}
-
 export async function startWebhookReceiver(options: ReceiverOptions): Promise<RunningReceiver> {
   const now = options.now ?? Date.now;
   const closing = new AbortController();
@@ -210,27 +203,20 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<Ru
       if (!res.writableEnded) res.destroy(error instanceof Error ? error : undefined);
     });
   });
+  let port: number;
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen({ host: options.host, port: options.port }, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    port = (await listenOn(server, options.host, options.port)).port;
   } catch (error) {
     await forwarding?.close();
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
-      throw new UsageError(`cannot listen on ${options.host}:${options.port} (${code})`, {
-        cause: error,
-        hint: code === 'EADDRINUSE' ? '--port 0 picks a free port' : undefined,
+    if (error instanceof ListenError) {
+      throw new UsageError(error.message, {
+        cause: error.cause,
+        hint: error.code === 'EADDRINUSE' ? '--port 0 picks a free port' : undefined,
       });
     }
     throw error;
   }
 
-  const port = (server.address() as AddressInfo).port;
   let closed: Promise<void> | undefined;
   return {
     url: `http://${urlHost(options.host)}:${port}`,
