@@ -20,7 +20,8 @@ import {
   type StoredState,
 } from './persistence.js';
 import { ProblemError, notFound } from './problem.js';
-import { Rng, derive, derive32, randomBase62 } from './random.js';
+import { randomBase62 } from '../shared/ids.js';
+import { Rng, derive, derive32 } from './random.js';
 import { RateLimiter } from './rate-limit.js';
 import { RecordingStore, type FilingInput } from './recordings.js';
 import { RequestLog } from './request-log.js';

@@ -1,7 +1,8 @@
 // Receiver faults (sandbox.md, In an integrator's own tests): deliveries that misbehave the way
 // api.md says a receiver must tolerate or refuse — sent twice, signed with a timestamp older
 // than the 300 s tolerance, or signed with a secret that is not the subscription's.
-import { randomBase62, type Rng } from './random.js';
+import { newWebhookSecret } from '../shared/ids.js';
+import type { Rng } from './random.js';
 
 export interface DeliveryFaultRates {
   /** 0 to 1: the fraction of attempts sent twice, the same bytes and headers each time. */
@@ -43,7 +44,7 @@ export class DeliveryFaults {
     return {
       duplicate: duplicate > 0 && this.rng.float() < duplicate,
       ageSeconds: stale > 0 && this.rng.float() < stale ? this.rng.int(301, 900) : 0,
-      wrongSecret: badSignature > 0 && this.rng.float() < badSignature ? `whsec_${randomBase62(32)}` : null,
+      wrongSecret: badSignature > 0 && this.rng.float() < badSignature ? newWebhookSecret() : null,
     };
   }
 }

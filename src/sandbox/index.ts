@@ -5,7 +5,9 @@ import { resolveConfig, type SandboxConfig, type SandboxOptions } from './config
 import { SandboxControl } from './control-client.js';
 import { FixtureError, checkFixtures, readFixtures, type Fixtures } from './fixtures.js';
 import type { SandboxKeys } from './keys.js';
+import type { AddressInfo } from 'node:net';
 import { removeStaleTemporaryFiles } from '../core/atomic-write.js';
+import { ListenError, listenOn, urlHost } from '../core/listen.js';
 import { applyJournal, journalPath, readJournal } from './journal.js';
 import { DataFileError, readSnapshot, type StoredState } from './persistence.js';
 import { randomSeed, seedMaterial } from './random.js';
@@ -41,14 +43,6 @@ export interface RunningSandbox {
 
 /** A start that cannot work as asked: the data file or the address. */
 export class SandboxStartError extends Error {}
-
-function urlHost(host: string, address: string): string {
-  // A wildcard bind is reached through loopback.
-  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
-  if (host === '::') return '[::1]';
-  const shown = host === 'localhost' ? address : host;
-  return shown.includes(':') ? `[${shown}]` : shown;
-}
 
 async function loadFixtures(config: SandboxConfig): Promise<Fixtures | null> {
   const { fixtures } = config;
@@ -109,30 +103,19 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   }
   const { server, shutdown } = createSandboxServer(app, config.log);
 
+  let bound: AddressInfo;
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen({ host: config.host, port: config.port }, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    bound = await listenOn(server, config.host, config.port);
   } catch (error) {
     await app.close();
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
-      throw new SandboxStartError(`cannot listen on ${config.host}:${config.port} (${code})`, { cause: error });
-    }
+    if (error instanceof ListenError) throw new SandboxStartError(error.message, { cause: error.cause });
     throw error;
   }
   // Saved once at start, so a new data file exists (with its seed) from the first moment.
   app.changed();
 
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : config.port;
-  const ip = typeof address === 'object' && address !== null ? address.address : config.host;
   let closing: Promise<void> | null = null;
-  const baseUrl = `http://${urlHost(config.host, ip)}:${port}`;
+  const baseUrl = `http://${urlHost(config.host, bound.address)}:${bound.port}`;
   return {
     baseUrl,
     apiKeys: app.keys,

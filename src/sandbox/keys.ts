@@ -2,7 +2,8 @@
 // start), handed out once at start, and then held only as SHA-256 hashes (sandbox.md).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { API_KEY_PREFIX } from '../shared/schemas.js';
-import { base62, derive } from './random.js';
+import { base62 } from '../shared/ids.js';
+import { derive } from './random.js';
 import { SCOPES, type Scope, type WorkspaceId } from './types.js';
 
 export interface SandboxKeys {

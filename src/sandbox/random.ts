@@ -1,8 +1,8 @@
 // Randomness of two kinds: a seeded PRNG for everything that must be the same on every start
-// with the same --seed (data, keys), and node:crypto for secrets made at run time.
+// with the same --seed (data, keys), and node:crypto for the seed itself. Ids and secrets made
+// at run time come from shared/ids.ts.
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+import { BASE62 } from '../shared/ids.js';
 
 /** mulberry32: a tiny, fast 32-bit generator; plenty for fake data, never for secrets. */
 function mulberry32(seed: number): () => number {
@@ -77,25 +77,6 @@ export function derive(material: Buffer, label: string): Buffer {
 
 export function derive32(material: Buffer, label: string): number {
   return derive(material, label).readUInt32BE(0);
-}
-
-/** Bytes into base62 characters (a slight bias from `% 62` does not matter for derived ids). */
-export function base62(bytes: Uint8Array, length: number): string {
-  let out = '';
-  for (let i = 0; i < length; i++) out += BASE62[(bytes[i % bytes.length] ?? 0) % 62];
-  return out;
-}
-
-/** Unbiased random base62 from node:crypto, for secrets and ids made at run time. */
-export function randomBase62(length: number): string {
-  let out = '';
-  while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      // 248 = 4 × 62: bytes above it would favour the first characters.
-      if (byte < 248 && out.length < length) out += BASE62[byte % 62];
-    }
-  }
-  return out;
 }
 
 export function randomSeed(): string {

@@ -7,7 +7,7 @@ import type { App } from './app.js';
 import type { SandboxKeys } from './keys.js';
 import type { PickedFault } from './faults.js';
 import { ProblemError, problemBody, type Reply } from './problem.js';
-import { randomBase62 } from './random.js';
+import { randomBase62 } from '../shared/ids.js';
 import { MAX_STATE_BODY_BYTES, hasBody, readBody, splitTarget } from './request.js';
 import { createRouter } from './routes/index.js';
 

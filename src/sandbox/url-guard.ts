@@ -4,6 +4,7 @@
 // name that resolves to 10.0.0.5 are all judged by where they really go.
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import { isLoopbackAddress, PLAIN_HTTP_RULE } from '../core/loopback.js';
 
 export type Resolver = (hostname: string) => Promise<string[]>;
 
@@ -15,10 +16,6 @@ function ranges(list: [string, number, 'ipv4' | 'ipv6'][]): BlockList {
   return block;
 }
 
-const LOOPBACK = ranges([
-  ['127.0.0.0', 8, 'ipv4'],
-  ['::1', 128, 'ipv6'],
-]);
 // An IPv4 rule in a BlockList also matches the IPv4-mapped IPv6 form (::ffff:a.b.c.d).
 const ANY_IPV4 = ranges([['0.0.0.0', 0, 'ipv4']]);
 const GLOBAL_UNICAST_V6 = ranges([['2000::', 3, 'ipv6']]);
@@ -82,7 +79,7 @@ export function classifyAddress(address: string): AddressClass {
   const family = isIP(address);
   if (family === 0) return { kind: 'non-public', label: 'unrecognised' };
   const type = family === 4 ? 'ipv4' : 'ipv6';
-  if (LOOPBACK.check(address, type)) return { kind: 'loopback' };
+  if (isLoopbackAddress(address)) return { kind: 'loopback' };
   for (const [label, list] of NON_PUBLIC) {
     if (list.check(address, type)) return { kind: 'non-public', label };
   }
@@ -110,7 +107,7 @@ export function parseWebhookUrl(raw: string): URL | string {
   } catch {
     return 'not a valid absolute URL';
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'the URL must be https (or http to a loopback address)';
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return `the URL must be ${PLAIN_HTTP_RULE}`;
   if (url.username !== '' || url.password !== '') return 'credentials do not belong in a webhook URL';
   if (url.hostname === '') return 'the URL has no host';
   return url;
@@ -149,7 +146,7 @@ export async function checkWebhookUrl(raw: string, policy: UrlPolicy): Promise<U
       };
     }
     if (url.protocol === 'http:' && cls.kind === 'public') {
-      return { ok: false, reason: 'plain http is allowed only to loopback addresses; use https' };
+      return { ok: false, reason: `plain http to ${url.hostname} is refused: use ${PLAIN_HTTP_RULE}` };
     }
   }
   return { ok: true, url, addresses };

@@ -4,7 +4,7 @@
 import { COMPLETED_EVENT, deliveryBody } from '../shared/delivery.js';
 import { DeliveryWorker, type WorkerOptions } from './delivery-worker.js';
 import { ProblemError, notFound } from './problem.js';
-import { randomBase62 } from './random.js';
+import { newDeliveryId, newWebhookSecret, randomBase62 } from '../shared/ids.js';
 import type { Position } from './recordings.js';
 import type { Delivery, DeliveryStatus, Recording, Subscription, WorkspaceId } from './types.js';
 import { checkWebhookUrl } from './url-guard.js';
@@ -62,7 +62,7 @@ export class WebhookService {
         workspace,
         url: input.url,
         events: [...new Set(input.events)],
-        secret: `whsec_${randomBase62(32)}`,
+        secret: newWebhookSecret(),
         createdAt: store.nextCreatedAt(now()),
       };
       store.subscriptions.set(sub.id, sub);
@@ -103,7 +103,7 @@ export class WebhookService {
     const { now } = this.options;
     for (const sub of this.store.listeners(rec.workspace, EVENT)) {
       if (this.store.wasDispatched(sub.id, rec.id)) continue;
-      const id = `dlv_${randomBase62(20)}`;
+      const id = newDeliveryId();
       const delivery: Delivery = {
         id,
         workspace: rec.workspace,

@@ -4,6 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import type { Clock } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
+import { ListenError, listenOn, urlHost } from '../core/listen.js';
 import type { PassEnd, SyncObserver } from './observer.js';
 
 export interface Verdict {
@@ -105,21 +106,15 @@ export async function startMonitorServer(
     }
     res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found: try /metrics or /healthz\n');
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(
-        error.code === 'EADDRINUSE' || error.code === 'EACCES' || error.code === 'EADDRNOTAVAIL'
-          ? new UsageError(`--metrics: cannot listen on ${address.host}:${address.port} (${error.code})`)
-          : error,
-      ),
-    );
-    server.listen(address.port, address.host, () => resolve());
-  });
-  const bound = server.address();
-  const port = typeof bound === 'object' && bound !== null ? bound.port : address.port;
-  const host = address.host.includes(':') ? `[${address.host}]` : address.host;
+  let port: number;
+  try {
+    port = (await listenOn(server, address.host, address.port)).port;
+  } catch (error) {
+    if (error instanceof ListenError) throw new UsageError(`--metrics: ${error.message}`, { cause: error.cause });
+    throw error;
+  }
   return {
-    url: `http://${host}:${port}`,
+    url: `http://${urlHost(address.host)}:${port}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

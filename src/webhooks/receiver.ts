@@ -2,12 +2,12 @@
 // is verified with the verdict of verify-signature over the raw body bytes, answered 200 (or the
 // status of the --forward-to target) when valid and 401 when not, and reported to the caller.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { isLoopbackHost } from '../config/credentials.js';
 import { UsageError } from '../core/errors.js';
+import { ListenError, listenOn, urlHost } from '../core/listen.js';
+import { checkDestination } from '../core/loopback.js';
 import { MAX_DELIVERY_BYTES } from '../shared/delivery.js';
 import { SIGNATURE_HEADERS } from '../shared/schemas.js';
-import { describeError } from './send.js';
+import { type DeliverySender, openDeliverySender, type SendResult } from './send.js';
 import { verdict } from './verify.js';
 
 // As in src/api/problem.ts: an ES module import of node:http loads Node's own undici on Node 22+.
@@ -63,30 +63,17 @@ export interface RunningReceiver {
 
 // The receiver's cap is a delivery's (shared/delivery.ts).
 export const MAX_BODY_BYTES = MAX_DELIVERY_BYTES;
-// The sandbox waits 10 s for an answer (sandbox.md, Deliveries); the forward gets as long.
-export const FORWARD_TIMEOUT_MS = 10_000;
 
 /**
  * The --forward-to value checked: an absolute http(s) URL to a loopback host, since the raw
  * payload and its valid signature go there. A UsageError (exit 2) otherwise.
  */
 export function forwardTarget(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`invalid --forward-to ${JSON.stringify(value)}: expected a URL such as http://127.0.0.1:3000/webhooks`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`invalid --forward-to: the scheme must be http or https, not ${url.protocol.replace(':', '')}`);
-  }
-  if (!isLoopbackHost(url.hostname)) {
-    throw new UsageError(`refusing --forward-to ${url.hostname}: deliveries are forwarded only to this machine`, {
-      hint: 'use localhost, 127.0.0.1 or [::1], e.g. --forward-to http://127.0.0.1:3000/webhooks',
-    });
-  }
-  if (url.username || url.password) throw new UsageError('invalid --forward-to: credentials do not belong in the URL');
-  return url.href;
+  return checkDestination(value, {
+    name: '--forward-to',
+    example: 'http://127.0.0.1:3000/webhooks',
+    loopbackOnly: 'deliveries are forwarded only to this machine',
+  }).href;
 }
 
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
@@ -145,51 +132,13 @@ function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string> 
   return out;
 }
 
-type Forward = (headers: IncomingHttpHeaders, body: Buffer) => Promise<{ status: number } | { error: string }>;
-
-async function forwarder(target: string, closing: AbortSignal): Promise<{ forward: Forward; close: () => Promise<void> }> {
-  // undici loads only when forwarding is asked for: the same lean pool as the API client (one
-  // origin, so a pool is all it takes), its own, so close() leaves no socket open.
-  const { LeanPool } = await import('../api/undici-pool.js');
-  const url = new URL(target);
-  const pool = new LeanPool(url.origin, { connectTimeout: FORWARD_TIMEOUT_MS });
-  const path = `${url.pathname}${url.search}`;
-  const forward: Forward = async (headers, body) => {
-    const timeout = AbortSignal.timeout(FORWARD_TIMEOUT_MS);
-    try {
-      const res = await pool.request({
-        path,
-        method: 'POST',
-        headers: forwardedHeaders(headers),
-        body,
-        signal: AbortSignal.any([closing, timeout]),
-        headersTimeout: FORWARD_TIMEOUT_MS,
-        bodyTimeout: FORWARD_TIMEOUT_MS,
-      });
-      // Only the status is passed back; the body is read and dropped so the socket is reused.
-      await res.body.dump();
-      return { status: res.statusCode };
-    } catch (error) {
-      if (timeout.aborted) return { error: `no answer within ${FORWARD_TIMEOUT_MS / 1000} s` };
-      if (closing.aborted) return { error: 'the receiver was stopped' };
-      return { error: describeError(error) };
-    }
-  };
-  return { forward, close: () => pool.destroy() };
-}
-
-function urlHost(host: string): string {
-  // A wildcard bind is reached through loopback.
-  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
-  if (host === '::') return '[::1]';
-  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-}
+const STOPPED: SendResult = { status: null, error: 'the receiver was stopped', durationMs: 0 };
 
 export async function startWebhookReceiver(options: ReceiverOptions): Promise<RunningReceiver> {
   const now = options.now ?? Date.now;
-  const target = options.forwardTo === undefined ? undefined : forwardTarget(options.forwardTo);
   const closing = new AbortController();
-  const forwarding = target === undefined ? undefined : await forwarder(target, closing.signal);
+  const forwarding: DeliverySender | undefined =
+    options.forwardTo === undefined ? undefined : await openDeliverySender(new URL(forwardTarget(options.forwardTo)));
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const method = req.method ?? '';
@@ -230,14 +179,15 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<Ru
       delivery.status = 401;
       answer(res, 401, `invalid signature: ${check.reason ?? 'invalid'}`);
     } else if (forwarding) {
-      const result = await forwarding.forward(req.headers, body);
-      if ('status' in result) {
+      // Aborted only by close(): the answer then goes nowhere, but the delivery is settled.
+      const result = await forwarding.send(forwardedHeaders(req.headers), body, closing.signal).catch(() => STOPPED);
+      if (result.status !== null) {
         delivery.status = result.status;
         answer(res, result.status, `forwarded: HTTP ${result.status}`);
       } else {
         delivery.status = 502;
-        delivery.forwardError = result.error;
-        answer(res, 502, `could not forward the delivery: ${result.error}`);
+        delivery.forwardError = result.error ?? 'no answer';
+        answer(res, 502, `could not forward the delivery: ${delivery.forwardError}`);
       }
     } else {
       answer(res, 200, 'ok');
@@ -253,27 +203,20 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<Ru
       if (!res.writableEnded) res.destroy(error instanceof Error ? error : undefined);
     });
   });
+  let port: number;
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen({ host: options.host, port: options.port }, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    port = (await listenOn(server, options.host, options.port)).port;
   } catch (error) {
     await forwarding?.close();
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
-      throw new UsageError(`cannot listen on ${options.host}:${options.port} (${code})`, {
-        cause: error,
-        hint: code === 'EADDRINUSE' ? '--port 0 picks a free port' : undefined,
+    if (error instanceof ListenError) {
+      throw new UsageError(error.message, {
+        cause: error.cause,
+        hint: error.code === 'EADDRINUSE' ? '--port 0 picks a free port' : undefined,
       });
     }
     throw error;
   }
 
-  const port = (server.address() as AddressInfo).port;
   let closed: Promise<void> | undefined;
   return {
     url: `http://${urlHost(options.host)}:${port}`,

@@ -1,31 +1,20 @@
-// One delivery POSTed to a receiver, as the service sends it (`rfs webhooks trigger`): the raw
-// body and the x-service-* headers, no redirect followed, cut off after 10 s without an answer
-// (the service's own limit, sandbox.md "Deliveries"). Plain http only to loopback: the body and
+// A delivery POSTed to a receiver as the service sends it (`rfs webhooks trigger`, and the
+// forward of `rfs webhooks listen --forward-to`): the raw body and the x-service-* headers, no
+// redirect followed, cut off after 10 s without an answer (the service's own limit, sandbox.md
+// "Deliveries"). Plain http only to loopback: the body and
 // a valid signature must not cross a network in clear text.
 import { performance } from 'node:perf_hooks';
-import { isLoopbackHost } from '../config/credentials.js';
-import { UsageError } from '../core/errors.js';
+import { checkDestination } from '../core/loopback.js';
 
 export const SEND_TIMEOUT_MS = 10_000;
 
 /** The --to value checked: an absolute https URL, or http to a loopback host. A UsageError (exit 2) otherwise. */
-export function receiverUrl(value: string, flag = '--to'): URL {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`invalid ${flag} ${JSON.stringify(value)}: expected a URL such as https://hooks.example.com/rfs`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`invalid ${flag}: the scheme must be https (or http to this machine), not ${url.protocol.replace(':', '')}`);
-  }
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-    throw new UsageError(`refusing plain http to ${url.hostname}: a signed delivery must not travel in clear text`, {
-      hint: 'use https://, or http:// only to localhost / 127.0.0.1 / [::1]',
-    });
-  }
-  if (url.username || url.password) throw new UsageError(`invalid ${flag}: credentials do not belong in the URL`);
-  return url;
+export function receiverUrl(value: string): URL {
+  return checkDestination(value, {
+    name: '--to',
+    example: 'https://hooks.example.com/rfs',
+    why: 'a signed delivery must not travel in clear text',
+  });
 }
 
 export interface SendResult {
@@ -45,32 +34,45 @@ export function describeError(error: unknown): string {
   return typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message;
 }
 
-/** POSTs `body` with `headers` once; never throws for what the receiver does, only on Ctrl-C. */
-export async function sendDelivery(url: URL, headers: Record<string, string>, body: Buffer, signal: AbortSignal): Promise<SendResult> {
-  // undici only here, in the command's run path: the same lean pool as the API client.
+export interface DeliverySender {
+  /**
+   * POSTs `body` with exactly `headers` once. Never throws for what the receiver does (no
+   * answer, a timeout, a refused connection are a result); throws only when `signal` aborts.
+   */
+  send(headers: Record<string, string>, body: Buffer, signal: AbortSignal): Promise<SendResult>;
+  /** Closes the sockets it kept open for the next send. */
+  close(): Promise<void>;
+}
+
+/** One sender per receiver URL: `webhooks trigger --to` and `webhooks listen --forward-to`. */
+export async function openDeliverySender(url: URL): Promise<DeliverySender> {
+  // undici only here, in the run path: the same lean pool as the API client (one origin, so a
+  // pool is all it takes), its own, so close() leaves no socket open.
   const { LeanPool } = await import('../api/undici-pool.js');
   const pool = new LeanPool(url.origin, { connectTimeout: SEND_TIMEOUT_MS });
-  const timeout = AbortSignal.timeout(SEND_TIMEOUT_MS);
-  const started = performance.now();
-  const elapsed = (): number => Math.round(performance.now() - started);
-  try {
-    const res = await pool.request({
-      path: `${url.pathname}${url.search}`,
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'user-agent': 'rfs-webhooks-trigger', ...headers },
-      body,
-      signal: AbortSignal.any([signal, timeout]),
-      headersTimeout: SEND_TIMEOUT_MS,
-      bodyTimeout: SEND_TIMEOUT_MS,
-    });
-    // Only the status counts; the body is read and dropped.
-    await res.body.dump();
-    return { status: res.statusCode, error: null, durationMs: elapsed() };
-  } catch (error) {
-    if (signal.aborted) throw error;
-    if (timeout.aborted) return { status: null, error: `no answer within ${SEND_TIMEOUT_MS / 1000} s`, durationMs: elapsed() };
-    return { status: null, error: describeError(error), durationMs: elapsed() };
-  } finally {
-    await pool.destroy();
-  }
+  const path = `${url.pathname}${url.search}`;
+  const send = async (headers: Record<string, string>, body: Buffer, signal: AbortSignal): Promise<SendResult> => {
+    const timeout = AbortSignal.timeout(SEND_TIMEOUT_MS);
+    const started = performance.now();
+    const elapsed = (): number => Math.round(performance.now() - started);
+    try {
+      const res = await pool.request({
+        path,
+        method: 'POST',
+        headers,
+        body,
+        signal: AbortSignal.any([signal, timeout]),
+        headersTimeout: SEND_TIMEOUT_MS,
+        bodyTimeout: SEND_TIMEOUT_MS,
+      });
+      // Only the status counts; the body is read and dropped so the socket can be reused.
+      await res.body.dump();
+      return { status: res.statusCode, error: null, durationMs: elapsed() };
+    } catch (error) {
+      if (signal.aborted) throw error;
+      if (timeout.aborted) return { status: null, error: `no answer within ${SEND_TIMEOUT_MS / 1000} s`, durationMs: elapsed() };
+      return { status: null, error: describeError(error), durationMs: elapsed() };
+    }
+  };
+  return { send, close: () => pool.destroy() };
 }

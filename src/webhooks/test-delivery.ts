@@ -1,20 +1,11 @@
 // A test delivery, as the service would send it (cli.md, `rfs webhooks trigger`): the payload of
 // api.md for a recording (or a built-in example), signed now, 10 minutes ago (--stale) or with
 // another secret (--bad-signature): the cases api.md says receivers must accept, tolerate or refuse.
-import { randomBytes, randomInt } from 'node:crypto';
 import { COMPLETED_EVENT, deliveryBody, deliveryHeaders, payloadDataOf } from '../shared/delivery.js';
+import { newDeliveryId, newWebhookSecret } from '../shared/ids.js';
 
 /** --stale signs this long ago: twice the usual 300 s tolerance. */
 export const STALE_SECONDS = 600;
-
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-
-/** A delivery id of the service's form, `dlv_` and 20 characters (sandbox.md). */
-export function randomDeliveryId(): string {
-  let id = 'dlv_';
-  for (let i = 0; i < 20; i++) id += BASE62[randomInt(BASE62.length)];
-  return id;
-}
 
 /** The recording of a delivery without --recording: plainly an example, with every field of the payload. */
 export function exampleRecording(nowMs: number): { id: string } & Record<string, unknown> {
@@ -54,11 +45,11 @@ export interface TestDelivery {
 }
 
 export function buildTestDelivery(o: TestDeliveryOptions): TestDelivery {
-  const deliveryId = randomDeliveryId();
+  const deliveryId = newDeliveryId();
   const body = Buffer.from(deliveryBody(deliveryId, COMPLETED_EVENT, payloadDataOf(o.recording)), 'utf8');
   const timestamp = Math.floor(o.nowMs / 1000) - (o.stale ? STALE_SECONDS : 0);
   // Another secret of the same form: only the bytes of the signature differ.
-  const secret = o.badSignature ? `whsec_${randomBytes(24).toString('base64url')}` : o.secret;
+  const secret = o.badSignature ? newWebhookSecret() : o.secret;
   const headers = deliveryHeaders({ secret, timestamp, body, event: COMPLETED_EVENT, deliveryId });
   const how = [o.stale ? 'stale' : undefined, o.badSignature ? 'bad-signature' : undefined].filter((w): w is string => w !== undefined);
   return {

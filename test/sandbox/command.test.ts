@@ -2,7 +2,8 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
 import type { IO } from '../../src/core/io.js';
-import { isLoopbackBind, serve as run, sandboxOptions, type SandboxFlags } from '../../src/commands/sandbox/run.js';
+import { isLoopbackHost } from '../../src/core/loopback.js';
+import { serve as run, sandboxOptions, type SandboxFlags } from '../../src/commands/sandbox/run.js';
 
 function fakeIO(): { io: IO; stdout: () => string; stderr: () => string; firstLine: Promise<string> } {
   const out = new PassThrough();
@@ -177,9 +178,9 @@ describe('rfs sandbox (run)', () => {
 
     it("counts only this machine's addresses as loopback", () => {
       for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', 'LOCALHOST', '::1', '[::1]', '::ffff:127.0.0.1'])
-        expect(isLoopbackBind(host), host).toBe(true);
+        expect(isLoopbackHost(host), host).toBe(true);
       for (const host of ['0.0.0.0', '::', '[::]', '192.168.1.10', '10.0.0.1', 'example.com', '128.0.0.1', 'localhost.example.com'])
-        expect(isLoopbackBind(host), host).toBe(false);
+        expect(isLoopbackHost(host), host).toBe(false);
     });
   });
 });

@@ -65,6 +65,45 @@ it('loads the changes of the journal on top of the data file, dropping a flush c
   expect(await readdir(dir)).not.toContain('state.json.journal');
 });
 
+it('replays subscriptions, their deletion and idempotency keys from the journal alone', async () => {
+  const live = join(dir, 'hooks-live.json');
+  const file = join(dir, 'hooks.json');
+  const create = (h: Harness, url: string, key: string) =>
+    h.api('/webhooks', { body: { url, events: ['recording.completed'] }, headers: { 'idempotency-key': key } });
+  const h = await start({ seed: SEED, dataFile: live, rateLimit: 0 });
+  let kept: Awaited<ReturnType<typeof create>>;
+  let removedId: string;
+  try {
+    // Answered once the first compaction has written the data file: copied as it stands.
+    expect((await h.api('/webhooks')).json.data).toEqual([]);
+    await copyFile(live, file);
+    kept = await create(h, 'http://127.0.0.1:9/kept', 'journal-kept-1');
+    expect(kept.status).toBe(201);
+    const removed = await create(h, 'http://127.0.0.1:9/removed', 'journal-removed-1');
+    removedId = removed.json.data.id;
+    expect((await h.api(`/webhooks/${removedId}`, { method: 'DELETE' })).status).toBe(204);
+    // Copied straight after the answers, before close() compacts: what a kill would leave.
+    await copyFile(`${live}.journal`, `${file}.journal`);
+  } finally {
+    await h.close();
+  }
+  const stored = JSON.parse(await readFile(file, 'utf8'));
+  expect([stored.subscriptions, stored.idempotency]).toEqual([[], []]);
+
+  const again = await start({ seed: SEED, dataFile: file, rateLimit: 0 });
+  try {
+    const listed = (await again.api('/webhooks')).json.data.map((s: { id: string }) => s.id);
+    expect(listed).toEqual([kept.json.data.id]);
+    expect(listed).not.toContain(removedId);
+    // The same key answers again with the subscription it made, secret included; nothing new.
+    const replay = await create(again, 'http://127.0.0.1:9/kept', 'journal-kept-1');
+    expect([replay.status, replay.json]).toEqual([kept.status, kept.json]);
+    expect((await again.api('/webhooks')).json.data).toHaveLength(1);
+  } finally {
+    await again.close();
+  }
+});
+
 it('refuses a journal damaged before its last line, and leaves both files as they were', async () => {
   const { file } = await killedCopy('damaged.json');
   const lines = (await readFile(`${file}.journal`, 'utf8')).split('\n');

@@ -4,11 +4,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_PROFILE, envValue, selectProfile } from '../../config/connection.js';
-import { apiRoot, checkKeyFormat, isLoopbackHost } from '../../config/credentials.js';
+import { apiRoot, checkKeyFormat } from '../../config/credentials.js';
 import { CONFIG_FILE_NAME, configDir, noSuchProfile, openProfiles, type Profile, type ProfileStore } from '../../config/profiles.js';
 import { resolveSettings, type SettingFlags } from '../../config/settings.js';
 import { EXIT } from '../../core/errors.js';
 import { inspectLock } from '../../core/lock.js';
+import { isLoopbackHost } from '../../core/loopback.js';
 import { redactKey } from '../../core/redact.js';
 import { sanitize } from '../../core/sanitize.js';
 import { defaultJournalPath, replayJournal } from '../../sync/journal.js';

@@ -6,6 +6,7 @@ import type { Context } from '../context.js';
 import { UsageError } from '../../core/errors.js';
 import { readNumber } from '../../core/flags.js';
 import type { IO } from '../../core/io.js';
+import { isLoopbackHost } from '../../core/loopback.js';
 import { redactSecrets } from '../../core/redact.js';
 import { DEFAULTS, describeRange, RANGES, type RangedOption } from '../../sandbox/config.js';
 import type { RunningSandbox, SandboxKeys, SandboxOptions } from '../../sandbox/index.js';
@@ -111,12 +112,6 @@ export async function serve(io: IO, flags: SandboxFlags, signal: AbortSignal): P
   return start(io, commandOptions(flags), signal);
 }
 
-/** Addresses only this machine can reach; anything else (0.0.0.0, a LAN address, a name) may be reached from the network. */
-export function isLoopbackBind(host: string): boolean {
-  const h = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
-  return h === 'localhost' || h === '::1' || /^(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
-}
-
 /**
  * The control API has no key by design (sandbox.md): bound beyond loopback, anyone on the
  * network can reset the state, inject faults or add recordings. Said loudly, not refused:
@@ -153,7 +148,7 @@ async function start(io: IO, command: SandboxCommandOptions, signal: AbortSignal
   if (!(io.stdoutIsTTY && io.stderrIsTTY)) io.stdout.write(`${JSON.stringify({ baseUrl: sandbox.baseUrl, apiKeys: sandbox.apiKeys })}\n`);
   io.stderr.write(banner(sandbox, options));
   const host = options.host ?? DEFAULTS.host;
-  if (!command.allowRemoteControl && !isLoopbackBind(host)) io.stderr.write(remoteControlWarning(host));
+  if (!command.allowRemoteControl && !isLoopbackHost(host)) io.stderr.write(remoteControlWarning(host));
   await aborted(signal);
   io.stderr.write('rfs sandbox: stopping…\n');
   await sandbox.close();

@@ -1,7 +1,7 @@
 // rfs verify-signature: the declaration; the code is in run.ts.
 import { Command } from '@commander-js/extra-typings';
+import { secretEnvOption, secretFileOption, toleranceOption } from '../webhook-secret.js';
 import { defineCommand, examples, type Parsed } from '../define.js';
-import { DEFAULT_TOLERANCE_SECONDS } from '../../shared/vocabulary.js';
 
 const declare = () =>
   new Command('verify-signature')
@@ -10,9 +10,9 @@ const declare = () =>
     .option('--signature <sha256=hex>', 'the x-service-signature value')
     .option('--headers <file>', 'read both values from a raw header dump instead')
     .option('--payload <file>', 'raw body: a file, or - for stdin', '-')
-    .option('--secret-env <VAR>', 'environment variable holding the secret (default RFS_WEBHOOK_SECRET)')
-    .option('--secret-file <path>', 'file holding the secret')
-    .option('--tolerance <seconds>', 'allowed clock difference, both ways', String(DEFAULT_TOLERANCE_SECONDS))
+    .addOption(secretEnvOption())
+    .addOption(secretFileOption())
+    .addOption(toleranceOption())
     .option('--now <unix>', 'check as if at this time')
     .addHelpText(
       'after',

@@ -3,9 +3,8 @@
 import { newIdempotencyKey } from '../../../api/idempotency.js';
 import { createWebhook } from '../../../api/webhooks.js';
 import type { Context } from '../../context.js';
-import { isLoopbackHost } from '../../../config/credentials.js';
 import { ApiError, EXIT, UsageError } from '../../../core/errors.js';
-import { sanitize } from '../../../core/sanitize.js';
+import { checkDestination, HTTP_ONLY_TO_LOOPBACK } from '../../../core/loopback.js';
 import { writeResource } from '../../../output/list-writer.js';
 import { formatLocalTime } from '../../../output/time.js';
 import { IdempotencyKey, WEBHOOK_EVENTS } from '../../../shared/schemas.js';
@@ -23,25 +22,12 @@ export interface CreateOptions {
  * What the service requires of a webhook URL (sandbox.md; api.md gives no field details on a
  * 400, so the advice says it). The local check below accepts exactly the part it can see.
  */
-const URL_RULE =
-  'a webhook URL must be https:// to a public address whose name resolves (http:// only to a loopback host: localhost, 127.0.0.1, [::1])';
+const URL_RULE = `a webhook URL must be https:// to a public address whose name resolves (${HTTP_ONLY_TO_LOOPBACK})`;
 
 export function options({ flags }: Input): CreateOptions {
   const url = requireFlag('--url', flags.url);
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new UsageError(`invalid --url ${JSON.stringify(sanitize(url))}: not an absolute URL`, { hint: URL_RULE });
-  }
-  const plainToLoopback = parsed.protocol === 'http:' && isLoopbackHost(parsed.hostname);
-  if (parsed.protocol !== 'https:' && !plainToLoopback) {
-    const what =
-      parsed.protocol === 'http:'
-        ? `plain http to ${sanitize(parsed.hostname)}`
-        : `the scheme ${sanitize(parsed.protocol.replace(':', ''))}`;
-    throw new UsageError(`invalid --url: ${what} is refused`, { hint: URL_RULE });
-  }
+  // Credentials in the URL are for the receiver; the service judges them.
+  checkDestination(url, { name: '--url', example: 'https://hooks.example.com/rfs', allowCredentials: true, hint: URL_RULE });
   const events = flags.event !== undefined && flags.event.length > 0 ? flags.event : [...WEBHOOK_EVENTS];
   const given = flags.idempotencyKey;
   if (given !== undefined && !IdempotencyKey.safeParse(given).success) {

@@ -1,16 +1,16 @@
 // rfs webhooks listen: the declaration; the code is in run.ts.
 import { Command } from '@commander-js/extra-typings';
+import { secretEnvOption, secretFileOption, toleranceOption } from '../../webhook-secret.js';
 import { defineCommand, examples, type Parsed } from '../../define.js';
-import { DEFAULT_TOLERANCE_SECONDS } from '../../../shared/vocabulary.js';
 
 const declare = () =>
   new Command('listen')
     .description('receive deliveries locally, verify each signature and print one line per delivery (Ctrl-C stops)')
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--port <port>', 'port; 0 picks a free one', '8787')
-    .option('--secret-env <VAR>', 'environment variable holding the secret (default RFS_WEBHOOK_SECRET)')
-    .option('--secret-file <path>', 'file holding the secret')
-    .option('--tolerance <seconds>', 'allowed clock difference, both ways', String(DEFAULT_TOLERANCE_SECONDS))
+    .addOption(secretEnvOption())
+    .addOption(secretFileOption())
+    .addOption(toleranceOption())
     .option('--forward-to <url>', 'pass valid deliveries on to this local URL and answer with its status')
     .addHelpText(
       'after',

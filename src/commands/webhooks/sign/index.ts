@@ -1,13 +1,14 @@
 // rfs webhooks sign: the declaration; the code is in run.ts.
 import { Command } from '@commander-js/extra-typings';
+import { secretEnvOption, secretFileOption } from '../../webhook-secret.js';
 import { defineCommand, examples, type Parsed } from '../../define.js';
 
 const declare = () =>
   new Command('sign')
     .description('sign a body as the service does and print the four x-service-* headers')
     .option('--payload <file>', 'raw body: a file, or - for stdin', '-')
-    .option('--secret-env <VAR>', 'environment variable holding the secret (default RFS_WEBHOOK_SECRET)')
-    .option('--secret-file <path>', 'file holding the secret')
+    .addOption(secretEnvOption())
+    .addOption(secretFileOption())
     .option('--timestamp <unix>', 'sign as of this time, in whole Unix seconds (default: now)')
     .addHelpText(
       'after',

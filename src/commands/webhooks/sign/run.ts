@@ -10,7 +10,7 @@ import { sanitize } from '../../../core/sanitize.js';
 import { safeJson } from '../../../output/safe-json.js';
 import { COMPLETED_EVENT, deliveryHeaders, MAX_DELIVERY_BYTES } from '../../../shared/delivery.js';
 import { readWebhookSecret } from '../../../webhooks/secret.js';
-import { randomDeliveryId } from '../../../webhooks/test-delivery.js';
+import { newDeliveryId } from '../../../shared/ids.js';
 import { MAX_UNIX_SECONDS } from '../../../webhooks/verify.js';
 import type { Input } from './index.js';
 
@@ -72,7 +72,7 @@ export async function run(ctx: Context, o: SignOptions): Promise<number> {
     timestamp: o.timestamp ?? Math.floor(ctx.io.now() / 1000),
     body,
     event: named.event ?? COMPLETED_EVENT,
-    deliveryId: named.deliveryId ?? randomDeliveryId(),
+    deliveryId: named.deliveryId ?? newDeliveryId(),
   });
   const format = ctx.globals.output;
   // The signature is not the secret: it is what a delivery carries in the clear.

@@ -1,13 +1,14 @@
 // rfs webhooks trigger: the declaration; the code is in run.ts.
 import { Command } from '@commander-js/extra-typings';
+import { secretEnvOption, secretFileOption } from '../../webhook-secret.js';
 import { defineCommand, examples, type Parsed } from '../../define.js';
 
 const declare = () =>
   new Command('trigger')
     .description('send a signed test delivery to a receiver, as the service would, and show its answer')
     .requiredOption('--to <url>', 'the receiver: https, or http to this machine')
-    .option('--secret-env <VAR>', 'environment variable holding the secret (default RFS_WEBHOOK_SECRET)')
-    .option('--secret-file <path>', 'file holding the secret')
+    .addOption(secretEnvOption())
+    .addOption(secretFileOption())
     .option('--recording <id>', 'build the payload from this recording, fetched with your key (default: a built-in example)')
     .option('--duplicate', 'send the same delivery twice, as a retry or replay does')
     .option('--stale', 'sign with a timestamp 10 minutes old: the receiver must refuse it')

@@ -7,7 +7,7 @@ import type { Context } from '../../context.js';
 import { EXIT } from '../../../core/errors.js';
 import { writeList } from '../../../output/list-writer.js';
 import type { Column } from '../../../output/table.js';
-import { receiverUrl, type SendResult, sendDelivery } from '../../../webhooks/send.js';
+import { openDeliverySender, receiverUrl, type SendResult } from '../../../webhooks/send.js';
 import { describeSecretSource, readWebhookSecret } from '../../../webhooks/secret.js';
 import { buildTestDelivery, exampleRecording, STALE_SECONDS } from '../../../webhooks/test-delivery.js';
 import type { Input } from './index.js';
@@ -93,10 +93,14 @@ export async function run(ctx: Context, o: TriggerOptions): Promise<number> {
       `: the receiver should ${delivery.expected === 'accepted' ? 'accept' : 'refuse'} it`,
   );
 
+  // As the service sends it: the JSON body, its signature headers, and who sent it.
+  const headers = { 'content-type': 'application/json', 'user-agent': 'rfs-webhooks-trigger', ...delivery.headers };
   const rows: Sent[] = [];
   for (let send = 1; send <= (o.duplicate ? 2 : 1); send++) {
-    // The same bytes and headers each time: a duplicate is the same delivery, not a new one.
-    const result = await sendDelivery(o.to, delivery.headers, delivery.body, ctx.signal);
+    // A new connection for each, as the service's retry would come; the same bytes and headers
+    // each time: a duplicate is the same delivery, not a new one.
+    const sender = await openDeliverySender(o.to);
+    const result = await sender.send(headers, delivery.body, ctx.signal).finally(() => sender.close());
     const answer = answerOf(result);
     rows.push({
       send,
