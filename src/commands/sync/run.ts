@@ -32,6 +32,8 @@ export interface SyncOptions extends SyncSettings {
 const MAX_CONCURRENCY = 16;
 
 export function options({ flags }: Input, ctx: Context): SyncOptions {
+  // Worded as commander words a missing required option, as it was when commander checked it.
+  if (flags.exec === undefined) throw new UsageError("required option '--exec <command>' not specified");
   const command = requireFlag('--exec', flags.exec, '(the command that creates the external record)');
   const provider = requireFlag(
     '--provider',
@@ -115,11 +117,6 @@ async function syncWith(
       label: String(r.id),
       done: `${r.replayed ? 'already filed' : 'filed'} as ${String(r.externalId)} (syncCount ${String(r.syncCount)}${r.from === 'journal' ? ', from the journal' : ''})`,
     }));
-    const write = writer.write.bind(writer);
-    writer.write = async (result) => {
-      observer.result(result);
-      await write(result);
-    };
 
     // Aborted by a verified delivery, to cut the --watch interval short.
     let wake: AbortController | undefined;
