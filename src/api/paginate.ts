@@ -1,5 +1,6 @@
-// Cursor pagination as an async generator: items are yielded page by page, so a renderer can
-// write each page as it arrives and memory does not grow with the number of items.
+// Cursor pagination as an async generator of pages: a renderer writes each page as it arrives
+// (a table lays each one out for the terminal's width of that moment, cli.md), and memory does
+// not grow with the number of items. Those who want items iterate the same listing item by item.
 import type { core, infer as Infer } from 'zod/mini';
 import { ApiError, CancelError, RfsError } from '../core/errors.js';
 import type { ApiClient } from './types.js';
@@ -52,11 +53,25 @@ interface Slot<T> {
   peeked?: PagePeek;
 }
 
+/**
+ * A listing: its items one by one when iterated, or, through `pages()`, the pages as the API
+ * answered them (a page cut short by --max-items ends there). Read it one way or the other.
+ */
+export type Paged<T> = AsyncGenerator<T> & { pages(): AsyncGenerator<readonly T[]> };
+
+/** The listing whose pages `pages` yields; its items are those of the pages in turn. */
+export function paged<T>(pages: AsyncGenerator<readonly T[]>): Paged<T> {
+  async function* items(): AsyncGenerator<T> {
+    for await (const page of pages) yield* page;
+  }
+  return Object.assign(items(), { pages: () => pages });
+}
+
 /** Pages waiting (requested, not yet printed) at most: with the one being printed, three. */
 const AHEAD = 2;
 
 /**
- * Yields every item of one page, or of every page with `all`. When fetching a page fails, the
+ * One page, or every page with `all`, as a listing (`Paged`). When fetching a page fails, the
  * error carries `resumeCursor`: the cursor of the first page not read, for `--cursor`.
  *
  * With `all`, the next page is requested as soon as an answer's cursor is parsed, before the
@@ -65,7 +80,11 @@ const AHEAD = 2;
  * wait besides the one being printed, so memory stays flat; no page is requested that
  * --max-items would not print; a page that fails its check cancels the one requested after it.
  */
-export async function* paginate<T>(client: ApiClient, o: PaginateOptions<T>): AsyncGenerator<T> {
+export function paginate<T>(client: ApiClient, o: PaginateOptions<T>): Paged<T> {
+  return paged(pagesOf(client, o));
+}
+
+async function* pagesOf<T>(client: ApiClient, o: PaginateOptions<T>): AsyncGenerator<readonly T[]> {
   if (o.signal?.aborted) throw withResume(new CancelError('interrupted'), o.cursor);
   const wanted = (through: number): boolean => o.maxItems === undefined || through < o.maxItems;
   const queue: Slot<T>[] = [];
@@ -121,11 +140,12 @@ export async function* paginate<T>(client: ApiClient, o: PaginateOptions<T>): As
           start(next, through);
         }
       }
-      for (const item of page.items) {
-        if (o.maxItems !== undefined && seen >= o.maxItems) return;
-        seen += 1;
-        yield item;
-      }
+      const shown = o.maxItems === undefined ? page.items : page.items.slice(0, o.maxItems - seen);
+      seen += shown.length;
+      // An empty page is no page to print: a table shows nothing for it.
+      if (shown.length > 0) yield shown;
+      // Cut short by --max-items: the rest of this page is not printed, and no cursor offered.
+      if (shown.length < page.items.length) return;
       if (next === null) return;
       if (!follow) {
         o.onMore?.(next);

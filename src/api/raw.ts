@@ -1,7 +1,7 @@
 // `rfs api --paginate`: any list of the API, walked with the same cursor pagination as the list
 // commands (api/paginate.ts), with items kept exactly as the server sent them.
 import * as z from 'zod/mini';
-import { listPage, paginate } from './paginate.js';
+import { listPage, type Paged, paginate } from './paginate.js';
 import type { ApiClient } from './types.js';
 
 const AnyList = z.looseObject({
@@ -13,7 +13,7 @@ const AnyList = z.looseObject({
  * The `data` items of every page of `path` (checked by api/raw-path.ts, query included). A
  * `cursor` in that query is where the walk starts, not a parameter sent with every page.
  */
-export function paginateRaw(client: ApiClient, path: string, signal?: AbortSignal): AsyncGenerator<unknown> {
+export function paginateRaw(client: ApiClient, path: string, signal?: AbortSignal): Paged<unknown> {
   const [base = '', search = ''] = path.split(/\?(.*)/s, 2);
   const params = new URLSearchParams(search);
   const cursor = params.get('cursor') ?? undefined;

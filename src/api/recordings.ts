@@ -1,6 +1,6 @@
 // Typed calls for recordings and filings (api.md, Endpoints).
 import { FilingResponse, RecordingList, RecordingResponse, type FilingRequest, type RecordingListItem } from '../shared/schemas.js';
-import { listPage, paginate } from './paginate.js';
+import { listPage, type Paged, paginate } from './paginate.js';
 import { apiPath, type ApiClient } from './types.js';
 
 export interface ListRecordingsParams {
@@ -16,7 +16,7 @@ export interface ListRecordingsParams {
   onMore?: (cursor: string) => void;
 }
 
-export function listRecordings(client: ApiClient, p: ListRecordingsParams): AsyncGenerator<RecordingListItem> {
+export function listRecordings(client: ApiClient, p: ListRecordingsParams): Paged<RecordingListItem> {
   return paginate(client, {
     path: '/recordings',
     query: { status: p.status, syncState: p.syncState, updatedSince: p.updatedSince, include: p.include, limit: p.limit },
@@ -35,7 +35,7 @@ export function listRecordings(client: ApiClient, p: ListRecordingsParams): Asyn
  * come as they are read (the next one is asked for while this one is handled); with `maxItems`
  * no page is asked for beyond the one that holds the last item wanted.
  */
-export function listUnsynced(client: ApiClient, o: { signal?: AbortSignal; maxItems?: number } = {}): AsyncGenerator<RecordingListItem> {
+export function listUnsynced(client: ApiClient, o: { signal?: AbortSignal; maxItems?: number } = {}): Paged<RecordingListItem> {
   return listRecordings(client, {
     status: 'COMPLETED',
     syncState: 'unsynced',

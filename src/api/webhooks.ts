@@ -8,7 +8,7 @@ import {
   type Delivery,
   type WebhookSubscription,
 } from '../shared/schemas.js';
-import { listPage, paginate } from './paginate.js';
+import { listPage, type Paged, paginate } from './paginate.js';
 import { apiPath, type ApiClient } from './types.js';
 
 export async function createWebhook(
@@ -33,7 +33,7 @@ export async function createWebhook(
 export function listWebhooks(
   client: ApiClient,
   p: { limit?: number; cursor?: string; all: boolean; signal?: AbortSignal; onMore?: (cursor: string) => void },
-): AsyncGenerator<WebhookSubscription> {
+): Paged<WebhookSubscription> {
   return paginate(client, {
     path: '/webhooks',
     query: { limit: p.limit },

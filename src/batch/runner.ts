@@ -43,6 +43,11 @@ export interface BatchOptions<T> {
   stopWhenKeyRefused?: boolean;
   /** Items run at once, at most; default 1. A stop lets the items already running finish. */
   concurrency?: number;
+  /**
+   * Told of each result as its line is written, in the same order (sync's observers: metrics,
+   * /healthz, the JSON event log). Called with the progress line off the screen, as the line is.
+   */
+  onResult?: (result: ItemResult) => void;
 }
 
 export interface InFlight<T> {
@@ -83,7 +88,10 @@ export async function runBatch<T>(o: BatchOptions<T>): Promise<BatchReport<T>> {
   let writing: Promise<void> = Promise.resolve();
   const write = (result: ItemResult): Promise<void> => {
     writing = writing.then(async () => {
-      const print = (): Promise<void> => o.writer.write(result);
+      const print = (): Promise<void> => {
+        o.onResult?.(result);
+        return o.writer.write(result);
+      };
       await (o.progress ? o.progress.clearedFor(print) : print());
       if (result.ok) ok += 1;
       else failed += 1;

@@ -2,6 +2,7 @@
 // and closed even when the listing fails midway, so whatever was printed stays valid JSON; every
 // write waits for 'drain', so 100,000 items cost no more memory than one page.
 import type { Writable } from 'node:stream';
+import type { Paged } from '../api/paginate.js';
 import type { IO } from '../core/io.js';
 import type { OutputFormat } from '../core/context.js';
 import { safeJson } from './safe-json.js';
@@ -27,6 +28,12 @@ export interface ListProgress {
   clearedFor<R>(write: () => Promise<R>): Promise<R>;
   stop(): void;
 }
+
+/**
+ * What a list is written from: a listing of the API (its pages are where a table is laid out
+ * again), an array, or any other stream of items.
+ */
+export type ListSource<T> = Paged<T> | AsyncIterable<T> | Iterable<T>;
 
 export interface JsonOptions<T> {
   /** What json/ndjson print for an item; the item itself by default (unknown fields kept). */
@@ -133,7 +140,7 @@ function jsonOf<T>(item: T, o: JsonOptions<T> | undefined): unknown {
 export async function writeList<T>(
   io: IO,
   format: OutputFormat,
-  items: AsyncIterable<T> | Iterable<T>,
+  items: ListSource<T>,
   table: ListTable<T>,
   o?: JsonOptions<T>,
 ): Promise<number> {
@@ -181,14 +188,14 @@ export async function writeList<T>(
   }
 
   // A table is written page by page as pages arrive (an --all of 20,000 rows shows its first
-  // rows at once), each page laid out for the terminal's width of that moment.
+  // rows at once), each page laid out for the terminal's width of that moment (cli.md).
   const { TableStream, tableWidth } = await import('./table.js');
   const stream = new TableStream(table.columns, { color: table.color, width: () => tableWidth(io), detail: table.detail });
   const progress = table.progress;
   let failure: { error: unknown } | undefined;
   let pageNo = 0;
   try {
-    for await (const page of pages(items)) {
+    for await (const page of pagesOf(items)) {
       // An empty list prints nothing: no lone header for a script capturing a terminal to parse.
       const text = stream.page(page);
       await (progress ? progress.clearedFor(() => writeOut(out, text)) : writeOut(out, text));
@@ -205,62 +212,31 @@ export async function writeList<T>(
   return count;
 }
 
-/** Rows kept for one piece of a table at most, whatever the source (an array is not paged). */
-const PAGE_ROWS = 500;
+/** Rows of an array laid out together at most: an array has no pages of its own. */
+const ARRAY_PAGE_ROWS = 500;
 
 /**
- * The items in the groups in which they arrive: whatever is ready without waiting for I/O is one
- * group (a page of the API), so a table is laid out and written once per page. When `items`
- * fails, the group received so far comes first, then the error.
+ * The pages of a list, where its source says they end: a listing's own pages (api/paginate.ts),
+ * an array in pieces of 500 rows, and any other stream item by item, since it says nothing of
+ * where its pages end and a row it has is not to be held back waiting for the next one. When
+ * the source fails, the pages before the failure come first, then the error; when the reader
+ * stops early (a closed stdout), the source is told, so a listing stops fetching.
  */
-export async function* pages<T>(items: AsyncIterable<T> | Iterable<T>): AsyncGenerator<T[]> {
-  const iterator: AsyncIterator<T> | Iterator<T> =
-    Symbol.asyncIterator in items ? items[Symbol.asyncIterator]() : (items as Iterable<T>)[Symbol.iterator]();
-  const WAITING = Symbol('waiting');
-  let tick: Promise<typeof WAITING> | undefined;
-  // One check for "nothing more without waiting" at a time, after the microtasks of a page.
-  const idle = (): Promise<typeof WAITING> => {
-    tick ??= new Promise((resolve) =>
-      setImmediate(() => {
-        tick = undefined;
-        resolve(WAITING);
-      }),
-    );
-    return tick;
-  };
-  let group: T[] = [];
-  let finished = false;
-  try {
-    for (;;) {
-      const next = Promise.resolve(iterator.next());
-      let result: IteratorResult<T> | typeof WAITING;
-      try {
-        result = await Promise.race([next, idle()]);
-        if (result === WAITING) {
-          if (group.length > 0) {
-            yield group;
-            group = [];
-          }
-          result = await next;
-        }
-      } catch (error) {
-        if (group.length > 0) yield group;
-        group = [];
-        finished = true;
-        throw error;
-      }
-      if (result.done) break;
-      group.push(result.value);
-      if (group.length >= PAGE_ROWS) {
-        yield group;
-        group = [];
+async function* pagesOf<T>(items: ListSource<T>): AsyncGenerator<readonly T[]> {
+  if ('pages' in items) {
+    yield* items.pages();
+  } else if (Symbol.asyncIterator in items) {
+    for await (const item of items) yield [item];
+  } else {
+    let page: T[] = [];
+    for (const item of items) {
+      page.push(item);
+      if (page.length >= ARRAY_PAGE_ROWS) {
+        yield page;
+        page = [];
       }
     }
-    finished = true;
-    if (group.length > 0) yield group;
-  } finally {
-    // The reader stopped early (a closed stdout): the source is told, so it stops fetching.
-    if (!finished) await iterator.return?.();
+    if (page.length > 0) yield page;
   }
 }
 

@@ -11,6 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { writeFileAtomicSync } from '../core/atomic-write.js';
 import { UsageError } from '../core/errors.js';
 import { processAlive } from '../core/lock.js';
+import type { Ui } from '../core/ui.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../shared/json-depth.js';
 
 export interface ExternalRecord {
@@ -189,6 +190,11 @@ export class Journal {
     readonly problems: JournalProblem[],
   ) {
     this.lockPath = `${path}.lock`;
+  }
+
+  /** Says each damaged line the replay skipped, as sync, its dry run and sync status all do. */
+  warnProblems(ui: Pick<Ui, 'warn'>): void {
+    for (const p of this.problems) ui.warn(`journal ${this.path}, line ${p.line}: ${p.message}`);
   }
 
   /** Reads the journal (it may not exist yet) without taking it: for --dry-run. */

@@ -166,6 +166,7 @@ export async function runPass(
     progress,
     stopWhenKeyRefused: false,
     concurrency: s.concurrency,
+    ...(s.observer ? { onResult: (result: ItemResult) => s.observer?.result(result) } : {}),
   });
   const outcome: PassOutcome = { filed: report.ok, failed: report.failed, interrupted: report.end.how === 'interrupted' };
   if (report.end.how === 'interrupted') {

@@ -118,6 +118,24 @@ describe('paginate --all', () => {
     expect(m.calls).toHaveLength(1);
   });
 
+  it('gives the pages as answered through pages(), the last one cut where --max-items ends', async () => {
+    const m = manual();
+    const done = (async () => {
+      const out: (readonly number[])[] = [];
+      for await (const page of paginate(client, { path: '/x', query: {}, page: m.page, all: true, maxItems: 5 }).pages()) out.push(page);
+      return out;
+    })();
+    await tick();
+    answer(m.calls[0], { items: items(0, 3), nextCursor: 'c3' });
+    await tick();
+    answer(m.calls[1], { items: items(3, 3), nextCursor: 'c6' });
+    expect(await done).toEqual([
+      [0, 1, 2],
+      [3, 4],
+    ]);
+    expect(m.calls.map((c) => c.cursor)).toEqual([undefined, 'c3']);
+  });
+
   it('passes Ctrl-C on to every page requested', async () => {
     const m = manual();
     const controller = new AbortController();

@@ -89,6 +89,26 @@ describe('runBatch', () => {
     expect(report).toMatchObject({ end: { how: 'finished' }, done: ['a', 'skip', 'b'], ok: 2, failed: 0, exitCode: 0 });
   });
 
+  it('tells onResult of every result line as it is written, in the order of the lines', async () => {
+    const s = setup();
+    const told: unknown[] = [];
+    await runBatch({
+      items: ['a', 'skip', 'b', 'c'],
+      work: async (id) => (id === 'skip' ? undefined : id === 'b' ? broken(id) : ok(id)),
+      writer: s.writer,
+      signal: s.signal,
+      concurrency: 2,
+      onResult: (r) => told.push([r.id, r.ok, s.writer.ok + s.writer.failed]),
+    });
+    // Each one told just before its own line is written (the writer has counted the ones before).
+    expect(told).toEqual([
+      ['a', true, 0],
+      ['b', false, 1],
+      ['c', true, 2],
+    ]);
+    expect((await s.lines()).map((r) => r.id)).toEqual(['a', 'b', 'c']);
+  });
+
   it('goes on past failed items, counts them, and exits 8', async () => {
     const s = setup();
     const report = await runBatch({

@@ -2,6 +2,7 @@
 // COLUMNS caps it, whole columns dropped by priority before a value is cut below its minimum,
 // the width read again for every page, and rows written as pages arrive.
 import { describe, expect, test } from 'vitest';
+import { paged } from '../../src/api/paginate.js';
 import { writeList } from '../../src/output/list-writer.js';
 import { type Column, TableStream, tableWidth } from '../../src/output/table.js';
 import { formatBytes, formatDuration } from '../../src/output/units.js';
@@ -108,6 +109,45 @@ describe('pages (items 2 and 4)', () => {
         .split('\n')
         .map((l) => l.split(' ')[0]),
     ).toEqual(['ID', 'rec_01', 'rec_02', 'rec_03', '']);
+  });
+});
+
+describe('pages of a listing (issue 11)', () => {
+  test('lays a listing out once per page it says it has, reading the width at each, even back to back', async () => {
+    const b = bufferIO({ stdoutIsTTY: true, columns: 200 });
+    async function* answers(): AsyncGenerator<readonly Row[]> {
+      // A short ID and a long one on one page: laid out together, the short one is padded.
+      yield [{ ...row, id: 'r1' }, row];
+      // The terminal narrows, and the next page is already there: no wait in between.
+      b.io.columns = 60;
+      yield [{ ...row, id: 'rec_03' }];
+    }
+    expect(await writeList(b.io, 'table', paged(answers()), { columns, color: false })).toBe(3);
+    const lines = b.stdout().split('\n');
+    expect(lines.map((l) => l.slice(0, 8))).toEqual(['ID      ', 'r1      ', 'rec_01  ', 'ID      ', 'rec_03  ', '']);
+    // The second page, at 60 columns, lost MATTER and had its header printed again.
+    expect(lines[0]).toMatch(/MATTER$/);
+    expect(lines[3]).toBe('ID      TITLE                        STATUS     AUTHOR');
+  });
+
+  test('stops the listing when stdout closes, so no more pages are fetched', async () => {
+    const b = bufferIO({ stdoutIsTTY: true, columns: 80 });
+    let fetched = 0;
+    let stopped = false;
+    async function* answers(): AsyncGenerator<readonly Row[]> {
+      try {
+        for (;;) {
+          fetched += 1;
+          if (fetched === 2) b.io.stdout.destroy();
+          yield [row];
+        }
+      } finally {
+        stopped = true;
+      }
+    }
+    await expect(writeList(b.io, 'table', paged(answers()), { columns, color: false })).rejects.toMatchObject({ code: 'EPIPE' });
+    expect(stopped).toBe(true);
+    expect(fetched).toBe(2);
   });
 });
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import type { LoggedRequest } from '../../src/sandbox/request-log.js';
-import { fakeTime } from '../helpers/clock.js';
+import { type FakeTime, fakeTime } from '../helpers/clock.js';
 import { bufferIO } from '../helpers/io.js';
 import { start, type Harness } from '../sandbox/helpers.js';
 import { COMMAND, counts, externalRecords, journalSteps } from './helpers.js';
@@ -143,5 +143,64 @@ describe('rfs sync --concurrency and --order', () => {
     const firstFetch = log.findIndex(isFetch);
     expect(log.slice(0, firstFetch).every(isList)).toBe(true);
     expect(log.filter(isList).length).toBeGreaterThan(0);
+  });
+});
+
+describe('rfs sync --concurrency under a real --rate', () => {
+  let h: Harness;
+  let time: FakeTime;
+  beforeEach(async () => {
+    // rfs and the service on one injected clock. The service allows 10 requests a minute, as rfs
+    // is told: 5 recordings are 11 requests (a list, then a fetch and a filing each), so the
+    // pacer has to wait; unpaced, the 11th would be a 429.
+    time = fakeTime();
+    h = await start({ rateLimit: 10, rateWindowSeconds: 60, recordings: 0, now: () => time.now });
+    for (let i = 0; i < 5; i++) expect((await h.control('/recordings', { status: 'COMPLETED', title: `paced ${i}` })).status).toBe(201);
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  /** The runs of requests a token bucket of `perMinute` with bursts of 10 would not let through. */
+  function overRate(log: LoggedRequest[], perMinute: number): string[] {
+    const at = log.map((r) => Date.parse(r.time));
+    const over: string[] = [];
+    at.forEach((first, i) => {
+      at.forEach((last, j) => {
+        if (j >= i && j - i + 1 > 10 + ((last - first) * perMinute) / 60_000 + 1e-9)
+          over.push(`${j - i + 1} requests in ${last - first} ms`);
+      });
+    });
+    return over;
+  }
+
+  it('sends no more than --rate allows, never gets a 429, and still runs commands side by side', async () => {
+    const ids = ((await h.api('/recordings?limit=100')).json.data as { id: string }[]).map((r) => r.id);
+    expect(ids).toHaveLength(5);
+    // That listing spent a token of the service's minute: the next one gives it back.
+    time.advance(6_000);
+    await h.sandbox.control.clearRequests();
+    // Each command marks that it started; the first one waits (2 s at most, then fails) until
+    // another has started too: only commands that run side by side get past it.
+    const command = `: > "${dir}/started.$RFS_RECORDING_ID"; n=0; while set -- "${dir}"/started.*; [ $# -lt 2 ]; do [ $n -ge 200 ] && exit 1; sleep 0.01; n=$((n+1)); done; echo "crm-$RFS_RECORDING_ID"`;
+    const t = bufferIO({
+      env: { RFS_CONFIG_DIR: join(dir, 'config'), RFS_API_KEY: h.keys.admin, RFS_BASE_URL: h.base, PATH: process.env.PATH },
+    });
+    const argv = ['sync', '--exec', command, '--provider', 'crm', '--journal', join(dir, 'journal.jsonl'), '-o', 'ndjson'];
+    expect(await runCli([...argv, '--concurrency', '3', '--rate', '10'], t.io, { clock: time.clock })).toBe(0);
+
+    const results = t
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; ok: boolean });
+    expect(results.map((r) => r.id).sort()).toEqual([...ids].sort());
+    expect(results.every((r) => r.ok)).toBe(true);
+    const log = await h.sandbox.control.requests();
+    expect(log).toHaveLength(11);
+    expect(log.filter((r) => r.status !== 200 && r.status !== 201)).toEqual([]);
+    expect(overRate(log, 10)).toEqual([]);
+    // The pacer waited for the 11th: a token comes every 6 s at 10 a minute.
+    expect(Date.parse(log[10]?.time ?? '') - Date.parse(log[0]?.time ?? '')).toBeGreaterThanOrEqual(6_000);
   });
 });

@@ -2,6 +2,7 @@
 // parser, not by matching strings), /healthz that turns 503 when the service goes away, and
 // --log-format json whose every stderr line is a JSON event without a secret in it.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
@@ -51,6 +52,18 @@ function monitorUrl(stderr: string): string {
   const m = /metrics on (http:\/\/127\.0\.0\.1:\d+)\/metrics, health on/.exec(stderr);
   if (!m) throw new Error(`no metrics URL in: ${stderr}`);
   return m[1]!;
+}
+
+/** How a connection to `host:port` ends: 'connected', or the error's code. */
+function refusedOrConnected(host: string, port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, host);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve('connected');
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+  });
 }
 
 interface Family {
@@ -158,6 +171,29 @@ describe('--metrics', () => {
     expect(await run(controller.signal, clock)).toBe(0);
     expect(answers).toEqual([200, 503]);
   }, 30_000);
+
+  it('listens on 127.0.0.1, and on no other address, when --metrics gives no host', async () => {
+    const time = fakeTime();
+    const controller = new AbortController();
+    // One recording, filed by a shell one-liner: the pass is over before the first interval.
+    const { t, run } = sync(['--watch', '--interval', '30', '--metrics', '0', '--max-items', '1'], {}, 'echo "crm-$RFS_RECORDING_ID"');
+    const seen: { base?: string; loopback?: number; other?: string } = {};
+    const clock: Clock = {
+      ...time.clock,
+      async sleep(ms, signal) {
+        if (ms === 30_000) {
+          seen.base = monitorUrl(t.stderr());
+          seen.loopback = (await fetch(`${seen.base}/healthz`)).status;
+          // 127.0.0.2 is loopback too: a server bound to every address would answer it.
+          seen.other = await refusedOrConnected('127.0.0.2', Number(new URL(seen.base).port));
+          controller.abort();
+        }
+        return time.clock.sleep(ms, signal);
+      },
+    };
+    expect(await run(controller.signal, clock)).toBe(0);
+    expect(seen).toMatchObject({ base: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), loopback: 200, other: 'ECONNREFUSED' });
+  });
 
   it('refuses a --metrics that is not [host:]port, before anything is sent (exit 2)', async () => {
     const { t, run } = sync(['--metrics', 'localhost:99999']);

@@ -7,7 +7,9 @@ import status from './status/index.js';
 const declare = () =>
   new Command('sync')
     .description('file every COMPLETED, unsynced recording through your command, crash-safe (a journal)')
-    .requiredOption('--exec <command>', 'shell command run once per recording: detail JSON on stdin, prints the external record')
+    // Required, but checked by options() (run.ts): commander checks a parent's required options
+    // for its subcommands too, and `sync status` runs no command.
+    .option('--exec <command>', 'shell command run once per recording: detail JSON on stdin, prints the external record')
     .option('--provider <p>', "external system sent with every filing (default: the profile's, see rfs config)")
     .option('--watch', 'repeat a pass every --interval seconds until Ctrl-C')
     .option('--interval <seconds>', 'seconds between passes with --watch', '60')
@@ -50,9 +52,7 @@ const sync = defineCommand(declare, () => import('./run.js'));
 
 /**
  * `rfs sync` runs the loop and `rfs sync status` reads its journal: commander runs the action of
- * `sync` unless its first operand names a subcommand, so both live on one command. Commander
- * also checks a parent's required options when a subcommand runs: --exec and --provider stop
- * being required once it dispatches to one (the preSubcommand hook runs before that check).
+ * `sync` unless its first operand names a subcommand, so both live on one command.
  */
 export default {
   mount(parent, dispatch, path) {
@@ -60,9 +60,6 @@ export default {
     const command = parent.commands.find((c) => c.name() === 'sync');
     if (command === undefined) throw new Error('rfs sync was not mounted');
     status.mount(command, dispatch, 'sync');
-    command.hook('preSubcommand', () => {
-      for (const option of command.options) option.mandatory = false;
-    });
     // The flags of `sync` are its own, not global ones for `sync status`: its help lists only
     // the options of rfs itself under "Global Options".
     const verb = command.commands.find((c) => c.name() === 'status');

@@ -8,7 +8,7 @@ import { sanitize } from '../../core/sanitize.js';
 import { defaultJournalPath, Journal, JournalLostError } from '../../sync/journal.js';
 import { passItems } from '../../sync/listing.js';
 import { type PassOutcome, runPass, type SyncSettings } from '../../sync/pass.js';
-import { Backoff, describePending, standingOf } from '../../sync/backoff.js';
+import { Backoff, type BackoffOptions, describePending, standingOf } from '../../sync/backoff.js';
 import { type Address, parseAddress } from '../../sync/health.js';
 import { startObserving } from '../../sync/observing.js';
 import { numberFlag } from '../../core/flags.js';
@@ -32,6 +32,8 @@ export interface SyncOptions extends SyncSettings {
 const MAX_CONCURRENCY = 16;
 
 export function options({ flags }: Input, ctx: Context): SyncOptions {
+  // Worded as commander words a missing required option, as it was when commander checked it.
+  if (flags.exec === undefined) throw new UsageError("required option '--exec <command>' not specified");
   const command = requireFlag('--exec', flags.exec, '(the command that creates the external record)');
   const provider = requireFlag(
     '--provider',
@@ -96,18 +98,12 @@ async function syncWith(
   const client = await ctx.api();
   const journal = Journal.open(journalPath);
   try {
-    for (const p of journal.problems) ctx.ui.warn(`journal ${journal.path}, line ${p.line}: ${p.message}`);
+    journal.warnProblems(ctx.ui);
     const pending = describePending(journal);
     if (pending) ctx.ui.notice(`journal: ${pending}`);
-    const backoff = new Backoff(journal, {
-      maxAttempts: flags.maxAttempts,
-      retryParked: flags.retryParked,
-      wait: flags.watch,
-      clock: ctx.clock,
-      onParked: (id, failures) => {
-        ctx.ui.warn(`${sanitize(id)} is parked after ${failures} failures of its command: rfs sync --retry-parked runs it again`);
-        observer.parked(id, failures);
-      },
+    const backoff = backoffOf(ctx, flags, journal, (id, failures) => {
+      ctx.ui.warn(`${sanitize(id)} is parked after ${failures} failures of its command: rfs sync --retry-parked runs it again`);
+      observer.parked(id, failures);
     });
     const settings: SyncSettings = { ...flags, backoff, observer };
 
@@ -115,11 +111,6 @@ async function syncWith(
       label: String(r.id),
       done: `${r.replayed ? 'already filed' : 'filed'} as ${String(r.externalId)} (syncCount ${String(r.syncCount)}${r.from === 'journal' ? ', from the journal' : ''})`,
     }));
-    const write = writer.write.bind(writer);
-    writer.write = async (result) => {
-      observer.result(result);
-      await write(result);
-    };
 
     // Aborted by a verified delivery, to cut the --watch interval short.
     let wake: AbortController | undefined;
@@ -197,6 +188,12 @@ async function syncWith(
   }
 }
 
+/** The failure policy the flags ask for: a pass and its dry run leave out the same recordings. */
+function backoffOf(ctx: Context, flags: SyncOptions, journal: Journal, onParked?: BackoffOptions['onParked']): Backoff {
+  const o: BackoffOptions = { maxAttempts: flags.maxAttempts, retryParked: flags.retryParked, wait: flags.watch, clock: ctx.clock };
+  return new Backoff(journal, onParked === undefined ? o : { ...o, onParked });
+}
+
 async function readListenSecret(ctx: Context, secretEnv: string | undefined): Promise<string> {
   const { readWebhookSecret } = await import('../../webhooks/secret.js');
   return readWebhookSecret({ secretEnv, secretFile: undefined }, { env: ctx.io.env });
@@ -226,17 +223,12 @@ async function startListener(ctx: Context, port: number, secret: string, trigger
 
 async function dryRun(ctx: Context, flags: SyncOptions, journalPath: string): Promise<number> {
   const journal = Journal.peek(journalPath);
-  for (const p of journal.problems) ctx.ui.warn(`journal ${journal.path}, line ${p.line}: ${p.message}`);
+  journal.warnProblems(ctx.ui);
   const client = await ctx.api();
   const rows: { id: string; action: string; attempt: number; title: string | null; externalId: string | null }[] = [];
   // The pass's own items, in its order and within --max-items, and what the pass would leave out
   // (parked; waiting only in --watch) by the same rule, not counted in --max-items: what a pass would do now.
-  const backoff = new Backoff(journal, {
-    maxAttempts: flags.maxAttempts,
-    retryParked: flags.retryParked,
-    wait: flags.watch,
-    clock: ctx.clock,
-  });
+  const backoff = backoffOf(ctx, flags, journal);
   const skip = (id: string): boolean => {
     if (!backoff.skip(id)) return false;
     const state = journal.states.get(id);

@@ -5,11 +5,12 @@ import { apiRoot, checkKeyFormat } from '../../../config/credentials.js';
 import { readBounded } from '../../../core/bounded-read.js';
 import { redactKey } from '../../../core/redact.js';
 import type { Context } from '../../context.js';
-import { AuthError, CancelError, EXIT, UsageError } from '../../../core/errors.js';
+import { AuthError, EXIT, UsageError } from '../../../core/errors.js';
 import { canPrompt } from '../../../core/io.js';
 import { askedBaseUrl, DEFAULT_BASE_URL, selectProfile } from '../../../config/connection.js';
 import { checkProfileName, openProfiles } from '../../../config/profiles.js';
 import { writeResource } from '../../../output/list-writer.js';
+import { ask } from '../../../prompt/ask.js';
 import { checkKey, type KeyCheck } from '../check.js';
 import type { Input } from './index.js';
 
@@ -31,15 +32,6 @@ async function readKey(stream: Readable, signal: AbortSignal): Promise<string> {
   return key;
 }
 
-async function ask<T>(prompt: () => Promise<T>): Promise<T> {
-  try {
-    return await prompt();
-  } catch (error) {
-    if (error instanceof Error && /Exit|Abort/.test(error.name)) throw new CancelError('cancelled at the prompt');
-    throw error;
-  }
-}
-
 export interface LoginOptions {
   /** Read the key from stdin instead of asking. */
   withKey: boolean;
@@ -58,8 +50,6 @@ export async function run(ctx: Context, o: LoginOptions): Promise<number> {
   const stored = store.settings(profile)?.baseUrl;
   const savedUrl = existing?.baseUrl ?? (typeof stored === 'string' ? stored : undefined);
   const interactive = !o.withKey && canPrompt(io);
-  const prompts = interactive ? await import('../../../prompt/inquirer.js') : undefined;
-  const context = { input: io.stdin, output: io.stderr, signal: ctx.signal };
 
   // cli.md: replacing a saved key asks first where a person can answer; elsewhere it goes ahead
   // and says so once it is done.
@@ -72,9 +62,9 @@ export async function run(ctx: Context, o: LoginOptions): Promise<number> {
   }
 
   let baseUrl = askedBaseUrl(globals, io.env);
-  if (baseUrl === undefined && prompts) {
-    baseUrl = await ask(() =>
-      prompts.input(
+  if (baseUrl === undefined && interactive) {
+    baseUrl = await ask(ctx, (p, on) =>
+      p.input(
         {
           message: 'Service base URL',
           default: savedUrl ?? DEFAULT_BASE_URL,
@@ -87,14 +77,14 @@ export async function run(ctx: Context, o: LoginOptions): Promise<number> {
             }
           },
         },
-        context,
+        on,
       ),
     );
   }
   baseUrl = (baseUrl ?? savedUrl ?? DEFAULT_BASE_URL).trim();
   apiRoot(baseUrl);
 
-  if (!o.withKey && !prompts) {
+  if (!o.withKey && !interactive) {
     throw new UsageError('no terminal to ask for the key on', {
       hint: 'pipe the key in with --with-key, e.g. printf %s "$KEY" | rfs auth login --with-key',
     });
@@ -103,10 +93,10 @@ export async function run(ctx: Context, o: LoginOptions): Promise<number> {
   let apiKey: string;
   let checked: KeyCheck;
   for (let tries = 1; ; tries++) {
-    if (prompts) {
+    if (interactive) {
       apiKey = checkKeyFormat(
-        await ask(() =>
-          prompts.password(
+        await ask(ctx, (p, on) =>
+          p.password(
             {
               message: 'API key (service_pk_…)',
               mask: '*',
@@ -119,7 +109,7 @@ export async function run(ctx: Context, o: LoginOptions): Promise<number> {
                 }
               },
             },
-            context,
+            on,
           ),
         ),
       );
@@ -130,7 +120,7 @@ export async function run(ctx: Context, o: LoginOptions): Promise<number> {
     checked = await checkKey(client, ctx.signal, { allScopes: false });
     if (checked.state !== 'unauthorized') break;
     const refused = `the service refused the key ${redactKey(apiKey)} (401 UNAUTHORIZED)`;
-    if (!prompts || tries >= MAX_INTERACTIVE_TRIES) {
+    if (!interactive || tries >= MAX_INTERACTIVE_TRIES) {
       throw new AuthError(`${refused}: nothing was saved`, {
         cause: checked.error,
         hint: 'check that the key is complete and not revoked',
