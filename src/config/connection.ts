@@ -1,12 +1,12 @@
 // Which profile, service root and API key a command uses (cli.md, Connection and credentials):
 // in every row the flag wins, then the environment, then the profile. The key has no flag,
 // because argv leaks into shell history and `ps`.
-import { AuthError } from '../core/errors.js';
+import { AuthError, UsageError } from '../core/errors.js';
 import type { Connection } from '../core/context.js';
-import { apiRoot, checkKeyFormat } from './credentials.js';
+import { checkKeyFormat } from './credentials.js';
 import { sanitize } from '../core/sanitize.js';
 import { noSuchProfile, type ProfileStore } from './profiles.js';
-import { DEFAULT_BASE_URL, envValue } from './settings.js';
+import { envValue, resolveSettings } from './settings.js';
 
 export { DEFAULT_BASE_URL, envValue } from './settings.js';
 export const DEFAULT_PROFILE = 'default';
@@ -66,10 +66,9 @@ export function resolveConnection(
   }
   const apiKey = checkKeyFormat(rawKey);
 
-  // The profile's service root, whether or not the profile holds the key (`rfs config set base-url`).
-  const storedUrl = typeof stored?.baseUrl === 'string' ? stored.baseUrl : undefined;
-  const baseUrl = (askedBaseUrl(globals, env) ?? storedUrl ?? DEFAULT_BASE_URL).trim();
-  apiRoot(baseUrl); // plain http to a remote host is refused here: nothing is sent
-
-  return { profile: name, baseUrl, apiKey };
+  // The service root by the one settings rule, as `rfs config get base-url` shows it, whether or
+  // not the profile holds the key; plain http to a remote host is refused there: nothing is sent.
+  const [base] = resolveSettings(['base-url'], { flags: globals, env, stdoutIsTTY: false }, { name, stored });
+  if (base?.refused) throw new UsageError(base.problem as string);
+  return { profile: name, baseUrl: String(base?.value), apiKey };
 }
