@@ -1,14 +1,18 @@
-// The selected profile's stored settings, read once per run before the global options are
-// resolved (cli/globals.ts). Only looks: nothing is tightened or written, so that `rfs doctor`
+// The selected profile's stored settings, read before the global options are resolved
+// (cli/globals.ts) by the commands that use a profile or a setting. Only looks: nothing is tightened or written, so that `rfs doctor`
 // still sees the modes as they are.
 import { UsageError } from '../core/errors.js';
 import { DEFAULT_PROFILE, selectProfile } from './connection.js';
-import { openProfiles } from './profiles.js';
+import { type ConfigCache, openProfiles } from './profiles.js';
 import { envValue, type ProfileSettings } from './settings.js';
 
-export function readProfileSettings(globals: { profile?: string | undefined }, env: NodeJS.ProcessEnv): ProfileSettings {
+export function readProfileSettings(
+  globals: { profile?: string | undefined },
+  env: NodeJS.ProcessEnv,
+  cache: ConfigCache,
+): ProfileSettings {
   try {
-    const store = openProfiles(env, { readOnly: true });
+    const store = openProfiles(env, { readOnly: true, cache });
     const { name } = selectProfile(globals, env, store);
     return { name, stored: store.settings(name) };
   } catch (error) {

@@ -36,9 +36,9 @@ export function checkConfigFile(ctx: Context, report: Report): ProfileStore | un
       return undefined;
     }
     report.skip('config-file', `none at ${sanitize(file)} (nothing saved yet: rfs auth login)`);
-    return openProfiles(ctx.io.env, { readOnly: true });
+    return openProfiles(ctx.io.env, { readOnly: true, cache: ctx.configCache });
   }
-  const store = openProfiles(ctx.io.env, { readOnly: true });
+  const store = openProfiles(ctx.io.env, { readOnly: true, cache: ctx.configCache });
   try {
     store.list();
   } catch (error) {

@@ -29,7 +29,7 @@ export function options(): undefined {
 
 export async function run(ctx: Context): Promise<number> {
   const { io, globals } = ctx;
-  const store = openProfiles(io.env, { clock: ctx.clock });
+  const store = openProfiles(io.env, { clock: ctx.clock, cache: ctx.configCache });
   const selected = selectProfile(globals, io.env, store).name;
   const profiles = store.list().filter((p) => globals.profile === undefined || p.name === globals.profile);
   const envKey = envValue(io.env, 'RFS_API_KEY')?.trim();
