@@ -361,12 +361,17 @@ export function createApiClient(options: ClientOptions): ApiClient {
 function buildTarget(rootPath: string, path: string, query: RequestOptions<unknown>['query']): string {
   // Sent verbatim: no URL parser sees it, so `%2E%2E` stays a segment and never means "parent".
   if (!path.startsWith('/')) throw new TypeError(`an API path starts with "/" (got ${JSON.stringify(path)})`);
+  return `${rootPath}${withQuery(path, query)}`;
+}
+
+/** `path` with the query parameters added (after any it already has); undefined values are left out. */
+export function withQuery(path: string, query: RequestOptions<unknown>['query']): string {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query ?? {})) {
     if (value !== undefined) params.append(name, String(value));
   }
   const search = params.toString();
-  return `${rootPath}${path}${search ? (path.includes('?') ? '&' : '?') + search : ''}`;
+  return `${path}${search ? (path.includes('?') ? '&' : '?') + search : ''}`;
 }
 
 function buildHeaders(
