@@ -247,6 +247,9 @@ describe('the profile settings are used', () => {
     expect(await command.run()).toBe(2);
     expect(command.t.stderr()).toContain(said);
     expect(command.t.stderr()).toContain(fix);
+    const status = cli(['auth', 'status']);
+    expect(await status.run()).toBe(2);
+    expect(status.t.stderr()).toContain(said);
     // The flag still wins over the stored value, for config and for commands alike.
     server.queue({ body: page([], null) });
     await ok(['recordings', 'list', '--base-url', server.url]);
