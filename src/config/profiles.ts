@@ -251,6 +251,13 @@ export function openProfiles(env: NodeJS.ProcessEnv, options: OpenOptions = {}):
 
   const names = (stored: StoredConfig): string[] => Object.keys(stored.profiles).sort();
 
+  /** The profile as a connection, if it holds a key; without a base URL it uses the default service root. */
+  const keyed = (stored: StoredConfig, name: string): Profile | undefined => {
+    const p = has(stored, name) ? (stored.profiles[name] as StoredProfile) : undefined;
+    if (p?.apiKey === undefined) return undefined;
+    return { name, baseUrl: p.baseUrl ?? DEFAULT_BASE_URL, apiKey: p.apiKey };
+  };
+
   const markedDefault = (stored: StoredConfig): string | undefined =>
     stored.defaultProfile !== undefined && has(stored, stored.defaultProfile) ? stored.defaultProfile : undefined;
 
@@ -260,17 +267,12 @@ export function openProfiles(env: NodeJS.ProcessEnv, options: OpenOptions = {}):
       const stored = look();
       const def = markedDefault(stored);
       return names(stored).flatMap((name) => {
-        const p = stored.profiles[name] as StoredProfile;
-        if (p.apiKey === undefined) return [];
-        return [{ name, baseUrl: p.baseUrl ?? DEFAULT_BASE_URL, apiKey: p.apiKey, isDefault: name === def }];
+        const p = keyed(stored, name);
+        return p === undefined ? [] : [{ ...p, isDefault: name === def }];
       });
     },
     get(name) {
-      const stored = look();
-      if (!has(stored, name)) return undefined;
-      const p = stored.profiles[name] as StoredProfile;
-      if (p.apiKey === undefined) return undefined;
-      return { name, baseUrl: p.baseUrl ?? DEFAULT_BASE_URL, apiKey: p.apiKey };
+      return keyed(look(), name);
     },
     async save(name, connection) {
       checkProfileName(name);
