@@ -6,7 +6,7 @@ import type { Connection } from '../core/context.js';
 import { checkKeyFormat } from './credentials.js';
 import { sanitize } from '../core/sanitize.js';
 import { noSuchProfile, type ProfileStore } from './profiles.js';
-import { envValue, resolveSettings } from './settings.js';
+import { envValue, findSetting, givenSetting, resolveSettings } from './settings.js';
 
 export { DEFAULT_BASE_URL, envValue } from './settings.js';
 export const DEFAULT_PROFILE = 'default';
@@ -15,6 +15,8 @@ export const DEFAULT_PROFILE = 'default';
 export interface ProfileChoice {
   name: string;
   named: boolean;
+  /** Which step of the rule chose it (rfs doctor says why). */
+  from: 'flag' | 'environment' | 'marked default' | 'fallback';
 }
 
 /**
@@ -27,14 +29,17 @@ export function selectProfile(
   env: NodeJS.ProcessEnv,
   store: Pick<ProfileStore, 'defaultName'>,
 ): ProfileChoice {
-  const asked = globals.profile ?? envValue(env, 'RFS_PROFILE');
-  if (asked !== undefined) return { name: asked, named: true };
-  return { name: store.defaultName() ?? DEFAULT_PROFILE, named: false };
+  if (globals.profile !== undefined) return { name: globals.profile, named: true, from: 'flag' };
+  const fromEnv = envValue(env, 'RFS_PROFILE');
+  if (fromEnv !== undefined) return { name: fromEnv, named: true, from: 'environment' };
+  const marked = store.defaultName();
+  if (marked !== undefined) return { name: marked, named: false, from: 'marked default' };
+  return { name: DEFAULT_PROFILE, named: false, from: 'fallback' };
 }
 
-/** `--base-url`, then `RFS_BASE_URL`: undefined when neither gives one. */
+/** `--base-url`, then `RFS_BASE_URL`, as given (not checked): undefined when neither gives one. */
 export function askedBaseUrl(globals: { baseUrl?: string | undefined }, env: NodeJS.ProcessEnv): string | undefined {
-  return globals.baseUrl ?? envValue(env, 'RFS_BASE_URL');
+  return givenSetting(findSetting('base-url'), globals.baseUrl, env)?.text;
 }
 
 export function resolveConnection(

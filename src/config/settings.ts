@@ -151,10 +151,8 @@ export interface SettingInputs {
  */
 export function resolveSetting(setting: Setting, inputs: SettingInputs): ResolvedSetting {
   const { key } = setting;
-  if (inputs.flag !== undefined) return { key, value: setting.read(inputs.flag, setting.flag), source: 'flag' };
-  const variable: string | undefined = 'env' in setting ? setting.env : undefined;
-  const fromEnv = variable === undefined ? undefined : envValue(inputs.env, variable);
-  if (variable !== undefined && fromEnv !== undefined) return { key, value: setting.read(fromEnv, variable), source: 'environment' };
+  const given = givenSetting(setting, inputs.flag, inputs.env);
+  if (given !== undefined) return { key, value: setting.read(given.text, given.label), source: given.source };
   const stored = inputs.profile?.[setting.field];
   if (stored === undefined || stored === null) return { key, value: inputs.fallback, source: 'default' };
   const label = `${key} of profile "${sanitize(inputs.profileName)}"`;
@@ -170,6 +168,18 @@ export function resolveSetting(setting: Setting, inputs: SettingInputs): Resolve
       return { key, value: String(stored), source: 'profile', problem: `${what}; fix it with ${fix}`, refused: true };
     return { key, value: inputs.fallback, source: 'default', problem: `${what}; it is ignored (fix it with ${fix})` };
   }
+}
+
+/** The first two steps of the rule: the flag's text, else the variable's; undefined when neither gives one. */
+export function givenSetting(
+  setting: Setting,
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv,
+): { text: string; label: string; source: 'flag' | 'environment' } | undefined {
+  if (flag !== undefined) return { text: flag, label: setting.flag, source: 'flag' };
+  const variable: string | undefined = 'env' in setting ? setting.env : undefined;
+  const text = variable === undefined ? undefined : envValue(env, variable);
+  return variable === undefined || text === undefined ? undefined : { text, label: variable, source: 'environment' };
 }
 
 /** The selected profile's stored members (its key left out), when it exists. */
