@@ -81,6 +81,18 @@ type Attempt =
       answer?: { status: number; statusText: string; headers: ResponseHeaders; body: Buffer | undefined };
     };
 
+/** One request as the attempts send it: the same target, headers and body every time. */
+interface Outgoing {
+  method: Method;
+  /** Below `/api/v1`, as the caller gave it: what the idempotency rule reads. */
+  path: string;
+  /** The path and query sent, from the origin. */
+  target: string;
+  headers: Record<string, string>;
+  body: string | Buffer | undefined;
+  signal: AbortSignal | undefined;
+}
+
 interface NetworkFailureInfo {
   code: string;
   description: string;
@@ -130,13 +142,7 @@ export function createApiClient(options: ClientOptions): ApiClient {
     if (signal?.aborted) throw cancelled(signal);
   }
 
-  async function send(
-    method: Method,
-    target: string,
-    headers: Record<string, string>,
-    body: string | Buffer | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<Attempt> {
+  async function send({ method, target, headers, body, signal }: Outgoing): Promise<Attempt> {
     const attempt = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -195,7 +201,7 @@ export function createApiClient(options: ClientOptions): ApiClient {
       }
       return {
         ok: false,
-        failure: { kind: 'network', retryable: network.retryable, reason: network.description },
+        failure: { kind: 'network', retryable: network.retryable, reason: network.description, code: network.code },
         error: { code: network.code, description: network.description, timedOut, cause: error },
         outcome: timedOut ? network.description : `${network.description} (${network.code})`,
         requestId: null,
@@ -246,17 +252,11 @@ export function createApiClient(options: ClientOptions): ApiClient {
   type Exchange = { result: Attempt; attempts: number; plan?: RetryPlan };
 
   /** Attempts until one answers 2xx or the retry policy gives up; never throws for an answer. */
-  async function exchange(
-    method: Method,
-    path: string,
-    target: string,
-    headers: Record<string, string>,
-    body: string | Buffer | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<Exchange> {
+  async function exchange(out: Outgoing): Promise<Exchange> {
     if (closed) throw new Error('the API client is closed');
+    const { method, target, headers, signal } = out;
     // cli.md: a POST is sent again only when the contract makes a repeat harmless.
-    const idempotent = isIdempotent(method, path, headers);
+    const idempotent = isIdempotent(method, out.path, headers);
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) throw cancelled(signal);
       if (bucket) {
@@ -268,7 +268,7 @@ export function createApiClient(options: ClientOptions): ApiClient {
       }
       const started = now();
       sendLog.record(started);
-      const result = await send(method, target, headers, body, signal);
+      const result = await send(out);
       const durationMs = now() - started;
       if (attemptChannel.hasSubscribers) {
         const status = result.ok ? result.status : result.failure.kind === 'status' ? result.failure.status : null;
@@ -281,25 +281,16 @@ export function createApiClient(options: ClientOptions): ApiClient {
       }
 
       const at = now();
-      let plan = planRetry({
+      const plan = planRetry({
         failure: result.failure,
         retry: attempt,
         maxRetries,
         now: at,
         random,
         oldestRecentSend: sendLog.oldestWithin(at),
+        idempotent,
       });
-      const unsafe = plan.retry && !idempotent && !neverProcessed(result);
-      if (unsafe) plan = { retry: false, because: 'final' };
-      const next = unsafe
-        ? 'not retrying: a POST without an Idempotency-Key may already have been carried out'
-        : plan.retry
-          ? describeWait(plan.ms)
-          : plan.because === 'exhausted'
-            ? 'giving up'
-            : plan.because === 'retry-after-too-long'
-              ? `not retrying: the server asked to wait ${formatSeconds(plan.askedMs)}`
-              : undefined;
+      const next = plan.retry ? describeWait(plan.ms) : whyNotRetried(plan);
       logAttempt(method, target, headers, {
         outcome: result.outcome,
         durationMs,
@@ -317,7 +308,7 @@ export function createApiClient(options: ClientOptions): ApiClient {
     const target = buildTarget(rootPath, req.path, req.query);
     const headers = buildHeaders(req.headers, req.body !== undefined, userAgent, apiKey);
     const body = req.body === undefined ? undefined : JSON.stringify(req.body);
-    const { result, attempts, plan } = await exchange(req.method, req.path, target, headers, body, req.signal);
+    const { result, attempts, plan } = await exchange({ method: req.method, path: req.path, target, headers, body, signal: req.signal });
     if (!result.ok) throw finalError(req.method, target, result, plan as RetryPlan, attempts);
     if (result.body === undefined) {
       throw new ContractError(`the server's answer is larger than ${formatBytes(maxResponseBytes)}; it was not read`);
@@ -334,7 +325,14 @@ export function createApiClient(options: ClientOptions): ApiClient {
   async function requestRaw(req: RawRequest): Promise<RawResponse> {
     const target = buildTarget(rootPath, req.path, undefined);
     const headers = buildHeaders(req.headers, req.body !== undefined, userAgent, apiKey);
-    const { result, attempts, plan } = await exchange(req.method, req.path, target, headers, req.body, req.signal);
+    const { result, attempts, plan } = await exchange({
+      method: req.method,
+      path: req.path,
+      target,
+      headers,
+      body: req.body,
+      signal: req.signal,
+    });
     if (result.ok) {
       if (result.body === undefined) {
         throw new ContractError(`the server's answer is larger than ${formatBytes(maxResponseBytes)}; it was not read`);
@@ -363,12 +361,17 @@ export function createApiClient(options: ClientOptions): ApiClient {
 function buildTarget(rootPath: string, path: string, query: RequestOptions<unknown>['query']): string {
   // Sent verbatim: no URL parser sees it, so `%2E%2E` stays a segment and never means "parent".
   if (!path.startsWith('/')) throw new TypeError(`an API path starts with "/" (got ${JSON.stringify(path)})`);
+  return `${rootPath}${withQuery(path, query)}`;
+}
+
+/** `path` with the query parameters added (after any it already has); undefined values are left out. */
+export function withQuery(path: string, query: RequestOptions<unknown>['query']): string {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query ?? {})) {
     if (value !== undefined) params.append(name, String(value));
   }
   const search = params.toString();
-  return `${rootPath}${path}${search ? (path.includes('?') ? '&' : '?') + search : ''}`;
+  return `${path}${search ? (path.includes('?') ? '&' : '?') + search : ''}`;
 }
 
 function buildHeaders(
@@ -431,11 +434,18 @@ async function readCapped(
   return Buffer.concat(chunks, total);
 }
 
-/** A failure that proves the request was not carried out: a 429, or no connection at all. */
-function neverProcessed(result: Extract<Attempt, { ok: false }>): boolean {
-  if (result.failure.kind === 'status') return result.failure.status === 429;
-  const error = result.error;
-  return !(error instanceof ApiError) && ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'].includes(error.code);
+/** The end of the -v line of an attempt that is not sent again (a final status says nothing more). */
+function whyNotRetried(plan: Extract<RetryPlan, { retry: false }>): string | undefined {
+  switch (plan.because) {
+    case 'exhausted':
+      return 'giving up';
+    case 'retry-after-too-long':
+      return `not retrying: the server asked to wait ${formatSeconds(plan.askedMs)}`;
+    case 'not-idempotent':
+      return 'not retrying: a POST without an Idempotency-Key may already have been carried out';
+    case 'final':
+      return undefined;
+  }
 }
 
 function cancelled(signal: AbortSignal): CancelError {

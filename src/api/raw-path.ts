@@ -1,10 +1,16 @@
 // What `rfs api <path>` may ask for (cli.md, api): a path below `{base_url}/api/v1` and nothing
 // else, so that the key it sends never reaches another origin or another part of that origin.
+import { apiRoot } from '../config/credentials.js';
 import { UsageError } from '../core/errors.js';
 
 /** RFC 3986 pchar, `/` and `%XX`; the query also allows `?`. */
 const PATH_CHARS = /^[A-Za-z0-9\-._~!$&'()*+,;=:@/%]*$/;
 const QUERY_CHARS = /^[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]*$/;
+
+/** Whether the text starts with a URL scheme (`https:`, `mailto:`, …), i.e. is not a path. */
+export function isAbsoluteUrl(text: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:/i.test(text.trim());
+}
 
 /**
  * The path and query to send, below the API root, starting with `/`. `serviceRoot` is the base
@@ -13,7 +19,7 @@ const QUERY_CHARS = /^[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]*$/;
 export function apiRequestPath(input: string, serviceRoot?: string): string {
   let rest = input.trim();
   if (rest === '') throw new UsageError('the path is empty: give one below /api/v1, such as recordings');
-  if (/^[a-z][a-z0-9+.-]*:/i.test(rest)) rest = belowRoot(rest, serviceRoot);
+  if (isAbsoluteUrl(rest)) rest = belowRoot(rest, serviceRoot);
   else if (rest.startsWith('//') || rest.startsWith('\\')) throw refused(input, 'a path starting with // names another host');
   else rest = rest.replace(/^\//, '');
   if (rest.includes('#')) throw refused(input, 'a fragment (#) is never sent');
@@ -40,7 +46,8 @@ function belowRoot(url: string, serviceRoot: string | undefined): string {
   } catch {
     throw refused(url, 'it is not a valid URL');
   }
-  const root = serviceRoot === undefined ? undefined : new URL(`${serviceRoot.replace(/\/+$/, '')}/api/v1/`);
+  // The API root as the client makes it from the base URL.
+  const root = serviceRoot === undefined ? undefined : new URL(`${apiRoot(serviceRoot)}/`);
   if (root === undefined || parsed.origin !== root.origin) {
     throw refused(url, `rfs api sends the key only to ${root ? root.href : 'the configured service'}`);
   }

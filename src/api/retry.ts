@@ -37,11 +37,11 @@ export function parseRetryAfter(value: string | string[] | undefined, now: numbe
 /** What went wrong in one attempt, as far as the retry policy cares. */
 export type AttemptFailure =
   | { kind: 'status'; status: number; retryAfter?: string | string[] | undefined }
-  | { kind: 'network'; retryable: boolean; reason: string };
+  | { kind: 'network'; retryable: boolean; reason: string; code: string };
 
 export type RetryPlan =
   | { retry: true; ms: number; reason: string }
-  | { retry: false; because: 'final' | 'exhausted' }
+  | { retry: false; because: 'final' | 'exhausted' | 'not-idempotent' }
   | { retry: false; because: 'retry-after-too-long'; askedMs: number };
 
 export interface PlanInput {
@@ -53,9 +53,34 @@ export interface PlanInput {
   random: () => number;
   /** When this client sent its oldest request of the last minute (see SendLog). */
   oldestRecentSend: number | undefined;
+  /** Whether sending the request again cannot do a second thing (api/idempotency.ts, `isIdempotent`). */
+  idempotent: boolean;
 }
 
+/**
+ * The one retry plan (cli.md, Retries and pacing): whether a failed attempt is sent again, and
+ * after how long. A request that is not idempotent (a POST without an Idempotency-Key, other
+ * than a filing) is sent again only after a failure that proves the server never carried it out.
+ */
 export function planRetry(input: PlanInput): RetryPlan {
+  const plan = planWait(input);
+  if (plan.retry && !input.idempotent && !neverProcessed(input.failure)) return { retry: false, because: 'not-idempotent' };
+  return plan;
+}
+
+/**
+ * A 429 (refused before it was processed), or no connection at all: a refused connection or a
+ * name that does not resolve. Retrying a POST after these is safe, as Stripe's clients do; after
+ * a 5xx, a reset or a timeout the server may have done it already.
+ */
+function neverProcessed(failure: AttemptFailure): boolean {
+  if (failure.kind === 'status') return failure.status === 429;
+  return NOT_CONNECTED.has(failure.code);
+}
+
+const NOT_CONNECTED: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
+function planWait(input: PlanInput): RetryPlan {
   const { failure, retry } = input;
   const retryable = failure.kind === 'status' ? RETRYABLE_STATUSES.has(failure.status) : failure.retryable;
   if (!retryable) return { retry: false, because: 'final' };

@@ -5,6 +5,8 @@ import type { ApiClient } from '../api/types.js';
 import type { Ui } from '../core/ui.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import type { Connection, ConnectOptions, Context, GlobalOptions } from '../commands/context.js';
+import type { ConfigCache } from '../config/profiles.js';
+import type { ProfileSettings } from '../config/settings.js';
 import { CancelError, EXIT, UsageError, exitCodeFor } from '../core/errors.js';
 import { type IO, colorEnabled } from '../core/io.js';
 import { KnownSecrets } from '../core/redact.js';
@@ -46,7 +48,10 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
   let exitCode: number = EXIT.OK;
   let failure: { error: unknown; globals: GlobalOptions | undefined; name: string } | undefined;
 
-  const dispatch: Dispatch = async (name, execute) => {
+  // The config file, read at most once in this run, and only by a command that needs it.
+  const configCache: ConfigCache = new Map();
+
+  const dispatch: Dispatch = async (name, execute, needs = {}) => {
     let globals: GlobalOptions | undefined;
     let client: Promise<ApiClient> | undefined;
     let jq: JqOutput | undefined;
@@ -54,10 +59,15 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
     try {
       const flags = givenGlobals(program);
       // The selected profile's settings stand in for flags not given (cli.md, config); read
-      // here, after parsing, so that --help and --version never touch the config file.
-      const { readProfileSettings } = await import('../config/profile-settings.js');
+      // here, after parsing, so that --help and --version never touch the config file, nor do
+      // the commands that use no profile.
+      let profile: ProfileSettings | undefined;
+      if (needs.profile !== false) {
+        const { readProfileSettings } = await import('../config/profile-settings.js');
+        profile = readProfileSettings(flags, io.env, configCache);
+      }
       const problems: string[] = [];
-      globals = resolveGlobals(flags, io, readProfileSettings(flags, io.env), (p) => problems.push(p));
+      globals = resolveGlobals(flags, io, profile, (p) => problems.push(p));
       const g = globals;
       const { createUi } = await import('../output/ui-impl.js');
       const u = await createUi(io, {
@@ -79,7 +89,7 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
         connection ??= (async () => {
           const { openProfiles } = await import('../config/profiles.js');
           const { resolveConnection } = await import('../config/connection.js');
-          return resolveConnection(g, io.env, openProfiles(io.env));
+          return resolveConnection(g, io.env, openProfiles(io.env, { cache: configCache }));
         })();
         return connection;
       };
@@ -97,6 +107,7 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
         signal,
         clock,
         connect,
+        configCache,
         connection: resolveOnce,
         api: () => {
           client ??= resolveOnce().then(connect);

@@ -1,6 +1,7 @@
 // What every command receives: the session, and lazy access to the API client, so that `--help`
 // and local-only commands never read config or load undici.
 import type { ApiClient } from '../api/types.js';
+import type { ConfigCache } from '../config/profiles.js';
 import type { Connection, Session } from '../core/context.js';
 
 export type { Connection, GlobalOptions, OutputFormat } from '../core/context.js';
@@ -11,6 +12,8 @@ export interface Context extends Session {
   connection: () => Promise<Connection>;
   /** Resolves profile, key and base URL and builds the client on first use. */
   api: () => Promise<ApiClient>;
+  /** The config file as this run read it: pass it to openProfiles, so that the file is read once per run. */
+  configCache: ConfigCache;
   /** A client for an explicit connection (auth login checks a key before saving it). */
   connect: (connection: Connection, options?: ConnectOptions) => Promise<ApiClient>;
 }

@@ -24,8 +24,17 @@ export interface CommandCode<P, O> {
 
 /** Runs a command once the session exists; the caller reports what it throws. */
 export type Execute = (ctx: Context) => Promise<number>;
+/** What a command needs of the run before it starts. */
+export interface Needs {
+  /**
+   * The selected profile's settings (output, rate, …) and the config file they are read from;
+   * true unless said otherwise. `completion` and `sandbox` use neither, and so never read it.
+   */
+  profile?: boolean;
+}
+
 /** Called by a command's action: `recordings list`, `file`, … and how to run it. */
-export type Dispatch = (name: string, execute: Execute) => Promise<void>;
+export type Dispatch = (name: string, execute: Execute, needs?: Needs) => Promise<void>;
 
 export interface CommandDefinition {
   /** Declares the command, with its action, under `parent`; `path` is the noun above it, if any. */
@@ -35,6 +44,7 @@ export interface CommandDefinition {
 export function defineCommand<C extends AnyCommand, O>(
   declare: () => C,
   load: () => Promise<CommandCode<Parsed<C>, O>>,
+  needs?: Needs,
 ): CommandDefinition {
   return {
     mount(parent, dispatch, path) {
@@ -44,10 +54,14 @@ export function defineCommand<C extends AnyCommand, O>(
       const name = path === undefined ? command.name() : `${path} ${command.name()}`;
       command.action(async () => {
         const parsed: Parsed<C> = { args: command.processedArgs, flags: command.opts(), command };
-        await dispatch(name, async (ctx) => {
-          const code = await load();
-          return code.run(ctx, await code.options(parsed, ctx));
-        });
+        await dispatch(
+          name,
+          async (ctx) => {
+            const code = await load();
+            return code.run(ctx, await code.options(parsed, ctx));
+          },
+          needs,
+        );
       });
       parent.addCommand(command);
     },

@@ -1,12 +1,12 @@
 // Which profile, service root and API key a command uses (cli.md, Connection and credentials):
 // in every row the flag wins, then the environment, then the profile. The key has no flag,
 // because argv leaks into shell history and `ps`.
-import { AuthError } from '../core/errors.js';
+import { AuthError, UsageError } from '../core/errors.js';
 import type { Connection } from '../core/context.js';
-import { apiRoot, checkKeyFormat } from './credentials.js';
+import { checkKeyFormat } from './credentials.js';
 import { sanitize } from '../core/sanitize.js';
 import { noSuchProfile, type ProfileStore } from './profiles.js';
-import { DEFAULT_BASE_URL, envValue } from './settings.js';
+import { envValue, findSetting, givenSetting, resolveSettings } from './settings.js';
 
 export { DEFAULT_BASE_URL, envValue } from './settings.js';
 export const DEFAULT_PROFILE = 'default';
@@ -15,6 +15,8 @@ export const DEFAULT_PROFILE = 'default';
 export interface ProfileChoice {
   name: string;
   named: boolean;
+  /** Which step of the rule chose it (rfs doctor says why). */
+  from: 'flag' | 'environment' | 'marked default' | 'fallback';
 }
 
 /**
@@ -27,14 +29,17 @@ export function selectProfile(
   env: NodeJS.ProcessEnv,
   store: Pick<ProfileStore, 'defaultName'>,
 ): ProfileChoice {
-  const asked = globals.profile ?? envValue(env, 'RFS_PROFILE');
-  if (asked !== undefined) return { name: asked, named: true };
-  return { name: store.defaultName() ?? DEFAULT_PROFILE, named: false };
+  if (globals.profile !== undefined) return { name: globals.profile, named: true, from: 'flag' };
+  const fromEnv = envValue(env, 'RFS_PROFILE');
+  if (fromEnv !== undefined) return { name: fromEnv, named: true, from: 'environment' };
+  const marked = store.defaultName();
+  if (marked !== undefined) return { name: marked, named: false, from: 'marked default' };
+  return { name: DEFAULT_PROFILE, named: false, from: 'fallback' };
 }
 
-/** `--base-url`, then `RFS_BASE_URL`: undefined when neither gives one. */
+/** `--base-url`, then `RFS_BASE_URL`, as given (not checked): undefined when neither gives one. */
 export function askedBaseUrl(globals: { baseUrl?: string | undefined }, env: NodeJS.ProcessEnv): string | undefined {
-  return globals.baseUrl ?? envValue(env, 'RFS_BASE_URL');
+  return givenSetting(findSetting('base-url'), globals.baseUrl, env)?.text;
 }
 
 export function resolveConnection(
@@ -66,10 +71,9 @@ export function resolveConnection(
   }
   const apiKey = checkKeyFormat(rawKey);
 
-  // The profile's service root, whether or not the profile holds the key (`rfs config set base-url`).
-  const storedUrl = typeof stored?.baseUrl === 'string' ? stored.baseUrl : undefined;
-  const baseUrl = (askedBaseUrl(globals, env) ?? storedUrl ?? DEFAULT_BASE_URL).trim();
-  apiRoot(baseUrl); // plain http to a remote host is refused here: nothing is sent
-
-  return { profile: name, baseUrl, apiKey };
+  // The service root by the one settings rule, as `rfs config get base-url` shows it, whether or
+  // not the profile holds the key; plain http to a remote host is refused there: nothing is sent.
+  const [base] = resolveSettings(['base-url'], { flags: globals, env, stdoutIsTTY: false }, { name, stored });
+  if (base?.refused) throw new UsageError(base.problem as string);
+  return { profile: name, baseUrl: String(base?.value), apiKey };
 }

@@ -1,20 +1,24 @@
-// The selected profile's stored settings, read once per run before the global options are
-// resolved (cli/globals.ts). Only looks: nothing is tightened or written, so that `rfs doctor`
-// still sees the modes as they are.
+// The selected profile's stored settings, read before the global options are resolved
+// (cli/globals.ts) by the commands that use a profile or a setting. Only looks: nothing is
+// tightened or written, so that `rfs doctor` still sees the modes as they are.
 import { UsageError } from '../core/errors.js';
-import { DEFAULT_PROFILE, selectProfile } from './connection.js';
-import { openProfiles } from './profiles.js';
-import { envValue, type ProfileSettings } from './settings.js';
+import { selectProfile } from './connection.js';
+import { type ConfigCache, openProfiles } from './profiles.js';
+import type { ProfileSettings } from './settings.js';
 
-export function readProfileSettings(globals: { profile?: string | undefined }, env: NodeJS.ProcessEnv): ProfileSettings {
+export function readProfileSettings(
+  globals: { profile?: string | undefined },
+  env: NodeJS.ProcessEnv,
+  cache: ConfigCache,
+): ProfileSettings {
   try {
-    const store = openProfiles(env, { readOnly: true });
+    const store = openProfiles(env, { readOnly: true, cache });
     const { name } = selectProfile(globals, env, store);
     return { name, stored: store.settings(name) };
   } catch (error) {
     // A damaged or unreadable config file: the commands that connect report it when they read
     // the profile's key; the others (verify-signature, sandbox, config, doctor) run on defaults.
     if (!(error instanceof UsageError)) throw error;
-    return { name: globals.profile ?? envValue(env, 'RFS_PROFILE') ?? DEFAULT_PROFILE, stored: undefined };
+    return { name: selectProfile(globals, env, { defaultName: () => undefined }).name, stored: undefined };
   }
 }

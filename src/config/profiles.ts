@@ -44,6 +44,13 @@ const StoredConfig = z.lazy(() => {
   });
 });
 type StoredConfig = z.infer<typeof StoredConfig>;
+
+/**
+ * The config file as one run read it, by path: the file is read and parsed at most once per run
+ * however many stores look at it (cli/run.ts makes one per run). A change still reads it afresh
+ * under the lock, then keeps what it wrote.
+ */
+export type ConfigCache = Map<string, StoredConfig | UsageError>;
 type StoredProfile = StoredConfig['profiles'][string];
 
 export interface Profile {
@@ -80,6 +87,8 @@ export interface OpenOptions {
   readOnly?: boolean;
   /** Times the wait for another rfs's lock (the run's clock; tests move it at once). */
   clock?: Clock;
+  /** The run's copy of the file; without it the store keeps its own. */
+  cache?: ConfigCache;
 }
 
 /** `RFS_CONFIG_DIR`, else `$XDG_CONFIG_HOME/rfs`, else `~/.config/rfs`. */
@@ -189,6 +198,23 @@ export function openProfiles(env: NodeJS.ProcessEnv, options: OpenOptions = {}):
     return parsed.data;
   };
 
+  const cache: ConfigCache = options.cache ?? new Map();
+  /** The file as this run first read it (or last wrote it); a damaged file's error is kept too. */
+  const look = (): StoredConfig => {
+    let known = cache.get(file);
+    if (known === undefined) {
+      try {
+        known = read();
+      } catch (error) {
+        if (!(error instanceof UsageError)) throw error;
+        known = error;
+      }
+      cache.set(file, known);
+    }
+    if (known instanceof UsageError) throw known;
+    return known;
+  };
+
   const write = (value: StoredConfig): void => {
     ensurePrivateDir(dir);
     try {
@@ -197,6 +223,7 @@ export function openProfiles(env: NodeJS.ProcessEnv, options: OpenOptions = {}):
     } catch (error) {
       throw fsFailure('file', file, error);
     }
+    cache.set(file, value);
   };
 
   // The folder is created (0700) for the lock, as it would be for the write; a change that
@@ -224,26 +251,28 @@ export function openProfiles(env: NodeJS.ProcessEnv, options: OpenOptions = {}):
 
   const names = (stored: StoredConfig): string[] => Object.keys(stored.profiles).sort();
 
+  /** The profile as a connection, if it holds a key; without a base URL it uses the default service root. */
+  const keyed = (stored: StoredConfig, name: string): Profile | undefined => {
+    const p = has(stored, name) ? (stored.profiles[name] as StoredProfile) : undefined;
+    if (p?.apiKey === undefined) return undefined;
+    return { name, baseUrl: p.baseUrl ?? DEFAULT_BASE_URL, apiKey: p.apiKey };
+  };
+
   const markedDefault = (stored: StoredConfig): string | undefined =>
     stored.defaultProfile !== undefined && has(stored, stored.defaultProfile) ? stored.defaultProfile : undefined;
 
   return {
     path: file,
     list() {
-      const stored = read();
+      const stored = look();
       const def = markedDefault(stored);
       return names(stored).flatMap((name) => {
-        const p = stored.profiles[name] as StoredProfile;
-        if (p.apiKey === undefined) return [];
-        return [{ name, baseUrl: p.baseUrl ?? DEFAULT_BASE_URL, apiKey: p.apiKey, isDefault: name === def }];
+        const p = keyed(stored, name);
+        return p === undefined ? [] : [{ ...p, isDefault: name === def }];
       });
     },
     get(name) {
-      const stored = read();
-      if (!has(stored, name)) return undefined;
-      const p = stored.profiles[name] as StoredProfile;
-      if (p.apiKey === undefined) return undefined;
-      return { name, baseUrl: p.baseUrl ?? DEFAULT_BASE_URL, apiKey: p.apiKey };
+      return keyed(look(), name);
     },
     async save(name, connection) {
       checkProfileName(name);
@@ -281,10 +310,10 @@ export function openProfiles(env: NodeJS.ProcessEnv, options: OpenOptions = {}):
         write({ ...stored, defaultProfile: name });
       }),
     defaultName() {
-      return markedDefault(read());
+      return markedDefault(look());
     },
     settings(name) {
-      const stored = read();
+      const stored = look();
       if (!has(stored, name)) return undefined;
       const { apiKey: _key, ...rest } = stored.profiles[name] as StoredProfile;
       return rest;

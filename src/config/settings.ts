@@ -41,8 +41,14 @@ interface SettingSpec {
   flag: string;
   /** The variable that gives it for one run, if there is one. */
   env?: string;
-  /** The value as stored and used, or a UsageError that names `label`. */
+  /** The value as stored and used, or a UsageError (that may name `label`). */
   read(raw: string, label: string): string | number;
+  /**
+   * A value in the profile that `read` refuses is shown as stored and refused where it is used
+   * (exit 2), not passed over for the default: the key must never go to a service the profile
+   * does not name.
+   */
+  strict?: true;
 }
 
 function numberSetting(key: string, field: string, rule: NumberRule): SettingSpec {
@@ -55,6 +61,7 @@ export const SETTINGS = [
     field: 'baseUrl',
     flag: '--base-url',
     env: 'RFS_BASE_URL',
+    strict: true,
     read(raw) {
       const url = raw.trim();
       apiRoot(url); // plain http to a remote host, a query, credentials in the URL: exit 2
@@ -119,8 +126,10 @@ export interface ResolvedSetting {
   /** Undefined when nothing gives one and there is no default (provider). */
   value: string | number | undefined;
   source: SettingSource;
-  /** Why the profile's value was passed over (not valid by the flag's rule). */
+  /** What is wrong with the profile's value (not valid by the flag's rule), and how to fix it. */
   problem?: string;
+  /** The profile's value is shown as stored, but no command may run on it (a strict setting): exit 2 with `problem`. */
+  refused?: true;
 }
 
 export interface SettingInputs {
@@ -137,26 +146,40 @@ export interface SettingInputs {
 /**
  * The one precedence rule (cli.md, config): flag, then environment, then profile, then default.
  * A bad flag or variable is exit 2, as it always was; a bad value in the profile is passed over
- * with a problem to show, so that `rfs config` and `rfs doctor` still run to fix or report it.
+ * with a problem to show, so that `rfs config` and `rfs doctor` still run to fix or report it —
+ * except a strict setting's, which is kept as stored and marked refused.
  */
 export function resolveSetting(setting: Setting, inputs: SettingInputs): ResolvedSetting {
   const { key } = setting;
-  if (inputs.flag !== undefined) return { key, value: setting.read(inputs.flag, setting.flag), source: 'flag' };
-  const variable: string | undefined = 'env' in setting ? setting.env : undefined;
-  const fromEnv = variable === undefined ? undefined : envValue(inputs.env, variable);
-  if (variable !== undefined && fromEnv !== undefined) return { key, value: setting.read(fromEnv, variable), source: 'environment' };
+  const given = givenSetting(setting, inputs.flag, inputs.env);
+  if (given !== undefined) return { key, value: setting.read(given.text, given.label), source: given.source };
   const stored = inputs.profile?.[setting.field];
-  if (stored !== undefined && stored !== null) {
-    try {
-      if (typeof stored !== 'string' && typeof stored !== 'number') throw new UsageError(`invalid ${key}: expected text or a number`);
-      return { key, value: setting.read(String(stored), `${key} of profile "${sanitize(inputs.profileName)}"`), source: 'profile' };
-    } catch (error) {
-      if (!(error instanceof UsageError)) throw error;
-      const problem = `${error.message}; it is ignored (fix it with \`rfs config set ${key} <value>\` or \`rfs config unset ${key}\`)`;
-      return { key, value: inputs.fallback, source: 'default', problem };
-    }
+  if (stored === undefined || stored === null) return { key, value: inputs.fallback, source: 'default' };
+  const label = `${key} of profile "${sanitize(inputs.profileName)}"`;
+  try {
+    if (typeof stored !== 'string' && typeof stored !== 'number') throw new UsageError(`invalid ${label}: expected text or a number`);
+    return { key, value: setting.read(String(stored), label), source: 'profile' };
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    // Every problem names the setting and its profile, whichever rule refused the value.
+    const what = error.message.includes(label) ? error.message : `invalid ${label}: ${error.message}`;
+    const fix = `\`rfs config set ${key} <value>\` or \`rfs config unset ${key}\``;
+    if ('strict' in setting)
+      return { key, value: String(stored), source: 'profile', problem: `${what}; fix it with ${fix}`, refused: true };
+    return { key, value: inputs.fallback, source: 'default', problem: `${what}; it is ignored (fix it with ${fix})` };
   }
-  return { key, value: inputs.fallback, source: 'default' };
+}
+
+/** The first two steps of the rule: the flag's text, else the variable's; undefined when neither gives one. */
+export function givenSetting(
+  setting: Setting,
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv,
+): { text: string; label: string; source: 'flag' | 'environment' } | undefined {
+  if (flag !== undefined) return { text: flag, label: setting.flag, source: 'flag' };
+  const variable: string | undefined = 'env' in setting ? setting.env : undefined;
+  const text = variable === undefined ? undefined : envValue(env, variable);
+  return variable === undefined || text === undefined ? undefined : { text, label: variable, source: 'environment' };
 }
 
 /** The selected profile's stored members (its key left out), when it exists. */

@@ -134,6 +134,38 @@ describe('retries', () => {
   });
 });
 
+describe('a POST without an Idempotency-Key (not a filing)', () => {
+  const POST = { method: 'POST', path: '/webhooks/deliveries/dlv_1/replay', body: {}, schema: null } as const;
+
+  it('is sent again after a 429: the server did not process it', async () => {
+    scenario.server.queue(problem(429, 'RATE_LIMIT_EXCEEDED', 'Slow down'), { body: {} });
+    const res = await scenario.client().request(POST);
+    expect(res.attempts).toBe(2);
+    expect(scenario.server.requests.map((r) => r.method)).toEqual(['POST', 'POST']);
+    expect(scenario.time.waits).toHaveLength(1);
+  });
+
+  it('is sent once after a 500: the server may have carried it out', async () => {
+    scenario.server.queue(problem(500, 'INTERNAL_ERROR', 'Internal error'));
+    const lines: string[] = [];
+    const error = (await rejection(scenario.client({ log: (l) => lines.push(l) }).request(POST))) as ApiError;
+    expect(error.status).toBe(500);
+    expect(scenario.server.requests).toHaveLength(1);
+    expect(scenario.time.waits).toEqual([]);
+    expect(lines[0]).toContain('not retrying: a POST without an Idempotency-Key may already have been carried out');
+  });
+
+  it('is sent again after a refused connection: nothing reached the server', async () => {
+    const port = await closedPort();
+    const lines: string[] = [];
+    const client = scenario.client({ baseUrl: `http://127.0.0.1:${port}`, maxRetries: 2, log: (l) => lines.push(l) });
+    const error = (await rejection(client.request(POST))) as NetworkError;
+    expect(error.message).toContain('gave up after 3 attempts');
+    expect(scenario.time.waits).toEqual([500, 1_000]);
+    expect(lines).toHaveLength(3);
+  });
+});
+
 describe('network failures', () => {
   it('retries a reset connection', async () => {
     scenario.server.queue({ reset: true }, { body: { ok: 1 } });

@@ -34,7 +34,7 @@ describe('Retry-After', () => {
 });
 
 describe('planRetry', () => {
-  const base = { retry: 1, maxRetries: 5, now: NOW, random: () => 0.5, oldestRecentSend: undefined };
+  const base = { retry: 1, maxRetries: 5, now: NOW, random: () => 0.5, oldestRecentSend: undefined, idempotent: true };
 
   it.each([400, 401, 403, 404, 409, 415, 422, 501, 599])('never retries HTTP %i', (status) => {
     expect(planRetry({ ...base, failure: { kind: 'status', status } })).toEqual({ retry: false, because: 'final' });
@@ -71,15 +71,34 @@ describe('planRetry', () => {
   });
 
   it('retries network failures the classifier calls retryable', () => {
-    expect(planRetry({ ...base, failure: { kind: 'network', retryable: true, reason: 'connection reset' } })).toEqual({
+    expect(planRetry({ ...base, failure: { kind: 'network', retryable: true, reason: 'connection reset', code: 'ECONNRESET' } })).toEqual({
       retry: true,
       ms: 500,
       reason: 'connection reset',
     });
-    expect(planRetry({ ...base, failure: { kind: 'network', retryable: false, reason: 'TLS failure' } })).toEqual({
-      retry: false,
-      because: 'final',
-    });
+    expect(planRetry({ ...base, failure: { kind: 'network', retryable: false, reason: 'TLS failure', code: 'CERT_HAS_EXPIRED' } })).toEqual(
+      {
+        retry: false,
+        because: 'final',
+      },
+    );
+  });
+
+  it('sends a request that is not idempotent again only after a failure that proves it was never carried out', () => {
+    const once = { ...base, idempotent: false };
+    const network = (code: string) => ({ kind: 'network' as const, retryable: true, reason: code, code });
+    expect(planRetry({ ...once, failure: { kind: 'status', status: 429 } })).toMatchObject({ retry: true });
+    for (const code of ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'])
+      expect(planRetry({ ...once, failure: network(code) })).toMatchObject({ retry: true });
+    for (const status of [500, 502, 503, 504]) {
+      expect(planRetry({ ...once, failure: { kind: 'status', status } })).toEqual({ retry: false, because: 'not-idempotent' });
+    }
+    for (const code of ['ECONNRESET', 'TIMEOUT', 'UND_ERR_SOCKET']) {
+      expect(planRetry({ ...once, failure: network(code) })).toEqual({ retry: false, because: 'not-idempotent' });
+    }
+    // Out of retries or told to wait too long, it says so, as for any request.
+    expect(planRetry({ ...once, retry: 6, failure: { kind: 'status', status: 500 } })).toEqual({ retry: false, because: 'exhausted' });
+    expect(planRetry({ ...once, failure: { kind: 'status', status: 404 } })).toEqual({ retry: false, because: 'final' });
   });
 });
 

@@ -231,6 +231,30 @@ describe('the profile settings are used', () => {
     await ok(['config', 'unset', 'rate']);
     expect((await ok(['config', 'get', 'rate'])).stderr()).toBe('');
   });
+
+  it('a base-url in the profile that its flag would refuse: config shows it as stored and says so, commands refuse it in the same words', async () => {
+    saveProfile('default', { baseUrl: 'http://rfs.example.com' });
+    const said = 'invalid base-url of profile "default": refusing plain http to rfs.example.com';
+    const fix = 'fix it with `rfs config set base-url <value>` or `rfs config unset base-url`';
+    const get = await ok(['config', 'get', 'base-url', '--json']);
+    expect(JSON.parse(get.stdout())).toEqual({ key: 'base-url', value: 'http://rfs.example.com', source: 'profile' });
+    expect(get.stderr()).toContain(said);
+    expect(get.stderr()).toContain(fix);
+    const list = await ok(['config', 'list', '-o', 'json']);
+    expect(JSON.parse(list.stdout())[0]).toEqual({ key: 'base-url', value: 'http://rfs.example.com', source: 'profile' });
+    expect(list.stderr()).toContain(said);
+    const command = cli(['recordings', 'list']);
+    expect(await command.run()).toBe(2);
+    expect(command.t.stderr()).toContain(said);
+    expect(command.t.stderr()).toContain(fix);
+    const status = cli(['auth', 'status']);
+    expect(await status.run()).toBe(2);
+    expect(status.t.stderr()).toContain(said);
+    // The flag still wins over the stored value, for config and for commands alike.
+    server.queue({ body: page([], null) });
+    await ok(['recordings', 'list', '--base-url', server.url]);
+    expect((await ok(['config', 'get', 'base-url', '--base-url', server.url])).stdout()).toBe(`${server.url}\n`);
+  });
 });
 
 describe('config set / unset', () => {

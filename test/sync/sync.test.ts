@@ -220,6 +220,33 @@ describe('rfs sync', () => {
     expect(externalRecords(external)).toHaveLength(1);
   });
 
+  it("takes --provider from the profile's provider setting when the flag is absent, and the flag over it", async () => {
+    const env = { RFS_API_KEY: h.keys.admin, RFS_BASE_URL: h.base, RFS_CONFIG_DIR: join(dir, 'config'), PATH: process.env.PATH };
+    const run = async (argv: string[]) => {
+      const t = bufferIO({ env });
+      expect(await runCli(argv, t.io, { clock: fakeTime().clock }), t.stderr()).toBe(0);
+      return t;
+    };
+    await run(['config', 'set', 'provider', 'crm']);
+    // A shell command, no node process: it reads the detail and prints a bare externalId.
+    const exec = 'cat >/dev/null; echo "EXT-$RFS_RECORDING_ID"';
+    const [first, second] = await unsynced();
+    const filed = async (flag: string[]) => {
+      const t = await run(['sync', '--exec', exec, ...flag, '--journal', journal, '--max-items', '1', '-o', 'ndjson']);
+      return (JSON.parse(t.stdout()) as { id: string }).id;
+    };
+    // Filing is idempotent on (provider, externalId) (api.md): the same pair again is a replay,
+    // so a replay proves which provider sync sent.
+    const replayed = async (id: string, provider: string) => {
+      const res = await h.api(`/recordings/${id}/filings`, { method: 'POST', body: { provider, externalId: `EXT-${id}` } });
+      return (res.json as { meta: { replayed: boolean } }).meta.replayed;
+    };
+    expect(await filed([])).toBe(first);
+    expect(await replayed(first as string, 'crm')).toBe(true);
+    expect(await filed(['--provider', 'erp'])).toBe(second);
+    expect(await replayed(second as string, 'erp')).toBe(true);
+  });
+
   it('needs --exec and --provider', async () => {
     const t = bufferIO({ env: { RFS_API_KEY: h.keys.admin, RFS_BASE_URL: h.base, RFS_CONFIG_DIR: join(dir, 'config') } });
     expect(await runCli(['sync', '--provider', 'crm'], t.io)).toBe(2);

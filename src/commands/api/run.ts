@@ -3,7 +3,8 @@
 // or a field that rfs has no command for yet.
 import { needsIdempotencyKey, newIdempotencyKey } from '../../api/idempotency.js';
 import { paginateRaw } from '../../api/raw.js';
-import { apiRequestPath } from '../../api/raw-path.js';
+import { withQuery } from '../../api/client.js';
+import { apiRequestPath, isAbsoluteUrl } from '../../api/raw-path.js';
 import type { RawResponse } from '../../api/types.js';
 import { readBounded } from '../../core/bounded-read.js';
 import { ContractError, EXIT, UsageError } from '../../core/errors.js';
@@ -34,7 +35,7 @@ export interface ApiOptions {
 export function options({ args: [path], flags }: Input, ctx: Context): ApiOptions {
   const method = flags.method ?? (flags.input !== undefined ? 'POST' : 'GET');
   // Relative paths are checked now, before the config is read; absolute URLs in run().
-  if (!/^[a-z][a-z0-9+.-]*:/i.test(path.trim())) apiRequestPath(path);
+  if (!isAbsoluteUrl(path)) apiRequestPath(path);
   const headers = parseHeaders(flags.header ?? []);
   const keyHeader = Object.keys(headers).find((name) => name.toLowerCase() === 'idempotency-key');
   const given = flags.idempotencyKey;
@@ -70,7 +71,7 @@ export async function run(ctx: Context, o: ApiOptions): Promise<number> {
   const client = await ctx.api();
   let path = apiRequestPath(o.path, client.baseUrl);
   const bodyFields = o.method !== 'GET' && o.input === undefined;
-  if (!bodyFields && o.fields.size > 0) path = withQuery(path, o.fields);
+  if (!bodyFields && o.fields.size > 0) path = withQuery(path, queryFields(o.fields));
 
   if (o.paginate) {
     const items = paginateRaw(client, path, ctx.signal);
@@ -162,17 +163,18 @@ function parseFields(raw: string[]): Map<string, unknown> {
   return fields;
 }
 
-function withQuery(path: string, fields: Map<string, unknown>): string {
-  const params = new URLSearchParams();
-  for (const [key, value] of fields) {
-    if (value !== null && typeof value === 'object') {
-      throw new UsageError(
-        `-f ${key}: a query parameter takes a string, number or boolean, not ${Array.isArray(value) ? 'an array' : 'an object'}`,
-      );
-    }
-    params.append(key, String(value));
-  }
-  return `${path}${path.includes('?') ? '&' : '?'}${params.toString()}`;
+/** -f fields as query parameters (added to the path by the client's rule): scalars only. */
+function queryFields(fields: Map<string, unknown>): Record<string, string> {
+  return Object.fromEntries(
+    [...fields].map(([key, value]) => {
+      if (value !== null && typeof value === 'object') {
+        throw new UsageError(
+          `-f ${key}: a query parameter takes a string, number or boolean, not ${Array.isArray(value) ? 'an array' : 'an object'}`,
+        );
+      }
+      return [key, String(value)];
+    }),
+  );
 }
 
 function parseHeaders(raw: string[]): Record<string, string> {

@@ -8,7 +8,7 @@ import { openProfiles } from '../../config/profiles.js';
 export async function run(ctx: Context): Promise<number> {
   let names: string[];
   try {
-    names = openProfiles(ctx.io.env)
+    names = openProfiles(ctx.io.env, { cache: ctx.configCache })
       .list()
       .map((p) => p.name);
   } catch {

@@ -3,7 +3,7 @@
 // opened read-only (a loose mode is reported, not fixed) and no lock is taken.
 import fs from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_PROFILE, envValue, selectProfile } from '../../config/connection.js';
+import { envValue, selectProfile } from '../../config/connection.js';
 import { apiRoot, checkKeyFormat } from '../../config/credentials.js';
 import { CONFIG_FILE_NAME, configDir, noSuchProfile, openProfiles, type Profile, type ProfileStore } from '../../config/profiles.js';
 import { resolveSettings, type SettingFlags } from '../../config/settings.js';
@@ -37,9 +37,9 @@ export function checkConfigFile(ctx: Context, report: Report): ProfileStore | un
       return undefined;
     }
     report.skip('config-file', `none at ${sanitize(file)} (nothing saved yet: rfs auth login)`);
-    return openProfiles(ctx.io.env, { readOnly: true });
+    return openProfiles(ctx.io.env, { readOnly: true, cache: ctx.configCache });
   }
-  const store = openProfiles(ctx.io.env, { readOnly: true });
+  const store = openProfiles(ctx.io.env, { readOnly: true, cache: ctx.configCache });
   try {
     store.list();
   } catch (error) {
@@ -65,21 +65,19 @@ export interface Selected {
   profile: Profile | undefined;
 }
 
+const WHY = {
+  flag: 'from --profile',
+  environment: 'from RFS_PROFILE',
+  'marked default': 'the default profile',
+  fallback: 'no default is marked',
+} as const;
+
 /** Which profile this run uses and why; undefined when it cannot go on (a profile named but not saved). */
 export function checkProfile(ctx: Context, store: ProfileStore, report: Report): Selected | undefined {
   const { globals, io } = ctx;
-  const { name, named } = selectProfile(globals, io.env, store);
+  const { name, named, from } = selectProfile(globals, io.env, store);
   const profile = store.get(name);
-  const why =
-    globals.profile !== undefined
-      ? 'from --profile'
-      : envValue(io.env, 'RFS_PROFILE') !== undefined
-        ? 'from RFS_PROFILE'
-        : store.defaultName() !== undefined
-          ? 'the default profile'
-          : name === DEFAULT_PROFILE
-            ? 'no default is marked'
-            : '';
+  const why = WHY[from];
   const saved = store.settings(name) !== undefined;
   if (named && !saved && envValue(io.env, 'RFS_API_KEY') === undefined) {
     report.fail(

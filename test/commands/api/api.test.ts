@@ -197,6 +197,12 @@ describe('rfs api', () => {
     expect(scenario.server.requests).toHaveLength(0);
   });
 
+  it('adds -f parameters after a query string the path already has', async () => {
+    scenario.server.queue({ expect: { url: '/api/v1/recordings?status=COMPLETED&limit=2&x=a+b' }, body: page([], null) });
+    const { run } = cli(['api', 'recordings?status=COMPLETED', '-f', 'limit:=2', '-f', 'x=a b']);
+    expect(await run()).toBe(0);
+  });
+
   it('accepts an absolute URL below the configured {base_url}/api/v1', async () => {
     scenario.server.queue({ expect: { url: '/api/v1/recordings?limit=1' }, body: page([], null) });
     const { run } = cli(['api', `${scenario.server.url}/api/v1/recordings?limit=1`]);

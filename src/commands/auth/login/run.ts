@@ -43,7 +43,7 @@ export function options({ flags }: Input): LoginOptions {
 
 export async function run(ctx: Context, o: LoginOptions): Promise<number> {
   const { io, globals } = ctx;
-  const store = openProfiles(io.env, { clock: ctx.clock });
+  const store = openProfiles(io.env, { clock: ctx.clock, cache: ctx.configCache });
   const profile = checkProfileName(selectProfile(globals, io.env, store).name);
   const existing = store.get(profile);
   // A profile may hold settings before it holds a key (`rfs config set base-url … --profile ci`).

@@ -3,7 +3,7 @@
 import { redactKey } from '../../../core/redact.js';
 import type { Context } from '../../context.js';
 import { AuthError, EXIT } from '../../../core/errors.js';
-import { askedBaseUrl, envValue, resolveConnection, selectProfile } from '../../../config/connection.js';
+import { envValue, resolveConnection, selectProfile } from '../../../config/connection.js';
 import { noSuchProfile, openProfiles } from '../../../config/profiles.js';
 import { writeList } from '../../../output/list-writer.js';
 import { checkKey, type KeyState, type ProvableScope } from '../check.js';
@@ -29,7 +29,7 @@ export function options(): undefined {
 
 export async function run(ctx: Context): Promise<number> {
   const { io, globals } = ctx;
-  const store = openProfiles(io.env, { clock: ctx.clock });
+  const store = openProfiles(io.env, { clock: ctx.clock, cache: ctx.configCache });
   const selected = selectProfile(globals, io.env, store).name;
   const profiles = store.list().filter((p) => globals.profile === undefined || p.name === globals.profile);
   const envKey = envValue(io.env, 'RFS_API_KEY')?.trim();
@@ -67,9 +67,12 @@ export async function run(ctx: Context): Promise<number> {
       ...(await check(connection)),
     });
   }
+  // The profile in use connects as every command would (its base URL by the settings rule, a bad
+  // stored one refused with exit 2), checked before any key is.
+  const inUse = envKey === undefined && profiles.some((p) => p.name === selected) ? resolveConnection(globals, io.env, store) : undefined;
   for (const p of profiles) {
     const isSelected = envKey === undefined && p.name === selected;
-    const baseUrl = isSelected ? (askedBaseUrl(globals, io.env) ?? p.baseUrl) : p.baseUrl;
+    const baseUrl = isSelected && inUse ? inUse.baseUrl : p.baseUrl;
     rows.push({
       profile: p.name,
       default: p.isDefault,

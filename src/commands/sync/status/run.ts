@@ -38,7 +38,9 @@ interface Row {
 }
 
 export async function run(ctx: Context, o: StatusOptions): Promise<number> {
-  const path = o.journalPath ?? defaultJournalPath(ctx.io.env, selectProfile(ctx.globals, ctx.io.env, openProfiles(ctx.io.env)).name);
+  const path =
+    o.journalPath ??
+    defaultJournalPath(ctx.io.env, selectProfile(ctx.globals, ctx.io.env, openProfiles(ctx.io.env, { cache: ctx.configCache })).name);
   const journal = Journal.peek(path);
   journal.warnProblems(ctx.ui);
   const rows: Row[] = [];
