@@ -3,24 +3,34 @@
 // loopback host. Loopback is this machine: localhost and *.localhost, 127.0.0.0/8 and ::1,
 // IPv4-mapped forms included. The CLI judges a URL's host; the sandbox judges the addresses a
 // name resolves to (sandbox/url-guard.ts); both ask isLoopbackAddress.
-import { BlockList, isIP } from 'node:net';
+import type { BlockList } from 'node:net';
 import { UsageError } from './errors.js';
 import { sanitize } from './sanitize.js';
 
-export const LOOPBACK_HOSTS = 'localhost, 127.0.0.1, [::1]';
+const LOOPBACK_HOSTS = 'localhost, 127.0.0.1, [::1]';
 /** The rule in the words every message and hint uses. */
 export const HTTP_ONLY_TO_LOOPBACK = `http:// only to a loopback host: ${LOOPBACK_HOSTS}`;
 export const PLAIN_HTTP_RULE = `https://, or ${HTTP_ONLY_TO_LOOPBACK}`;
 
-// An IPv4 rule in a BlockList also matches the IPv4-mapped IPv6 form (::ffff:127.0.0.1).
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
+// node:net is read on the first question, not when this module loads: every command imports
+// the rule (through the settings), and most never ask it.
+let loopback: { list: BlockList; isIP: (input: string) => number } | undefined;
+function loopbackList(): NonNullable<typeof loopback> {
+  if (loopback) return loopback;
+  const { BlockList: List, isIP } = process.getBuiltinModule('node:net');
+  // An IPv4 rule in a BlockList also matches the IPv4-mapped IPv6 form (::ffff:127.0.0.1).
+  const list = new List();
+  list.addSubnet('127.0.0.0', 8, 'ipv4');
+  list.addAddress('::1', 'ipv6');
+  loopback = { list, isIP };
+  return loopback;
+}
 
 /** An IP address (no brackets) on this machine. */
 export function isLoopbackAddress(address: string): boolean {
+  const { list, isIP } = loopbackList();
   const family = isIP(address);
-  return family !== 0 && LOOPBACK.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  return family !== 0 && list.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
 /** A host as a URL or --host gives it: a name, an IPv4 address, or IPv6 with or without brackets. */

@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { checkDestination } from '../core/loopback.js';
 
-export const SEND_TIMEOUT_MS = 10_000;
+const SEND_TIMEOUT_MS = 10_000;
 
 /** The --to value checked: an absolute https URL, or http to a loopback host. A UsageError (exit 2) otherwise. */
 export function receiverUrl(value: string): URL {
@@ -26,7 +26,7 @@ export interface SendResult {
 }
 
 /** Why a request got no answer, in a line: the errno code and message of the innermost cause. */
-export function describeError(error: unknown): string {
+function describeError(error: unknown): string {
   const cause = (error as { cause?: unknown } | null)?.cause;
   const inner = cause instanceof Error ? cause : error;
   const code = (inner as { code?: unknown } | null)?.code;

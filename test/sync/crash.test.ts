@@ -84,7 +84,9 @@ function killCommands(): void {
   if (!existsSync(markers)) return;
   for (const name of readdirSync(markers)) {
     try {
-      process.kill(-Number(readFileSync(join(markers, name), 'utf8')), 'SIGKILL');
+      // A marker read before it was written holds nothing, and kill(-0) would be this group.
+      const group = Number(readFileSync(join(markers, name), 'utf8'));
+      if (Number.isInteger(group) && group > 1) process.kill(-group, 'SIGKILL');
     } catch {
       // Finished already.
     }

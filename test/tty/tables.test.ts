@@ -174,7 +174,7 @@ async function serveRecordings(
     setTimeout(() => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(page(items, next, limit)));
-    }, 5);
+    }, 10);
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const { port } = http.address() as AddressInfo;
@@ -237,8 +237,8 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'tables and text in a terminal at 60, 80,
   }
 
   it('a 20,000-recording --all shows its first rows before the list has finished', { timeout: 60_000 }, async () => {
-    // Pages of the API's shape, answered after 5 ms; unpaced (--rate 0), so 200 pages take
-    // about a second, not the minute and a half that 120 requests a minute would.
+    // Pages of the API's shape, answered after 10 ms; unpaced (--rate 0), so 200 pages take
+    // two seconds or more, not the minute and a half that 120 requests a minute would.
     const served = await serveRecordings(20_000);
     stopServing = served.close;
     const started = Date.now();
