@@ -41,7 +41,7 @@ const args = (): string[] => ARGS.map((a) => (a === '' ? journal : a));
 
 /** rfs sync whose commands each take a while; `during` runs once the first command has started. */
 async function syncWhile(during: () => void): Promise<Finished> {
-  const child = spawn(process.execPath, [RFS_BIN, ...args()], { env: env({ SLOW_MS: '1500' }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [RFS_BIN, ...args()], { env: env({ SLOW_MS: '800' }), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
