@@ -6,7 +6,15 @@ import type { Connection } from '../core/context.js';
 import { checkKeyFormat } from './credentials.js';
 import { sanitize } from '../core/sanitize.js';
 import { noSuchProfile, type ProfileStore } from './profiles.js';
-import { envValue, findSetting, givenSetting, resolveSettings } from './settings.js';
+import {
+  envValue,
+  findSetting,
+  type ProfileSettings,
+  type ResolvedSetting,
+  resolveSetting,
+  settingDefault,
+  storedSetting,
+} from './settings.js';
 
 export { DEFAULT_BASE_URL, envValue } from './settings.js';
 export const DEFAULT_PROFILE = 'default';
@@ -37,9 +45,31 @@ export function selectProfile(
   return { name: DEFAULT_PROFILE, named: false, from: 'fallback' };
 }
 
-/** `--base-url`, then `RFS_BASE_URL`, as given (not checked): undefined when neither gives one. */
-export function askedBaseUrl(globals: { baseUrl?: string | undefined }, env: NodeJS.ProcessEnv): string | undefined {
-  return givenSetting(findSetting('base-url'), globals.baseUrl, env)?.text;
+/** The service root by the one settings rule (flag, environment, the profile's, the default), with where it came from. */
+export function baseUrlSetting(
+  globals: { baseUrl?: string | undefined },
+  env: NodeJS.ProcessEnv,
+  profile: ProfileSettings,
+): ResolvedSetting {
+  return resolveSetting(findSetting('base-url'), { flag: globals.baseUrl, env, ...storedOf(profile) });
+}
+
+/** The service root a profile itself names (its own, else the default): what no flag or variable of this run changes. */
+export function savedBaseUrl(profile: ProfileSettings): ResolvedSetting {
+  return storedSetting(findSetting('base-url'), storedOf(profile));
+}
+
+function storedOf(profile: ProfileSettings) {
+  return { profile: profile.stored, profileName: profile.name, fallback: settingDefault('base-url', false) };
+}
+
+/**
+ * The service root to send a key to: a bad one stored in the profile is refused (exit 2) in the
+ * words `rfs config get` warns with, never passed over for another service.
+ */
+export function usableBaseUrl(base: ResolvedSetting): string {
+  if (base.refused) throw new UsageError(base.problem as string);
+  return String(base.value);
 }
 
 export function resolveConnection(
@@ -73,7 +103,6 @@ export function resolveConnection(
 
   // The service root by the one settings rule, as `rfs config get base-url` shows it, whether or
   // not the profile holds the key; plain http to a remote host is refused there: nothing is sent.
-  const [base] = resolveSettings(['base-url'], { flags: globals, env, stdoutIsTTY: false }, { name, stored });
-  if (base?.refused) throw new UsageError(base.problem as string);
-  return { profile: name, baseUrl: String(base?.value), apiKey };
+  const baseUrl = usableBaseUrl(baseUrlSetting(globals, env, { name, stored }));
+  return { profile: name, baseUrl, apiKey };
 }

@@ -150,9 +150,18 @@ export interface SettingInputs {
  * except a strict setting's, which is kept as stored and marked refused.
  */
 export function resolveSetting(setting: Setting, inputs: SettingInputs): ResolvedSetting {
-  const { key } = setting;
   const given = givenSetting(setting, inputs.flag, inputs.env);
-  if (given !== undefined) return { key, value: setting.read(given.text, given.label), source: given.source };
+  if (given !== undefined) return { key: setting.key, value: setting.read(given.text, given.label), source: given.source };
+  return storedSetting(setting, inputs);
+}
+
+/**
+ * The last two steps of the rule: the profile's value, else the default. For a value the profile
+ * names but no flag or variable gave this run (`auth status`'s other profiles), and for a command
+ * that takes the first two steps itself (`auth login` asks for what they do not give).
+ */
+export function storedSetting(setting: Setting, inputs: Omit<SettingInputs, 'flag' | 'env'>): ResolvedSetting {
+  const { key } = setting;
   const stored = inputs.profile?.[setting.field];
   if (stored === undefined || stored === null) return { key, value: inputs.fallback, source: 'default' };
   const label = `${key} of profile "${sanitize(inputs.profileName)}"`;
@@ -171,7 +180,7 @@ export function resolveSetting(setting: Setting, inputs: SettingInputs): Resolve
 }
 
 /** The first two steps of the rule: the flag's text, else the variable's; undefined when neither gives one. */
-export function givenSetting(
+function givenSetting(
   setting: Setting,
   flag: string | undefined,
   env: NodeJS.ProcessEnv,

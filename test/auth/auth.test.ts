@@ -1,7 +1,7 @@
 // auth login/status/switch/logout through the whole CLI: a key read from stdin with
 // --with-key, checked with one request before it is saved; status with a redacted key and the
 // live answer; precedence of flag, environment and profile; 0600/0700 on disk.
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -202,5 +202,58 @@ describe('profiles', () => {
     const rows = JSON.parse(t.stdout()) as { key: string; source: string; status: string }[];
     expect(rows[0]).toMatchObject({ key: 'service_pk_…7777', source: 'environment', status: 'unauthorized' });
     expect(t.stdout() + t.stderr()).not.toContain(KEY);
+  });
+});
+
+// A config file edited by hand: the schema takes any non-empty key and base URL, so the rules of
+// what a key and a base URL must look like meet them only when they are used.
+describe('a hand-edited profile', () => {
+  const said = 'invalid base-url of profile "far": refusing plain http to rfs.example.com';
+  const fix = 'fix it with `rfs config set base-url <value>` or `rfs config unset base-url`';
+
+  function writeConfig(defaultProfile: string, profiles: Record<string, Record<string, string>>): void {
+    mkdirSync(join(dir, 'config'), { recursive: true, mode: 0o700 });
+    writeFileSync(join(dir, 'config', 'config.json'), JSON.stringify({ defaultProfile, profiles }), { mode: 0o600 });
+  }
+
+  it('auth status: a badly shaped saved key is its row\'s "invalid key", the others are listed, exit 3', async () => {
+    writeConfig('bad', { bad: { baseUrl: server.url, apiKey: 'sk_live_nope' }, good: { baseUrl: server.url, apiKey: KEY } });
+    server.queue(ok(), ok());
+    const s = cli(['auth', 'status', '-o', 'json']);
+    expect(await s.run()).toBe(3);
+    const rows = JSON.parse(s.t.stdout()) as { profile: string; selected: boolean; status: string }[];
+    expect(rows.map((r) => [r.profile, r.selected, r.status])).toEqual([
+      ['bad', true, 'invalid key'],
+      ['good', false, 'ok'],
+    ]);
+    expect(s.t.stdout() + s.t.stderr()).not.toContain('sk_live_nope');
+  });
+
+  it("auth status: a bad stored base-url of another profile is that row's problem, in the settings rule's words", async () => {
+    writeConfig('good', { far: { baseUrl: 'http://rfs.example.com', apiKey: KEY2 }, good: { baseUrl: server.url, apiKey: KEY } });
+    server.queue(ok(), ok());
+    const s = cli(['auth', 'status', '-o', 'json']);
+    expect(await s.run()).toBe(0);
+    const rows = JSON.parse(s.t.stdout()) as { profile: string; baseUrl: string; status: string }[];
+    expect(rows.map((r) => [r.profile, r.baseUrl, r.status])).toEqual([
+      ['far', 'http://rfs.example.com', 'invalid base-url'],
+      ['good', server.url, 'ok'],
+    ]);
+    expect(s.t.stderr()).toContain(said);
+    expect(s.t.stderr()).toContain(fix);
+  });
+
+  it('auth login --with-key refuses a bad stored base-url in the words every command uses, sending nothing', async () => {
+    writeConfig('far', { far: { baseUrl: 'http://rfs.example.com', rate: '60' } });
+    const a = cli(['auth', 'login', '--with-key'], { stdin: KEY });
+    expect(await a.run()).toBe(2);
+    expect(a.t.stderr()).toContain(said);
+    expect(a.t.stderr()).toContain(fix);
+    // The flag still wins over the stored value.
+    server.queue(ok());
+    const b = cli(['auth', 'login', '--with-key', '--base-url', server.url, '-o', 'json'], { stdin: KEY });
+    expect(await b.run()).toBe(0);
+    expect(JSON.parse(b.t.stdout())).toMatchObject({ profile: 'far', baseUrl: server.url, check: 'ok' });
+    expect(server.requests).toHaveLength(1);
   });
 });

@@ -7,7 +7,7 @@ import { redactKey } from '../../../core/redact.js';
 import type { Context } from '../../context.js';
 import { AuthError, EXIT, UsageError } from '../../../core/errors.js';
 import { canPrompt } from '../../../core/io.js';
-import { askedBaseUrl, DEFAULT_BASE_URL, selectProfile } from '../../../config/connection.js';
+import { baseUrlSetting, DEFAULT_BASE_URL, selectProfile, usableBaseUrl } from '../../../config/connection.js';
 import { checkProfileName, openProfiles } from '../../../config/profiles.js';
 import { writeResource } from '../../../output/list-writer.js';
 import { ask } from '../../../prompt/ask.js';
@@ -46,9 +46,6 @@ export async function run(ctx: Context, o: LoginOptions): Promise<number> {
   const store = openProfiles(io.env, { clock: ctx.clock, cache: ctx.configCache });
   const profile = checkProfileName(selectProfile(globals, io.env, store).name);
   const existing = store.get(profile);
-  // A profile may hold settings before it holds a key (`rfs config set base-url … --profile ci`).
-  const stored = store.settings(profile)?.baseUrl;
-  const savedUrl = existing?.baseUrl ?? (typeof stored === 'string' ? stored : undefined);
   const interactive = !o.withKey && canPrompt(io);
 
   // cli.md: replacing a saved key asks first where a person can answer; elsewhere it goes ahead
@@ -61,13 +58,22 @@ export async function run(ctx: Context, o: LoginOptions): Promise<number> {
     }
   }
 
-  let baseUrl = askedBaseUrl(globals, io.env);
-  if (baseUrl === undefined && interactive) {
+  // The base URL by the settings rule: --base-url, RFS_BASE_URL, then the profile's own (it may
+  // hold settings before it holds a key: `rfs config set base-url … --profile ci`), then the
+  // default. A person is asked unless a flag or variable gave it, the profile's value offered.
+  const base = baseUrlSetting(globals, io.env, { name: profile, stored: store.settings(profile) });
+  let baseUrl: string;
+  if (!interactive || base.source === 'flag' || base.source === 'environment') {
+    baseUrl = usableBaseUrl(base);
+  } else {
+    // A bad stored one is said in the rule's words; the answer replaces it.
+    if (base.refused) ctx.ui.warn(base.problem as string);
+    const offered = base.refused ? DEFAULT_BASE_URL : String(base.value);
     baseUrl = await ask(ctx, (p, on) =>
       p.input(
         {
           message: 'Service base URL',
-          default: savedUrl ?? DEFAULT_BASE_URL,
+          default: offered,
           validate: (value) => {
             try {
               apiRoot(value.trim());
@@ -80,9 +86,8 @@ export async function run(ctx: Context, o: LoginOptions): Promise<number> {
         on,
       ),
     );
+    baseUrl = baseUrl.trim();
   }
-  baseUrl = (baseUrl ?? savedUrl ?? DEFAULT_BASE_URL).trim();
-  apiRoot(baseUrl);
 
   if (!o.withKey && !interactive) {
     throw new UsageError('no terminal to ask for the key on', {

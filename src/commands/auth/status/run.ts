@@ -3,7 +3,7 @@
 import { redactKey } from '../../../core/redact.js';
 import type { Context } from '../../context.js';
 import { AuthError, EXIT } from '../../../core/errors.js';
-import { envValue, resolveConnection, selectProfile } from '../../../config/connection.js';
+import { baseUrlSetting, envValue, resolveConnection, savedBaseUrl, selectProfile, usableBaseUrl } from '../../../config/connection.js';
 import { noSuchProfile, openProfiles } from '../../../config/profiles.js';
 import { writeList } from '../../../output/list-writer.js';
 import { checkKey, type KeyState, type ProvableScope } from '../check.js';
@@ -19,7 +19,7 @@ interface StatusRow {
   /** Where the key comes from: the profile's saved key, or RFS_API_KEY, which overrides it. */
   source: 'profile' | 'environment';
   scopes: ProvableScope[];
-  status: KeyState | 'invalid key';
+  status: KeyState | 'invalid key' | 'invalid base-url';
 }
 
 /** Nothing but the global --profile and --base-url. */
@@ -67,12 +67,18 @@ export async function run(ctx: Context): Promise<number> {
       ...(await check(connection)),
     });
   }
-  // The profile in use connects as every command would (its base URL by the settings rule, a bad
-  // stored one refused with exit 2), checked before any key is.
-  const inUse = envKey === undefined && profiles.some((p) => p.name === selected) ? resolveConnection(globals, io.env, store) : undefined;
+  // The profile in use connects as every command would (flag, environment, then its own base URL,
+  // by the settings rule; a bad stored one refused with exit 2), checked before any key is.
+  const inUseUrl =
+    envKey === undefined && profiles.some((p) => p.name === selected)
+      ? usableBaseUrl(baseUrlSetting(globals, io.env, { name: selected, stored: store.settings(selected) }))
+      : undefined;
   for (const p of profiles) {
     const isSelected = envKey === undefined && p.name === selected;
-    const baseUrl = isSelected && inUse ? inUse.baseUrl : p.baseUrl;
+    // Another profile's own base URL: a bad one is that row's problem, said in the rule's words.
+    const saved = isSelected ? undefined : savedBaseUrl({ name: p.name, stored: store.settings(p.name) });
+    if (saved?.refused) ctx.ui.warn(saved.problem as string);
+    const baseUrl = saved === undefined ? (inUseUrl as string) : String(saved.value);
     rows.push({
       profile: p.name,
       default: p.isDefault,
@@ -80,7 +86,7 @@ export async function run(ctx: Context): Promise<number> {
       baseUrl,
       key: redactKey(p.apiKey),
       source: 'profile',
-      ...(await check({ profile: p.name, baseUrl, apiKey: p.apiKey })),
+      ...(saved?.refused ? { status: 'invalid base-url', scopes: [] } : await check({ profile: p.name, baseUrl, apiKey: p.apiKey })),
     });
   }
 
