@@ -24,14 +24,14 @@ it('on Ctrl-C while the command runs names that recording and its attempt, and e
   const ran = join(dir, 'ran');
   const journal = join(dir, 'journal.jsonl');
   // The second recording's command hangs. Ctrl-C lets a running command finish (cli.md, sync),
-  // up to --exec-timeout: 2 s here, after which it is stopped.
+  // up to --exec-timeout: 1 s here, after which it is stopped.
   const command = `cat >/dev/null; echo "$RFS_RECORDING_ID" >> "${ran}"; if [ "$(wc -l < "${ran}")" -ge 2 ]; then sleep 30; fi; echo "EXT-$RFS_RECORDING_ID"`;
   const t = bufferIO({
     env: { RFS_CONFIG_DIR: join(dir, 'config'), RFS_API_KEY: h.keys.admin, RFS_BASE_URL: h.base, PATH: process.env.PATH },
   });
   const controller = new AbortController();
   const running = runCli(
-    ['sync', '--exec', command, '--provider', 'crm', '--journal', journal, '-o', 'ndjson', '--exec-timeout', '2'],
+    ['sync', '--exec', command, '--provider', 'crm', '--journal', journal, '-o', 'ndjson', '--exec-timeout', '1'],
     t.io,
     {
       signal: controller.signal,

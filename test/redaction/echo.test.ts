@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import { RFS_BIN, runRfs } from '../helpers/child.js';
+import { fakeTime } from '../helpers/clock.js';
 import { bufferIO } from '../helpers/io.js';
 
 /** Every secret part carries "Leak": any "Leak" in any output is a leak. */
@@ -189,7 +190,8 @@ describe('every command that can fail, against a server that echoes the secrets'
             ...(c.argv[0] === 'sync' ? ['--journal', journal()] : []),
           ];
           const t = bufferIO({ env: env(), stdin: c.stdin ?? '', stderrIsTTY: mode.stderrIsTTY ?? false });
-          const code = await runCli(argv, t.io);
+          // The run's clock: a retry's wait passes at once.
+          const code = await runCli(argv, t.io, { clock: fakeTime().clock });
           const what = `HTTP ${status}, ${mode.name}: rfs ${argv.join(' ')} (exit ${code})`;
           expect(echo.seen.length, `${what}: no request reached the echo server`).toBeGreaterThan(0);
           if (c.exits !== 'any') expect(code, what).not.toBe(0);
