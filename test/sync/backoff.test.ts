@@ -12,7 +12,7 @@ import { Journal } from '../../src/sync/journal.js';
 import { fakeTime } from '../helpers/clock.js';
 import { bufferIO } from '../helpers/io.js';
 import { start, type Harness } from '../sandbox/helpers.js';
-import { COMMAND, externalRecords } from './helpers.js';
+import { COMMAND, externalRecords, syncEnv } from './helpers.js';
 
 let h: Harness;
 let dir: string;
@@ -30,14 +30,7 @@ afterEach(async () => {
 
 function cli(argv: string[], env: NodeJS.ProcessEnv = {}) {
   const t = bufferIO({
-    env: {
-      RFS_CONFIG_DIR: join(dir, 'config'),
-      RFS_API_KEY: h.keys.admin,
-      RFS_BASE_URL: h.base,
-      EXTERNAL_FILE: join(dir, 'external.jsonl'),
-      PATH: process.env.PATH,
-      ...env,
-    },
+    env: syncEnv(h, dir, env),
   });
   return { t, run: (signal?: AbortSignal, clock: Clock = fakeTime().clock) => runCli(argv, t.io, { signal, clock }) };
 }

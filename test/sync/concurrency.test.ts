@@ -10,7 +10,7 @@ import type { LoggedRequest } from '../../src/sandbox/request-log.js';
 import { type FakeTime, fakeTime } from '../helpers/clock.js';
 import { bufferIO } from '../helpers/io.js';
 import { start, type Harness } from '../sandbox/helpers.js';
-import { COMMAND, counts, externalRecords, journalSteps } from './helpers.js';
+import { COMMAND, counts, externalRecords, journalSteps, syncEnv } from './helpers.js';
 
 let dir: string;
 beforeEach(() => {
@@ -22,14 +22,7 @@ afterEach(() => {
 
 function sync(h: Harness, extra: string[], command = COMMAND, env: NodeJS.ProcessEnv = {}) {
   const t = bufferIO({
-    env: {
-      RFS_CONFIG_DIR: join(dir, 'config'),
-      RFS_API_KEY: h.keys.admin,
-      RFS_BASE_URL: h.base,
-      EXTERNAL_FILE: join(dir, 'external.jsonl'),
-      PATH: process.env.PATH,
-      ...env,
-    },
+    env: syncEnv(h, dir, env),
   });
   const argv = ['sync', '--exec', command, '--provider', 'crm', '--journal', join(dir, 'journal.jsonl'), '-o', 'ndjson', ...extra];
   return { t, run: () => runCli(argv, t.io, { clock: fakeTime().clock }) };

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RFS_BIN, runRfs } from '../helpers/child.js';
 import { eventually, start, type Harness } from '../sandbox/helpers.js';
-import { COMMAND, counts, externalRecords, journalSteps } from './helpers.js';
+import { COMMAND, counts, externalRecords, journalSteps, syncEnv } from './helpers.js';
 import { LINUX, needs } from '../helpers/platform.js';
 
 let h: Harness;
@@ -39,15 +39,7 @@ afterEach(async () => {
 });
 
 function env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH,
-    RFS_CONFIG_DIR: join(dir, 'config'),
-    RFS_API_KEY: h.keys.admin,
-    RFS_BASE_URL: h.base,
-    EXTERNAL_FILE: external,
-    MARKER_DIR: markers,
-    ...extra,
-  };
+  return syncEnv(h, dir, { MARKER_DIR: markers, ...extra });
 }
 let concurrency = 1;
 const ARGS = () => [

@@ -1,10 +1,27 @@
 // Shared by the sync tests: the fixture command, reading the external file and the journal.
 import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Harness } from '../sandbox/helpers.js';
 
 export const FIXTURE = fileURLToPath(new URL('./fixtures/external-system.sh', import.meta.url));
 /** The integration's command, as a user would give it to --exec. */
 export const COMMAND = `sh "${FIXTURE}"`;
+
+/**
+ * The environment of a sync test's rfs: a config folder and an external file of the test's own
+ * folder, the sandbox's URL and admin key, and PATH for the command's shell.
+ */
+export function syncEnv(h: Pick<Harness, 'base' | 'keys'>, dir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    RFS_CONFIG_DIR: join(dir, 'config'),
+    RFS_API_KEY: h.keys.admin,
+    RFS_BASE_URL: h.base,
+    EXTERNAL_FILE: join(dir, 'external.jsonl'),
+    PATH: process.env.PATH,
+    ...extra,
+  };
+}
 
 export interface ExternalRecord {
   recordingId: string;

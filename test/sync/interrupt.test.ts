@@ -10,7 +10,7 @@ import type { Clock } from '../../src/core/clock.js';
 import { fakeTime } from '../helpers/clock.js';
 import { bufferIO } from '../helpers/io.js';
 import { eventually, start, type Harness } from '../sandbox/helpers.js';
-import { COMMAND, externalRecords, journalSteps } from './helpers.js';
+import { COMMAND, externalRecords, journalSteps, syncEnv } from './helpers.js';
 
 let h: Harness;
 let dir: string;
@@ -29,15 +29,7 @@ afterEach(async () => {
 
 function watch(env: NodeJS.ProcessEnv = {}, extra = ['--watch', '--interval', '9']) {
   const t = bufferIO({
-    env: {
-      RFS_CONFIG_DIR: join(dir, 'config'),
-      RFS_API_KEY: h.keys.admin,
-      RFS_BASE_URL: h.base,
-      EXTERNAL_FILE: join(dir, 'external.jsonl'),
-      MARKER_DIR: markers,
-      PATH: process.env.PATH,
-      ...env,
-    },
+    env: syncEnv(h, dir, { MARKER_DIR: markers, ...env }),
   });
   const argv = ['sync', '--exec', COMMAND, '--provider', 'crm', '--journal', join(dir, 'j.jsonl'), '-o', 'ndjson', ...extra];
   return { t, run: (signal: AbortSignal, clock: Clock) => runCli(argv, t.io, { signal, clock }) };

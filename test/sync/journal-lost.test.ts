@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RFS_BIN, runRfs, type Finished } from '../helpers/child.js';
 import { eventually, start, type Harness } from '../sandbox/helpers.js';
-import { COMMAND, externalRecords } from './helpers.js';
+import { COMMAND, externalRecords, syncEnv } from './helpers.js';
 
 let h: Harness;
 let dir: string;
@@ -27,15 +27,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const env = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
-  PATH: process.env.PATH,
-  RFS_CONFIG_DIR: join(dir, 'config'),
-  RFS_API_KEY: h.keys.admin,
-  RFS_BASE_URL: h.base,
-  EXTERNAL_FILE: join(dir, 'external.jsonl'),
-  MARKER_DIR: markers,
-  ...extra,
-});
+const env = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => syncEnv(h, dir, { MARKER_DIR: markers, ...extra });
 const ARGS = ['sync', '--exec', COMMAND, '--provider', 'crm', '--journal', '', '-o', 'ndjson'];
 const args = (): string[] => ARGS.map((a) => (a === '' ? journal : a));
 

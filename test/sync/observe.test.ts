@@ -13,7 +13,7 @@ import { fakeTime } from '../helpers/clock.js';
 import { LINUX, needs } from '../helpers/platform.js';
 import { bufferIO } from '../helpers/io.js';
 import { start, type Harness } from '../sandbox/helpers.js';
-import { COMMAND } from './helpers.js';
+import { COMMAND, syncEnv } from './helpers.js';
 
 let h: Harness;
 let dir: string;
@@ -31,14 +31,7 @@ afterEach(async () => {
 
 function sync(extra: string[], env: NodeJS.ProcessEnv = {}, command = COMMAND) {
   const t = bufferIO({
-    env: {
-      RFS_CONFIG_DIR: join(dir, 'config'),
-      RFS_API_KEY: h.keys.admin,
-      RFS_BASE_URL: h.base,
-      EXTERNAL_FILE: join(dir, 'external.jsonl'),
-      PATH: process.env.PATH,
-      ...env,
-    },
+    env: syncEnv(h, dir, env),
   });
   const argv = ['sync', '--exec', command, '--provider', 'crm', '--journal', join(dir, 'j.jsonl'), '-o', 'ndjson', ...extra];
   return { t, run: (signal: AbortSignal, clock: Clock) => runCli(argv, t.io, { signal, clock }) };

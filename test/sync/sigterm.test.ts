@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { RFS_BIN, runRfs } from '../helpers/child.js';
 import { eventually, start, type Harness } from '../sandbox/helpers.js';
-import { COMMAND, externalRecords, journalSteps } from './helpers.js';
+import { COMMAND, externalRecords, journalSteps, syncEnv } from './helpers.js';
 
 let h: Harness;
 let dir: string;
@@ -25,14 +25,7 @@ afterEach(async () => {
 });
 
 it('lets the running command finish, journals its answer, exits 130; the next run files it without the command', async () => {
-  const env = {
-    PATH: process.env.PATH,
-    RFS_CONFIG_DIR: join(dir, 'config'),
-    RFS_API_KEY: h.keys.admin,
-    RFS_BASE_URL: h.base,
-    EXTERNAL_FILE: join(dir, 'external.jsonl'),
-    MARKER_DIR: join(dir, 'markers'),
-  };
+  const env = syncEnv(h, dir, { MARKER_DIR: join(dir, 'markers') });
   const journal = join(dir, 'j.jsonl');
   const args = ['sync', '--exec', COMMAND, '--provider', 'crm', '--journal', journal, '-o', 'ndjson', '--watch'];
   const child = spawn(process.execPath, [RFS_BIN, ...args], { env: { ...env, SLOW_MS: '1500' }, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -10,7 +10,7 @@ import type { Clock } from '../../src/core/clock.js';
 import { fakeTime } from '../helpers/clock.js';
 import { bufferIO } from '../helpers/io.js';
 import { start, type Harness } from '../sandbox/helpers.js';
-import { COMMAND } from './helpers.js';
+import { COMMAND, syncEnv } from './helpers.js';
 
 let h: Harness;
 let dir: string;
@@ -47,13 +47,7 @@ describe('rfs sync --watch', () => {
     process.on('warning', onWarning);
     try {
       const t = bufferIO({
-        env: {
-          RFS_CONFIG_DIR: join(dir, 'config'),
-          RFS_API_KEY: h.keys.admin,
-          RFS_BASE_URL: h.base,
-          EXTERNAL_FILE: join(dir, 'external.jsonl'),
-          PATH: process.env.PATH,
-        },
+        env: syncEnv(h, dir),
       });
       const argv = ['sync', '--exec', COMMAND, '--provider', 'crm', '--journal', join(dir, 'j.jsonl'), '--watch', '--interval', '5', '-q'];
       await runCli(argv, t.io, { signal: controller.signal, clock });
