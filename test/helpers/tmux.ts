@@ -3,6 +3,7 @@
 // has collected the exit status), and screens read with capture-pane, to be compared exactly.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const RFS_BIN = fileURLToPath(new URL('../../bin/rfs.js', import.meta.url));
@@ -18,6 +19,24 @@ export interface Terminal {
   exitStatus(name: string): Promise<number>;
   /** Stops the server, by its pid too. */
   stop(): Promise<void>;
+}
+
+/**
+ * A clean environment for a terminal under `home`: nothing of the developer's own config, key,
+ * colours or tmux leaks in; local times in UTC; rfs's config in `home`/config. `extra` adds to it.
+ */
+export function terminalEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    TMUX_TMPDIR: home,
+    TERM: 'xterm-256color',
+    LANG: 'C.UTF-8',
+    TZ: 'UTC',
+    NO_COLOR: '1',
+    RFS_CONFIG_DIR: join(home, 'config'),
+    ...extra,
+  };
 }
 
 /** `env` is the whole environment of the server and of every pane. */

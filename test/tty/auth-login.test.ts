@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { terminalEnv } from '../helpers/tmux.js';
 import { page, problem } from '../helpers/fixtures.js';
 import { needs, TMUX } from '../helpers/platform.js';
 import { startScenarioServer, type ScenarioServer } from '../helpers/scenario-server.js';
@@ -59,15 +60,7 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'interactive auth login in a terminal'), 
     server = await startScenarioServer();
     home = mkdtempSync(join(tmpdir(), 'rfs-tty-login-'));
     socket = `rfs-tty-login-${process.pid}-${randomBytes(4).toString('hex')}`;
-    env = {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      HOME: home,
-      TMUX_TMPDIR: home,
-      TERM: 'xterm-256color',
-      LANG: 'C.UTF-8',
-      NO_COLOR: '1',
-      RFS_CONFIG_DIR: join(home, 'config'),
-    };
+    env = terminalEnv(home);
     await tmux('new-session', '-d', '-s', 'hold', '--', 'cat');
     started = true;
     await tmux('set-option', '-g', 'remain-on-exit', 'on');

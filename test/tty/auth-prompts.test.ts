@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { needs, TMUX } from '../helpers/platform.js';
-import { rfsLines, startTerminal, type Terminal } from '../helpers/tmux.js';
+import { rfsLines, startTerminal, type Terminal, terminalEnv } from '../helpers/tmux.js';
 
 const COLUMNS = 80;
 const ROWS = 12;
@@ -28,16 +28,7 @@ const config = () => JSON.parse(readFileSync(join(home, 'config', 'config.json')
 describe.skipIf(!TMUX.met)(needs(TMUX, 'auth prompts in a terminal'), () => {
   beforeAll(async () => {
     home = mkdtempSync(join(tmpdir(), 'rfs-tty-auth-'));
-    term = await startTerminal({
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      HOME: home,
-      TMUX_TMPDIR: home,
-      TERM: 'xterm-256color',
-      LANG: 'C.UTF-8',
-      TZ: 'UTC',
-      NO_COLOR: '1',
-      RFS_CONFIG_DIR: join(home, 'config'),
-    });
+    term = await startTerminal(terminalEnv(home));
   });
 
   afterAll(async () => {

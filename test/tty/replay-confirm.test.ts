@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { needs, TMUX } from '../helpers/platform.js';
 import { type ScenarioServer, startScenarioServer } from '../helpers/scenario-server.js';
-import { rfsLines, startTerminal, type Terminal } from '../helpers/tmux.js';
+import { rfsLines, startTerminal, type Terminal, terminalEnv } from '../helpers/tmux.js';
 
 const SCREENS = fileURLToPath(new URL('./__screens__/', import.meta.url));
 const RECORD = process.env.RFS_TTY_RECORD === '1';
@@ -35,18 +35,7 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'the replay confirmation in a terminal'),
   beforeAll(async () => {
     home = mkdtempSync(join(tmpdir(), 'rfs-tty-replay-'));
     server = await startScenarioServer();
-    term = await startTerminal({
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      HOME: home,
-      TMUX_TMPDIR: home,
-      TERM: 'xterm-256color',
-      LANG: 'C.UTF-8',
-      TZ: 'UTC',
-      NO_COLOR: '1',
-      RFS_CONFIG_DIR: join(home, 'config'),
-      RFS_API_KEY: KEY,
-      RFS_BASE_URL: server.url,
-    });
+    term = await startTerminal(terminalEnv(home, { RFS_API_KEY: KEY, RFS_BASE_URL: server.url }));
   });
   afterEach(() => server.verify());
   afterAll(async () => {

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { terminalEnv } from '../helpers/tmux.js';
 import { start, type Harness } from '../sandbox/helpers.js';
 import { needs, TMUX } from '../helpers/platform.js';
 
@@ -119,17 +120,7 @@ beforeAll(async () => {
   h = await start({ rateLimit: 0, seed: 42, recordings: 25 });
   home = mkdtempSync(join(tmpdir(), 'rfs-tty-'));
   socket = `rfs-tty-${process.pid}-${randomBytes(4).toString('hex')}`;
-  // A clean environment: nothing of the developer's own config, key, colours or tmux leaks in.
-  tmuxEnv = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: home,
-    TMUX_TMPDIR: home,
-    TERM: 'xterm-256color',
-    LANG: 'C.UTF-8',
-    TZ: 'UTC',
-    NO_COLOR: '1',
-    RFS_CONFIG_DIR: join(home, 'config'),
-  };
+  tmuxEnv = terminalEnv(home);
   // A placeholder session keeps the server up; dead panes stay on screen to be captured.
   await tmux('new-session', '-d', '-s', 'hold', '-x', String(COLUMNS), '-y', String(ROWS), '--', 'cat');
   serverStarted = true;
