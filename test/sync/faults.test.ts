@@ -10,7 +10,7 @@ import { runCli } from '../../src/cli/run.js';
 import { fakeTime } from '../helpers/clock.js';
 import { bufferIO } from '../helpers/io.js';
 import { start, type Harness } from '../sandbox/helpers.js';
-import { COMMAND, counts, externalRecords } from './helpers.js';
+import { COMMAND, counts, externalRecords, syncEnv } from './helpers.js';
 
 let h: Harness;
 let dir: string;
@@ -41,15 +41,7 @@ it.each([1, 8])(
     const runs: number[] = [];
     let retries = 0;
     for (let n = 0; n < 6; n++) {
-      const t = bufferIO({
-        env: {
-          PATH: process.env.PATH,
-          RFS_CONFIG_DIR: join(dir, 'config'),
-          RFS_API_KEY: h.keys.admin,
-          RFS_BASE_URL: h.base,
-          EXTERNAL_FILE: external,
-        },
-      });
+      const t = bufferIO({ env: syncEnv(h, dir, { EXTERNAL_FILE: external }) });
       const code = await runCli(
         [
           'sync',

@@ -8,7 +8,7 @@ import { runCli } from '../../src/cli/run.js';
 import { bufferIO } from '../helpers/io.js';
 import { closedPort } from '../helpers/scenario-server.js';
 import { eventually, start, type Harness } from '../sandbox/helpers.js';
-import { COMMAND } from './helpers.js';
+import { COMMAND, syncEnv } from './helpers.js';
 
 let h: Harness;
 let dir: string;
@@ -32,16 +32,7 @@ it('starts a pass within a second of a verified delivery, and refuses a forged o
   expect(created.status).toBe(201);
   const secret = created.json.data.secret as string;
 
-  const t = bufferIO({
-    env: {
-      PATH: process.env.PATH,
-      RFS_CONFIG_DIR: join(dir, 'config'),
-      RFS_API_KEY: h.keys.admin,
-      RFS_BASE_URL: h.base,
-      EXTERNAL_FILE: join(dir, 'ext.jsonl'),
-      RFS_WEBHOOK_SECRET: secret,
-    },
-  });
+  const t = bufferIO({ env: syncEnv(h, dir, { RFS_WEBHOOK_SECRET: secret }) });
   const controller = new AbortController();
   const running = runCli(
     [
