@@ -1,6 +1,8 @@
 // issue 12, item 13 in a real terminal: an interactive `auth login` whose first key the service
 // refuses (401) asks for the key again and keeps the URL typed before; and a login that would
-// replace a saved key asks first. A private tmux server (-L), killed after.
+// replace a saved key asks first; and a profile whose stored base-url breaks the URL rule is
+// warned about in the rule's words and offered the default instead. A private tmux server
+// (-L), killed after.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -80,5 +82,37 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'interactive auth login in a terminal'), 
       '[exit 0]',
     ]);
     expect(server.requests).toHaveLength(2);
+  });
+
+  it('warns of a stored base-url that breaks the URL rule and offers the default instead; the typed one replaces it', async () => {
+    mkdirSync(join(home, 'config'), { recursive: true, mode: 0o700 });
+    // As `rfs config set` cannot leave it: edited by hand, plain http to a remote host.
+    writeFileSync(
+      join(home, 'config', 'config.json'),
+      JSON.stringify({ defaultProfile: 'far', profiles: { far: { baseUrl: 'http://rfs.example.com', rate: '60' } } }),
+      { mode: 0o600 },
+    );
+    server.queue({ body: page([], null, 1) });
+    await t().run('far', ['auth', 'login', '--profile', 'far'], SIZE);
+    const asked = await t().waitFor('far', (s) => s.includes('Service base URL'), 'the URL question');
+    expect(asked.split('\n')).toEqual([
+      // One line: the helper joins the lines that the terminal wrapped (capture-pane -J).
+      'warning: invalid base-url of profile "far": refusing plain http to rfs.example.com: an API key must not travel in clear text; fix it with `rfs config set base-url <value>` or `rfs config unset base-url`',
+      '? Service base URL (http://127.0.0.1:4010)',
+    ]);
+    // The offered default is replaced by what is typed.
+    await t().keys('far', '-l', server.url);
+    await t().keys('far', 'Enter');
+    await t().waitFor('far', (s) => s.includes('API key'), 'the key question');
+    await t().keys('far', '-l', GOOD);
+    await t().keys('far', 'Enter');
+    const done = await t().waitFor('far', (s) => /\[exit \d+\]/.test(s), 'rfs to exit');
+    expect(done).toContain('[exit 0]');
+    expect(done).not.toContain(GOOD);
+    const saved = JSON.parse(readFileSync(join(home, 'config', 'config.json'), 'utf8')) as {
+      profiles: Record<string, Record<string, string>>;
+    };
+    // The profile keeps its other settings; the bad URL is gone.
+    expect(saved.profiles.far).toEqual({ baseUrl: server.url, apiKey: GOOD, rate: '60' });
   });
 });
