@@ -28,8 +28,13 @@ const MAX_HOLD_MS = 7_000;
 
 let sandbox: SandboxProcess;
 let tmp: string;
-/** The live owner of every held lock: a process that is not this one, and not an rfs. */
+/**
+ * The live owner of every held lock: a process that is not this one (whose own pid the lock
+ * takes for a predecessor's) and not an rfs, so another rfs in the middle of a change as far as
+ * the lock can tell.
+ */
 let owner: ChildProcess;
+const heldBy = (): string => `${owner.pid}\n${new Date().toISOString()}\n`;
 
 beforeAll(async () => {
   // No rate limit: the rounds' logins all check their key at once.
@@ -74,14 +79,15 @@ async function keyChecks(): Promise<number> {
 }
 
 /**
- * Runs ROUNDS rounds at once, each in a folder of its own, with each folder's config lock held
+ * Runs ROUNDS rounds at once, each in a folder of its own (holding `before` as its config file,
+ * when given), with each folder's config lock held
  * until every round's logins have checked their keys (so they are at the lock) and a moment
  * more; asserts that nothing finished or changed meanwhile; then releases every lock at once.
  */
 async function heldRounds(
   name: string,
   logins: number,
-  prepare: (dir: string) => void,
+  before: Stored | undefined,
   round: (dir: string) => Promise<Finished>[],
 ): Promise<{ dir: string; runs: Finished[] }[]> {
   await fetch(`${sandbox.baseUrl}/_sandbox/requests`, { method: 'DELETE' });
@@ -89,10 +95,10 @@ async function heldRounds(
   const locks = dirs.map((dir) => join(dir, 'config.json.lock'));
   for (const [n, dir] of dirs.entries()) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    prepare(dir);
-    writeFileSync(locks[n] as string, `${owner.pid}\n${new Date().toISOString()}\n`, { mode: 0o600 });
+    if (before) writeFileSync(join(dir, 'config.json'), JSON.stringify(before), { mode: 0o600 });
+    writeFileSync(locks[n] as string, heldBy(), { mode: 0o600 });
   }
-  const before = dirs.map(configText);
+  const texts = dirs.map(configText);
   let held = true;
   const finishedWhileHeld: string[] = [];
   const runs = dirs.map((dir, n) =>
@@ -111,7 +117,7 @@ async function heldRounds(
   await sleep(Math.min(300, Math.max(0, MAX_HOLD_MS - (Date.now() - started))));
   expect(await keyChecks(), 'logins that reached the lock while it was held').toBe(ROUNDS * logins);
   expect(finishedWhileHeld, 'processes that finished while the lock was held').toEqual([]);
-  expect(dirs.map(configText), 'the files while the lock was held').toEqual(before);
+  expect(dirs.map(configText), 'the files while the lock was held').toEqual(texts);
   held = false;
   for (const lock of locks) unlinkSync(lock);
   return (await Promise.all(runs)).map((finished, n) => ({ dir: dirs[n] as string, runs: finished }));
@@ -121,12 +127,7 @@ describe('concurrent changes to the config file', () => {
   it(`two logins for different profiles, released at once, lose neither, ${ROUNDS} rounds`, SLOW, async () => {
     const keyA = sandbox.apiKeys.admin as string;
     const keyB = sandbox.apiKeys.otherWorkspace as string;
-    const rounds = await heldRounds(
-      'logins',
-      2,
-      () => undefined,
-      (dir) => [login(dir, 'A', keyA), login(dir, 'B', keyB)],
-    );
+    const rounds = await heldRounds('logins', 2, undefined, (dir) => [login(dir, 'A', keyA), login(dir, 'B', keyB)]);
     const lost: number[] = [];
     for (const [round, { dir, runs }] of rounds.entries()) {
       const [a, b] = runs as [Finished, Finished];
@@ -153,17 +154,12 @@ describe('concurrent changes to the config file', () => {
       defaultProfile: 'K',
       profiles: Object.fromEntries(['K', 'S', 'L'].map((name) => [name, { baseUrl: sandbox.baseUrl, apiKey: key }])),
     };
-    const rounds = await heldRounds(
-      'race',
-      1,
-      (dir) => writeFileSync(join(dir, 'config.json'), JSON.stringify(before), { mode: 0o600 }),
-      (dir) => [
-        login(dir, 'N', key),
-        rfs(dir, ['auth', 'switch', 'S']),
-        // cli.md, auth: logout asks first; with no terminal, --yes answers.
-        rfs(dir, ['auth', 'logout', '--profile', 'L', '--yes']),
-      ],
-    );
+    const rounds = await heldRounds('race', 1, before, (dir) => [
+      login(dir, 'N', key),
+      rfs(dir, ['auth', 'switch', 'S']),
+      // cli.md, auth: logout asks first; with no terminal, --yes answers.
+      rfs(dir, ['auth', 'logout', '--profile', 'L', '--yes']),
+    ]);
     const bad: { round: number; profiles: string[]; defaultProfile: string | undefined }[] = [];
     for (const [round, { dir, runs }] of rounds.entries()) {
       for (const run of runs) expectOk(run);
@@ -187,25 +183,17 @@ describe('concurrent changes to the config file', () => {
       },
     });
     writeFileSync(join(dir, 'config.json'), before, { mode: 0o600 });
-    // A live process that is not this one (whose own pid the lock takes for a predecessor's)
-    // holds the lock: another rfs in the middle of a change, as far as the lock can tell.
-    const owner = spawn('sleep', ['60'], { stdio: 'ignore' });
-    try {
-      const pid = owner.pid as number;
-      writeFileSync(join(dir, 'config.json.lock'), `${pid}\n${new Date().toISOString()}\n`);
-      // The wait runs on the run's clock: 10 s pass at once, and each pause is recorded.
-      const time = fakeTime(Date.now());
-      const started = time.now;
-      const t = bufferIO({ env: { RFS_CONFIG_DIR: dir } });
-      const code = await runCli(['auth', 'switch', 'S'], t.io, { clock: time.clock });
-      expect(code, t.stderr()).toBe(6);
-      expect(time.now - started).toBeGreaterThanOrEqual(10_000);
-      expect(time.waits.length).toBeGreaterThan(1);
-      expect(t.stderr()).toContain(`locked (pid ${pid}, since`);
-      expect(t.stderr()).toMatch(/if no other rfs is running, delete .*config\.json\.lock/);
-      expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe(before);
-    } finally {
-      owner.kill('SIGKILL');
-    }
+    writeFileSync(join(dir, 'config.json.lock'), heldBy());
+    // The wait runs on the run's clock: 10 s pass at once, and each pause is recorded.
+    const time = fakeTime(Date.now());
+    const started = time.now;
+    const t = bufferIO({ env: { RFS_CONFIG_DIR: dir } });
+    const code = await runCli(['auth', 'switch', 'S'], t.io, { clock: time.clock });
+    expect(code, t.stderr()).toBe(6);
+    expect(time.now - started).toBeGreaterThanOrEqual(10_000);
+    expect(time.waits.length).toBeGreaterThan(1);
+    expect(t.stderr()).toContain(`locked (pid ${owner.pid}, since`);
+    expect(t.stderr()).toMatch(/if no other rfs is running, delete .*config\.json\.lock/);
+    expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe(before);
   });
 });
