@@ -40,6 +40,21 @@ export function givenGlobals(program: CommandUnknownOpts): Partial<GlobalFlags> 
   return givenOptions(program) as Partial<GlobalFlags>;
 }
 
+/**
+ * A standalone command (core/standalone.ts: `sandbox`, `completion`) takes none of the global
+ * flags: one given to it would be silently ignored, so it is exit 2 instead, naming them.
+ */
+export function refuseGlobals(program: CommandUnknownOpts, flags: Partial<GlobalFlags>, command: string): void {
+  const given = program.options
+    .filter((o) => (flags as Record<string, unknown>)[o.attributeName()] !== undefined)
+    .map((o) => o.long ?? o.short ?? o.flags);
+  if (given.length > 0) {
+    throw new UsageError(`rfs ${command} takes none of the global flags (given: ${given.join(', ')})`, {
+      hint: `its own flags: rfs ${command} --help`,
+    });
+  }
+}
+
 export function resolveGlobals(
   flags: Partial<GlobalFlags>,
   io: IO,

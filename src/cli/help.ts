@@ -5,11 +5,9 @@ import type { EventEmitter } from 'node:events';
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { UsageError } from '../core/errors.js';
 import { sanitize } from '../core/sanitize.js';
+import { isStandalone } from '../core/standalone.js';
 
 const GLOBAL_FOOTER = 'Global options (-o, --json, -p, -q, -v, -y, …): see rfs --help';
-
-/** Commands whose help does not point to the global options: they take none of them. */
-const WITHOUT_GLOBALS = new Set(['sandbox']);
 
 /** Ends every command's help but the root's with the pointer to the global options. */
 export function addGlobalFooters(program: CommandUnknownOpts): void {
@@ -17,7 +15,8 @@ export function addGlobalFooters(program: CommandUnknownOpts): void {
     for (const sub of command.commands) {
       // After an Examples block, which ends with a blank line; else after a blank line of its own.
       const spaced = (sub as unknown as EventEmitter).listenerCount('afterHelp') > 0 ? GLOBAL_FOOTER : `\n${GLOBAL_FOOTER}`;
-      if (!WITHOUT_GLOBALS.has(sub.name())) sub.addHelpText('after', spaced);
+      // A standalone command takes none of them (core/standalone.ts).
+      if (!isStandalone(sub)) sub.addHelpText('after', spaced);
       visit(sub);
     }
   };

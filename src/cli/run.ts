@@ -11,7 +11,7 @@ import { CancelError, EXIT, UsageError, exitCodeFor } from '../core/errors.js';
 import { type IO, colorEnabled } from '../core/io.js';
 import { KnownSecrets } from '../core/redact.js';
 import { HELP_TOPICS } from '../commands/topics.js';
-import { givenGlobals, resolveGlobals } from './globals.js';
+import { givenGlobals, refuseGlobals, resolveGlobals } from './globals.js';
 import { helpArgv } from './help.js';
 import { buildProgram, type Dispatch } from './program.js';
 import { reportError } from './report.js';
@@ -58,11 +58,12 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
     const clients: Promise<ApiClient>[] = [];
     try {
       const flags = givenGlobals(program);
+      if (needs.standalone === true) refuseGlobals(program, flags, name);
       // The selected profile's settings stand in for flags not given (cli.md, config); read
       // here, after parsing, so that --help and --version never touch the config file, nor do
       // the commands that use no profile.
       let profile: ProfileSettings | undefined;
-      if (needs.profile !== false) {
+      if (needs.standalone !== true) {
         const { readProfileSettings } = await import('../config/profile-settings.js');
         profile = readProfileSettings(flags, io.env, configCache);
       }

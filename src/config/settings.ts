@@ -41,6 +41,8 @@ interface SettingSpec {
   flag: string;
   /** The variable that gives it for one run, if there is one. */
   env?: string;
+  /** The values it may take, when they are a list (completion offers them). */
+  choices?: readonly string[];
   /** The value as stored and used, or a UsageError (that may name `label`). */
   read(raw: string, label: string): string | number;
   /**
@@ -72,6 +74,7 @@ export const SETTINGS = [
     key: 'output',
     field: 'output',
     flag: '--output',
+    choices: OUTPUT_FORMATS,
     read(raw, label) {
       const format = readOutputFormat(raw);
       if (format === undefined)
