@@ -23,6 +23,40 @@ export function addGlobalFooters(program: CommandUnknownOpts): void {
   visit(program);
 }
 
+/**
+ * Defaults in help as the user types them: commander quotes a string default
+ * (`(default: "60")`), and the number flags keep theirs as strings so that one parser checks
+ * both. A description that an option gives for its default is kept.
+ */
+export function plainDefaults(program: CommandUnknownOpts): void {
+  const visit = (command: CommandUnknownOpts): void => {
+    for (const option of command.options)
+      if (typeof option.defaultValue === 'string' && option.defaultValueDescription === undefined)
+        option.defaultValueDescription = option.defaultValue;
+    for (const sub of command.commands) visit(sub);
+  };
+  visit(program);
+}
+
+/**
+ * commander's "(Did you mean …?)" may name an alias (`rfs recordz` → "recording"): name the
+ * command instead, once, as help and completion do (aliases are accepted, never offered).
+ */
+export function suggestNames(program: CommandUnknownOpts, text: string): string {
+  const names = new Map<string, string>();
+  const visit = (command: CommandUnknownOpts): void => {
+    for (const sub of command.commands) {
+      for (const alias of sub.aliases()) if (!names.has(alias)) names.set(alias, sub.name());
+      visit(sub);
+    }
+  };
+  visit(program);
+  return text.replace(/\(Did you mean (one of )?([^?]+)\?\)/, (_all, _oneOf: string | undefined, list: string) => {
+    const words = [...new Set(list.split(', ').map((word) => names.get(word) ?? word))];
+    return words.length === 1 ? `(Did you mean ${words[0]}?)` : `(Did you mean one of ${words.join(', ')}?)`;
+  });
+}
+
 function find(parent: CommandUnknownOpts, word: string): CommandUnknownOpts | undefined {
   return parent.commands.find((c) => c.name() === word || c.aliases().includes(word));
 }

@@ -48,6 +48,8 @@ const HELP: string[][] = [
 const ERRORS: string[][] = [
   ['recordngs'],
   ['recordings', 'lst'],
+  ['recordz'],
+  ['webhooks', 'rmm'],
   ['recordings', 'list', '--limt', '5'],
   ['file', 'a', 'b'],
   ['recordings', 'list', '--status', 'BAD'],
