@@ -12,6 +12,7 @@ import { inspectLock } from '../../core/lock.js';
 import { isLoopbackHost } from '../../core/loopback.js';
 import { redactKey } from '../../core/redact.js';
 import { sanitize } from '../../core/sanitize.js';
+import { standingOf } from '../../sync/backoff.js';
 import { defaultJournalPath, replayJournal } from '../../sync/journal.js';
 import type { Context } from '../context.js';
 import type { Report } from './report.js';
@@ -158,8 +159,14 @@ export function checkJournal(ctx: Context, profileName: string, report: Report):
   const { states, problems } = replayJournal(text);
   const notes: string[] = [];
   const warnings: string[] = [];
-  if (states.size > 0) warnings.push(`${states.size} pending (a sync was stopped midway; the next rfs sync finishes them first)`);
-  else notes.push('nothing pending');
+  // Only a recording whose command started without an outcome, or whose answer is not filed yet,
+  // was left by a sync that stopped midway; a command that failed cleanly is failing or parked.
+  const count = { pending: 0, failing: 0, parked: 0 };
+  for (const state of states.values()) count[standingOf(state).state] += 1;
+  if (count.pending > 0) warnings.push(`${count.pending} pending (a sync was stopped midway; the next rfs sync finishes them first)`);
+  if (count.failing > 0) warnings.push(`${count.failing} failing (their command failed; rfs sync status says when each is tried again)`);
+  if (count.parked > 0) warnings.push(`${count.parked} parked (never run again until rfs sync --retry-parked)`);
+  if (states.size === 0) notes.push('nothing pending');
   if (problems.length > 0) warnings.push(`${problems.length} damaged line${problems.length === 1 ? '' : 's'} (skipped by rfs sync)`);
   const lock = inspectLock(`${file}.lock`);
   if (lock?.stale)
