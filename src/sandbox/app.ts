@@ -286,6 +286,11 @@ export class App {
     );
   }
 
+  /** Settles once what was noted is on disk (--data), rejecting with the write's own error. */
+  written(): Promise<void> | null {
+    return this.saver?.durable() ?? null;
+  }
+
   /** The changed entities as they stand now, for one flush of the journal (saver.ts). */
   batch(changes: PendingChanges): JournalBatch {
     const webhooks = this.webhooks.data;

@@ -2,7 +2,7 @@
 // the same ranges, so its messages and the programmatic API agree.
 import { type NumberRule, withinRule } from '../core/flags.js';
 import type { FixtureRecording } from './fixtures.js';
-import type { StoredState } from './persistence.js';
+import type { ExportedState } from './persistence.js';
 import type { Resolver } from './url-guard.js';
 
 export interface SandboxOptions {
@@ -14,8 +14,9 @@ export interface SandboxOptions {
   /**
    * Where the state starts: a file (a state of the --data format, or a JSON list of
    * recordings), or such a value itself. A data file that exists wins: it continues from them.
+   * A state without its seed (as GET /_sandbox/state exports it) takes `seed` (or a random one).
    */
-  fixtures?: string | StoredState | FixtureRecording[];
+  fixtures?: string | ExportedState | FixtureRecording[];
   rateLimit?: number;
   rateWindowSeconds?: number;
   faults?: number;
@@ -63,7 +64,7 @@ export interface SandboxConfig {
   seed: string | null;
   recordings: number;
   dataFile: string | null;
-  fixtures: string | StoredState | FixtureRecording[] | null;
+  fixtures: string | ExportedState | FixtureRecording[] | null;
   rateLimit: number;
   rateWindowSeconds: number;
   faults: number;

@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { App } from './app.js';
+import { controlGuard } from './control-guard.js';
 import type { SandboxKeys } from './keys.js';
 import type { PickedFault } from './faults.js';
 import { ProblemError, problemBody, type Reply } from './problem.js';
@@ -27,8 +28,10 @@ export interface SandboxServer {
   shutdown(): Promise<void>;
 }
 
-export function createSandboxServer(app: App, log: (line: string) => void): SandboxServer {
+/** `host`: what the sandbox was bound to, a name the control API also answers to. */
+export function createSandboxServer(app: App, log: (line: string) => void, host: string): SandboxServer {
   const router = createRouter();
+  const guardControl = controlGuard(host);
   const idPrefix = `req_${randomBase62(10)}`;
   let counter = 0;
   let active = 0;
@@ -93,6 +96,8 @@ export function createSandboxServer(app: App, log: (line: string) => void): Sand
     faulted: ApiNotes | null,
   ): Promise<void> {
     try {
+      // Before the body is read: a refused caller gets nothing of the control API.
+      if (segments?.[0] === '_sandbox') guardControl(req.method ?? '', req.headers, hasBody(req));
       let body = EMPTY;
       if (hasBody(req)) {
         const isState = req.method === 'PUT' && segments?.[0] === '_sandbox' && segments[1] === 'state' && segments.length === 2;
