@@ -171,8 +171,14 @@ export class SandboxControl {
     await this.call('PUT', 'state', state);
   }
 
+  /** Saves the state in memory under `name` (a name taken is replaced); beyond 20 snapshots, a SandboxControlError 409. */
   async saveSnapshot(name: string): Promise<void> {
     await this.call('POST', 'snapshots', { name });
+  }
+
+  /** Forgets a snapshot: at most 20 are kept, and a new name beyond that is refused (409). */
+  async deleteSnapshot(name: string): Promise<void> {
+    await this.call('DELETE', `snapshots/${encodeURIComponent(name)}`);
   }
 
   async restoreSnapshot(name: string): Promise<void> {

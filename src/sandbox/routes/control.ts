@@ -182,6 +182,12 @@ function saveSnapshot(ctx: RequestContext): Reply {
   return json(201, { data: { name } });
 }
 
+function deleteSnapshot(ctx: RequestContext): Reply {
+  parseQuery(ctx.query, []);
+  if (!ctx.app.deleteSnapshot(ctx.params.name ?? '')) throw notFound('no snapshot of that name');
+  return { status: 204 };
+}
+
 async function restoreSnapshot(ctx: RequestContext): Promise<Reply> {
   parseQuery(ctx.query, []);
   body(ctx, z.strictObject({}));
@@ -222,6 +228,7 @@ export const controlRoutes: ControlRoute[] = [
   { kind: 'control', method: 'PUT', path: 'state', handle: importState },
   { kind: 'control', method: 'POST', path: 'snapshots', handle: saveSnapshot },
   { kind: 'control', method: 'POST', path: 'snapshots/:name/restore', handle: restoreSnapshot },
+  { kind: 'control', method: 'DELETE', path: 'snapshots/:name', handle: deleteSnapshot },
   { kind: 'control', method: 'POST', path: 'reset', handle: reset },
   { kind: 'control', method: 'GET', path: 'stats', handle: stats },
 ];
