@@ -112,6 +112,14 @@ export function createSandboxServer(app: App, log: (line: string) => void, host:
         }
         body = read;
       }
+      if (req.method === 'OPTIONS') {
+        // What the path answers, with no key and no fault: a question about the API, not a use of it.
+        const allow = segments === null ? [] : router.allowed(segments);
+        if (allow.length === 0) throw new ProblemError('RESOURCE_NOT_FOUND', 'no such endpoint');
+        send(res, requestId, { status: 204, headers: { allow: allow.join(', ') } });
+        return;
+      }
+      // HEAD is answered as GET; node leaves the body out of a HEAD answer, keeping its length.
       const match = segments === null ? null : router.match(req.method ?? '', segments);
       if (!match) throw new ProblemError('RESOURCE_NOT_FOUND', 'no such endpoint');
       const ctx = { app, requestId, params: match.params, query, headers: req.headers, body };
@@ -152,10 +160,17 @@ export function createSandboxServer(app: App, log: (line: string) => void, host:
     { maxHeaderSize: 16 * 1024, requestTimeout: 60_000, headersTimeout: 20_000, keepAliveTimeout: 5_000 },
     (req, res) => {
       active++;
-      void handle(req, res).finally(() => {
-        active--;
-        if (active === 0) onIdle?.();
-      });
+      void handle(req, res)
+        .catch((error: unknown) => {
+          // Whatever failed after the answer's rules (the request log, a caller's clock): said, never an unhandled rejection.
+          log(`request failed: ${error instanceof Error ? error.message : String(error)}`);
+          if (!res.headersSent) sendProblem(res, 'req_unknown', new ProblemError('INTERNAL_ERROR'));
+          else if (!res.writableEnded) res.destroy();
+        })
+        .finally(() => {
+          active--;
+          if (active === 0) onIdle?.();
+        });
     },
   );
 
