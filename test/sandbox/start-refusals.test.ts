@@ -41,7 +41,11 @@ describe('startSandbox options', () => {
     ['a seed that is NaN', { seed: Number.NaN }, 'sandbox option seed must be a non-empty string or a finite number (got NaN)'],
     ['a port given as text', { port: '4010' }, 'sandbox option port must be a number (got "4010")'],
     ['a clock that is not a function', { now: 5 }, 'sandbox option now must be a function (got 5)'],
-    ['fixtures that are a number', { fixtures: 3 }, 'sandbox option fixtures must be a file name, a state object or a list of recordings (got 3)'],
+    [
+      'fixtures that are a number',
+      { fixtures: 3 },
+      'sandbox option fixtures must be a file name, a state object or a list of recordings (got 3)',
+    ],
     ['an unknown option', { recording: 5 }, /^unknown sandbox option recording; the options are host, port, seed, recordings,/],
   ])('refuses %s with a TypeError', async (_name, options, message) => {
     const error = await startSandbox({ port: 0, ...(options as object) }).catch((e: unknown) => e);
