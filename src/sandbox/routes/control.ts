@@ -50,7 +50,7 @@ function invalidBody(path: string, message: string): ProblemError {
   return new ProblemError('INVALID_INPUT', `${where}: ${message}`, { extra: { detail: `${where}: ${message}`, path } });
 }
 
-/** An empty control body means `{}`, so `curl -X POST …/_sandbox/reset` just works. */
+/** An empty control body means `{}` (its content type must still say JSON: control-guard.ts). */
 function body<T extends z.core.$ZodType>(ctx: RequestContext, schema: T): z.infer<T> {
   const value = anyJson(ctx);
   const parsed = z.safeParse(schema, value);
