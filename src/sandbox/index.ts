@@ -6,6 +6,7 @@ import { SandboxControl } from './control-client.js';
 import { FixtureError, checkFixtures, readFixtureFile, type Fixtures } from './fixtures.js';
 import type { SandboxKeys } from './keys.js';
 import type { AddressInfo } from 'node:net';
+import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { removeStaleTemporaryFiles } from '../core/atomic-write.js';
 import { ListenError, listenOn, urlHost } from '../core/listen.js';
@@ -89,8 +90,17 @@ async function firstSave(app: App, file: string): Promise<void> {
   }
 }
 
+/** The folder a data file goes in must be there: checked before anything is read or written. */
+async function checkDataFolder(file: string): Promise<void> {
+  const folder = dirname(resolve(file));
+  const found = await stat(folder).catch(() => null);
+  if (found === null) throw new SandboxStartError(`cannot write the data file ${file}: its folder ${folder} does not exist`);
+  if (!found.isDirectory()) throw new SandboxStartError(`cannot write the data file ${file}: ${folder} is not a folder`);
+}
+
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const config = resolveConfig(options);
+  if (config.dataFile !== null) await checkDataFolder(config.dataFile);
   let stored: StoredState | null;
   try {
     stored = config.dataFile === null ? null : await loadDataFile(config.dataFile);

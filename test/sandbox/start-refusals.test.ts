@@ -1,6 +1,6 @@
 // A sandbox that cannot work as asked is refused at start (issue 23): the CLI exits 2, the
 // library's promise rejects. Before, it served anyway and the trouble showed only later.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,12 +24,21 @@ describe('--data in a folder that does not exist', () => {
     expect((error as Error).message).toBe(`cannot write the data file ${file}: its folder ${join(dir, 'missing')} does not exist`);
   });
 
-  it('makes rfs sandbox exit 2 before it prints its JSON line', async () => {
+  it('is refused when the folder is a file, before anything is written', async () => {
+    const plain = join(dir, 'plain-file');
+    await writeFile(plain, 'not a folder');
+    const error = await startSandbox({ port: 0, seed: 's', dataFile: join(plain, 'x.json') }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SandboxStartError);
+    expect((error as Error).message).toBe(`cannot write the data file ${join(plain, 'x.json')}: ${plain} is not a folder`);
+  });
+
+  it('makes rfs sandbox exit 2 before it prints its JSON line, and logs no failed write', async () => {
     const file = join(dir, 'nowhere', 'x.json');
     const run = await runRfs(['sandbox', '--port', '0', '--seed', '1', '--data', file]);
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain(`cannot write the data file ${file}: its folder ${join(dir, 'nowhere')} does not exist`);
+    expect(run.stderr).not.toContain('could not save');
   });
 });
 
