@@ -33,6 +33,7 @@ export function createEventLog(io: IO, ui: Ui, clock: Clock): EventLog {
       const { error, ...counts } = end;
       emit(error === undefined ? 'info' : 'error', 'pass-end', { pass, ...counts, ...(error === undefined ? {} : { error }) });
     },
+    journalOpened: () => undefined,
     listed: () => undefined,
     commandStarted: () => () => undefined,
     result: (r) => emit(r.ok ? 'info' : 'warn', 'result', r),

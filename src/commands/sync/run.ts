@@ -98,6 +98,7 @@ async function syncWith(
   const client = await ctx.api();
   const journal = Journal.open(journalPath);
   try {
+    observer.journalOpened(journal.states);
     journal.warnProblems(ctx.ui);
     const pending = describePending(journal);
     if (pending) ctx.ui.notice(`journal: ${pending}`);
