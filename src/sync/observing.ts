@@ -2,7 +2,8 @@
 // /metrics and /healthz of --metrics. prom-client loads only when --metrics is given.
 import { writeSummary } from '../batch/runner.js';
 import type { Session } from '../core/context.js';
-import { createEventLog, type EventLog, speakJson } from './events-log.js';
+import { createJsonLog } from '../output/json-log.js';
+import { createEventLog, type EventLog } from './events-log.js';
 import { type Address, Health, startMonitorServer } from './health.js';
 import { observers, type SyncObserver } from './observer.js';
 
@@ -23,8 +24,8 @@ export async function startObserving(
   const closers: (() => Promise<void>)[] = [];
   let log: EventLog | undefined;
   if (o.logFormat === 'json') {
-    log = createEventLog(ctx.io, ctx.ui, ctx.clock);
-    speakJson(ctx.ui, log);
+    // The run's Ui speaks JSON already (cli/run.ts): these are the sync's own events.
+    log = createEventLog(createJsonLog((line) => ctx.io.stderr.write(line), ctx.ui.redact, ctx.clock));
     list.push(log);
   }
   if (o.metrics !== undefined) {
@@ -48,7 +49,7 @@ export async function startObserving(
   return {
     observer,
     ...(log === undefined ? {} : { log }),
-    summary: (text) => (log ? log.emit('info', 'summary', { message: text }) : writeSummary(ctx.io, text)),
+    summary: (text) => (log ? log.emit('info', 'summary', text) : writeSummary(ctx.io, text)),
     close: async () => {
       for (const close of closers) await close();
       await observer.close();

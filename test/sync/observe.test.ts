@@ -227,10 +227,14 @@ describe('--log-format json', () => {
     expect(names).toContain('wait');
     const end = events.find((e) => e.event === 'pass-end');
     expect(end).toMatchObject({ level: 'info', pass: 1, filed: n - 1, failed: 1, interrupted: false });
-    const result = events.find((e) => e.event === 'result' && e.id === victim) as { ok: boolean; level: string; error: { title: string } };
+    const result = events.find((e) => e.event === 'result' && e.id === victim) as {
+      ok: boolean;
+      level: string;
+      error: { message: string };
+    };
     expect(result).toMatchObject({ ok: false, level: 'warn' });
-    expect(result.error.title).toMatch(/^the command exited 3: cannot file: key service_pk_…\S{4} refused$/);
-    expect(events.at(-1)).toMatchObject({ event: 'summary', message: `sync: pass done: ${n - 1} filed, 1 failed` });
+    expect(result.error.message).toMatch(/^the command exited 3: cannot file: key service_pk_…\S{4} refused$/);
+    expect(events.at(-1)).toMatchObject({ event: 'summary', msg: `sync: pass done: ${n - 1} filed, 1 failed` });
   }, 30_000);
 
   it('ends with an error event, not a text report, when the run fails', async () => {

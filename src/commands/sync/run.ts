@@ -2,7 +2,7 @@
 import { performance } from 'node:perf_hooks';
 import { ResultWriter } from '../../batch/results.js';
 import type { Context } from '../context.js';
-import { EXIT, UsageError, exitCodeFor } from '../../core/errors.js';
+import { EXIT, UsageError } from '../../core/errors.js';
 import { writeList } from '../../output/list-writer.js';
 import { sanitize } from '../../core/sanitize.js';
 import { defaultJournalPath, Journal, JournalLostError } from '../../sync/journal.js';
@@ -76,12 +76,6 @@ export async function run(ctx: Context, flags: SyncOptions): Promise<number> {
   const watching = await startObserving(ctx, flags);
   try {
     return await syncWith(ctx, flags, journalPath, secret, watching);
-  } catch (error) {
-    // With --log-format json the end is an event too, and stderr stays JSON to its last line.
-    if (!watching.log) throw error;
-    const code = ctx.signal.aborted && !(error instanceof UsageError) ? EXIT.INTERRUPTED : exitCodeFor(error);
-    watching.log.emit('error', 'error', { message: error instanceof Error ? error.message : String(error), exitCode: code });
-    return code;
   } finally {
     await watching.close();
   }
