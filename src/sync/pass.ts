@@ -1,6 +1,7 @@
 // One pass of the integration loop of api.md: file what the journal says was answered but not
 // confirmed, then for every COMPLETED unsynced recording: fetch it by id, run the command,
 // file its answer. Every step is journaled before rfs acts on it (see journal.ts).
+import { getMaxListeners, setMaxListeners } from 'node:events';
 import { fileRecording, getRecording } from '../api/recordings.js';
 import type { ApiClient } from '../api/types.js';
 import { Progress } from '../batch/progress.js';
@@ -28,6 +29,10 @@ export interface SyncSettings {
   observer?: SyncObserver;
 }
 
+/** Abort listeners on the run's signal: per command slot (a fetch and a filing), and beside them (listing, spinner, the run). */
+const LISTENERS_PER_SLOT = 2;
+const LISTENERS_BESIDE = 10;
+
 export interface PassOutcome {
   filed: number;
   failed: number;
@@ -36,9 +41,6 @@ export interface PassOutcome {
   /** What it was doing then, when it was doing something. */
   interruptedDuring?: string;
 }
-
-/** For the commands: they are not stopped by Ctrl-C (see handle). */
-const NEVER = new AbortController().signal;
 
 function now(): string {
   return new Date().toISOString();
@@ -57,6 +59,10 @@ export async function runPass(
 ): Promise<PassOutcome> {
   // Before anything of the pass, and before each recording: see journal.ts, assertHeld.
   journal.assertHeld();
+  // Each request in flight listens on the run's signal until it is answered: up to one per
+  // command slot, plus the listing's pages and a filing each. That many is the design, not a
+  // leak, and Node's warning at 11 would be a line of text in a --log-format json stream.
+  setMaxListeners(Math.max(getMaxListeners(ctx.signal), LISTENERS_PER_SLOT * s.concurrency + LISTENERS_BESIDE), ctx.signal);
   let listing = false;
   const progress = await Progress.start(ctx.ui, 'sync: starting a pass');
   const items = passItems(client, journal.states, {
@@ -125,9 +131,9 @@ export async function runPass(
       stdin: `${JSON.stringify(detail)}\n`,
       env: { ...ctx.io.env, RFS_RECORDING_ID: id, RFS_ATTEMPT: String(attempt) },
       timeoutMs: s.execTimeoutMs,
-      // Ctrl-C and SIGTERM let a running command finish, up to --exec-timeout, and its answer
-      // is journaled (cli.md, sync); a second Ctrl-C ends rfs, and the command with it (exec.ts).
-      signal: NEVER,
+      // No signal: Ctrl-C and SIGTERM let a running command finish, up to --exec-timeout, and
+      // its answer is journaled (cli.md, sync); a second Ctrl-C ends rfs, and the command with it
+      // (exec.ts).
     });
     ended?.(ran);
     if (ran.timedOut || ran.code !== 0) {
