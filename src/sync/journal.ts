@@ -176,7 +176,7 @@ class Replay {
 export function replayJournal(text: string): { states: Map<string, RecordingState>; problems: JournalProblem[] } {
   const replay = new Replay();
   const lines = text.split('\n');
-  lines.forEach((line, index) => replay.line(line, index === lines.length - 1));
+  for (const [index, line] of lines.entries()) replay.line(line, index === lines.length - 1);
   return replay;
 }
 
