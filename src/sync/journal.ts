@@ -5,24 +5,13 @@
 // rfs reads a `failed` line as a damaged one: it reports it, skips it and runs the command again
 // (as for a bare `started`), which is what it did before failures were journaled.
 // One process at a time owns a journal, through a lock file beside it.
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { writeFileAtomicSync } from '../core/atomic-write.js';
 import { UsageError } from '../core/errors.js';
-import { processAlive } from '../core/lock.js';
+import { type HeldLock, tryLockSync } from '../core/lock.js';
+import { type Clock, systemClock } from '../core/clock.js';
 import type { Ui } from '../core/ui.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../shared/json-depth.js';
 
@@ -298,11 +287,14 @@ export class Journal {
   private readonly lockPath: string;
   /** The lock file this process made, to tell it from one deleted, or made by another sync. */
   private lockId: FileId | undefined;
+  private held: HeldLock | undefined;
 
   private constructor(
     readonly path: string,
     readonly states: Map<string, RecordingState>,
     readonly problems: JournalProblem[],
+    /** The run's clock (core/clock.ts): every step is stamped with its time. */
+    private readonly clock: Pick<Clock, 'now'>,
   ) {
     this.lockPath = `${path}.lock`;
   }
@@ -313,10 +305,15 @@ export class Journal {
   }
 
   /** Reads the journal (it may not exist yet) without taking it: for --dry-run. */
-  static peek(path: string): Journal {
+  static peek(path: string, clock: Pick<Clock, 'now'> = systemClock): Journal {
     const file = resolve(path);
     const { states, problems } = readJournalFile(file);
-    return new Journal(file, states, problems);
+    return new Journal(file, states, problems, clock);
+  }
+
+  /** Now, as a step's `at`: the run's clock, not the machine's. */
+  stamp(): string {
+    return new Date(this.clock.now()).toISOString();
   }
 
   /**
@@ -324,10 +321,10 @@ export class Journal {
    * journal is refused), then the replay, then a compacted rewrite holding only what is still
    * pending, which also clears a damaged last line.
    */
-  static open(path: string): Journal {
+  static open(path: string, clock: Pick<Clock, 'now'>): Journal {
     const file = resolve(path);
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-    const journal = Journal.peek(file);
+    const journal = Journal.peek(file, clock);
     journal.lock();
     try {
       // Re-read under the lock: the peek may have raced another process's last writes.
@@ -344,31 +341,22 @@ export class Journal {
     return journal;
   }
 
+  /**
+   * The lock of core/lock.ts, as the config file has: created exclusively, holding the pid and
+   * the time, and taken over when its owner is dead (a crash or SIGKILL) or when it names this
+   * very pid (a predecessor's, the pid reused). Never older-than stale: a sync runs for days.
+   */
   private lock(): void {
-    for (let tries = 0; tries < 2; tries++) {
-      try {
-        const fd = openSync(this.lockPath, 'wx', 0o600);
-        try {
-          writeSync(fd, `${process.pid}\n`);
-          const { dev, ino } = fstatSync(fd);
-          this.lockId = { dev, ino };
-        } finally {
-          closeSync(fd);
-        }
-        return;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        const pid = Number(readFileSync(this.lockPath, 'utf8').trim());
-        if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid)) {
-          throw new UsageError(`another rfs sync (pid ${pid}) is using the journal ${this.path}`, {
-            hint: 'wait for it to finish, or give this one its own --journal',
-          });
-        }
-        // The owner died (a crash or SIGKILL): its lock is stale.
-        unlinkSync(this.lockPath);
-      }
+    const got = tryLockSync(this.lockPath);
+    if (!('release' in got)) {
+      const pid = got.owner?.pid;
+      throw new UsageError(`another rfs sync${pid === undefined ? '' : ` (pid ${pid})`} is using the journal ${this.path}`, {
+        hint: 'wait for it to finish, or give this one its own --journal',
+      });
     }
-    throw new UsageError(`could not lock the journal ${this.path}`);
+    this.held = got;
+    // Which file it is, for assertHeld: another sync's lock at the same path is another file.
+    this.lockId = fileIdAt(this.lockPath);
   }
 
   /**
@@ -397,20 +385,15 @@ export class Journal {
   }
 
   private unlock(): void {
-    try {
-      // Only a lock this process made: a replaced one belongs to another sync.
-      const lock = fileIdAt(this.lockPath);
-      if (this.lockId !== undefined && !sameFile(lock, this.lockId)) return;
-      if (readFileSync(this.lockPath, 'utf8').trim() === String(process.pid)) unlinkSync(this.lockPath);
-    } catch {
-      // Already gone.
-    }
+    // Only a lock this process made: core/lock.ts leaves a replaced one alone.
+    this.held?.release();
+    this.held = undefined;
   }
 
   /** Rewrites the file with the pending steps only, atomically (core/atomic-write.ts). */
   private compact(): void {
     const lines: string[] = [];
-    const at = new Date().toISOString();
+    const at = this.stamp();
     for (const [id, state] of this.states) {
       if (state.attempts > 0) lines.push(JSON.stringify({ step: 'started', id, attempt: state.attempts, at }));
       if (state.result) lines.push(JSON.stringify({ step: 'result', id, attempt: state.attempts, at, ...state.result }));

@@ -42,10 +42,6 @@ export interface PassOutcome {
   interruptedDuring?: string;
 }
 
-function now(): string {
-  return new Date().toISOString();
-}
-
 function failure(code: string, title: string): ItemError {
   return { status: null, code, title, requestId: null };
 }
@@ -81,7 +77,7 @@ export async function runPass(
     progress.update(`${id}: filing ${record.externalId}`);
     try {
       const answer = await fileRecording(client, id, { provider: s.provider, ...record }, ctx.signal);
-      journal.append({ step: 'filed', id, externalId: record.externalId, syncCount: answer.data.syncCount, at: now() });
+      journal.append({ step: 'filed', id, externalId: record.externalId, syncCount: answer.data.syncCount, at: journal.stamp() });
       return {
         id,
         ok: true,
@@ -97,7 +93,7 @@ export async function runPass(
       // The answer stays in the journal and is filed on the next pass, without the command,
       // unless the recording is gone for good.
       if (error instanceof ApiError && error.status === 404) {
-        journal.append({ step: 'dropped', id, reason: `${error.status} ${error.code}`, at: now() });
+        journal.append({ step: 'dropped', id, reason: `${error.status} ${error.code}`, at: journal.stamp() });
       }
       return { id, ok: false, externalId: record.externalId, attempt, from, stage: 'filing', error: itemError(error) };
     }
@@ -122,7 +118,7 @@ export async function runPass(
     }
 
     const attempt = (journal.states.get(id)?.attempts ?? 0) + 1;
-    journal.append({ step: 'started', id, attempt, at: now() });
+    journal.append({ step: 'started', id, attempt, at: journal.stamp() });
     run.doing(`running the command for ${id} (attempt ${attempt}; it runs again with RFS_ATTEMPT=${attempt + 1} next time)`);
     progress.update(`#${n} ${id}: running the command`);
     const ended = s.observer?.commandStarted(id);
@@ -152,7 +148,7 @@ export async function runPass(
     }
     const record = ran.stdoutTooLong ? { problem: 'the command printed more than 1 MiB' } : parseExternalRecord(ran.stdout);
     if ('problem' in record) return { id, ok: false, attempt, stage: 'command', error: failure('COMMAND_OUTPUT', record.problem) };
-    journal.append({ step: 'result', id, attempt, at: now(), ...record });
+    journal.append({ step: 'result', id, attempt, at: journal.stamp(), ...record });
     if (ctx.signal.aborted) {
       run.doing(`running the command for ${id}, which answered: its answer is in the journal and is filed on the next run`);
       throw new CancelError('interrupted');

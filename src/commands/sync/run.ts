@@ -90,7 +90,7 @@ async function syncWith(
 ): Promise<number> {
   const { observer, summary } = watching;
   const client = await ctx.api();
-  const journal = Journal.open(journalPath);
+  const journal = Journal.open(journalPath, ctx.clock);
   try {
     observer.journalOpened(journal.states);
     journal.warnProblems(ctx.ui);
@@ -217,7 +217,7 @@ async function startListener(ctx: Context, port: number, secret: string, trigger
 }
 
 async function dryRun(ctx: Context, flags: SyncOptions, journalPath: string): Promise<number> {
-  const journal = Journal.peek(journalPath);
+  const journal = Journal.peek(journalPath, ctx.clock);
   journal.warnProblems(ctx.ui);
   const client = await ctx.api();
   const rows: { id: string; action: string; attempt: number; title: string | null; externalId: string | null }[] = [];
