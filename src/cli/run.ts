@@ -16,6 +16,7 @@ import { helpArgv } from './help.js';
 import { buildProgram, type Dispatch } from './program.js';
 import { reportError } from './report.js';
 import type { JqOutput } from '../output/jq-output.js';
+import { asksJsonLog, createJsonLog, errorObject, errorSentence, speakJson } from '../output/json-log.js';
 
 export interface RunOptions {
   /** Aborted on Ctrl-C by the process entry point; tests abort it themselves. */
@@ -50,6 +51,9 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
 
   // The config file, read at most once in this run, and only by a command that needs it.
   const configCache: ConfigCache = new Map();
+  // `--log-format json` (cli.md, sync): every stderr line of the run is a JSON event, usage
+  // errors and warnings before the command starts included.
+  const jsonLog = asksJsonLog(argv) ? createJsonLog((line) => io.stderr.write(line), secrets.redact, clock) : undefined;
 
   const dispatch: Dispatch = async (name, execute, needs = {}) => {
     let globals: GlobalOptions | undefined;
@@ -78,6 +82,7 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
         stderrColor: colorEnabled(io, flags.color === false ? false : undefined, 'stderr'),
         redact: secrets.redact,
       });
+      if (jsonLog) speakJson(u, jsonLog);
       for (const problem of problems) u.warn(problem);
       const connect = (connection: Connection, how: ConnectOptions = {}): Promise<ApiClient> => {
         secrets.add(connection.apiKey);
@@ -132,14 +137,28 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
     }
   };
 
-  const program = buildProgram(dispatch, { writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });
+  // With JSON logs commander's messages are held, then written as one error event.
+  let commanderText = '';
+  const writeErr = (text: string): void => {
+    if (jsonLog) commanderText += text;
+    else io.stderr.write(text);
+  };
+  const program = buildProgram(dispatch, { writeOut: (text) => io.stdout.write(text), writeErr });
   try {
     // `rfs help recordings list` is `rfs recordings list --help`; commander's own help command
     // reads one word only.
     const args = argv[0] === 'help' && argv.length > 1 ? helpArgv(program, argv.slice(1), Object.keys(HELP_TOPICS)) : argv;
     await program.parseAsync(args, { from: 'user' });
   } catch (error) {
-    if (error instanceof CommanderError) return commanderExit(error);
+    if (error instanceof CommanderError) {
+      const code = commanderExit(error);
+      const text = commanderText.trim();
+      if (jsonLog && text !== '') {
+        const message = text.replace(/^error: /, '');
+        jsonLog.emit('error', 'error', `error: ${message}`, { error: { message, code: 'USAGE' }, exitCode: code });
+      }
+      return code;
+    }
     failure = { error, globals: undefined, name: '' };
   }
   if (failure && isClosedOutput(failure.error)) {
@@ -147,8 +166,10 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
     return EXIT.OK;
   }
   if (failure) {
-    reportError(io, failure.error, { globals: failure.globals, name: failure.name, redact: secrets.redact });
-    return exitCodeFor(failure.error);
+    const code = exitCodeFor(failure.error);
+    if (jsonLog) jsonLog.emit('error', 'error', errorSentence(failure.error), { error: errorObject(failure.error), exitCode: code });
+    else reportError(io, failure.error, { globals: failure.globals, name: failure.name, redact: secrets.redact });
+    return code;
   }
   return exitCode;
 }

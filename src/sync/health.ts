@@ -46,6 +46,7 @@ export class Health implements SyncObserver {
     this.last = { at: this.clock.now(), interrupted: end.interrupted, ...(end.error === undefined ? {} : { error: end.error }) };
   }
 
+  journalOpened(): void {}
   listed(): void {}
   commandStarted(): () => void {
     return () => undefined;
