@@ -196,7 +196,7 @@ function backoffOf(ctx: Context, flags: SyncOptions, journal: Journal, onParked?
 
 async function readListenSecret(ctx: Context, secretEnv: string | undefined): Promise<string> {
   const { readWebhookSecret } = await import('../../webhooks/secret.js');
-  return readWebhookSecret({ secretEnv, secretFile: undefined }, { env: ctx.io.env });
+  return readWebhookSecret({ secretEnv, secretFile: undefined }, { env: ctx.io.env, onSecret: ctx.knowSecret });
 }
 
 async function startListener(ctx: Context, port: number, secret: string, trigger: () => void) {

@@ -110,7 +110,7 @@ function tableLines(row: Row, o: { width: number; color: boolean }): { header: s
 
 export async function run(ctx: Context, o: ListenOptions): Promise<number> {
   const secretSource = { secretEnv: o.secretEnv, secretFile: o.secretFile };
-  const secret = await readWebhookSecret(secretSource, { env: ctx.io.env });
+  const secret = await readWebhookSecret(secretSource, { env: ctx.io.env, onSecret: ctx.knowSecret });
   const { io, ui } = ctx;
   const asTable = ctx.globals.output === 'table';
   const fit = { width: io.columns, color: ctx.globals.color };
