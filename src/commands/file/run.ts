@@ -1,12 +1,12 @@
 // rfs file <id> …  and  rfs file --from <file | ->  (cli.md, file).
 import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { addAbortSignal, type Readable } from 'node:stream';
 import { checkFiling, type FilingField } from '../../shared/filing.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../shared/json-depth.js';
 import { fileRecording } from '../../api/recordings.js';
 import type { Context } from '../context.js';
-import { EXIT, UsageError } from '../../core/errors.js';
+import { readBounded } from '../../core/bounded-read.js';
+import { EXIT, RfsError, UsageError } from '../../core/errors.js';
 import type { FilingRequest } from '../../shared/schemas.js';
 import { describeProblem, readLines, type InputLine } from '../../batch/lines.js';
 import { Progress } from '../../batch/progress.js';
@@ -35,7 +35,7 @@ export async function options({ args: [id], flags }: Input, ctx: Context): Promi
     externalId: requireFlag('--external-id', flags.externalId),
     externalUrl: flags.externalUrl,
     filedAt: isoFlag('--filed-at', flags.filedAt),
-    metadata: await readMetadata(flags.metadata),
+    metadata: await readMetadata(flags.metadata, ctx.signal),
   });
   const checked = checkFiling(fields, ctx.io.now(), { names: FLAG_NAMES });
   if ('problem' in checked) throw new UsageError(checked.problem);
@@ -77,14 +77,28 @@ export async function run(ctx: Context, o: FileOptions): Promise<number> {
   return EXIT.OK;
 }
 
-async function readMetadata(raw: string | undefined): Promise<Record<string, unknown> | undefined> {
+/**
+ * The most bytes of --metadata: a filing's whole body is at most 1 MiB for the service (the
+ * sandbox's limit), so more could never be sent; /dev/zero or an endless FIFO stops here.
+ */
+const MAX_METADATA_BYTES = 1024 * 1024;
+
+async function readMetadata(raw: string | undefined, signal: AbortSignal): Promise<Record<string, unknown> | undefined> {
   if (raw === undefined) return undefined;
   let text = raw;
   if (raw.startsWith('@')) {
+    const path = raw.slice(1);
     try {
-      text = await readFile(raw.slice(1), 'utf8');
+      const bytes = await readBounded(path, {
+        limit: MAX_METADATA_BYTES,
+        what: `--metadata file ${path}`,
+        kind: "a filing's metadata",
+        signal,
+      });
+      text = bytes.toString('utf8');
     } catch (error) {
-      throw new UsageError(`cannot read --metadata file ${raw.slice(1)}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+      if (error instanceof RfsError) throw error;
+      throw new UsageError(`cannot read --metadata file ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
     }
   }
   let value: unknown;
