@@ -11,6 +11,7 @@ import { sanitize } from '../../../core/sanitize.js';
 import { type Column, pad, renderTable, truncate } from '../../../output/table.js';
 import { forwardTarget, type ReceivedDelivery, startWebhookReceiver } from '../../../webhooks/receiver.js';
 import { describeSecretSource, readWebhookSecret } from '../../../webhooks/secret.js';
+import { beyondLoopbackWarning } from '../../../core/listen.js';
 import { MAX_UNIX_SECONDS } from '../../../webhooks/verify.js';
 import { numberFlag } from '../../../core/flags.js';
 import type { Input } from './index.js';
@@ -152,7 +153,12 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
   let stopped: { error: unknown } | undefined;
   try {
     // Printed even with --quiet: with --port 0 this line is the only way to learn the port.
-    io.stderr.write(`listening on ${receiver.url}\n`);
+    // The address really bound; a wildcard also says how this machine reaches it.
+    const where =
+      receiver.wildcardUrl === undefined ? receiver.url : `${receiver.wildcardUrl} (every interface; ${receiver.url} from this machine)`;
+    io.stderr.write(`listening on ${where}\n`);
+    const exposed = beyondLoopbackWarning(o.host, `--host ${o.host}`, 'the receiver');
+    if (exposed !== undefined) ui.warn(exposed);
     ui.notice(
       [
         `verifying with the secret from ${describeSecretSource(secretSource)}, tolerance ${o.toleranceSeconds} s`,
