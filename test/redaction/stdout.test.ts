@@ -4,8 +4,14 @@
 // every format (a table on terminals of several widths, a table off a terminal, json, ndjson,
 // --jq), keeps what the server said but never the key or the secret whole, and its JSON stays
 // JSON. Errors' stdout (`rfs api` prints an error's body) is covered too.
+import { createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run.js';
 import { page, recording } from '../helpers/fixtures.js';
+import { bufferIO } from '../helpers/io.js';
 import { scenarioCli } from '../helpers/scenario-cli.js';
 import type { ScriptedResponse } from '../helpers/scenario-server.js';
 
@@ -296,5 +302,61 @@ describe('stdout of every command, against a server that echoes the key and a kn
     });
     expect(await run()).toBe(0);
     expect(JSON.parse(t.stdout())).toMatchObject({ secret: 'whsec_TheNewSecret0000' });
+  });
+});
+
+describe('a webhook secret rfs read, echoed in a delivery', () => {
+  /** Not shaped like a service secret: only knowing it exactly removes it. */
+  const SECRET = 'LeakSecret-shared-HHHH8888-LeakIIII9999';
+
+  async function listenAndPost(o: { stdoutIsTTY: boolean; args: string[] }): Promise<string> {
+    const dir = mkdtempSync(join(tmpdir(), 'rfs-redact-listen-'));
+    try {
+      const file = join(dir, 'secret');
+      writeFileSync(file, `${SECRET}\n`);
+      // A terminal row cuts the title inside the secret.
+      const t = bufferIO({ env: {}, stdoutIsTTY: o.stdoutIsTTY, columns: 70 });
+      const controller = new AbortController();
+      const done = runCli(
+        ['webhooks', 'listen', '--port', '0', '--secret-file', file, '--no-color', ...o.args],
+        { ...t.io, now: () => Date.now() },
+        { signal: controller.signal },
+      );
+      let port: number | undefined;
+      const deadline = Date.now() + 10_000;
+      while (port === undefined && Date.now() < deadline) {
+        const match = /^listening on http:\/\/127\.0\.0\.1:(\d+)$/m.exec(t.stderr());
+        if (match) port = Number(match[1]);
+        else await new Promise((r) => setTimeout(r, 10));
+      }
+      expect(port, t.stderr()).toBeDefined();
+      const body = JSON.stringify({ id: 'dlv_1', event: 'recording.completed', data: { id: 'rec_1', title: `${SECRET} is the secret` } });
+      const ts = Math.floor(Date.now() / 1000);
+      const signature = `sha256=${createHmac('sha256', SECRET).update(`${ts}.`).update(body).digest('hex')}`;
+      const reply = await fetch(`http://127.0.0.1:${port}/`, {
+        method: 'POST',
+        body,
+        headers: { 'x-service-timestamp': String(ts), 'x-service-signature': signature, 'x-service-delivery': 'dlv_1' },
+      });
+      expect(reply.status).toBe(200);
+      const until = Date.now() + 10_000;
+      while (!t.stdout().includes('rec_1') && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+      controller.abort();
+      expect(await done).toBe(0);
+      return t.stdout();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('webhooks listen --secret-file: the row on a terminal and the ndjson line hold no piece of it', async () => {
+    for (const mode of [
+      { stdoutIsTTY: true, args: [] },
+      { stdoutIsTTY: false, args: ['-o', 'ndjson'] },
+    ]) {
+      const out = await listenAndPost(mode);
+      expect(out).toContain('rec_1');
+      expectNoLeak(`webhooks listen, ${mode.stdoutIsTTY ? 'terminal' : 'ndjson'}`, out);
+    }
   });
 });

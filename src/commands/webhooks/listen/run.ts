@@ -1,6 +1,7 @@
 // rfs webhooks listen (cli.md, webhooks): a local receiver for debugging an integration. Each
 // delivery is verified as verify-signature does (src/webhooks/receiver.ts) and printed as one
 // line: a table row on a terminal, ndjson otherwise. Runs until Ctrl-C, then exits 0.
+import type { IO } from '../../../core/io.js';
 import { once } from 'node:events';
 import { Chalk } from 'chalk';
 import type { Context } from '../../context.js';
@@ -57,6 +58,17 @@ function deliveryJson(d: ReceivedDelivery): Record<string, unknown> {
 interface Row {
   at: number;
   delivery: ReceivedDelivery;
+}
+
+/**
+ * The delivery's texts with the run's secrets taken out before a row is laid out: a title cut
+ * to the column's width would otherwise leave a piece of one that stdout cannot recognise.
+ */
+function laidOut(io: IO, d: ReceivedDelivery): ReceivedDelivery {
+  const redact = io.redactText;
+  if (redact === undefined) return d;
+  const text = (value: string | null): string | null => (value === null ? null : redact(value));
+  return { ...d, deliveryId: text(d.deliveryId), event: text(d.event), recordingId: text(d.recordingId), title: text(d.title) };
 }
 
 function clock(ms: number): string {
@@ -129,7 +141,7 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
   const onDelivery = (d: ReceivedDelivery): void => {
     const at = io.now();
     if (asTable) {
-      const line = tableLines({ at, delivery: d }, fit).row;
+      const line = tableLines({ at, delivery: laidOut(io, d) }, fit).row;
       print(`${d.valid && d.status < 300 ? line : chalk.red(line)}\n`);
     } else {
       print(`${safeJson(deliveryJson(d))}\n`);
