@@ -152,7 +152,10 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
     const args = argv[0] === 'help' && argv.length > 1 ? helpArgv(program, argv.slice(1), Object.keys(HELP_TOPICS)) : argv;
     await program.parseAsync(args, { from: 'user' });
   } catch (error) {
-    if (error instanceof CommanderError) return commanderExit(error);
+    if (error instanceof CommanderError) {
+      await finishRedacting(stdout);
+      return commanderExit(error);
+    }
     failure = { error, globals: undefined, name: '' };
   }
   // What stdout held back (a tail that could have begun a secret) is written before the report.
