@@ -10,6 +10,7 @@ import type { ProfileSettings } from '../config/settings.js';
 import { CancelError, EXIT, UsageError, exitCodeFor } from '../core/errors.js';
 import { type IO, colorEnabled } from '../core/io.js';
 import { KnownSecrets } from '../core/redact.js';
+import { finishRedacting, RedactingStream, StdoutSecrets } from '../core/redact-stream.js';
 import { HELP_TOPICS } from '../commands/topics.js';
 import { givenGlobals, refuseGlobals, resolveGlobals } from './globals.js';
 import { helpArgv } from './help.js';
@@ -46,6 +47,17 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
   // The key of every connection this run opens, so that every writer removes it whatever its
   // shape: the Ui (warnings, notices, spinners, verbose lines), result lines and the report.
   const secrets = new KnownSecrets();
+  // stdout's own writer: results carry what the server sent (titles, ids, metadata, echoed
+  // headers), and the key or a webhook secret of this run must not come out whole there either.
+  const stdoutSecrets = new StdoutSecrets();
+  const knowSecret = (secret: string): void => {
+    secrets.addSecret(secret);
+    stdoutSecrets.addSecret(secret);
+  };
+  // RFS_WEBHOOK_SECRET is a secret this run knows whether or not the command reads it.
+  if (io.env.RFS_WEBHOOK_SECRET) knowSecret(io.env.RFS_WEBHOOK_SECRET);
+  const stdout = new RedactingStream(io.stdout, stdoutSecrets);
+  const redactedIo: IO = { ...io, stdout, redactText: (text) => stdoutSecrets.redact(text, true).out };
   let exitCode: number = EXIT.OK;
   let failure: { error: unknown; globals: GlobalOptions | undefined; name: string } | undefined;
 
@@ -86,6 +98,7 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
       for (const problem of problems) u.warn(problem);
       const connect = (connection: Connection, how: ConnectOptions = {}): Promise<ApiClient> => {
         secrets.add(connection.apiKey);
+        stdoutSecrets.addKey(connection.apiKey);
         const made = makeClient(connection, how.check ? checkOptions(g) : g, u, io, clock, signal);
         clients.push(made);
         return made;
@@ -103,16 +116,17 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
       // loaded only here, never on a run without the flag.
       if (g.jq !== undefined) {
         const { openJqOutput } = await import('../output/jq-output.js');
-        jq = await openJqOutput(io, g.jq, name, (text) => u.warn(text));
+        jq = await openJqOutput(redactedIo, g.jq, name, (text) => u.warn(text));
       }
       const ctx: Context = {
-        io: jq?.io ?? io,
+        io: jq?.io ?? redactedIo,
         // The program reads JSON whatever -o says: one value per line.
         globals: jq ? { ...g, output: 'ndjson' } : g,
         ui: u,
         signal,
         clock,
         connect,
+        knowSecret,
         configCache,
         connection: resolveOnce,
         api: () => {
@@ -151,6 +165,7 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
     await program.parseAsync(args, { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) {
+      await finishRedacting(stdout);
       const code = commanderExit(error);
       const text = commanderText.trim();
       if (jsonLog && text !== '') {
@@ -161,6 +176,8 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
     }
     failure = { error, globals: undefined, name: '' };
   }
+  // What stdout held back (a tail that could have begun a secret) is written before the report.
+  await finishRedacting(stdout);
   if (failure && isClosedOutput(failure.error)) {
     // The reader of stdout went away (`| head`): what it wanted, it got.
     return EXIT.OK;

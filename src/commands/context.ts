@@ -16,6 +16,8 @@ export interface Context extends Session {
   configCache: ConfigCache;
   /** A client for an explicit connection (auth login checks a key before saving it). */
   connect: (connection: Connection, options?: ConnectOptions) => Promise<ApiClient>;
+  /** A webhook secret this run read: from now on it is redacted on stdout and stderr like the key. */
+  knowSecret: (secret: string) => void;
 }
 
 export interface ConnectOptions {

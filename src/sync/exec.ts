@@ -188,8 +188,8 @@ export function parseExternalRecord(
       return { problem: 'the command printed something that starts like JSON but is not valid JSON' };
     }
     const v = value as Record<string, unknown>;
-    if (typeof v.externalId !== 'string' || v.externalId.trim() === '')
-      return { problem: 'the JSON the command printed has no "externalId" string' };
+    // An empty or blank one is checkFiling's to refuse (shared/filing.ts), as for every filing.
+    if (typeof v.externalId !== 'string') return { problem: 'the JSON the command printed has no "externalId" string' };
     if (v.externalUrl !== undefined && typeof v.externalUrl !== 'string') return { problem: '"externalUrl" must be a string' };
     if (v.metadata !== undefined && (v.metadata === null || typeof v.metadata !== 'object' || Array.isArray(v.metadata))) {
       return { problem: '"metadata" must be a JSON object' };

@@ -13,7 +13,7 @@ import { UsageError } from '../core/errors.js';
 import { type HeldLock, tryLockSync } from '../core/lock.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import type { Ui } from '../core/ui.js';
-import { MAX_JSON_DEPTH, nestedDeeperThan } from '../shared/json-depth.js';
+import { MAX_METADATA_DEPTH, metadataTooDeep } from '../shared/json-depth.js';
 
 export interface ExternalRecord {
   externalId: string;
@@ -143,8 +143,8 @@ class Replay {
     }
     // An answer rfs could not send (it refuses such answers before journaling them, so the line
     // was written by something else): the command runs again rather than rfs crashing on it.
-    if (entry.step === 'result' && nestedDeeperThan(entry.metadata, MAX_JSON_DEPTH)) {
-      this.problem(`the answer's metadata is nested more than ${MAX_JSON_DEPTH} levels deep; skipped`);
+    if (entry.step === 'result' && metadataTooDeep(entry.metadata)) {
+      this.problem(`the answer's metadata is nested more than ${MAX_METADATA_DEPTH} levels deep; skipped`);
       return;
     }
     applyEntry(this.states, entry);

@@ -1,5 +1,6 @@
 // Who watches one `rfs sync` (cli.md, sync): the JSON event log of --log-format json, and the
 // /metrics and /healthz of --metrics. prom-client loads only when --metrics is given.
+import { beyondLoopbackWarning } from '../core/listen.js';
 import { writeSummary } from '../batch/runner.js';
 import type { Session } from '../core/context.js';
 import { createJsonLog } from '../output/json-log.js';
@@ -50,6 +51,13 @@ export async function startObserving(
       }));
       closers.push(() => server.close());
       ctx.ui.notice(`sync: metrics on ${server.url}/metrics, health on ${server.url}/healthz`);
+      const given = o.metrics.host.includes(':') ? `[${o.metrics.host}]` : o.metrics.host;
+      const exposed = beyondLoopbackWarning(
+        o.metrics.host,
+        `--metrics ${given}:${o.metrics.port}`,
+        'the metrics and health endpoints (no key)',
+      );
+      if (exposed !== undefined) ctx.ui.warn(exposed);
     } catch (error) {
       for (const observer of list) await observer.close();
       throw error;

@@ -9,6 +9,7 @@ import { itemError, type ItemError, type ItemResult, type ResultWriter } from '.
 import { runBatch, type ItemRun } from '../batch/runner.js';
 import type { Session } from '../core/context.js';
 import { ApiError, CancelError } from '../core/errors.js';
+import { checkFiling } from '../shared/filing.js';
 import { parseExternalRecord, runCommand } from './exec.js';
 import type { ExternalRecord, Journal } from './journal.js';
 import { type PassItem, passItems, type SyncOrder } from './listing.js';
@@ -148,6 +149,10 @@ export async function runPass(
     }
     const record = ran.stdoutTooLong ? { problem: 'the command printed more than 1 MiB' } : parseExternalRecord(ran.stdout);
     if ('problem' in record) return { id, ok: false, attempt, stage: 'command', error: failure('COMMAND_OUTPUT', record.problem) };
+    // A filing the service would refuse, or whose answer could not be read back, fails here as
+    // the command's answer: journaled as a result, it would be sent again on every pass.
+    const checked = checkFiling({ provider: s.provider, ...record }, ctx.clock.now());
+    if ('problem' in checked) return { id, ok: false, attempt, stage: 'command', error: failure('COMMAND_OUTPUT', checked.problem) };
     journal.append({ step: 'result', id, attempt, at: journal.stamp(), ...record });
     if (ctx.signal.aborted) {
       run.doing(`running the command for ${id}, which answered: its answer is in the journal and is filed on the next run`);

@@ -18,6 +18,8 @@ import { type PassOutcome, runPass, type SyncSettings } from './pass.js';
 /** What a sync needs of the run: the session, and the API client on first use. */
 export interface SyncSession extends Session {
   api: () => Promise<ApiClient>;
+  /** The --listen secret, once read, is redacted on stdout and stderr like the key. */
+  knowSecret: (secret: string) => void;
 }
 
 export interface SyncOptions extends SyncSettings {
@@ -161,7 +163,7 @@ function backoffOf(ctx: SyncSession, flags: SyncOptions, journal: Journal, onPar
 
 async function readListenSecret(ctx: SyncSession, secretEnv: string | undefined): Promise<string> {
   const { readWebhookSecret } = await import('../webhooks/secret.js');
-  return readWebhookSecret({ secretEnv, secretFile: undefined }, { env: ctx.io.env });
+  return readWebhookSecret({ secretEnv, secretFile: undefined }, { env: ctx.io.env, onSecret: ctx.knowSecret });
 }
 
 async function startListener(ctx: SyncSession, port: number, secret: string, trigger: () => void) {
