@@ -20,12 +20,10 @@ if (only === '--version') {
 } else if (wantsStackTraces()) {
   // --verbose prints stack traces: the ES module build, whose chunks have source maps, read
   // only now (parsing them costs start-up time that other runs do not pay).
-  baselineWasmOnly();
   process.setSourceMapsEnabled(true);
   startModules();
-} else {
-  baselineWasmOnly();
-  if (!runCachedBundle()) startModules();
+} else if (!runCachedBundle()) {
+  startModules();
 }
 
 /** -v, --verbose (also among combined short flags, -qv) or RFS_DEBUG, as src/main.ts reads them. */
@@ -33,17 +31,6 @@ function wantsStackTraces() {
   const debug = process.env.RFS_DEBUG;
   if (debug && debug !== '0' && debug.toLowerCase() !== 'false') return true;
   return argv.some((a) => a === '--verbose' || /^-[A-Za-z]*v[A-Za-z]*$/.test(a));
-}
-
-/**
- * undici parses HTTP with llhttp compiled to WebAssembly. V8 compiles it once quickly (Liftoff)
- * and then again, optimised (TurboFan), on a second thread: on two cores a command that lives
- * a fraction of a second waits for it, and the compile peaks ~35 MB higher. Set here, before
- * any code is compiled, for every command: V8 takes the bundle's code cache only under the
- * flags it was made with (scripts/train-code-cache.cjs and src/sea/entry.ts set the same).
- */
-function baselineWasmOnly() {
-  require('node:v8').setFlagsFromString('--liftoff-only');
 }
 
 function startModules() {

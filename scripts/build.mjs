@@ -2,7 +2,6 @@
 // `rfs --version` loads one small chunk and each command's code is imported only when it runs.
 import { build } from 'esbuild';
 import { readFile, rm } from 'node:fs/promises';
-import { lazyRequires } from './lazy-requires.mjs';
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -28,11 +27,10 @@ await build({
   legalComments: 'none',
   chunkNames: 'chunks/[name]-[hash]',
   define: { RFS_VERSION: JSON.stringify(pkg.version) },
-  // Bundled CommonJS dependencies (commander, undici) call require(); give ESM chunks a real one.
+  // Bundled CommonJS dependencies (commander) call require(); give ESM chunks a real one.
   banner: {
     js: "import { createRequire as __rfsCreateRequire } from 'node:module'; const require = __rfsCreateRequire(import.meta.url);",
   },
-  plugins: [lazyRequires],
   logLevel: 'warning',
 });
 

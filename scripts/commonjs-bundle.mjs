@@ -10,7 +10,6 @@ import { execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { lazyRequires } from './lazy-requires.mjs';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TRAINER = fileURLToPath(new URL('./train-code-cache.cjs', import.meta.url));
@@ -49,11 +48,11 @@ export async function bundleCommonJs(entry, outfile, { minify = true } = {}) {
     legalComments: 'none',
     define: { RFS_VERSION: JSON.stringify(pkg.version) },
     metafile: true,
-    plugins: [lazyRequires, jqBeside],
+    plugins: [jqBeside],
     logLevel: 'warning',
   });
   // esbuild marks what it could not inline as external: only built-ins may be (a `node:`
-  // specifier never reads the disk; undici probes `node:sqlite`, which Node 22 has).
+  // specifier never reads the disk).
   const builtins = new Set(require('node:module').builtinModules);
   const outside = new Set();
   for (const input of Object.values(result.metafile.inputs)) {

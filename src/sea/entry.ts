@@ -7,7 +7,6 @@
 import { getAsset, getRawAsset } from 'node:sea';
 import { dirname } from 'node:path';
 import { debuglog } from 'node:util';
-import { setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
 
 /** The asset names; scripts/package.mjs uses the same. */
@@ -33,10 +32,6 @@ function codeCache(): Buffer | undefined {
 
 function start(): void {
   const debug = debuglog('rfs-sea');
-  // undici's wasm parser compiled by V8's baseline compiler only (bin/rfs.js says why). Set before
-  // the bundle is compiled: V8 accepts a code cache only under the flags it was made with, and
-  // scripts/train-code-cache.cjs made it under this one.
-  setFlagsFromString('--liftoff-only');
   const cachedData = codeCache();
   // The bundle is ASCII (esbuild escapes the rest), so latin1 is the cheap, exact decoding.
   const script = new Script(getAsset(APP, 'latin1'), { filename: 'rfs.js', ...(cachedData === undefined ? {} : { cachedData }) });
