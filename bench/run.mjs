@@ -19,7 +19,10 @@ if (missing.length > 0) {
 }
 
 const write = process.argv.includes('--write');
-const only = process.argv.slice(2).filter((arg) => arg !== '--write');
+// --before <checkout>: that build's start-up rows in the same rounds (bench/startup.mjs).
+const beforeAt = process.argv.indexOf('--before');
+const before = beforeAt === -1 ? undefined : process.argv[beforeAt + 1];
+const only = process.argv.slice(2).filter((arg, i, all) => arg !== '--write' && arg !== '--before' && all[i - 1] !== '--before');
 const sections = [
   [
     'Start-up',
@@ -50,7 +53,7 @@ const parts = [
 for (const [title, fn, how] of sections) {
   if (only.length > 0 && !only.some((o) => title.toLowerCase().includes(o))) continue;
   process.stderr.write(`== ${title}\n`);
-  const r = await fn();
+  const r = await fn({ before });
   const text = sectionText(title, how, r);
   process.stdout.write(`\n${text}\n`);
   parts.push('', text);
