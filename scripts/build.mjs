@@ -6,7 +6,7 @@ import { readFile, rm } from 'node:fs/promises';
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
 
 await rm(new URL('../dist', import.meta.url), { recursive: true, force: true });
-await build({
+const modules = await build({
   entryPoints: { main: 'src/main.ts' },
   outdir: 'dist',
   bundle: true,
@@ -26,6 +26,7 @@ await build({
   keepNames: true,
   legalComments: 'none',
   chunkNames: 'chunks/[name]-[hash]',
+  metafile: true,
   define: { RFS_VERSION: JSON.stringify(pkg.version) },
   // Bundled CommonJS dependencies (commander) call require(); give ESM chunks a real one.
   banner: {
@@ -33,6 +34,16 @@ await build({
   },
   logLevel: 'warning',
 });
+
+// Which source modules each file of that build holds (dist/modules.json): the chunks a run
+// loads say which modules it loaded. test/build/startup-path.test.ts keeps modules that one
+// page of `recordings list` must not load off its path (ARCHITECTURE.md, "How rfs starts").
+const { writeFile: writeJson } = await import('node:fs/promises');
+const held = {};
+for (const [file, output] of Object.entries(modules.metafile.outputs)) {
+  if (file.endsWith('.js')) held[file.replace(/^dist\//, '')] = Object.keys(output.inputs).sort();
+}
+await writeJson(new URL('../dist/modules.json', import.meta.url), `${JSON.stringify(held, null, 1)}\n`);
 
 // The overview (`rfs --help`), rendered once here at 80 columns as a non-terminal would see
 // it, so that bin/rfs.js can print it without loading the bundle.
