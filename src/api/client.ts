@@ -403,11 +403,7 @@ function decodeBody<T>(schema: RequestOptions<T>['schema'], body: Buffer, onJson
 }
 
 /** The body's bytes, or undefined (and the rest left unread) when it is larger than `cap`. */
-async function readCapped(
-  body: Readable,
-  declaredLength: string | string[] | undefined,
-  cap: number,
-): Promise<Buffer | undefined> {
+async function readCapped(body: Readable, declaredLength: string | string[] | undefined, cap: number): Promise<Buffer | undefined> {
   const declared = Number(firstHeader(declaredLength));
   if (Number.isFinite(declared) && declared > cap) {
     body.destroy();
