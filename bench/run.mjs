@@ -10,13 +10,7 @@ import { startup } from './startup.mjs';
 import { streaming } from './streaming.mjs';
 import { readResults, ROOT, sectionText, writeSection } from './lib.mjs';
 
-// The tools come from Debian's packages, not from npm: say so plainly when one is missing.
 import { spawnSync } from 'node:child_process';
-const missing = ['wrk', 'curl', '/usr/bin/time'].filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0);
-if (missing.length > 0) {
-  process.stderr.write(`npm run bench needs ${missing.join(', ')}: apt-get install -y wrk curl time\n`);
-  process.exit(2);
-}
 
 const write = process.argv.includes('--write');
 // --before <checkout>: that build's start-up rows in the same rounds (bench/startup.mjs).
@@ -43,6 +37,16 @@ const sections = [
     '`bench/sandbox-durability.mjs`: POST filings with wrk (2 threads, 16 connections, 10 s, every request a new filing), rate limit off, with `--data` and without, from the same state: every COMPLETED recording filed once beforehand. "rewrite whole" is one atomic rewrite of that state (serialise, write, fsync, rename, fsync the folder), the median of 3: what each flush would cost if `--data` were saved whole instead of journaled.',
   ],
 ];
+
+// The tools come from Debian's packages, not from npm: say so plainly when one is missing.
+const TOOLS = { 'Start-up': ['curl'], Streaming: ['/usr/bin/time'], 'Sandbox throughput': ['wrk'], 'Durable --data': ['wrk'] };
+const chosen = sections.filter(([title]) => only.length === 0 || only.some((o) => title.toLowerCase().includes(o)));
+const needed = [...new Set(chosen.flatMap(([title]) => TOOLS[title] ?? []))];
+const missing = needed.filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0);
+if (missing.length > 0) {
+  process.stderr.write(`these benchmarks need ${missing.join(', ')}: apt-get install -y wrk curl time\n`);
+  process.exit(2);
+}
 
 const parts = [
   '# Benchmark results',
