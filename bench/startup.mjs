@@ -64,6 +64,9 @@ export async function startup({ before } = {}) {
     cmd('floor: undici script', node, join(ROOT, 'bench', 'floor-undici.mjs')),
     cmd('floor: undici script, bundled', node, bundledFloor),
   ];
+  // The before checkout's own undici floor, where it has one: undici as rfs used to load it.
+  const oldFloor = old && join(old, 'bench', 'floor-undici.mjs');
+  if (old && existsSync(oldFloor)) network.push(cmd('before: floor: undici script (its own)', node, oldFloor));
   if (existsSync(sea)) network.push(cmd('rfs-linux-x64 recordings list -o json', sea, 'recordings', 'list', '-o', 'json'));
   if (old) {
     network.push(cmd('before: rfs recordings list -o json', node, oldRfs, 'recordings', 'list', '-o', 'json'));
@@ -93,7 +96,7 @@ export async function startup({ before } = {}) {
     return [
       r.name,
       ms(r.median),
-      `${fmt(ratio, 2)}×`,
+      `${fmt(ratio, 3)}×`,
       fetches ? `${fmt(r.ratio('curl (same page)'), 2)}×` : '',
       target ? `≤ ${target}× ${ratio <= target ? 'met' : 'MISSED'}` : '',
     ];

@@ -41,6 +41,8 @@ const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 // Asset names, as src/sea/entry.ts reads them.
 const APP_ASSET = 'rfs-app.js';
 const CACHE_ASSET = 'rfs-app.cache';
+/** The overview at 80 columns, as dist/help.txt for bin/rfs.js. */
+const HELP_ASSET = 'help.txt';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -79,7 +81,12 @@ export async function prepareBlob({ work, codeCache = true, minify = true }) {
   // 2. The code cache, taken after one run of the very text the executable compiles. V8 keeps
   // it only for the same V8 version, flags and source, which is why this Node is the one used.
   // Modules loaded lazily from a file of their own (LAZY_FILES) travel as assets of that name.
-  const assets = { [APP_ASSET]: appAsset };
+  const help = join(work, HELP_ASSET);
+  await writeFile(
+    help,
+    quietly(process.execPath, [join(work, 'app.cjs'), '--help'], { cwd: work, env: { PATH: process.env.PATH ?? '', COLUMNS: '80', NO_COLOR: '1' } }),
+  );
+  const assets = { [APP_ASSET]: appAsset, [HELP_ASSET]: help };
   for (const lazy of LAZY_FILES) {
     const file = join(work, lazy.asset);
     await bundleLazyFile(lazy, file);
@@ -147,8 +154,12 @@ export function checkExecutable(exe, { codeCache = true, work = dirname(exe) } =
   if (help.status !== 0 || !help.stdout.startsWith('Usage: rfs ')) {
     throw new Error(`the executable's --help failed (${help.status ?? help.signal}): ${help.stdout.slice(0, 200)}${help.stderr}`);
   }
+  // The overview comes from an asset; a command's help from the bundle, with its cache.
+  const commandHelp = spawnSync(exe, ['recordings', '--help'], { cwd: work, env: { ...env, NODE_DEBUG: 'rfs-sea' }, encoding: 'utf8' });
   const expected = codeCache ? 'accepted' : 'absent';
-  if (!help.stderr.includes(`code cache ${expected}`)) throw new Error(`the code cache is not ${expected}: ${help.stderr.trim()}`);
+  if (commandHelp.status !== 0 || !commandHelp.stderr.includes(`code cache ${expected}`)) {
+    throw new Error(`the code cache is not ${expected}: ${commandHelp.stderr.trim()}`);
+  }
   const completion = quietly(exe, ['completion', 'bash'], { env, cwd: work });
   if (!completion.includes('complete -F')) throw new Error('the executable printed no bash completion');
   // --jq's engine is an asset of its own: a program that does not compile proves it loads.

@@ -154,6 +154,24 @@ describe.skipIf(!LINUX_X64.met)(needs(LINUX_X64, 'the single executable, alone i
   );
 
   it(
+    'prints the overview pre-rendered at build time exactly as the CLI renders it',
+    async () => {
+      const { spawnSync } = await import('node:child_process');
+      const rendered = spawnSync(process.execPath, [join(ROOT, 'dist', 'main.js'), '--help'], {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH ?? '', COLUMNS: '80', NO_COLOR: '1' },
+      });
+      expect(rendered.status).toBe(0);
+      const result = await rfs(['--help'], undefined, { NODE_DEBUG: 'rfs-sea' });
+      expect(result.code).toBe(0);
+      expect(result.stdout).toBe(rendered.stdout);
+      // From the asset: the bundle (which would say whether V8 took its cache) never ran.
+      expect(result.stderr).toBe('');
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  it(
     'prints a bash completion script',
     async () => {
       const result = await rfs(['completion', 'bash']);
