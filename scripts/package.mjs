@@ -84,7 +84,10 @@ export async function prepareBlob({ work, codeCache = true, minify = true }) {
   const help = join(work, HELP_ASSET);
   await writeFile(
     help,
-    quietly(process.execPath, [join(work, 'app.cjs'), '--help'], { cwd: work, env: { PATH: process.env.PATH ?? '', COLUMNS: '80', NO_COLOR: '1' } }),
+    quietly(process.execPath, [join(work, 'app.cjs'), '--help'], {
+      cwd: work,
+      env: { PATH: process.env.PATH ?? '', COLUMNS: '80', NO_COLOR: '1' },
+    }),
   );
   const assets = { [APP_ASSET]: appAsset, [HELP_ASSET]: help };
   for (const lazy of LAZY_FILES) {
