@@ -1,9 +1,9 @@
 // The wire under the one HTTP client (client.ts `send`) and the webhook sender: one origin,
 // HTTP/1.1 over Node's own node:http / node:https, connections kept alive between requests
 // (--all, sync). Not undici: its HTTP parser is WebAssembly that V8 compiles in every process,
-// and a command of rfs lives a fraction of a second at 120 requests a minute; one page of
-// `recordings list` started about 0.4× of `node -e 0` sooner without it (bench/README.md,
-// "HTTP transport"; ARCHITECTURE.md, "How rfs starts").
+// and a command of rfs lives a fraction of a second at 120 requests a minute: a bare script
+// fetching one page takes 1.25× `node -e 0` with node:http and 1.67–2.0× with undici
+// (bench/README.md, "How rfs starts"; ARCHITECTURE.md, "How rfs starts").
 //
 // What the callers rely on: a request ends with an answer whose body is a stream they read (or
 // destroy) themselves, or rejects with an error whose `code` retry.ts classifies; `signal`
@@ -54,11 +54,10 @@ export function openTransport(origin: URL, options: { maxHeaderBytes: number }):
 
   function request({ path, method, headers, body, signal }: TransportRequest): Promise<TransportAnswer> {
     return new Promise((resolve, reject) => {
-      const sent: Record<string, string> = body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
       let req: ClientRequest;
       try {
         req = http.request(
-          { agent, hostname, port, path, method, headers: sent, signal, maxHeaderSize: options.maxHeaderBytes, setHost: true },
+          { agent, hostname, port, path, method, headers, signal, maxHeaderSize: options.maxHeaderBytes },
           (res: IncomingMessage) => {
             // A body cut short reaches its reader as the stream's error, renamed like the head's.
             const body = res as Readable;
@@ -73,6 +72,7 @@ export function openTransport(origin: URL, options: { maxHeaderBytes: number }):
       }
       // `on`, not `once`: after the answer has come, a late error must not go unhandled.
       req.on('error', (error) => reject(closedByServer(error)));
+      // The body in one piece with the head: sent with its Content-Length, not chunked.
       req.end(body);
     });
   }
