@@ -92,7 +92,7 @@ export async function startup({ before } = {}) {
   const row = (r, base) => {
     const target = targets[r.name];
     const ratio = r.ratio(base);
-    const fetches = r.name.includes('recordings list') || r.name.startsWith('floor');
+    const fetches = r.name.includes('recordings list') || r.name.includes('floor:');
     return [
       r.name,
       ms(r.median),
