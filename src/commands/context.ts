@@ -1,5 +1,5 @@
 // What every command receives: the session, and lazy access to the API client, so that `--help`
-// and local-only commands never read config or load undici.
+// and local-only commands never read config or open a connection.
 import type { ApiClient } from '../api/types.js';
 import type { ConfigCache } from '../config/profiles.js';
 import type { Connection, Session } from '../core/context.js';
