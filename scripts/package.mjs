@@ -16,8 +16,11 @@
 //      SEA fuse flipped, by postject (the injector the Node project publishes).
 //
 // Usage: node scripts/package.mjs [--out <file>] [--no-code-cache] [--no-minify] [--keep] [--if-supported]
+//                                 [--target <platform> --target-node <file>]
 //   --no-code-cache and --no-minify exist to measure their effect on start-up; --keep leaves the
 //   bundles, the config and the blob in the work folder and prints where it is.
+//   --target and --target-node make the executable of another platform (scripts/release.mjs):
+//   see "Other platforms" below.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmod, copyFile, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -38,6 +41,8 @@ const JQ_ASSET = 'jq-engine.cjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
+/** This machine, as the targets below name platforms. */
+const HOST = `${process.platform === 'win32' ? 'win' : process.platform}-${process.arch}`;
 
 const { values: flags } = parseArgs({
   options: {
@@ -48,8 +53,26 @@ const { values: flags } = parseArgs({
     // npm test builds the executable before vitest runs (so that the tests time rfs, not the
     // build); on a machine that cannot build it, its test is skipped and so is the build.
     'if-supported': { type: 'boolean', default: false },
+    target: { type: 'string', default: HOST },
+    'target-node': { type: 'string', default: process.execPath },
   },
 });
+
+// ---- Other platforms (scripts/release.mjs) ----
+// The blob is made by the Node that runs this script, and Node requires the binary it is injected
+// into to be of the same version (doc/api/single-executable-applications.md), so release.mjs
+// runs this script with the linux-x64 Node of the release's version and hands it the target's
+// Node binary of that version. The same page of the docs says that code cache and snapshot "can
+// only be loaded on the same platform where they are compiled": for another platform neither
+// Node's code cache of the main script nor the trained cache of the bundle goes in (entry.ts
+// then compiles the bundle; slower start-up, nothing else), and the executable is not run here
+// (scripts/release-check.mjs runs it under qemu-user or wine, or checks its format).
+// A macOS Node is signed; the injection would leave a broken signature, worse than none, so it
+// is removed first (macho-unsign), and postject puts the blob in a segment of its own.
+const TARGETS = ['linux-x64', 'linux-arm64', 'darwin-x64', 'darwin-arm64', 'win-x64'];
+if (!TARGETS.includes(flags.target)) throw new Error(`scripts/package.mjs: --target is one of ${TARGETS.join(', ')}, not ${flags.target}`);
+const native = flags.target === HOST;
+const targetNode = resolve(flags['target-node']);
 
 const unsupported =
   process.platform !== 'linux'
@@ -91,7 +114,8 @@ try {
   const jqAsset = join(work, JQ_ASSET);
   await bundleJqEngine(jqAsset);
   const assets = { [APP_ASSET]: appAsset, [JQ_ASSET]: jqAsset };
-  if (!flags['no-code-cache']) {
+  const codeCache = native && !flags['no-code-cache'];
+  if (codeCache) {
     const cacheAsset = join(work, CACHE_ASSET);
     trainCodeCache(appAsset, cacheAsset, join(work, 'train-config'));
     assets[CACHE_ASSET] = cacheAsset;
@@ -107,7 +131,7 @@ try {
     // feature" on every start unless this is set.
     disableExperimentalSEAWarning: true,
     // The entry is tiny; its cache costs nothing and saves a compile.
-    useCodeCache: !flags['no-code-cache'],
+    useCodeCache: codeCache,
     useSnapshot: false,
     assets,
   };
@@ -115,13 +139,19 @@ try {
   // It says "Wrote single executable preparation blob to …" on success.
   quietly(process.execPath, ['--experimental-sea-config', config]);
 
-  // 4. A copy of this Node with the blob injected.
-  const node = await readFile(process.execPath);
+  // 4. A copy of the target's Node (this Node by default) with the blob injected.
+  let node = await readFile(targetNode);
   if (!node.includes(`${SEA_FUSE}:0`)) {
-    throw new Error(`${process.execPath} has no unflipped ${SEA_FUSE} fuse (already a SEA, or another Node build)`);
+    throw new Error(`${targetNode} has no unflipped ${SEA_FUSE} fuse (already a SEA, or another Node build)`);
   }
-  const exe = join(work, 'rfs');
-  await copyFile(process.execPath, exe);
+  if (!node.includes(`${process.version}\0`)) throw new Error(`${targetNode} is not Node ${process.version}, which made the blob`);
+  if (flags.target.startsWith('darwin-')) {
+    const { unsign } = require('macho-unsign');
+    const unsigned = unsign(node);
+    if (unsigned !== null) node = Buffer.from(unsigned);
+  }
+  const exe = join(work, flags.target.startsWith('win-') ? 'rfs.exe' : 'rfs');
+  await writeFile(exe, node);
   await chmod(exe, 0o755);
   const { inject } = require('postject');
   // postject reports progress with console.log, and its ELF library warns about note sections
@@ -131,7 +161,10 @@ try {
   const chatter = [];
   console.log = console.warn = (...parts) => void chatter.push(parts.join(' '));
   try {
-    await inject(exe, 'NODE_SEA_BLOB', await readFile(blob), { sentinelFuse: SEA_FUSE });
+    await inject(exe, 'NODE_SEA_BLOB', await readFile(blob), {
+      sentinelFuse: SEA_FUSE,
+      ...(flags.target.startsWith('darwin-') ? { machoSegmentName: 'NODE_SEA' } : {}),
+    });
   } catch (error) {
     process.stderr.write(chatter.map((line) => `postject: ${line}\n`).join(''));
     throw error;
@@ -140,6 +173,29 @@ try {
   }
 
   // Smoke checks before the file takes its place: the fast path, the bundle, and the cache.
+  if (native) await smokeCheck(exe);
+
+  // Move into place atomically: nobody sees a half-written executable. dist/ may be rebuilt by
+  // scripts/build.mjs at any time, so only this one file is touched there.
+  await mkdir(dirname(out), { recursive: true });
+  const partial = `${out}.partial-${process.pid}`;
+  await copyFile(exe, partial);
+  await chmod(partial, 0o755);
+  await rename(partial, out);
+
+  const { size } = await stat(out);
+  const kib = (bytes) => `${Math.round(bytes / 1024)} KiB`;
+  const cacheSize = assets[CACHE_ASSET] === undefined ? 'no code cache' : `code cache ${kib((await stat(assets[CACHE_ASSET])).size)}`;
+  process.stdout.write(
+    `${out}: ${(size / 1024 / 1024).toFixed(1)} MiB (${flags.target}, Node ${process.version}; bundle ${kib(app.length)}` +
+      `${flags['no-minify'] ? ', not minified' : ', minified'}; ${cacheSize}) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+  );
+  if (flags.keep) process.stdout.write(`work folder kept: ${work}\n`);
+} finally {
+  if (!flags.keep) await rm(work, { recursive: true, force: true });
+}
+
+async function smokeCheck(exe) {
   const env = { PATH: process.env.PATH ?? '', NO_COLOR: '1' };
   const version = quietly(exe, ['--version'], { env }).trim();
   if (version !== pkg.version) throw new Error(`the executable printed ${JSON.stringify(version)} for --version, not ${pkg.version}`);
@@ -165,23 +221,4 @@ try {
   if (jqRun.status !== 2 || !jqRun.stderr.includes('--jq does not compile')) {
     throw new Error(`the executable's --jq engine did not load (${jqRun.status ?? jqRun.signal}): ${jqRun.stderr}`);
   }
-
-  // Move into place atomically: nobody sees a half-written executable. dist/ may be rebuilt by
-  // scripts/build.mjs at any time, so only this one file is touched there.
-  await mkdir(dirname(out), { recursive: true });
-  const partial = `${out}.partial-${process.pid}`;
-  await copyFile(exe, partial);
-  await chmod(partial, 0o755);
-  await rename(partial, out);
-
-  const { size } = await stat(out);
-  const kib = (bytes) => `${Math.round(bytes / 1024)} KiB`;
-  const cacheSize = assets[CACHE_ASSET] === undefined ? 'no code cache' : `code cache ${kib((await stat(assets[CACHE_ASSET])).size)}`;
-  process.stdout.write(
-    `${out}: ${(size / 1024 / 1024).toFixed(1)} MiB (Node ${process.version}; bundle ${kib(app.length)}` +
-      `${flags['no-minify'] ? ', not minified' : ', minified'}; ${cacheSize}) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
-  );
-  if (flags.keep) process.stdout.write(`work folder kept: ${work}\n`);
-} finally {
-  if (!flags.keep) await rm(work, { recursive: true, force: true });
 }
