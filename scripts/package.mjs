@@ -69,7 +69,9 @@ const { values: flags } = parseArgs({
 // (scripts/release-check.mjs runs it under qemu-user or wine, or checks its format).
 // A macOS Node is signed; the injection would leave a broken signature, worse than none, so it
 // is removed first (macho-unsign), and postject puts the blob in a segment of its own.
-const TARGETS = ['linux-x64', 'linux-arm64', 'darwin-x64', 'darwin-arm64', 'win-x64'];
+// Not darwin-arm64: macOS starts arm64 code only with a code signature, which nothing here can
+// make (scripts/release.mjs, MACOS_ARM64).
+const TARGETS = ['linux-x64', 'linux-arm64', 'darwin-x64', 'win-x64'];
 if (!TARGETS.includes(flags.target)) throw new Error(`scripts/package.mjs: --target is one of ${TARGETS.join(', ')}, not ${flags.target}`);
 const native = flags.target === HOST;
 const targetNode = resolve(flags['target-node']);

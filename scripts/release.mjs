@@ -45,8 +45,8 @@ export const MACOS_ARM64 =
   'No macOS arm64 (Apple silicon) executable: macOS starts arm64 code only with a valid code signature, ' +
   'and injecting the CLI into Node invalidates the one Node ships with. Neither the npm registry nor ' +
   "Debian has a tool that makes an ad-hoc signature on Linux (Apple's codesign runs only on macOS), so " +
-  'an executable built here could not start. On Apple silicon, install with npm (`npm i -g rfs`), or run ' +
-  'the macOS x64 executable under Rosetta 2.';
+  'an executable built here could not start. On Apple silicon, install the npm package (Node.js ≥ 20.18), ' +
+  'or try the macOS x64 executable under Rosetta 2 (not tested here).';
 
 /** Where each archive is published: the GitHub release of the package's repository. */
 export function downloadUrl(pkg, version, file) {
@@ -411,7 +411,7 @@ function releaseNotes(pkg, notes, tarball) {
     '',
     '## Install',
     '',
-    `- npm (Node.js ≥ 20.18): \`npm i -g ${tarball}\` from this release, or \`npm i -g rfs@${version}\` from the registry.`,
+    `- npm (Node.js ≥ 20.18): \`npm i -g ./${tarball}\`.`,
     `- One executable, no Node.js needed: ${TARGETS.map((t) => `\`${archiveName(version, t.platform)}\``).join(', ')}.`,
     `- Debian and Ubuntu: \`sudo apt install ./${debName(version, 'amd64')}\` (or \`_arm64.deb\`).`,
     '- Homebrew (macOS x64, Linux): `brew install ./rfs.rb`. Scoop (Windows): `scoop install ./rfs.json`.',
