@@ -12,6 +12,7 @@ import * as z from 'zod/mini';
 import '../shared/zod-messages.js';
 import { DELIVERY_STATUSES, PRIORITIES, RECORDING_STATUSES, WEBHOOK_EVENTS } from '../shared/schemas.js';
 import { MAX_BLOCKS } from './content.js';
+import { PROBLEM_BASE, PROBLEM_STATUSES, type ProblemCode } from './problem.js';
 
 export const ID_PATTERNS = {
   recording: /^rec_[A-Za-z0-9]{1,64}$/,
@@ -163,3 +164,22 @@ export const WebhookPayloadData = z.strictObject({
 });
 export type WebhookPayloadData = z.infer<typeof WebhookPayloadData>;
 export const WebhookPayload = z.strictObject({ id: DeliveryId, event: z.enum(WEBHOOK_EVENTS), data: WebhookPayloadData });
+
+/** The problem codes answered with this status. */
+export function problemCodes(status: number): ProblemCode[] {
+  return (Object.entries(PROBLEM_STATUSES) as [ProblemCode, number][]).filter(([, s]) => s === status).map(([code]) => code);
+}
+
+/** A problem answer (RFC 9457) of one status: its codes, and the type URI made of the code. */
+export function Problem(status: number) {
+  const [first, ...rest] = problemCodes(status);
+  if (first === undefined) throw new Error(`no problem code has the status ${status}`);
+  const base = PROBLEM_BASE.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return z.strictObject({
+    type: z.string().check(z.regex(new RegExp(`^${base}/[a-z]+(-[a-z]+)*$`))),
+    title: z.string().check(z.minLength(1)),
+    status: z.literal(status),
+    code: z.enum([first, ...rest]),
+    requestId: z.string().check(z.minLength(1)),
+  });
+}

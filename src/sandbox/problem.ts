@@ -8,8 +8,9 @@ export const PROBLEM_BASE = 'https://sandbox.rfs.invalid/problems';
  * with 400, and 413 is the status a proxy or client expects of an oversized body, so that one
  * has a code of its own (README, The sandbox).
  */
-type ProblemCode = ErrorCode | 'PAYLOAD_TOO_LARGE';
-const STATUSES: Record<ProblemCode, number> = { ...ERROR_CODES, PAYLOAD_TOO_LARGE: 413 };
+export type ProblemCode = ErrorCode | 'PAYLOAD_TOO_LARGE';
+export const PROBLEM_STATUSES: Record<ProblemCode, number> = { ...ERROR_CODES, PAYLOAD_TOO_LARGE: 413 };
+const STATUSES = PROBLEM_STATUSES;
 
 const TITLES: Record<ProblemCode, string> = {
   INVALID_INPUT: 'Invalid input',
@@ -26,6 +27,8 @@ const TITLES: Record<ProblemCode, string> = {
   INTERNAL_ERROR: 'Internal server error',
   PAYLOAD_TOO_LARGE: 'Request body too large',
 };
+
+export const problemTitle = (code: ProblemCode): string => TITLES[code];
 
 /** What a handler answers: a status, optional headers, and JSON (text or UTF-8 bytes) or nothing. */
 export interface Reply {
