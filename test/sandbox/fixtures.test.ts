@@ -121,7 +121,10 @@ describe('--fixtures: recordings as the API returns them', () => {
           createdAt: '2024-03-01T10:00:00.000Z',
           author: { id: 'usr_x', name: 'Ada Given', email: 'ada@example.invalid' },
           client: null,
-          notes: [{ templateName: 'Memo', contentText: 'First.\n\nSecond.' }, { contentStatus: 'unavailable', contentText: null }],
+          notes: [
+            { templateName: 'Memo', contentText: 'First.\n\nSecond.' },
+            { contentStatus: 'unavailable', contentText: null },
+          ],
           transcript: 'A: hello',
         },
       ] as never,

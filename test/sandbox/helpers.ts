@@ -4,6 +4,7 @@ import { createServer, request, type IncomingHttpHeaders, type Server } from 'no
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+import { checkAnswer } from '../support/openapi-answers.js';
 
 /** Names the tests may use; anything else fails like NXDOMAIN, never reaching real DNS. */
 export function fakeDns(table: Record<string, string[]> = {}): (host: string) => Promise<string[]> {
@@ -74,7 +75,11 @@ export async function start(options: SandboxOptions = {}): Promise<Harness> {
         body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
         headers['content-type'] ??= 'application/json';
       }
-      return answer(await fetch(`${base}/api/v1${path}`, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers, body }));
+      const method = init.method ?? (body === undefined ? 'GET' : 'POST');
+      const got = await answer(await fetch(`${base}/api/v1${path}`, { method, headers, body }));
+      // Every answer a sandbox test receives is also checked against the OpenAPI document.
+      checkAnswer(method, path, got.status, got.headers.get('content-type'), got.text);
+      return got;
     },
     async control(path, body, method) {
       const init: RequestInit = { method: method ?? (body === undefined ? 'GET' : 'POST') };
