@@ -21,8 +21,7 @@ export const ID_PATTERNS = {
   secret: /^whsec_[A-Za-z0-9]{32}$/,
 } as const;
 
-const id = (kind: keyof typeof ID_PATTERNS, words: string) =>
-  z.string().check(z.regex(ID_PATTERNS[kind], `must look like ${words}`));
+const id = (kind: keyof typeof ID_PATTERNS, words: string) => z.string().check(z.regex(ID_PATTERNS[kind], `must look like ${words}`));
 export const RecordingId = id('recording', 'rec_ followed by 1 to 64 letters or digits');
 export const WebhookId = id('webhook', 'wh_ followed by 1 to 64 letters or digits');
 export const DeliveryId = id('delivery', 'dlv_ followed by 1 to 64 letters or digits');

@@ -45,9 +45,19 @@ const FixtureBlock = z
     z.superRefine((b, ctx) => {
       const unavailable = b.contentStatus === 'unavailable';
       if (unavailable && typeof b.contentText === 'string')
-        ctx.addIssue({ code: 'custom', message: 'a block whose content is unavailable has contentText null', path: ['contentText'], input: b });
+        ctx.addIssue({
+          code: 'custom',
+          message: 'a block whose content is unavailable has contentText null',
+          path: ['contentText'],
+          input: b,
+        });
       if (unavailable && b.contentJson !== undefined)
-        ctx.addIssue({ code: 'custom', message: 'a block whose content is unavailable has no contentJson', path: ['contentJson'], input: b });
+        ctx.addIssue({
+          code: 'custom',
+          message: 'a block whose content is unavailable has no contentJson',
+          path: ['contentJson'],
+          input: b,
+        });
       if (b.contentStatus === 'available' && b.contentText === null)
         ctx.addIssue({ code: 'custom', message: 'an available block has a contentText', path: ['contentText'], input: b });
     }),
@@ -83,7 +93,12 @@ const FixtureRecording = z
     z.superRefine((rec, ctx) => {
       const blocks = (rec.notes?.length ?? 0) + (rec.documents?.length ?? 0);
       if (blocks > MAX_BLOCKS)
-        ctx.addIssue({ code: 'custom', message: `notes and documents hold ${blocks} blocks; at most ${MAX_BLOCKS} together`, path: ['notes'], input: rec });
+        ctx.addIssue({
+          code: 'custom',
+          message: `notes and documents hold ${blocks} blocks; at most ${MAX_BLOCKS} together`,
+          path: ['notes'],
+          input: rec,
+        });
     }),
   );
 const FixtureList = z.array(FixtureRecording).check(

@@ -92,7 +92,10 @@ const filing: C.FilingResponse = {
 const webhookRequest: WebhookCreateRequest = { url: 'https://hooks.example.com/rfs', events: ['recording.completed'] };
 const subscription: C.WebhookSubscription = { id: WEBHOOK, ...webhookRequest, createdAt: '2025-06-30T08:00:00.000Z' };
 const webhookCreated: C.WebhookCreateResponse = { data: { ...subscription, secret: 'whsec_q2W3e4R5t6Y7u8I9o0P1a2S3d4F5g6H7' } };
-const webhookList: z.infer<typeof C.WebhookList> = { data: [subscription], meta: { count: 1, limit: 50, hasMore: false, nextCursor: null } };
+const webhookList: z.infer<typeof C.WebhookList> = {
+  data: [subscription],
+  meta: { count: 1, limit: 50, hasMore: false, nextCursor: null },
+};
 
 const delivery: C.Delivery = {
   id: DELIVERY,

@@ -188,7 +188,10 @@ function paths(): Json {
           query('include', enumOf(Include), 'content adds contentText and contentStatus to blocks; contentJson adds contentJson as well'),
           limit(100, 50),
         ],
-        responses: { ...json200('A page of recordings', ref('RecordingList'), EXAMPLES.recordingList), ...problems(400, ...COMMON_PROBLEMS) },
+        responses: {
+          ...json200('A page of recordings', ref('RecordingList'), EXAMPLES.recordingList),
+          ...problems(400, ...COMMON_PROBLEMS),
+        },
       },
     },
     '/recordings/{id}': {
@@ -242,7 +245,10 @@ function paths(): Json {
         tags: ['webhooks'],
         'x-scope': 'manage:webhooks',
         parameters: [query('cursor', { type: 'string' }, 'meta.nextCursor of the previous page'), limit(50, 50)],
-        responses: { ...json200('A page of subscriptions', ref('WebhookList'), EXAMPLES.webhookList), ...problems(400, ...COMMON_PROBLEMS) },
+        responses: {
+          ...json200('A page of subscriptions', ref('WebhookList'), EXAMPLES.webhookList),
+          ...problems(400, ...COMMON_PROBLEMS),
+        },
       },
     },
     '/webhooks/{id}': {

@@ -151,7 +151,10 @@ const StoredState = z
         const count = (perWorkspace.get(sub.workspace) ?? 0) + 1;
         perWorkspace.set(sub.workspace, count);
         if (count === MAX_SUBSCRIPTIONS + 1)
-          issues.push({ message: `the workspace ${sub.workspace} has more than ${MAX_SUBSCRIPTIONS} subscriptions`, path: ['subscriptions', i] });
+          issues.push({
+            message: `the workspace ${sub.workspace} has more than ${MAX_SUBSCRIPTIONS} subscriptions`,
+            path: ['subscriptions', i],
+          });
       });
       for (const issue of issues) ctx.addIssue({ code: 'custom', input: state, ...issue });
     }),

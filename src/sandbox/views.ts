@@ -86,7 +86,11 @@ export class Views {
     return {
       author: given?.author ?? (author ? { id: author.id, name: author.name, email: author.email } : UNKNOWN_AUTHOR),
       client:
-        given?.client !== undefined ? given.client : client ? { id: client.id, name: client.name, referenceNumber: client.referenceNumber } : null,
+        given?.client !== undefined
+          ? given.client
+          : client
+            ? { id: client.id, name: client.name, referenceNumber: client.referenceNumber }
+            : null,
       matter: given?.matter !== undefined ? given.matter : matter ? { ...matter } : null,
     };
   }

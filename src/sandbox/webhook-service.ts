@@ -38,7 +38,11 @@ export class WebhookService {
    * await (DNS), so a concurrent request with the same key waits for this one's outcome: a
    * success is answered again (201, secret included); a failure frees the key for a new try.
    */
-  async create(workspace: WorkspaceId, key: string, input: { url: string; events: WebhookEvent[] }): Promise<{ status: number; body: string }> {
+  async create(
+    workspace: WorkspaceId,
+    key: string,
+    input: { url: string; events: WebhookEvent[] },
+  ): Promise<{ status: number; body: string }> {
     const { store } = this;
     const { now } = this.options;
     const slot = `${workspace}\u0000${key}`;

@@ -92,7 +92,7 @@ describe('--fixtures: recordings as the API returns them', () => {
 
   it('details saved with `rfs recordings get --include contentJson` give the same details and lists, contentJson included', async () => {
     const list = await savedList();
-    const details = [];
+    const details: unknown[] = [];
     for (const { id } of list as { id: string }[]) details.push(await rfs(['recordings', 'get', id, '--include', 'contentJson']));
     const c = await sandbox({ seed: 'fixtures-c', fixtures: details as never });
     const queries = ['', 'include=contentJson'];
