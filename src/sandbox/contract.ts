@@ -2,7 +2,8 @@
 // shared/schemas.ts, which the CLI checks servers with and keeps lenient where api.md says
 // "not shown", narrowed to the choices the sandbox makes. Objects are closed, fields that are
 // always sent are required, times are date-times, ids have their patterns, counts and sizes
-// their bounds, lists their maximum length.
+// their bounds, lists their maximum length. That each is a narrowing — every answer the sandbox
+// can give is one the CLI's schema accepts — is checked by the compiler at the end of this file.
 //
 // Three things are made from these and nothing else: the types of views.ts and the routes'
 // answers (a field built there that is not here, or of another type, does not compile), the
@@ -10,6 +11,7 @@
 // list of recordings (fixtures.ts), so what is loaded is what can be answered.
 import * as z from 'zod/mini';
 import '../shared/zod-messages.js';
+import type * as Cli from '../shared/schemas.js';
 import { DELIVERY_STATUSES, PRIORITIES, RECORDING_STATUSES, WEBHOOK_EVENTS } from '../shared/schemas.js';
 import { MAX_BLOCKS } from './content.js';
 import { PROBLEM_BASE, PROBLEM_STATUSES, type ProblemCode } from './problem.js';
@@ -182,3 +184,21 @@ export function Problem(status: number) {
     requestId: z.string().check(z.minLength(1)),
   });
 }
+
+/** Compiles only when `Strict` is assignable to `Loose`: the sandbox's answer is one the CLI accepts. */
+type Narrows<Loose, Strict extends Loose> = [Loose, Strict];
+/**
+ * Nothing uses this type: it exists to be compiled.
+ * @public
+ */
+export type AnswersTheCliAccepts = [
+  Narrows<z.infer<typeof Cli.RecordingList>, z.infer<typeof RecordingList>>,
+  Narrows<z.infer<typeof Cli.RecordingResponse>, z.infer<typeof RecordingResponse>>,
+  Narrows<Cli.FilingResponse, FilingResponse>,
+  Narrows<Cli.WebhookCreateResponse, WebhookCreateResponse>,
+  Narrows<z.infer<typeof Cli.WebhookList>, z.infer<typeof WebhookList>>,
+  Narrows<z.infer<typeof Cli.DeliveryList>, z.infer<typeof DeliveryList>>,
+  Narrows<z.infer<typeof Cli.ReplayResponse>, z.infer<typeof ReplayResponse>>,
+  Narrows<Cli.WebhookPayload, z.infer<typeof WebhookPayload>>,
+  Narrows<Cli.ProblemDetails, z.infer<ReturnType<typeof Problem>>>,
+];

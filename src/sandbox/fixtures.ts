@@ -6,7 +6,7 @@ import * as z from 'zod/mini';
 import '../shared/zod-messages.js';
 import { INSTANT, parseIsoTime } from '../shared/iso-time.js';
 import { PRIORITIES, RECORDING_STATUSES } from '../shared/schemas.js';
-import { nestedDeeperThan } from '../shared/json-depth.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../shared/json-depth.js';
 import { MAX_BLOCKS, blockDocument, documentText, type RichNode } from './content.js';
 import { Person, RecordingId, Reference } from './contract.js';
 import type { People } from './generator.js';
@@ -113,9 +113,8 @@ const FixtureList = z.array(FixtureRecording).check(
 );
 export type FixtureRecording = z.input<typeof FixtureRecording>;
 export type CheckedFixture = z.output<typeof FixtureRecording>;
-type CheckedRecording = CheckedFixture;
 
-export type Fixtures = { kind: 'state'; state: StoredState } | { kind: 'recordings'; recordings: CheckedRecording[] };
+export type Fixtures = { kind: 'state'; state: StoredState } | { kind: 'recordings'; recordings: CheckedFixture[] };
 
 /** A value that is not a state or a list of recordings; `path` names the first bad field. */
 export class FixtureError extends Error {
@@ -137,6 +136,14 @@ export function checkFixtures(value: unknown): Fixtures {
   if (nestedDeeperThan(value, MAX_STATE_DEPTH))
     throw new FixtureError('', `the fixtures are nested more than ${MAX_STATE_DEPTH} levels deep`);
   if (Array.isArray(value) || isOneRecording(value)) {
+    // A list answer wraps a recording one level deeper than a list does, two deeper than a lone
+    // one: a contentJson any deeper would make answers that no client of the 256-level rule reads.
+    const max = MAX_JSON_DEPTH - (Array.isArray(value) ? 1 : 2);
+    if (nestedDeeperThan(value, max))
+      throw new FixtureError(
+        '',
+        `the recordings are nested more than ${max} levels deep; their answers would be deeper than ${MAX_JSON_DEPTH}`,
+      );
     const parsed = FixtureList.safeParse(Array.isArray(value) ? value : [value]);
     if (parsed.success) return { kind: 'recordings', recordings: parsed.data };
     const { path, message } = firstIssue(parsed.error);
@@ -215,7 +222,7 @@ function givenBlock(b: FixtureBlock, i: number, kind: 'note' | 'document', rec: 
  * A recording of a fixture list: `made` is what the seed gives for its place (newRecording);
  * every field the fixture has replaces the made one.
  */
-export function fixtureRecording(fixture: CheckedRecording, made: Recording, people: People): Recording {
+export function fixtureRecording(fixture: CheckedFixture, made: Recording, people: People): Recording {
   const createdAt = fixture.createdAt ?? made.createdAt;
   const lastSyncedAt =
     fixture.lastSyncedAt !== undefined ? fixture.lastSyncedAt : (fixture.syncCount ?? 0) > 0 ? (fixture.updatedAt ?? createdAt) : null;

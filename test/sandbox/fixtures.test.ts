@@ -172,6 +172,10 @@ describe('--fixtures: recordings as the API returns them', () => {
       [[{ id: 'rec_a1', notes: Array.from({ length: 51 }, () => ({})) }], '[0].notes'],
       [{ id: 'rec_lone', syncCount: 'two' }, 'syncCount'],
     ];
+    // A contentJson so deep that a list answer would nest past 256 levels is refused whole.
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 126; i++) deep = { content: [deep] };
+    await expect(start({ fixtures: [{ notes: [{ contentJson: deep }] }] as never })).rejects.toThrow(/nested more than 255 levels deep/);
     for (const [fixtures, path] of cases) {
       await expect(start({ fixtures: fixtures as never }), path).rejects.toThrow(`has a bad field at ${path}:`);
     }
