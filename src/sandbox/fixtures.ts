@@ -1,6 +1,9 @@
 // --fixtures (sandbox.md, In an integrator's own tests): a start from a saved state (the format
-// of --data and GET /_sandbox/state) or from a plain JSON list of recordings. Either is checked
-// whole before the sandbox starts, and a bad one is refused with the path of the bad field.
+// of --data and GET /_sandbox/state) or from a plain JSON list of recordings in the shape the API
+// answers them (a recording's detail, or a list item with or without content), so real data can
+// be saved with rfs and replayed. Either is checked whole before the sandbox starts, and a bad
+// one is refused with the path of the bad field; a recording's fields are taken as given and
+// what is left out is generated (fixtureRecording).
 import { readFile } from 'node:fs/promises';
 import * as z from 'zod/mini';
 import '../shared/zod-messages.js';
@@ -10,7 +13,7 @@ import { MAX_JSON_DEPTH, nestedDeeperThan } from '../shared/json-depth.js';
 import { MAX_BLOCKS, blockDocument, documentText, type RichNode } from './content.js';
 import { Person, RecordingId, Reference } from './contract.js';
 import type { People } from './generator.js';
-import { MAX_STATE_DEPTH, checkState, firstIssue, type StoredState } from './persistence.js';
+import { MAX_STATE_DEPTH, TIME_BOUNDS, checkState, firstIssue, type StoredState } from './persistence.js';
 import { Rng, mix32 } from './random.js';
 import { WORKSPACES, type GivenBlock, type Recording } from './types.js';
 
@@ -20,7 +23,7 @@ const Time = z.pipe(
   z.string(),
   z.transform((text, ctx) => {
     const ms = parseIsoTime(text, INSTANT);
-    if (ms !== null && ms >= -62_167_219_200_000 && ms <= 253_402_300_799_999) return ms;
+    if (ms !== null && ms >= TIME_BOUNDS.min && ms <= TIME_BOUNDS.max) return ms;
     ctx.issues.push({ code: 'custom', message: TIME_WORDS, input: text });
     return z.NEVER;
   }),

@@ -28,8 +28,9 @@ const Workspace = z.enum(WORKSPACES);
  * A time in milliseconds since 1970 that an answer can write as ISO 8601: years 0000 to 9999.
  * A time outside them (±1e308) would load and then make every read of it fail.
  */
+export const TIME_BOUNDS = { min: -62_167_219_200_000, max: 253_402_300_799_999 } as const;
 const TIME_WORDS = 'must be a time from year 0000 to 9999, in milliseconds since 1970';
-export const Instant = z.number().check(z.gte(-62_167_219_200_000, TIME_WORDS), z.lte(253_402_300_799_999, TIME_WORDS));
+const Instant = z.number().check(z.gte(TIME_BOUNDS.min, TIME_WORDS), z.lte(TIME_BOUNDS.max, TIME_WORDS));
 const Whole = z.int().check(z.nonnegative());
 const FilingData = z.object({
   id: z.string(),
