@@ -4,7 +4,7 @@ import { createServer, request, type IncomingHttpHeaders, type Server } from 'no
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
-import { checkAnswer } from '../support/openapi-answers.js';
+import { checkAnswer, checkPayload, prepareAnswerChecks } from '../support/openapi-answers.js';
 
 /** Names the tests may use; anything else fails like NXDOMAIN, never reaching real DNS. */
 export function fakeDns(table: Record<string, string[]> = {}): (host: string) => Promise<string[]> {
@@ -48,6 +48,7 @@ async function answer(res: Response): Promise<Answer> {
 }
 
 export async function start(options: SandboxOptions = {}): Promise<Harness> {
+  prepareAnswerChecks();
   const logs: string[] = [];
   const sandbox = await startSandbox({
     port: 0,
@@ -134,11 +135,21 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
   let status = 200;
   let extra: Record<string, string> = {};
   const waiters: (() => void)[] = [];
+  // A delivery's body that the OpenAPI document's webhook would refuse: waitFor reports it.
+  const contractErrors: string[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      received.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) });
+      const body = Buffer.concat(chunks);
+      if (req.headers['x-service-event'] !== undefined) {
+        try {
+          checkPayload(body.toString('utf8'));
+        } catch (error) {
+          contractErrors.push((error as Error).message);
+        }
+      }
+      received.push({ path: req.url ?? '', headers: req.headers, body });
       res.writeHead(status, extra);
       res.end('ok');
       for (const w of waiters.splice(0)) w();
@@ -157,12 +168,14 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
     async waitFor(count, timeoutMs = 5000) {
       const deadline = Date.now() + timeoutMs;
       while (received.length < count) {
+        if (contractErrors.length > 0) throw new Error(contractErrors[0]);
         if (Date.now() > deadline) throw new Error(`receiver got ${received.length} of ${count} requests`);
         await new Promise<void>((resolve) => {
           waiters.push(resolve);
           setTimeout(resolve, 50);
         });
       }
+      if (contractErrors.length > 0) throw new Error(contractErrors[0]);
       return received;
     },
     close: () =>

@@ -302,6 +302,7 @@ describe('the document is as strict as the answers', () => {
       'POST /webhooks 201',
       'GET /webhooks/deliveries 200',
       'POST /webhooks/deliveries/{id}/replay 202',
+      'webhook recording.completed',
     ]) {
       expect(checkedAnswers.get(where), where).toBeGreaterThan(0);
     }
