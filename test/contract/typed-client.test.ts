@@ -131,7 +131,7 @@ let sandbox: RunningSandbox;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  receiver = await startReceiver();
+  receiver = await startReceiver('/hook', { checkDeliveries: true });
   sandbox = await startSandbox({ port: 0, seed: 'typed-client', recordings: 6, rateLimit: 0, deliveryBackoffMs: 10 });
 });
 afterAll(async () => {

@@ -18,7 +18,7 @@ let receiver: Receiver;
 let ajv: Ajv2020;
 
 beforeAll(async () => {
-  receiver = await startReceiver();
+  receiver = await startReceiver('/hook', { checkDeliveries: true });
   h = await start({ seed: 'openapi', rateLimit: 0, deliveryBackoffMs: 10 });
   const res = await fetch(`${h.base}/api/v1/openapi.json`);
   doc = await res.json();
