@@ -1,6 +1,7 @@
 // The sandbox's own data types: what the state module holds, compactly. Everything a client
 // sees is derived from these in views.ts.
 import type { Priority, RecordingStatus, SyncMetadata, WEBHOOK_EVENTS } from '../shared/schemas.js';
+import type { BlockHeader } from './content.js';
 
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
@@ -77,14 +78,7 @@ export interface GivenRef {
 }
 
 /** A note or document block of a --fixtures list, complete: what views.ts serves as is. */
-export interface GivenBlock {
-  id: string;
-  templateName: string;
-  templateId: string;
-  schemaVersion: number;
-  contentRevision: number;
-  sortOrder: number;
-  createdAt: number;
+export interface GivenBlock extends BlockHeader {
   /** null: the block's content is unavailable (contentStatus unavailable, no contentJson). */
   contentText: string | null;
   contentJson: Record<string, unknown> | null;

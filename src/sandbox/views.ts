@@ -4,7 +4,7 @@
 // Each answer has the type of its schema in contract.ts, the one the OpenAPI document is made
 // from: a field built here that the document does not promise does not compile.
 import { recordingApiPath } from '../shared/delivery.js';
-import { blockDocument, blocksOf, documentText, transcriptOf, type BlockMeta } from './content.js';
+import { blockDocument, blocksOf, documentText, transcriptOf, type BlockHeader, type BlockMeta } from './content.js';
 import type { ContentBlock, DetailBlock, Person, RecordingDetail, RecordingListItem, Reference, WebhookPayloadData } from './contract.js';
 import type { People } from './generator.js';
 import type { GivenBlock, Recording, WorkspaceId } from './types.js';
@@ -65,7 +65,7 @@ export class Views {
     const generated = given?.notes === undefined || given.documents === undefined ? blocksOf(rec) : null;
     const serve = (givenList: GivenBlock[] | undefined, made: BlockMeta[]): ContentBlock[] =>
       givenList !== undefined
-        ? givenList.map((b) => (include === 'none' ? givenMeta(b) : givenContent(b, include === 'contentJson')))
+        ? givenList.map((b) => (include === 'none' ? blockMetaOf(b) : givenContent(b, include === 'contentJson')))
         : made.map((b) => (include === 'none' ? blockMetaOf(b) : this.content(rec, people, b, include === 'contentJson')));
     return { notes: serve(given?.notes, generated?.notes ?? []), documents: serve(given?.documents, generated?.documents ?? []) };
   }
@@ -158,19 +158,8 @@ export class Views {
 /** A workspace always has authors; this only keeps the type whole. */
 const UNKNOWN_AUTHOR: Person = { id: 'usr_unknown', name: 'Unknown', email: 'unknown@example.invalid' };
 
-function blockMetaOf(b: BlockMeta): Omit<DetailBlock, 'contentText' | 'contentStatus'> {
-  return {
-    id: b.id,
-    templateName: b.templateName,
-    templateId: b.templateId,
-    schemaVersion: b.schemaVersion,
-    contentRevision: b.contentRevision,
-    sortOrder: b.sortOrder,
-    createdAt: iso(b.createdAt),
-  };
-}
-
-function givenMeta(b: GivenBlock): Omit<DetailBlock, 'contentText' | 'contentStatus'> {
+/** A block's fields before its content, generated or given (--fixtures) alike. */
+function blockMetaOf(b: BlockHeader): Omit<DetailBlock, 'contentText' | 'contentStatus'> {
   return {
     id: b.id,
     templateName: b.templateName,
@@ -183,7 +172,7 @@ function givenMeta(b: GivenBlock): Omit<DetailBlock, 'contentText' | 'contentSta
 }
 
 function givenContent(b: GivenBlock, withJson: boolean): DetailBlock {
-  const meta = givenMeta(b);
+  const meta = blockMetaOf(b);
   if (b.contentText === null) return { ...meta, contentText: null, contentStatus: 'unavailable' };
   const block: DetailBlock = { ...meta, contentText: b.contentText, contentStatus: 'available' };
   if (withJson && b.contentJson !== null) block.contentJson = b.contentJson;
