@@ -62,6 +62,7 @@ export function resolveGlobals(
     profile: flags.profile,
     baseUrl: flags.baseUrl,
     output: output as OutputFormat,
+    outputFlagged: settings[0]?.source === 'flag',
     color: colorEnabled(io, flags.color === false ? false : undefined, 'stdout'),
     quiet: flags.quiet === true,
     verbose: flags.verbose === true || isTruthy(io.env.RFS_DEBUG),
