@@ -15,6 +15,8 @@ export interface ListTable<T> {
   color: boolean;
   /** A line under each row (cli.md: a recording's note text with --include content). */
   detail?: (row: T) => string | undefined;
+  /** Headers of columns whose value the filter fixes (every row says the same): left out first. */
+  fixed?: readonly string[];
   /**
    * A progress line on stderr while pages are awaited (a spinner on a terminal), taken off the
    * screen while rows are written: a slow first page of an --all never leaves a blank screen.
@@ -190,7 +192,12 @@ export async function writeList<T>(
   // A table is written page by page as pages arrive (an --all of 20,000 rows shows its first
   // rows at once), each page laid out for the terminal's width of that moment (cli.md).
   const { TableStream, tableWidth } = await import('./table.js');
-  const stream = new TableStream(table.columns, { color: table.color, width: () => tableWidth(io), detail: table.detail });
+  const stream = new TableStream(table.columns, {
+    color: table.color,
+    width: () => tableWidth(io),
+    detail: table.detail,
+    fixed: table.fixed,
+  });
   const progress = table.progress;
   let failure: { error: unknown } | undefined;
   let pageNo = 0;

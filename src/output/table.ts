@@ -31,6 +31,8 @@ export interface TableOptions {
   color: boolean;
   /** Cells a line may take: the terminal's width, Infinity for whole values; 80 when 0 or less. */
   width: number;
+  /** Headers of columns whose value the command's filter fixes: left out first (see `layoutColumns`). */
+  fixed?: readonly string[];
 }
 
 const GAP = 2;
@@ -118,7 +120,7 @@ interface Layout {
  * "Meridian Health Par…" is worth less than more of the title. Only when nothing more can go
  * are the remaining flexible columns cut to their minimums.
  */
-function layoutColumns<T>(columns: readonly Column<T>[], natural: number[], width: number): Layout {
+function layoutColumns<T>(columns: readonly Column<T>[], natural: number[], width: number, fixed: readonly string[] = []): Layout {
   const minimum = (i: number): number => {
     const c = columns[i];
     const w = natural[i] ?? 0;
@@ -126,8 +128,10 @@ function layoutColumns<T>(columns: readonly Column<T>[], natural: number[], widt
     return Math.min(w, Math.max(displayWidth(sanitize(c.header)), c.minWidth ?? MIN_FLEX_WIDTH));
   };
   const sum = (ws: number[]): number => ws.reduce((a, b) => a + b, 0) + GAP * Math.max(0, ws.length - 1);
+  // A column whose value the filter fixes (STATUS of a list of COMPLETED recordings) says the
+  // same on every row: it goes before any column that tells rows apart (issue 26).
   const droppable = columns
-    .map((c, i) => ({ i, order: c.dropOrder }))
+    .map((c, i) => ({ i, order: fixed.includes(c.header) ? Number.NEGATIVE_INFINITY : c.dropOrder }))
     .filter((d): d is { i: number; order: number } => d.order !== undefined)
     .sort((a, b) => a.order - b.order);
   let kept = columns.map((_, i) => i);
@@ -161,6 +165,8 @@ export interface TableStreamOptions<T> {
   width: () => number;
   /** A line under each row (e.g. a recording's note text), indented and cut to the width. */
   detail?: (row: T) => string | undefined;
+  /** Headers of columns whose value the command's filter fixes: left out first. */
+  fixed?: readonly string[];
 }
 
 /**
@@ -194,7 +200,7 @@ export class TableStream<T> {
       if (c.maxWidth !== undefined) w = Math.max(Math.min(w, c.maxWidth), displayWidth(headers[i] ?? ''));
       return Math.max(w, this.shown[i] ?? 0);
     });
-    const { kept, widths } = layoutColumns(this.columns, natural, width);
+    const { kept, widths } = layoutColumns(this.columns, natural, width, this.o.fixed);
     const head = kept.map((i, n) => truncate(headers[i] ?? '', widths[n] ?? 0));
     const body = cells.map((line) => kept.map((i, n) => truncate(line[i] ?? '', widths[n] ?? 0)));
     // A column as wide as what it shows, so a short page does not pad to the widths it was allowed.
@@ -233,5 +239,5 @@ export class TableStream<T> {
 export function renderTable<T>(columns: readonly Column<T>[], rows: Iterable<T>, o: TableOptions): string {
   // Laid out here rather than by a table library, so that the cells are padded with the same
   // measure that fitted them (cli-table3 measured with its own, older string-width).
-  return new TableStream(columns, { color: o.color, width: () => o.width }).page([...rows]);
+  return new TableStream(columns, { color: o.color, width: () => o.width, fixed: o.fixed }).page([...rows]);
 }
