@@ -126,13 +126,32 @@ describe('auth status default marker', () => {
     expect(lines[0]).toMatch(/^PROFILE\s+DEFAULT\s+IN USE\s+BASE URL\s+KEY\s+SCOPES\s+STATUS$/);
     const header = lines[0] ?? '';
     const cell = (line: string, from: string, to: string) => line.slice(header.indexOf(from), header.indexOf(to)).trim();
-    expect(lines.slice(1).map((l) => [cell(l, 'DEFAULT', 'IN USE'), cell(l, 'IN USE', 'BASE URL')])).toEqual([
-      ['', 'yes (RFS_API_KEY)'],
-      ['yes', ''],
-    ]);
+    // The key of RFS_API_KEY is the variable's row, never a second `main` (issue 26).
+    expect(lines.slice(1).map((l) => [cell(l, 'PROFILE', 'DEFAULT'), cell(l, 'DEFAULT', 'IN USE'), cell(l, 'IN USE', 'BASE URL')])).toEqual(
+      [
+        ['RFS_API_KEY', '', 'yes'],
+        ['main', 'yes', ''],
+      ],
+    );
     expect(t.stdout()).not.toMatch(/\*/);
     expect(t.stderr()).toMatch(/DEFAULT: the profile used when neither --profile nor RFS_PROFILE names one/);
     expect(t.stderr()).toMatch(/RFS_API_KEY overrides every saved key/);
+  });
+});
+
+describe('auth status: which rows', () => {
+  it('a profile named by --profile or by RFS_PROFILE shows its row alone: one rule (issue 26)', async () => {
+    await login('main', KEY);
+    await login('hooks', KEY2);
+    const rowsOf = async (argv: string[], env: NodeJS.ProcessEnv = {}) => {
+      server.queue(ok(), ok());
+      const { t, run } = cli(['auth', 'status', ...argv, '-o', 'json'], { env });
+      expect(await run()).toBe(0);
+      return (JSON.parse(t.stdout()) as { profile: string; selected: boolean }[]).map((r) => [r.profile, r.selected]);
+    };
+    const byFlag = await rowsOf(['-p', 'hooks']);
+    expect(byFlag).toEqual([['hooks', true]]);
+    expect(await rowsOf([], { RFS_PROFILE: 'hooks' })).toEqual(byFlag);
   });
 });
 
