@@ -128,13 +128,15 @@ function layoutColumns<T>(columns: readonly Column<T>[], natural: number[], widt
     return Math.min(w, Math.max(displayWidth(sanitize(c.header)), c.minWidth ?? MIN_FLEX_WIDTH));
   };
   const sum = (ws: number[]): number => ws.reduce((a, b) => a + b, 0) + GAP * Math.max(0, ws.length - 1);
-  // A column whose value the filter fixes (STATUS of a list of COMPLETED recordings) says the
-  // same on every row: it goes before any column that tells rows apart (issue 26).
-  const droppable = columns
-    .map((c, i) => ({ i, order: fixed.includes(c.header) ? Number.NEGATIVE_INFINITY : c.dropOrder }))
-    .filter((d): d is { i: number; order: number } => d.order !== undefined)
-    .sort((a, b) => a.order - b.order);
   let kept = columns.map((_, i) => i);
+  // A column whose value the filter fixes (STATUS of a list of COMPLETED recordings) says the
+  // same on every row: when the whole table does not fit, it goes before anything is cut or
+  // any column that tells rows apart is left out (issue 26).
+  if (fixed.length > 0 && sum(natural) > width) kept = kept.filter((i) => !fixed.includes(columns[i]?.header ?? ''));
+  const droppable = columns
+    .map((c, i) => ({ i, order: c.dropOrder }))
+    .filter((d): d is { i: number; order: number } => d.order !== undefined && kept.includes(d.i))
+    .sort((a, b) => a.order - b.order);
   const primary = (): number[] => kept.flatMap((i, n) => (columns[i]?.flex && columns[i]?.dropOrder === undefined ? [n] : []));
   for (const d of [...droppable, undefined]) {
     const widths = kept.map((i) => natural[i] ?? 0);

@@ -17,25 +17,36 @@ const DEFAULT_PAGE = 50;
 
 /**
  * cli.md's columns. On a narrow terminal whole columns are left out, least important first
- * (README, "Tables"): MATTER, CLIENT, AUTHOR, PRIORITY, FILED, UPDATED, STATUS; ID and TITLE
- * stay, and TITLE is not cut below 24 cells while another column could go instead.
+ * (README, "Tables"): first those whose value the filter fixes (`fixedColumns`), then MATTER,
+ * CLIENT, AUTHOR, UPDATED, PRIORITY, FILED, STATUS; ID and TITLE stay, and TITLE is not cut
+ * below 24 cells while another column could go instead.
  */
 export function recordingColumns(now: number): Column<RecordingListItem>[] {
   return [
     { header: 'ID', value: (r) => r.id },
     { header: 'TITLE', value: (r) => r.title, flex: true, minWidth: 24 },
     { header: 'STATUS', value: (r) => r.status, dropOrder: 7 },
-    { header: 'PRIORITY', value: (r) => r.priority, dropOrder: 4 },
+    { header: 'PRIORITY', value: (r) => r.priority, dropOrder: 5 },
     { header: 'AUTHOR', value: (r) => r.author.name, flex: true, minWidth: 12, dropOrder: 3 },
     { header: 'CLIENT', value: (r) => r.client?.name ?? '-', flex: true, minWidth: 12, dropOrder: 2 },
     { header: 'MATTER', value: (r) => r.matter?.name ?? '-', flex: true, minWidth: 12, dropOrder: 1 },
-    { header: 'UPDATED', value: (r) => formatAge(r.updatedAt, now), dropOrder: 6 },
+    { header: 'UPDATED', value: (r) => formatAge(r.updatedAt, now), dropOrder: 4 },
     {
       header: 'FILED',
       value: (r) => (r.syncCount === 0 ? 'no' : `${r.syncCount}× ${formatAge(r.lastSyncedAt, now)}`),
-      dropOrder: 5,
+      dropOrder: 6,
     },
   ];
+}
+
+/**
+ * The columns that say the same on every row of this listing (issue 26): STATUS, since the list
+ * has one status (COMPLETED unless --status); FILED when only unsynced recordings are listed
+ * (the default), where it is always `no`.
+ */
+export function fixedColumns(params: Pick<ListOptions, 'syncState'>): string[] {
+  const syncState = params.syncState ?? 'unsynced';
+  return ['STATUS', ...(syncState === 'unsynced' ? ['FILED'] : [])];
 }
 
 type Block = NonNullable<RecordingListItem['notes']>[number];
@@ -83,6 +94,7 @@ export async function run(ctx: Context, params: ListOptions): Promise<number> {
   const progress = params.all && ctx.globals.output === 'table' ? await Progress.start(ctx.ui, 'fetching recordings…') : undefined;
   const count = await writeList(ctx.io, ctx.globals.output, items, {
     columns: recordingColumns(ctx.io.now()),
+    fixed: fixedColumns(params),
     color: ctx.globals.color,
     detail: params.include === undefined ? undefined : noteLine,
     progress,
