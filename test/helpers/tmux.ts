@@ -12,6 +12,8 @@ export interface Terminal {
   /** Runs `rfs <args>` in a new pane of this size. */
   run(name: string, args: string[], size: { columns: number; rows: number }): Promise<void>;
   keys(name: string, ...keys: string[]): Promise<void>;
+  /** Resizes the pane's window, as a user dragging the terminal's corner (rfs gets SIGWINCH). */
+  resize(name: string, size: { columns: number; rows: number }): Promise<void>;
   /** The pane's text, lines trimmed at the right, trailing blank lines dropped. */
   screen(name: string): Promise<string>;
   /** Polls the screen until `check` holds (10 s at most). */
@@ -88,6 +90,9 @@ export async function startTerminal(env: NodeJS.ProcessEnv): Promise<Terminal> {
     },
     async keys(name, ...keys) {
       await tmux('send-keys', '-t', name, ...keys);
+    },
+    async resize(name, { columns, rows }) {
+      await tmux('resize-window', '-t', name, '-x', String(columns), '-y', String(rows));
     },
     screen,
     waitFor,
