@@ -25,6 +25,8 @@ export interface Column<T> {
    * columns is worth more than three names cut to "A…"; json output always has every field.
    */
   dropOrder?: number;
+  /** Applied to the cell once it is laid out (colour): the width is that of the plain text. */
+  style?: (cell: string, row: T) => string;
 }
 
 export interface TableOptions {
@@ -169,6 +171,11 @@ export interface TableStreamOptions<T> {
   detail?: (row: T) => string | undefined;
   /** Headers of columns whose value the command's filter fixes: left out first. */
   fixed?: readonly string[];
+  /**
+   * Long text of the last column wrapped into lines of at most `width` cells instead of cut;
+   * the lines after the first are indented to the column (a batch's DETAIL).
+   */
+  wrapLast?: (text: string, width: number) => string[];
 }
 
 /**
@@ -204,7 +211,19 @@ export class TableStream<T> {
     });
     const { kept, widths } = layoutColumns(this.columns, natural, width, this.o.fixed);
     const head = kept.map((i, n) => truncate(headers[i] ?? '', widths[n] ?? 0));
-    const body = cells.map((line) => kept.map((i, n) => truncate(line[i] ?? '', widths[n] ?? 0)));
+    const lastShown = kept.length - 1;
+    // With wrapLast the last column's text goes on under itself rather than being cut.
+    const more: string[][] = [];
+    const body = cells.map((line, r) =>
+      kept.map((i, n) => {
+        const text = line[i] ?? '';
+        const wrap = this.o.wrapLast;
+        if (n !== lastShown || wrap === undefined || displayWidth(text) <= (widths[n] ?? 0)) return truncate(text, widths[n] ?? 0);
+        const [first = '', ...rest] = wrap(text, widths[n] ?? 0);
+        more[r] = rest;
+        return first;
+      }),
+    );
     // A column as wide as what it shows, so a short page does not pad to the widths it was allowed.
     const used = kept.map((i, n) =>
       Math.max(
@@ -212,11 +231,12 @@ export class TableStream<T> {
         body.reduce((w, line) => Math.max(w, displayWidth(line[n] ?? '')), displayWidth(head[n] ?? '')),
       ),
     );
-    const render = (line: string[], style: (text: string) => string = (t) => t): string =>
+    const render = (line: string[], style: (text: string, n: number) => string = (t) => t): string =>
       line
-        .map((cell, n) => pad(style(cell), used[n] ?? 0, this.columns[kept[n] ?? 0]?.align ?? 'left'))
+        .map((cell, n) => pad(style(cell, n), used[n] ?? 0, this.columns[kept[n] ?? 0]?.align ?? 'left'))
         .join(' '.repeat(GAP))
         .trimEnd();
+    const indent = ' '.repeat(used.slice(0, lastShown).reduce((sum, w) => sum + w + GAP, 0));
     const out: string[] = [];
     const key = kept.join(',');
     if (key !== this.keptKey) out.push(render(head, (h) => this.chalk.bold(h)));
@@ -226,7 +246,13 @@ export class TableStream<T> {
       this.shown[i] = used[n] ?? 0;
     });
     rows.forEach((row, r) => {
-      out.push(render(body[r] ?? []));
+      out.push(
+        render(body[r] ?? [], (cell, n) => {
+          const style = this.columns[kept[n] ?? 0]?.style;
+          return style ? style(cell, row) : cell;
+        }),
+      );
+      for (const line of more[r] ?? []) out.push(`${indent}${line}`.trimEnd());
       const detail = this.o.detail?.(row);
       if (detail !== undefined) {
         const text = sanitize(detail.replace(/\s+/g, ' ').trim());

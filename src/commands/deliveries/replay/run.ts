@@ -65,6 +65,9 @@ export function options({ args: [ids], flags }: Input): ReplayOptions {
   };
 }
 
+/** The result rows' id column: the service's delivery ids are dlv_ and 20 characters. */
+const DELIVERY_LABEL = { header: 'DELIVERY', minWidth: 24 };
+
 const deliveries = (n: number): string => `${n} FAILED deliver${n === 1 ? 'y' : 'ies'}`;
 
 /**
@@ -148,7 +151,7 @@ async function replayAll(
 
   const accepted: string[] = [];
   const writer = new ResultWriter(ctx, (r) => ({ label: [String(r.id)], done: `replayed (now ${String(r.status ?? 'queued')})` }), [
-    'DELIVERY',
+    DELIVERY_LABEL,
   ]);
   const report = await runBatch({
     items,
@@ -252,7 +255,7 @@ async function waitAndReport(ctx: Context, o: ReplayOptions, ids: string[]): Pro
   } finally {
     progress.stop();
   }
-  const writer = new ResultWriter(ctx, (r) => ({ label: [String(r.id)], done: String(r.finalStatus) }), ['DELIVERY']);
+  const writer = new ResultWriter(ctx, (r) => ({ label: [String(r.id)], done: String(r.finalStatus) }), [DELIVERY_LABEL]);
   for (const outcome of result.outcomes) await writer.write(outcomeLine(outcome, o.waitTimeoutSeconds));
   const count = (status: string): number => result.outcomes.filter((x) => x.status === status).length;
   const parts = [`${count('SUCCEEDED')} SUCCEEDED, ${count('FAILED')} FAILED again`];
