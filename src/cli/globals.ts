@@ -67,6 +67,7 @@ export function resolveGlobals(
     quiet: flags.quiet === true,
     verbose: flags.verbose === true || isTruthy(io.env.RFS_DEBUG),
     timeoutSeconds: timeout as number,
+    timeoutGiven: settings[2] !== undefined && settings[2].source !== 'default',
     maxRetries: maxRetries as number,
     rate: rate as number,
     yes: flags.yes === true,

@@ -27,6 +27,8 @@ export interface GlobalOptions {
   quiet: boolean;
   verbose: boolean;
   timeoutSeconds: number;
+  /** True when the timeout came from a flag, the environment or the profile, not the default. */
+  timeoutGiven?: boolean;
   maxRetries: number;
   /** Requests per minute for this process; 0 = unpaced. */
   rate: number;

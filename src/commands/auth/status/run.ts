@@ -7,7 +7,7 @@ import { baseUrlSetting, envValue, resolveConnection, savedBaseUrl, selectProfil
 import { noSuchProfile, openProfiles } from '../../../config/profiles.js';
 import { writeList } from '../../../output/list-writer.js';
 import { wrapText } from '../../../output/wrap.js';
-import { checkKey, type KeyState, type ProvableScope } from '../check.js';
+import { checkingKey, checkKey, type KeyState, type ProvableScope } from '../check.js';
 
 interface StatusRow {
   profile: string;
@@ -51,7 +51,8 @@ export async function run(ctx: Context): Promise<number> {
   const rows: StatusRow[] = [];
   const check = async (connection: { profile: string; baseUrl: string; apiKey: string }): Promise<Pick<StatusRow, 'status' | 'scopes'>> => {
     try {
-      const { state, scopes } = await checkKey(await ctx.connect(connection, { check: true }), ctx.signal, { allScopes: true });
+      const client = await ctx.connect(connection, { check: true });
+      const { state, scopes } = await checkingKey(ctx, connection.baseUrl, () => checkKey(client, ctx.signal, { allScopes: true }));
       return { status: state, scopes };
     } catch (error) {
       if (error instanceof Error && error.name === 'UsageError') return { status: 'invalid key', scopes: [] };
