@@ -42,6 +42,20 @@ export interface JsonOptions<T> {
   toJson?: (item: T) => unknown;
 }
 
+/** How far a json or ndjson list has come, on the table's progress line (stdout may be a file). */
+function countedOn(progress: ListProgress | undefined): { item(): void; stop(): void } {
+  let count = 0;
+  return {
+    item() {
+      count += 1;
+      progress?.update(`${count} so far, fetching more…`);
+    },
+    stop() {
+      progress?.stop();
+    },
+  };
+}
+
 /** Resolves once `stream` can take more, or rejects if it fails or closes first. */
 function drained(stream: Writable): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -150,13 +164,16 @@ export async function writeList<T>(
   let count = 0;
   if (format === 'ndjson') {
     const batch = new Coalescer(out);
+    const progress = countedOn(table.progress);
     try {
       for await (const item of items) {
         const full = batch.push(`${safeJson(jsonOf(item, o))}\n`);
         if (full !== undefined) await full;
         count++;
+        progress.item();
       }
     } finally {
+      progress.stop();
       // What was printed before an error is still written, then the error goes on.
       await batch.flush();
     }
@@ -165,6 +182,7 @@ export async function writeList<T>(
 
   if (format === 'json') {
     const batch = new Coalescer(out);
+    const progress = countedOn(table.progress);
     let failure: { error: unknown } | undefined;
     try {
       for await (const item of items) {
@@ -173,9 +191,12 @@ export async function writeList<T>(
         const full = batch.push(`${count === 0 ? '[\n' : ',\n'}${safeJson(jsonOf(item, o))}`);
         if (full !== undefined) await full;
         count++;
+        progress.item();
       }
     } catch (error) {
       failure = { error };
+    } finally {
+      progress.stop();
     }
     try {
       if (count > 0) await batch.push('\n]\n');

@@ -120,14 +120,17 @@ class SpinnerStack {
     };
   }
 
+  private shown: { text: string } | undefined;
+
   private show(animation: Animation): void {
     const top = this.open_[this.open_.length - 1];
     if (top === undefined) return;
-    if (animation.text === top.text && animation.isSpinning) return;
     animation.text = top.text;
-    // A new text is shown at once, not at the next frame.
-    if (animation.isSpinning) animation.render();
-    else animation.start();
+    // Another spinner's text is shown at once; an update of the same one (a count that moves
+    // with every item of a 100,000-item list) waits for ora's next frame.
+    if (!animation.isSpinning) animation.start();
+    else if (this.shown !== top) animation.render();
+    this.shown = top;
   }
 
   private load(): Promise<Animation> {

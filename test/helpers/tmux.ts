@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 const RFS_BIN = fileURLToPath(new URL('../../bin/rfs.js', import.meta.url));
 
 export interface Terminal {
-  /** Runs `rfs <args>` in a new pane of this size. */
-  run(name: string, args: string[], size: { columns: number; rows: number }): Promise<void>;
+  /** Runs `rfs <args>` in a new pane of this size; `stdoutTo` sends its stdout to that file (sh's `>`). */
+  run(name: string, args: string[], size: { columns: number; rows: number }, o?: { stdoutTo?: string }): Promise<void>;
   keys(name: string, ...keys: string[]): Promise<void>;
   /** Resizes the pane's window, as a user dragging the terminal's corner (rfs gets SIGWINCH). */
   resize(name: string, size: { columns: number; rows: number }): Promise<void>;
@@ -71,8 +71,9 @@ export async function startTerminal(env: NodeJS.ProcessEnv): Promise<Terminal> {
     }
   };
   return {
-    async run(name, args, { columns, rows }) {
-      const command = [process.execPath, RFS_BIN, ...args].map((a) => `'${a}'`).join(' ');
+    async run(name, args, { columns, rows }, o = {}) {
+      const argv = [process.execPath, RFS_BIN, ...args].map((a) => `'${a}'`).join(' ');
+      const command = o.stdoutTo === undefined ? argv : `${argv} > '${o.stdoutTo}'`;
       await tmux(
         'new-session',
         '-d',

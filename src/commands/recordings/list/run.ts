@@ -90,8 +90,9 @@ export async function run(ctx: Context, params: ListOptions): Promise<number> {
       more = cursor;
     },
   });
-  // Every page of a table on a terminal: say what is happening until the rows come, and between pages.
-  const progress = params.all && ctx.globals.output === 'table' ? await Progress.start(ctx.ui, 'fetching recordings…') : undefined;
+  // Every page on a terminal's stderr, whatever stdout is (`--all -o json > big.json` too, issue
+  // 26): say what is happening until the rows come, and between pages. Silent with --quiet.
+  const progress = params.all && ctx.io.stderrIsTTY ? await Progress.start(ctx.ui, 'fetching recordings…') : undefined;
   const count = await writeList(ctx.io, ctx.globals.output, items, {
     columns: recordingColumns(ctx.io.now()),
     fixed: fixedColumns(params),
@@ -100,7 +101,7 @@ export async function run(ctx: Context, params: ListOptions): Promise<number> {
     progress,
   });
   // After the list, so that it is the last thing on the screen (cli.md, Output).
-  if (more !== undefined) moreNotice(ctx, more);
+  if (more !== undefined) moreNotice(ctx, more, { all: params.all, maxItems: params.maxItems });
   if (count === 0) emptyNotice(ctx, 'no recordings match');
   return EXIT.OK;
 }
