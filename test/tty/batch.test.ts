@@ -19,7 +19,12 @@ const KEY = 'service_pk_ttyBatchKEY_0123456789';
 const filed = (id: string, syncCount: number, replayed: boolean) => ({
   expect: { method: 'POST', url: `/api/v1/recordings/${id}/filings` },
   body: {
-    data: { id, lastSyncedAt: '2026-11-22T10:00:00Z', syncCount, syncMetadata: { provider: 'crm', externalId: 'X', filedAt: '2026-11-22T10:00:00Z' } },
+    data: {
+      id,
+      lastSyncedAt: '2026-11-22T10:00:00Z',
+      syncCount,
+      syncMetadata: { provider: 'crm', externalId: 'X', filedAt: '2026-11-22T10:00:00Z' },
+    },
     meta: { replayed },
   },
 });
