@@ -49,6 +49,15 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** Resolves once the listener has printed `text` (its line may follow the 200 by a moment). */
+async function printed(text: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!listenerStdout.includes(text)) {
+    if (Date.now() > deadline) throw new Error(`the listener never printed ${text}; it printed:\n${listenerStdout}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** Runs a shell pipeline in `dir`, with `rfs` the built CLI. */
 function sh(script: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -68,7 +77,7 @@ describe('webhooks sign | curl -H @-', () => {
   it('is accepted by the receiver, piped, with no -o (the --help example)', async () => {
     const r = await sh(`$RFS webhooks sign --payload body.json --secret-env HOOK_SECRET | ${curl()}`);
     expect(r).toMatchObject({ code: 0, stdout: '200' });
-    expect(listenerStdout).toContain('"verdict":"valid"');
+    await printed('"verdict":"valid"');
     expect(listenerStdout).toContain('dlv_curlexample000000001');
   });
 
