@@ -8,7 +8,7 @@ import type { Connection, ConnectOptions, Context, GlobalOptions } from '../comm
 import type { ConfigCache } from '../config/profiles.js';
 import type { ProfileSettings } from '../config/settings.js';
 import { CancelError, EXIT, UsageError, exitCodeFor } from '../core/errors.js';
-import { type IO, colorEnabled } from '../core/io.js';
+import { type IO, colorEnabled, withIO } from '../core/io.js';
 import { KnownSecrets } from '../core/redact.js';
 import { finishRedacting, RedactingStream, StdoutSecrets } from '../core/redact-stream.js';
 import { HELP_TOPICS } from '../commands/topics.js';
@@ -62,7 +62,7 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
   // RFS_WEBHOOK_SECRET is a secret this run knows whether or not the command reads it.
   if (io.env.RFS_WEBHOOK_SECRET) knowSecret(io.env.RFS_WEBHOOK_SECRET);
   const stdout = new RedactingStream(io.stdout, stdoutSecrets);
-  const redactedIo: IO = { ...io, stdout, redactText: (text) => stdoutSecrets.redact(text, true).out };
+  const redactedIo = withIO(io, { stdout, redactText: (text) => stdoutSecrets.redact(text, true).out });
   let exitCode: number = EXIT.OK;
   let failure: { error: unknown; globals: GlobalOptions | undefined; name: string } | undefined;
 

@@ -44,6 +44,19 @@ export function processIO(): IO {
   };
 }
 
+/**
+ * `io` with some members replaced. A spread would read the live members once and keep that
+ * value: `columns` (a table's width, re-read on every page and after a resize) and `stdin`
+ * (whose stream is built only when a command reads it); their getters are kept instead.
+ */
+export function withIO(io: IO, changes: Partial<IO>): IO {
+  const copy = Object.defineProperties({}, Object.getOwnPropertyDescriptors(io)) as IO;
+  for (const [key, value] of Object.entries(changes)) {
+    Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return copy;
+}
+
 /** Prompts need both ends of a terminal, and RFS_NO_INPUT=1 turns them off (cli.md). */
 export function canPrompt(io: IO): boolean {
   return io.stdinIsTTY && io.stderrIsTTY && !isTruthy(io.env.RFS_NO_INPUT);
