@@ -74,11 +74,11 @@ export async function bundleCommonJs(entry, outfile, { minify = true } = {}) {
 
 const JQ_STUB = fileURLToPath(new URL('../src/lazy/jq-engine.cjs', import.meta.url));
 
-/** The jq engine (--jq) left out of the bundle: src/lazy/jq-engine.cjs loads it from beside it. */
+/** The jq engine (--jq) left out of the bundle: src/lazy/jq-engine.cjs says where it is beside it. */
 const jqBeside = {
   name: 'rfs-jq-beside',
   setup(build) {
-    build.onResolve({ filter: /^jq-wasm\/inline$/ }, () => ({ path: JQ_STUB }));
+    build.onResolve({ filter: /^\.\/jq-engine-location\.js$/ }, () => ({ path: JQ_STUB }));
   },
 };
 

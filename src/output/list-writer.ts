@@ -68,7 +68,7 @@ function drained(stream: Writable): Promise<void> {
 }
 
 /** Writes with backpressure: waits for 'drain' whenever the stream's buffer is full. */
-export async function writeOut(stream: Writable, text: string): Promise<void> {
+export async function writeOut(stream: Writable, text: string | Uint8Array): Promise<void> {
   if (stream.destroyed || stream.writableEnded) {
     throw Object.assign(new Error('output closed before everything was written'), { code: 'EPIPE' });
   }

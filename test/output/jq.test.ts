@@ -88,7 +88,7 @@ describe('--jq', () => {
     const { t, run } = cli(['recordings', 'list', '--jq', '.extra.a']);
     expect(await run()).toBe(1);
     expect(t.stdout()).toBe('one\n');
-    expect(t.stderr()).toContain('error: --jq: jq: error: Cannot index string with string ("a")');
+    expect(t.stderr()).toContain('error: --jq: jq: error (at <stdin>:2): Cannot index string with string ("a")');
     expect(t.stderr()).not.toContain('/dev/stdin');
   });
 
