@@ -60,6 +60,7 @@ export async function openJqOutput(io: IO, expression: string, command: string, 
           sink.once('error', () => resolve());
         });
         const outcome = await run.end();
+        if (signal.aborted) throw new CancelError('interrupted');
         if ('error' in outcome) throw outcome.error;
       } finally {
         signal.removeEventListener('abort', interrupt);

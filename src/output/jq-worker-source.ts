@@ -5,8 +5,9 @@
 // - reading stdin blocks on a SharedArrayBuffer (Atomics.wait) until the main thread hands over
 //   the next bytes of the command's ndjson, or the end: `input`, `inputs`, `input_line_number`
 //   and `halt` see one stream, as in jq;
-// - stdout is sent to the main thread in chunks, and the worker waits while more than OUT_LIMIT
-//   bytes are on their way (backpressure: memory does not grow with the output);
+// - stdout is sent to the main thread in chunks (64 KiB, or what 10 ms gathered, and all of it
+//   before each read and at the end), and the worker waits while more than OUT_LIMIT bytes are
+//   on their way (backpressure: memory does not grow with the output);
 // - stderr is passed on, except a runtime error ("jq: error …"), which stops the run (rfs stops
 //   where jq would go on with the next input).
 // The heap is jq-wasm's (at most 256 MiB): a program that needs more ends with jq's "cannot
@@ -47,6 +48,8 @@ const ctrl = new Int32Array(control, 0, 4);
 const shared = new Uint8Array(control, ${CONTROL_BYTES});
 const OUT_LIMIT = 1 << 20;
 const OUT_BATCH = 64 * 1024;
+const OUT_DELAY_MS = 10;
+let flushedAt = 0;
 const STOP = Symbol('stop');
 
 // Emscripten prints an abort on console.error: the main thread reports it instead.
@@ -64,6 +67,7 @@ let compileText = '';
 const decoder = new TextDecoder();
 
 function flush() {
+  flushedAt = Date.now();
   if (pendingBytes === 0) return;
   const bytes = new Uint8Array(pendingBytes);
   let at = 0;
@@ -129,7 +133,9 @@ function writeOut(fd, iov, count, pnum) {
   if (fd === 1) {
     stopOnError();
     for (const part of parts) { pending.push(part); pendingBytes += part.length; }
-    if (pendingBytes >= OUT_BATCH || Atomics.load(ctrl, 3) === 0) flush();
+    // In batches, yet never held long: the first output after a pause goes out at once.
+    const now = Date.now();
+    if (pendingBytes >= OUT_BATCH || now - flushedAt >= OUT_DELAY_MS) flush();
     return 0;
   }
   let text = '';

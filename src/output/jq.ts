@@ -94,14 +94,18 @@ export async function startJq(expression: string, o: JqRunOptions): Promise<JqRu
         case 'out': {
           const bytes = message.bytes;
           outChain = outChain.then(async () => {
+            if (finished !== undefined) return;
             try {
               await o.out(bytes);
-            } finally {
               Atomics.sub(ctrl, 3, bytes.length);
               Atomics.notify(ctrl, 3);
+            } catch {
+              // stdout closed (`| head -1`): what the reader wanted, it got; jq is stopped, and
+              // the command's next write sees the output closed.
+              finish({ exit: 0 });
+              void worker.terminate();
             }
           });
-          outChain.catch(() => worker.terminate());
           return;
         }
         case 'stderr':
