@@ -12,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
 import { fakeTime } from '../helpers/clock.js';
+import { page, recording } from '../helpers/fixtures.js';
+import { type ScenarioServer, startScenarioServer } from '../helpers/scenario-server.js';
 import { bufferIO } from '../helpers/io.js';
 
 const REFERENCE = fileURLToPath(new URL('../helpers/jq-reference.cjs', import.meta.url));
@@ -212,4 +214,84 @@ describe('--jq prints what jq 1.8 prints over -o ndjson', () => {
     expect(got.stderr).toContain('--jq does not compile: jq: error');
     expect(await apiRequests()).toEqual(before);
   });
+});
+
+/**
+ * Number literals that JSON.parse would change (`3.0`, `1.10`, beyond 2^53, `1e1000`), in an
+ * answer's text as a server may write it: jq 1.8 keeps or canonicalises them, and so must rfs.
+ */
+const LITERALS = ['3.0', '1.10', '9007199254740993', '100000000000000000000000001', '1e1000', '1.5E3', '-0', '0.10'];
+
+function answerText(): string {
+  const items = [1, 2].map((n) => {
+    const fields = LITERALS.map((literal, i) => `"n${i}":${literal}`).join(',');
+    return JSON.stringify(recording(n))
+      .replace(/"audioDuration":\d+/, '"audioDuration":601.0')
+      .replace(/}$/, `,${fields},"list":[${LITERALS.join(', ')}]}`);
+  });
+  const text = JSON.stringify(page(['ITEMS'], null));
+  return text.replace('"ITEMS"', items.join(',\n  '));
+}
+
+const NUMBER_PROGRAMS = [
+  '.',
+  '.n0',
+  '.n1, .n2, .n3',
+  '.n4',
+  '.n5, .n6, .n7',
+  '.audioDuration',
+  '.list',
+  '.list[]',
+  '[.n0, .n2] | @csv',
+  '[.n1, .n3] | @tsv',
+  '.n2 + 0',
+  '.n0 * 1',
+  '.list | map(tostring)',
+  '.n2 | tostring',
+  '.n3 == 100000000000000000000000001',
+  '[inputs.n2] | length',
+];
+
+describe("--jq prints numbers as jq 1.8 prints the server's literals", () => {
+  let server: ScenarioServer;
+  beforeAll(async () => {
+    server = await startScenarioServer();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  async function scenarioRun(argv: string[]): Promise<Result> {
+    server.queue({ body: answerText(), headers: { 'content-type': 'application/json' } });
+    const t = bufferIO({ env: { RFS_CONFIG_DIR: dir, RFS_API_KEY: key, RFS_BASE_URL: server.url } });
+    const exitCode = await runCli(argv, t.io, { clock: fakeTime().clock });
+    return { stdout: t.stdout(), stderr: t.stderr(), exitCode };
+  }
+
+  it('keeps them in -o ndjson, as the server wrote them', async () => {
+    const ndjson = await scenarioRun(['recordings', 'list', '-o', 'ndjson']);
+    expect(ndjson.exitCode).toBe(0);
+    const [first] = ndjson.stdout.split('\n');
+    for (const [i, literal] of LITERALS.entries()) expect(first).toContain(`"n${i}":${literal}`);
+    expect(first).toContain('"audioDuration":601.0');
+  });
+
+  it(`agrees with jq on ${NUMBER_PROGRAMS.length} programs over them`, async () => {
+    const ndjson = await scenarioRun(['recordings', 'list', '-o', 'ndjson']);
+    const jq = reference(NUMBER_PROGRAMS.map((program) => ({ program, input: ndjson.stdout })));
+    const found: string[] = [];
+    for (const [i, program] of NUMBER_PROGRAMS.entries()) {
+      const want = jq[i] as Result;
+      const got = await scenarioRun(['recordings', 'list', '--jq', program]);
+      if (got.stdout !== want.stdout || got.exitCode !== want.exitCode) {
+        found.push(
+          `${program}: rfs exit ${got.exitCode} ${JSON.stringify(got.stdout)}, jq exit ${want.exitCode} ${JSON.stringify(want.stdout)}`,
+        );
+      }
+    }
+    expect(found).toEqual([]);
+    // What jq 1.8 prints for them: the literal kept, in decNumber's canonical form.
+    const got = await scenarioRun(['recordings', 'list', '--jq', '.n0, .n1, .n2, .n4']);
+    expect(got.stdout.split('\n').slice(0, 4)).toEqual(['3.0', '1.10', '9007199254740993', '1E+1000']);
+  }, 120_000);
 });
