@@ -108,7 +108,10 @@ export function keepNumberLiterals(root: unknown, literals: readonly NumberLiter
     if (typeof holder !== 'object' || holder === null) continue;
     if (typeof (holder as Record<string, unknown>)[last] !== 'number') continue;
     let keys = kept.get(holder);
-    if (keys === undefined) kept.set(holder, (keys = new Map()));
+    if (keys === undefined) {
+      keys = new Map();
+      kept.set(holder, keys);
+    }
     keys.set(String(last), literal);
     keptAny = true;
   }

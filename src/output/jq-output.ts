@@ -10,6 +10,7 @@ import { UsageError } from '../core/errors.js';
 import { sanitize } from '../core/sanitize.js';
 import { type JqOutcome, type JqRun, startJq } from './jq.js';
 import { writeOut } from './list-writer.js';
+import { onPageMarks } from './page-marks.js';
 
 /** Commands whose output is not JSON: --jq has nothing to filter there. */
 const NOT_JSON = new Set(['completion', 'sandbox']);
@@ -41,9 +42,19 @@ export async function openJqOutput(io: IO, expression: string, command: string, 
   const interrupt = (): void => run.kill();
   signal.addEventListener('abort', interrupt, { once: true });
   const sink = new JqSink(run);
+  // Where each page of an --all starts in jq's input: the cursor to resume from after an error.
+  const pages: { firstLine: number; cursor: string | undefined }[] = [];
+  onPageMarks(sink, (firstLine, cursor) => pages.push({ firstLine, cursor }));
   const errorOf = (outcome: JqOutcome | undefined): unknown => {
     if (outcome === undefined || !('error' in outcome)) return undefined;
-    return outcome.error;
+    const error = outcome.error;
+    // jq names the line of the item it failed on: that item's page was not all handled.
+    const line = /\(at <stdin>:(\d+)\)/.exec(error.message);
+    if (line !== null && error.resumeCursor === undefined) {
+      const page = pages.findLast((p) => p.firstLine <= Number(line[1]));
+      if (page?.cursor !== undefined) error.resumeCursor = page.cursor;
+    }
+    return error;
   };
   return {
     io: { ...io, stdout: sink, stdoutIsTTY: false },
@@ -61,7 +72,8 @@ export async function openJqOutput(io: IO, expression: string, command: string, 
         });
         const outcome = await run.end();
         if (signal.aborted) throw new CancelError('interrupted');
-        if ('error' in outcome) throw outcome.error;
+        const error = errorOf(outcome);
+        if (error !== undefined) throw error;
       } finally {
         signal.removeEventListener('abort', interrupt);
       }

@@ -5,6 +5,8 @@ import type { Writable } from 'node:stream';
 import type { Paged } from '../api/paginate.js';
 import type { IO } from '../core/io.js';
 import type { OutputFormat } from '../core/context.js';
+import { pageCursor } from '../api/page-cursor.js';
+import { markPage } from './page-marks.js';
 import { safeJson } from './safe-json.js';
 // Tables (string-width, chalk) are loaded only for table output: json and ndjson never need them.
 import type { KeyValueSection } from './key-value.js';
@@ -149,10 +151,13 @@ export async function writeList<T>(
   if (format === 'ndjson') {
     const batch = new Coalescer(out);
     try {
-      for await (const item of items) {
-        const full = batch.push(`${safeJson(jsonOf(item, o))}\n`);
-        if (full !== undefined) await full;
-        count++;
+      for await (const page of pagesOf(items)) {
+        markPage(out, count + 1, pageCursor(page));
+        for (const item of page) {
+          const full = batch.push(`${safeJson(jsonOf(item, o))}\n`);
+          if (full !== undefined) await full;
+          count++;
+        }
       }
     } finally {
       // What was printed before an error is still written, then the error goes on.

@@ -121,6 +121,15 @@ describe('--jq', () => {
     expect(t.stderr()).toBe('enough\n');
   });
 
+  it('names the cursor of the page whose item the program failed on, in an --all', async () => {
+    scenario.server.queue({ body: page([recording(1), recording(2)], 'c2') }, { body: page([recording(3), recording(4)], null) });
+    const { t, run } = cli(['recordings', 'list', '--all', '--jq', 'if .id == "rec_0004" then error("boom") else .id end']);
+    expect(await run()).toBe(1);
+    expect(t.stdout()).toBe('rec_0001\nrec_0002\nrec_0003\n');
+    expect(t.stderr()).toContain('error: --jq: jq: error (at <stdin>:4): boom');
+    expect(t.stderr()).toContain('resume with: --cursor c2');
+  });
+
   it('refuses a command whose output is not JSON', async () => {
     const { t, run } = cli(['completion', 'bash', '--jq', '.']);
     expect(await run()).toBe(2);
