@@ -73,6 +73,9 @@ describe('--jq', () => {
     expect(scenario.server.requests).toHaveLength(0);
     expect(t.stdout()).toBe('');
     expect(t.stderr()).toMatch(/^error: --jq does not compile: jq: error: /);
+    // The program runs on each item: the advice shows a per-item program, not a page's.
+    expect(t.stderr()).toContain("e.g. --jq '.id'");
+    expect(t.stderr()).not.toContain('.data[]');
   });
 
   it('compiles a program without running it: an endless one is refused or accepted at once', async () => {
