@@ -23,7 +23,8 @@ export interface JqWorkerData {
   /** [0] input handed over (0 none, 1 some), [1] its length, [2] end of input, [3] output bytes in flight. */
   control: SharedArrayBuffer;
   program: string;
-  engine: { path: string } | { source: string };
+  /** jq-wasm to require (with its module compiled, for the plain build), or its inline build's text. */
+  engine: { path: string; wasm?: WebAssembly.Module } | { source: string };
 }
 
 /** Messages from the worker. */
@@ -175,7 +176,7 @@ function loadEngine() {
 }
 
 (async () => {
-  const jq = await loadEngine().loadJq();
+  const jq = await loadEngine().loadJq(engine.wasm ? { wasmModule: engine.wasm } : {});
   let code;
   try {
     // jq-wasm adds '-M' and a file name after the program: '-L' takes that name as a module

@@ -169,7 +169,7 @@ async function differences(command: string[], programs: readonly string[]): Prom
 }
 
 /** A sample of PROGRAMS for one page and a single resource: the stream, halting, errors, formats. */
-const SAMPLE = PROGRAMS.filter((_, i) => i % 4 === 0 || /input|halt|error/.test(PROGRAMS[i] as string));
+const SAMPLE = PROGRAMS.filter((program, i) => i % 8 === 0 || /^\[?\.?,? ?inputs?\b|halt|^error|then error/.test(program));
 
 /** The sandbox's request log (sandbox.md, Request log): what reached /api/v1. */
 async function apiRequests(): Promise<unknown> {
