@@ -61,20 +61,28 @@ let input = new Uint8Array(0);
 let inputAt = 0;
 let ended = false;
 let reading = false;
-let pending = [];
-let pendingBytes = 0;
+// What jq printed and the main thread has not been sent yet.
+let out = new Uint8Array(2 * OUT_BATCH);
+let outLength = 0;
 let errorText;
 let compileText = '';
 const decoder = new TextDecoder();
+// Views of jq's memory, made again when it grows.
+let heap;
+let view;
+
+function views() {
+  if (heap === undefined || heap.buffer !== memory.buffer) {
+    heap = new Uint8Array(memory.buffer);
+    view = new DataView(memory.buffer);
+  }
+}
 
 function flush() {
   flushedAt = Date.now();
-  if (pendingBytes === 0) return;
-  const bytes = new Uint8Array(pendingBytes);
-  let at = 0;
-  for (const part of pending) { bytes.set(part, at); at += part.length; }
-  pending = [];
-  pendingBytes = 0;
+  if (outLength === 0) return;
+  const bytes = out.slice(0, outLength);
+  outLength = 0;
   Atomics.add(ctrl, 3, bytes.length);
   parentPort.postMessage({ type: 'out', bytes }, [bytes.buffer]);
   for (let inFlight = Atomics.load(ctrl, 3); inFlight > OUT_LIMIT; inFlight = Atomics.load(ctrl, 3)) Atomics.wait(ctrl, 3, inFlight);
@@ -86,19 +94,6 @@ function stopOnError() {
   flush();
   parentPort.postMessage({ type: 'fail', text: errorText });
   throw STOP;
-}
-
-function iovecs(iov, count, each) {
-  const view = new DataView(memory.buffer);
-  let total = 0;
-  for (let i = 0; i < count; i++) {
-    const ptr = view.getUint32(iov + i * 8, true);
-    const len = view.getUint32(iov + i * 8 + 4, true);
-    const done = each(ptr, len);
-    total += done;
-    if (done < len) break;
-  }
-  return total;
 }
 
 function readStdin(iov, count, pnum) {
@@ -114,33 +109,53 @@ function readStdin(iov, count, pnum) {
     if (length === 0 && Atomics.load(ctrl, 2) === 1) ended = true;
     Atomics.store(ctrl, 0, 0);
   }
-  const total = iovecs(iov, count, (ptr, len) => {
+  views();
+  let total = 0;
+  for (let i = 0; i < count; i++) {
+    const ptr = view.getUint32(iov + i * 8, true);
+    const len = view.getUint32(iov + i * 8 + 4, true);
     const n = Math.min(len, input.length - inputAt);
-    new Uint8Array(memory.buffer, ptr, n).set(input.subarray(inputAt, inputAt + n));
+    heap.set(input.subarray(inputAt, inputAt + n), ptr);
     inputAt += n;
-    return n;
-  });
-  new DataView(memory.buffer).setUint32(pnum, total, true);
+    total += n;
+    if (n < len) break;
+  }
+  view.setUint32(pnum, total, true);
   return 0;
 }
 
-function writeOut(fd, iov, count, pnum) {
-  const parts = [];
-  const total = iovecs(iov, count, (ptr, len) => {
-    parts.push(new Uint8Array(memory.buffer, ptr, len).slice());
-    return len;
-  });
-  new DataView(memory.buffer).setUint32(pnum, total, true);
-  if (fd === 1) {
-    stopOnError();
-    for (const part of parts) { pending.push(part); pendingBytes += part.length; }
-    // In batches, yet never held long: the first output after a pause goes out at once.
-    const now = Date.now();
-    if (pendingBytes >= OUT_BATCH || now - flushedAt >= OUT_DELAY_MS) flush();
-    return 0;
+function writeStdout(iov, count, pnum) {
+  stopOnError();
+  views();
+  let total = 0;
+  for (let i = 0; i < count; i++) {
+    const ptr = view.getUint32(iov + i * 8, true);
+    const len = view.getUint32(iov + i * 8 + 4, true);
+    if (outLength + len > out.length) {
+      flush();
+      if (len > out.length) out = new Uint8Array(2 * len);
+    }
+    out.set(heap.subarray(ptr, ptr + len), outLength);
+    outLength += len;
+    total += len;
   }
+  view.setUint32(pnum, total, true);
+  // In batches, yet never held long: the first output after a pause goes out at once.
+  if (outLength >= OUT_BATCH || Date.now() - flushedAt >= OUT_DELAY_MS) flush();
+  return 0;
+}
+
+function writeStderr(iov, count, pnum) {
+  views();
   let text = '';
-  for (const part of parts) text += decoder.decode(part, { stream: true });
+  let total = 0;
+  for (let i = 0; i < count; i++) {
+    const ptr = view.getUint32(iov + i * 8, true);
+    const len = view.getUint32(iov + i * 8 + 4, true);
+    text += decoder.decode(heap.subarray(ptr, ptr + len), { stream: true });
+    total += len;
+  }
+  view.setUint32(pnum, total, true);
   if (!reading) compileText += text;
   else if (errorText !== undefined) errorText += text;
   else if (text.startsWith('jq: error')) errorText = text;
@@ -159,7 +174,7 @@ WebAssembly.instantiate = async (binary, imports) => {
     throw new Error('jq-wasm is not the build rfs was made for (its fd_read/fd_write imports moved)');
   }
   env.h = (fd, iov, count, pnum) => (fd === 0 ? readStdin(iov, count, pnum) : fdRead(fd, iov, count, pnum));
-  env.d = (fd, iov, count, pnum) => (fd === 1 || fd === 2 ? writeOut(fd, iov, count, pnum) : fdWrite(fd, iov, count, pnum));
+  env.d = (fd, iov, count, pnum) => (fd === 1 ? writeStdout(iov, count, pnum) : fd === 2 ? writeStderr(iov, count, pnum) : fdWrite(fd, iov, count, pnum));
   const result = await instantiate(binary, imports);
   const instance = result instanceof WebAssembly.Instance ? result : result.instance;
   memory = Object.values(instance.exports).find((e) => e instanceof WebAssembly.Memory);
