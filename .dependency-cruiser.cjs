@@ -15,8 +15,8 @@ const RANKS = [
   ['api'],
   ['output', 'prompt', 'completion'], // what the user sees: tables and lists, prompts, shell completion scripts
   ['batch'],
-  ['sync'],
-  ['webhooks'],
+  ['webhooks'], // the receiver, verification, sending a delivery
+  ['sync'], // the integration loop; --listen runs the webhook receiver
   ['sandbox'], // the service; commands start it, and it imports only shared/ and core/ (rule below)
   ['commands'],
   ['cli'], // the registry of nouns and the error report: may import every command
@@ -95,6 +95,30 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/commands/([^/]+)/[^/]+$' },
       to: { path: '^src/commands/$1/[^/]+/', pathNot: '^src/commands/$1/[^/]+/index\\.ts$' },
+    },
+    {
+      name: 'declarations-stay-cheap',
+      comment:
+        "A command's index.ts is loaded for every --help, completion and parse (ARCHITECTURE.md, A command): " +
+        'it imports commander, the declaration helpers beside it, the base layer, and the few constants its ' +
+        "help shows (the API's vocabulary, the settings' names, the sandbox's defaults, the completion hook's " +
+        'name). Its code is reached only by a dynamic import.',
+      severity: 'error',
+      from: { path: '^src/commands/.+/index\\.ts$' },
+      to: {
+        dynamic: false,
+        dependencyTypesNot: ['core'],
+        pathNot: [
+          '(^|/)node_modules/(@commander-js/extra-typings|commander)/',
+          '^src/commands/(define|choices|webhook-secret|flags|context)\\.ts$',
+          '^src/commands/.+/index\\.ts$',
+          '^src/core/',
+          '^src/shared/vocabulary\\.ts$',
+          '^src/config/settings\\.ts$',
+          '^src/sandbox/config\\.ts$',
+          '^src/completion/hook\\.ts$',
+        ],
+      },
     },
     {
       name: 'shared-command-files-import-no-command',

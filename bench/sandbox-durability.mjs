@@ -122,7 +122,7 @@ export async function sandboxDurability() {
         ids = await completedIds(seedSb);
         process.stderr.write(`   ${recordings} recordings: filing ${ids.length} to start from\n`);
         await fileAll(seedSb, ids);
-        state = await (await fetch(`${seedSb.baseUrl}/_sandbox/state`)).text();
+        state = await (await fetch(`${seedSb.baseUrl}/_sandbox/state?includeSeed=1`)).text();
       } finally {
         await seedSb.stop();
       }

@@ -77,11 +77,25 @@ _rfs_flags() {
     'sync') echo '--exec --provider --watch --interval --listen --secret-env --journal --max-items --concurrency --order --exec-timeout --dry-run --max-attempts --retry-parked --metrics --log-format' ;;
     'sync status') echo '--journal' ;;
     'api') echo '-X --method -f --field --input -H --header -i --include --paginate --idempotency-key' ;;
-    'sandbox') echo '--host --port --seed --recordings --data --fixtures --rate-limit --rate-window --faults --delivery-attempts --delivery-backoff --allow-private-webhooks --allow-remote-control' ;;
+    'completion') echo '-h --help' ;;
+    'sandbox') echo '--host --port --seed --recordings --data --fixtures --rate-limit --rate-window --faults --delivery-attempts --delivery-backoff --allow-private-webhooks --allow-remote-control -h --help' ;;
   esac
 }
 
-_rfs_global_flags='--version -p --profile --base-url -o --output --json --no-color -q --quiet -v --verbose --timeout --max-retries --rate -y --yes --jq -h --help'
+# The global options, offered under every command path but the standalone ones.
+_rfs_global_flags() {
+  case "$1" in
+    'completion'|'sandbox') ;;
+    *) echo '--version -p --profile --base-url -o --output --json --no-color -q --quiet -v --verbose --timeout --max-retries --rate -y --yes --jq -h --help' ;;
+  esac
+}
+
+# The values a setting takes (`config set <key> <TAB>`), for the settings that have a list.
+_rfs_setting_values() {
+  case "$1" in
+    'output') echo 'table json ndjson' ;;
+  esac
+}
 
 # For an option that takes a value: sets _rfs_kind (choices, file or any) and _rfs_values.
 # Fails for a switch or an unknown option.
@@ -164,6 +178,7 @@ _rfs_value() {
     'sandbox:--faults') _rfs_kind=any ;;
     'sandbox:--delivery-attempts') _rfs_kind=any ;;
     'sandbox:--delivery-backoff') _rfs_kind=any ;;
+    'completion':*|'sandbox':*) return 1 ;;
     *:-p|*:--profile) _rfs_kind=profile ;;
     *:--base-url) _rfs_kind=any ;;
     *:-o|*:--output) _rfs_kind=choices _rfs_values='table json ndjson' ;;
@@ -190,7 +205,7 @@ _rfs_argument() {
     'api:0') _rfs_kind=file ;;
     'config get:0') _rfs_kind=choices _rfs_values='base-url output rate timeout max-retries provider' ;;
     'config set:0') _rfs_kind=choices _rfs_values='base-url output rate timeout max-retries provider' ;;
-    'config set:1') _rfs_kind=any ;;
+    'config set:1') _rfs_kind=setting ;;
     'config unset:0') _rfs_kind=choices _rfs_values='base-url output rate timeout max-retries provider' ;;
     'config help:0') _rfs_kind=choices _rfs_values='list get set unset' ;;
     'completion:0') _rfs_kind=choices _rfs_values='bash zsh fish' ;;
@@ -215,11 +230,25 @@ _rfs_reply() {
   done
 }
 
+# Offers the words $3… that start with $1 in any letter case (cli.md: enumerated values are
+# accepted in any case, so `--status com` completes to COMPLETED), each with prefix $2.
+_rfs_choices() {
+  local cur="$1" prefix="$2" value restore
+  shift 2
+  restore="$(shopt -p nocasematch)"
+  shopt -s nocasematch
+  for value in "$@"; do
+    [[ $value == "$cur"* ]] && COMPREPLY+=("$prefix$value")
+  done
+  eval "$restore"
+}
+
 # Offers the value described by _rfs_kind and _rfs_values for the word $1, adding prefix $2.
 # Profile names are read from the config file now, by rfs itself (names only, never keys).
 _rfs_complete_value() {
   case "$_rfs_kind" in
-    choices) _rfs_reply < <(compgen -P "$2" -W "$_rfs_values" -- "$1") ;;
+    choices) _rfs_choices "$1" "$2" $_rfs_values ;;
+    setting) _rfs_choices "$1" "$2" $(_rfs_setting_values "$_rfs_previous") ;;
     profile) _rfs_reply < <(compgen -P "$2" -W "$(command rfs __complete-profiles 2>/dev/null)" -- "$1") ;;
     file)
       compopt -o filenames 2>/dev/null
@@ -232,7 +261,7 @@ _rfs() {
   COMPREPLY=()
   local cur="${COMP_WORDS[COMP_CWORD]}"
   local path='' word i=1 positional=0 options_end=0
-  local _rfs_word='' _rfs_kind='' _rfs_values=''
+  local _rfs_word='' _rfs_kind='' _rfs_values='' _rfs_previous=''
 
   # Walk the words before the cursor: subcommands deepen the path, option values are skipped,
   # anything else is a positional argument.
@@ -249,6 +278,7 @@ _rfs() {
       path="${path:+$path }$_rfs_word"
     else
       (( positional += 1 ))
+      _rfs_previous="$word"
     fi
     (( i += 1 ))
   done
@@ -273,7 +303,7 @@ _rfs() {
   fi
 
   if [[ $cur == -* ]]; then
-    _rfs_reply < <(compgen -W "$(_rfs_flags "$path") $_rfs_global_flags" -- "$cur")
+    _rfs_reply < <(compgen -W "$(_rfs_flags "$path") $(_rfs_global_flags "$path")" -- "$cur")
     return 0
   fi
 

@@ -120,8 +120,8 @@ function __rfs_resolve --argument-names path word
     end
 end
 
-# Prints the command path before the cursor ("rfs recordings list") and, on a second line,
-# how many positional arguments it has been given.
+# Prints the command path before the cursor ("rfs recordings list"), on a second line how many
+# positional arguments it has been given, and on a third the last of them.
 function __rfs_state
     set -l tokens (commandline -opc)
     set -e tokens[1]
@@ -129,6 +129,7 @@ function __rfs_state
     set -l positional 0
     set -l skip 0
     set -l options_end 0
+    set -l previous ''
     for token in $tokens
         if test $skip -eq 1
             set skip 0
@@ -150,10 +151,24 @@ function __rfs_state
             set path "$path $word"
         else
             set positional (math $positional + 1)
+            set previous $token
         end
     end
     echo $path
     echo $positional
+    echo $previous
+end
+
+# Succeeds when the positional argument before the cursor is $1 (`config set <key> <TAB>`).
+function __rfs_previous --argument-names word
+    set -l state (__rfs_state)
+    test "$state[3]" = "$word"
+end
+
+# Succeeds under a command that takes none of the global flags.
+function __rfs_standalone
+    set -l state (__rfs_state)
+    contains -- "$state[1]" 'rfs completion' 'rfs sandbox'
 end
 
 # Succeeds when the cursor is under command path $1 and, when $2 is given, at positional
@@ -172,21 +187,21 @@ end
 # No file names unless an option or argument asks for them.
 complete -c rfs -f
 
-# Global options, valid under every command.
-complete -c rfs -l version -d 'print the version and exit'
-complete -c rfs -s p -l profile -x -a '(command rfs __complete-profiles 2>/dev/null)' -d 'config profile to use (env RFS_PROFILE)'
-complete -c rfs -l base-url -x -d 'service root; /api/v1 is appended (env RFS_BASE_URL)'
-complete -c rfs -s o -l output -x -a 'table json ndjson' -d 'output format (default: table on a terminal, json otherwise)'
-complete -c rfs -l json -d 'same as -o json'
-complete -c rfs -l no-color -d 'no ANSI colour (also NO_COLOR; FORCE_COLOR forces it)'
-complete -c rfs -s q -l quiet -d 'no spinners, progress or notices on stderr'
-complete -c rfs -s v -l verbose -d 'one stderr line per HTTP attempt, secrets redacted (also RFS_DEBUG=1)'
-complete -c rfs -l timeout -x -d 'per-attempt timeout in seconds'
-complete -c rfs -l max-retries -x -d 'retries after the first attempt, retryable failures only'
-complete -c rfs -l rate -x -d 'client-side pacing in requests per minute; 0 = unpaced'
-complete -c rfs -s y -l yes -d 'answer yes to confirmations'
-complete -c rfs -l jq -x -d 'filter JSON output through a jq program, per item of a list (strings print raw)'
-complete -c rfs -s h -l help -d 'show help for a command'
+# Global options, valid under every command but the standalone ones.
+complete -c rfs -n 'not __rfs_standalone' -l version -d 'print the version and exit'
+complete -c rfs -n 'not __rfs_standalone' -s p -l profile -x -a '(command rfs __complete-profiles 2>/dev/null)' -d 'config profile to use (env RFS_PROFILE)'
+complete -c rfs -n 'not __rfs_standalone' -l base-url -x -d 'service root; /api/v1 is appended (env RFS_BASE_URL)'
+complete -c rfs -n 'not __rfs_standalone' -s o -l output -x -a 'table json ndjson' -d 'output format (default: table on a terminal, json otherwise)'
+complete -c rfs -n 'not __rfs_standalone' -l json -d 'same as -o json'
+complete -c rfs -n 'not __rfs_standalone' -l no-color -d 'no ANSI colour (also NO_COLOR; FORCE_COLOR forces it)'
+complete -c rfs -n 'not __rfs_standalone' -s q -l quiet -d 'no spinners, progress or notices on stderr'
+complete -c rfs -n 'not __rfs_standalone' -s v -l verbose -d 'one stderr line per HTTP attempt, secrets redacted (also RFS_DEBUG=1)'
+complete -c rfs -n 'not __rfs_standalone' -l timeout -x -d 'per-attempt timeout in seconds'
+complete -c rfs -n 'not __rfs_standalone' -l max-retries -x -d 'retries after the first attempt, retryable failures only'
+complete -c rfs -n 'not __rfs_standalone' -l rate -x -d 'client-side pacing in requests per minute; 0 = unpaced'
+complete -c rfs -n 'not __rfs_standalone' -s y -l yes -d 'answer yes to confirmations'
+complete -c rfs -n 'not __rfs_standalone' -l jq -x -d 'filter JSON output through a jq program, per item of a list (strings print raw)'
+complete -c rfs -n 'not __rfs_standalone' -s h -l help -d 'show help for a command'
 
 complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'auth' -d 'manage API keys in config profiles'
 complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'recordings' -d 'list and fetch recordings'
@@ -314,8 +329,10 @@ complete -c rfs -n '__rfs_at \'rfs config\' 0' -a 'unset' -d 'remove a setting f
 complete -c rfs -n '__rfs_at \'rfs config\' 0' -a 'help' -d 'show help for a command, or a topic: exit-codes, environment'
 complete -c rfs -n '__rfs_at \'rfs config get\' 0' -a 'base-url output rate timeout max-retries provider' -d 'the setting'
 complete -c rfs -n '__rfs_at \'rfs config set\' 0' -a 'base-url output rate timeout max-retries provider' -d 'the setting'
+complete -c rfs -n '__rfs_at \'rfs config set\' 1; and __rfs_previous output' -a 'table json ndjson' -d 'output'
 complete -c rfs -n '__rfs_at \'rfs config unset\' 0' -a 'base-url output rate timeout max-retries provider' -d 'the setting'
 complete -c rfs -n '__rfs_at \'rfs config help\' 0' -a 'list get set unset' -d 'command'
+complete -c rfs -n '__rfs_at \'rfs completion\'' -s h -l help -d 'show help for a command'
 complete -c rfs -n '__rfs_at \'rfs completion\' 0' -a 'bash zsh fish' -d 'bash, zsh or fish'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l host -x -d 'address to bind'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l port -x -d 'port; 0 picks a free one'
@@ -330,4 +347,5 @@ complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l delivery-attempts -x -d 'attemp
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l delivery-backoff -x -d 'first retry delay of a delivery, x4 each time'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l allow-private-webhooks -d 'allow webhook URLs on private networks'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l allow-remote-control -d 'bind beyond loopback without the warning (the control API has no key)'
+complete -c rfs -n '__rfs_at \'rfs sandbox\'' -s h -l help -d 'show help for a command'
 complete -c rfs -n '__rfs_at \'rfs help\' 0' -a 'auth recordings file webhooks deliveries verify-signature sync api config doctor completion sandbox exit-codes environment' -d 'command'

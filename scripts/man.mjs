@@ -19,7 +19,7 @@ try {
         import { buildCompletionTree } from './src/completion/tree.ts';
         import { manPage } from './src/completion/man.ts';
         const tree = buildCompletionTree(buildProgram(async () => undefined), { helpTopics: Object.keys(HELP_TOPICS) });
-        export default manPage(tree, { version: RFS_VERSION, topics: HELP_TOPICS });
+        export default (date) => manPage(tree, { version: RFS_VERSION, topics: HELP_TOPICS, date });
       `,
       resolveDir: process.cwd(),
       loader: 'ts',
@@ -34,8 +34,15 @@ try {
     logLevel: 'warning',
   });
   const { default: page } = await import(pathToFileURL(out).href);
+  const target = new URL('../man/rfs.1', import.meta.url);
+  // .TH's date says when the page's text last changed: kept while the rest is the same, so that
+  // regenerating an unchanged page changes nothing (test/completion/man.test.ts reads it back).
+  const kept = await readFile(target, 'utf8').catch(() => '');
+  const keptDate = /^\.TH RFS 1 (\d{4}-\d{2}-\d{2}) /m.exec(kept)?.[1];
+  const today = new Date().toISOString().slice(0, 10);
+  const text = keptDate !== undefined && page(keptDate) === kept ? kept : page(today);
   await mkdir(new URL('../man/', import.meta.url), { recursive: true });
-  await writeFile(new URL('../man/rfs.1', import.meta.url), page);
+  await writeFile(target, text);
 } finally {
   await rm(work, { recursive: true, force: true });
 }

@@ -2,7 +2,7 @@
 // GlobalOptions every command receives: the flag, then the environment, then the selected
 // profile's setting (`rfs config`), then the default (config/settings.ts).
 import { type Command, type CommandUnknownOpts, Option } from '@commander-js/extra-typings';
-import { OUTPUT_FORMATS, type GlobalOptions, type OutputFormat } from '../core/context.js';
+import { OUTPUT_FORMATS, type GlobalOptions } from '../core/context.js';
 import { choiceOption } from '../commands/choices.js';
 import { UsageError } from '../core/errors.js';
 import { type IO, colorEnabled, isTruthy } from '../core/io.js';
@@ -12,7 +12,7 @@ import {
   DEFAULT_TIMEOUT_SECONDS,
   type ProfileSettings,
   givenOptions,
-  resolveSettings,
+  resolveSettingValues,
 } from '../config/settings.js';
 
 export function declareGlobals(program: Command) {
@@ -40,6 +40,21 @@ export function givenGlobals(program: CommandUnknownOpts): Partial<GlobalFlags> 
   return givenOptions(program) as Partial<GlobalFlags>;
 }
 
+/**
+ * A standalone command (core/standalone.ts: `sandbox`, `completion`) takes none of the global
+ * flags: one given to it would be silently ignored, so it is exit 2 instead, naming them.
+ */
+export function refuseGlobals(program: CommandUnknownOpts, flags: Partial<GlobalFlags>, command: string): void {
+  const given = program.options
+    .filter((o) => (flags as Record<string, unknown>)[o.attributeName()] !== undefined)
+    .map((o) => o.long ?? o.short ?? o.flags);
+  if (given.length > 0) {
+    throw new UsageError(`rfs ${command} takes none of the global flags (given: ${given.join(', ')})`, {
+      hint: `its own flags: rfs ${command} --help`,
+    });
+  }
+}
+
 export function resolveGlobals(
   flags: Partial<GlobalFlags>,
   io: IO,
@@ -47,13 +62,12 @@ export function resolveGlobals(
   onProblem: (message: string) => void = () => undefined,
 ): GlobalOptions {
   // The service root is the connection's (config/connection.ts), resolved only by commands that connect.
-  const settings = resolveSettings(
+  const { values, problems } = resolveSettingValues(
     ['output', 'rate', 'timeout', 'max-retries', 'provider'],
     { flags, env: io.env, stdoutIsTTY: io.stdoutIsTTY },
     profile,
   );
-  for (const s of settings) if (s.problem !== undefined) onProblem(s.problem);
-  const [output, rate, timeout, maxRetries, provider] = settings.map((s) => s.value);
+  for (const problem of problems) onProblem(problem);
   // cli.md: --json with another -o is a contradiction to report, not a silent choice.
   if (flags.json === true && flags.output !== undefined && flags.output !== 'json') {
     throw new UsageError(`--json contradicts -o ${flags.output}: give one of them`);
@@ -61,15 +75,15 @@ export function resolveGlobals(
   return {
     profile: flags.profile,
     baseUrl: flags.baseUrl,
-    output: output as OutputFormat,
+    output: values.output,
     color: colorEnabled(io, flags.color === false ? false : undefined, 'stdout'),
     quiet: flags.quiet === true,
     verbose: flags.verbose === true || isTruthy(io.env.RFS_DEBUG),
-    timeoutSeconds: timeout as number,
-    maxRetries: maxRetries as number,
-    rate: rate as number,
+    timeoutSeconds: values.timeout,
+    maxRetries: values['max-retries'],
+    rate: values.rate,
     yes: flags.yes === true,
-    provider: provider as string | undefined,
+    provider: values.provider,
     jq: flags.jq,
   };
 }

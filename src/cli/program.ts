@@ -17,7 +17,7 @@ import sync from '../commands/sync/index.js';
 import verifySignature from '../commands/verify-signature/index.js';
 import webhooks from '../commands/webhooks/index.js';
 import { declareGlobals } from './globals.js';
-import { addGlobalFooters } from './help.js';
+import { addGlobalFooters, plainDefaults, suggestNames } from './help.js';
 
 export type { Dispatch } from '../commands/define.js';
 
@@ -62,7 +62,7 @@ export function buildProgram(dispatch: Dispatch, output?: ProgramOutput) {
     program.configureOutput({
       writeOut: output.writeOut,
       writeErr: output.writeOut,
-      outputError: (text) => output.writeErr(text),
+      outputError: (text) => output.writeErr(suggestNames(program, text)),
     });
   program
     .description('The command-line client of the Recording Filing Service, with a local sandbox of it.')
@@ -74,5 +74,6 @@ export function buildProgram(dispatch: Dispatch, output?: ProgramOutput) {
   for (const noun of NOUNS) noun.mount(typed, dispatch);
   completeProfiles.mount(typed, dispatch);
   addGlobalFooters(typed);
+  plainDefaults(typed);
   return typed;
 }

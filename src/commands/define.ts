@@ -3,6 +3,7 @@
 // from the declaration, so a flag that is renamed or removed there is a compile error where the
 // code reads it. Only commander and types are loaded here.
 import type { Command, CommandUnknownOpts } from '@commander-js/extra-typings';
+import { markStandalone } from '../core/standalone.js';
 import type { Context } from './context.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: any command, whatever its arguments and flags (commander's own bound)
@@ -27,10 +28,10 @@ export type Execute = (ctx: Context) => Promise<number>;
 /** What a command needs of the run before it starts. */
 export interface Needs {
   /**
-   * The selected profile's settings (output, rate, …) and the config file they are read from;
-   * true unless said otherwise. `completion` and `sandbox` use neither, and so never read it.
+   * The command stands apart from the service (`completion`, `sandbox`): it reads no profile
+   * and takes none of the global flags (core/standalone.ts). False unless said otherwise.
    */
-  profile?: boolean;
+  standalone?: boolean;
 }
 
 /** Called by a command's action: `recordings list`, `file`, … and how to run it. */
@@ -49,6 +50,7 @@ export function defineCommand<C extends AnyCommand, O>(
   return {
     mount(parent, dispatch, path) {
       const command = declare();
+      if (needs?.standalone === true) markStandalone(command);
       // Settings such as exitOverride, the help option and the output streams, as `.command()` copies them.
       command.copyInheritedSettings(parent);
       const name = path === undefined ? command.name() : `${path} ${command.name()}`;

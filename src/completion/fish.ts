@@ -58,6 +58,7 @@ export function fishScript(root: CompletionCommand): string {
         `        case ${[sub.name, ...sub.aliases].map((w) => quote(`${pathWord(parent)} ${assertPlainWord(w)}`)).join(' ')}\n            echo ${quote(sub.name)}`,
     ),
   );
+  const standalone = commands.filter((c) => c.standalone).map((c) => quote(pathWord(c)));
   const lines: string[] = [];
   for (const command of commands) {
     const here = pathWord(command);
@@ -65,10 +66,20 @@ export function fishScript(root: CompletionCommand): string {
       lines.push(`complete -c rfs -n ${quote(`__rfs_at '${here}' 0`)} -a ${quote(sub.name)} -d ${quote(sub.description)}`);
     }
     if (command === root) continue;
-    for (const option of ownOptions(command, root)) lines.push(optionLine(option, `__rfs_at '${here}'`));
+    // A standalone command takes no global flag: its options are all its own, help included.
+    const options = command.standalone ? command.options : ownOptions(command, root);
+    for (const option of options) lines.push(optionLine(option, `__rfs_at '${here}'`));
     command.arguments.forEach((argument, index) => {
       if (argument.value.kind === 'any') return;
       const at = `__rfs_at '${here}' ${index}${argument.variadic ? '+' : ''}`;
+      if (argument.value.kind === 'setting') {
+        // The values of the setting named by the argument before this one.
+        for (const [key, values] of Object.entries(argument.value.choices)) {
+          const when = `${at}; and __rfs_previous ${assertPlainWord(key)}`;
+          lines.push(`complete -c rfs -n ${quote(when)} -a ${quote(values.map(assertPlainWord).join(' '))} -d ${quote(key)}`);
+        }
+        return;
+      }
       const what =
         argument.value.kind === 'choices'
           ? `-a ${quote(argument.value.values.map(assertPlainWord).join(' '))}`
@@ -97,8 +108,8 @@ ${resolveCases.join('\n')}
     end
 end
 
-# Prints the command path before the cursor ("rfs recordings list") and, on a second line,
-# how many positional arguments it has been given.
+# Prints the command path before the cursor ("rfs recordings list"), on a second line how many
+# positional arguments it has been given, and on a third the last of them.
 function __rfs_state
     set -l tokens (commandline -opc)
     set -e tokens[1]
@@ -106,6 +117,7 @@ function __rfs_state
     set -l positional 0
     set -l skip 0
     set -l options_end 0
+    set -l previous ''
     for token in $tokens
         if test $skip -eq 1
             set skip 0
@@ -127,10 +139,24 @@ function __rfs_state
             set path "$path $word"
         else
             set positional (math $positional + 1)
+            set previous $token
         end
     end
     echo $path
     echo $positional
+    echo $previous
+end
+
+# Succeeds when the positional argument before the cursor is $1 (\`config set <key> <TAB>\`).
+function __rfs_previous --argument-names word
+    set -l state (__rfs_state)
+    test "$state[3]" = "$word"
+end
+
+# Succeeds under a command that takes none of the global flags.
+function __rfs_standalone
+    set -l state (__rfs_state)
+    contains -- "$state[1]" ${standalone.join(' ')}
 end
 
 # Succeeds when the cursor is under command path $1 and, when $2 is given, at positional
@@ -149,8 +175,8 @@ end
 # No file names unless an option or argument asks for them.
 complete -c rfs -f
 
-# Global options, valid under every command.
-${root.options.map((o) => optionLine(o, undefined)).join('\n')}
+# Global options, valid under every command but the standalone ones.
+${root.options.map((o) => optionLine(o, 'not __rfs_standalone')).join('\n')}
 
 ${lines.join('\n')}
 `;

@@ -1,6 +1,8 @@
 // The command tree as shell completion needs it, read from the real commander program so that
 // the scripts can never offer a command or flag that does not exist (cli.md, completion).
 import type { Argument, CommandUnknownOpts as Command, Option } from '@commander-js/extra-typings';
+import { SETTINGS } from '../config/settings.js';
+import { isStandalone } from '../core/standalone.js';
 
 export { PROFILES_HOOK } from './hook.js';
 
@@ -11,6 +13,11 @@ export type ValueCompletion =
   | { kind: 'file' }
   /** A saved profile's name, read from the config file when completing (`rfs __complete-profiles`). */
   | { kind: 'profile' }
+  /**
+   * The value of a setting (`config set <key> <value>`): what it may be depends on the key before
+   * it, so the choices are given per key; a key without choices offers nothing.
+   */
+  | { kind: 'setting'; choices: Record<string, string[]> }
   /** Free text (an id, a URL, a number): nothing to offer. */
   | { kind: 'any' };
 
@@ -18,6 +25,15 @@ export type ValueCompletion =
 // auth: `-p <TAB>`, `auth switch <TAB>`).
 const PROFILE_OPTIONS = new Set(['--profile']);
 const PROFILE_ARGUMENTS = new Set(['auth switch:name']);
+// …nor that a value is a setting's: this argument's choices follow the key before it (cli.md,
+// completion: `config set <key> <TAB>` offers that setting's values).
+const SETTING_VALUE_ARGUMENTS = new Set(['config set:value']);
+
+function settingChoices(): Record<string, string[]> {
+  const choices: Record<string, string[]> = {};
+  for (const setting of SETTINGS) if ('choices' in setting && setting.choices) choices[setting.key] = [...setting.choices];
+  return choices;
+}
 
 export interface CompletionOption {
   /** `-o`, when there is one. */
@@ -52,6 +68,8 @@ export interface CompletionCommand {
   options: CompletionOption[];
   arguments: CompletionArgument[];
   subcommands: CompletionCommand[];
+  /** Takes none of the global flags (core/standalone.ts): none is offered under it. */
+  standalone: boolean;
 }
 
 export interface TreeOptions {
@@ -87,13 +105,18 @@ function optionOf(option: Option): CompletionOption {
 }
 
 function argumentOf(argument: Argument, path: string[], extraChoices?: readonly string[]): CompletionArgument {
-  const profile = PROFILE_ARGUMENTS.has(`${path.join(' ')}:${argument.name()}`);
+  const slot = `${path.join(' ')}:${argument.name()}`;
+  const value: ValueCompletion = PROFILE_ARGUMENTS.has(slot)
+    ? { kind: 'profile' }
+    : SETTING_VALUE_ARGUMENTS.has(slot)
+      ? { kind: 'setting', choices: settingChoices() }
+      : valueFor(argument.name(), extraChoices ?? argument.argChoices);
   return {
     name: argument.name(),
     description: firstLine(argument.description),
     required: argument.required,
     variadic: argument.variadic,
-    value: profile ? { kind: 'profile' } : valueFor(argument.name(), extraChoices ?? argument.argChoices),
+    value,
   };
 }
 
@@ -128,6 +151,7 @@ function leafShape(command: Command, path: string[]): CompletionCommand {
     options: help.visibleOptions(command).map(optionOf),
     arguments: command.registeredArguments.map((a) => argumentOf(a, path)),
     subcommands: [],
+    standalone: isStandalone(command),
   };
 }
 

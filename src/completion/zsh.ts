@@ -22,7 +22,9 @@ const functionName = (command: CompletionCommand): string =>
   ['_rfs_cmd', ...command.path.map((p) => assertPlainWord(p).replace(/[^A-Za-z0-9]/g, '_'))].join('_');
 
 function action(value: ValueCompletion): string {
-  if (value.kind === 'choices') return `(${value.values.map(assertPlainWord).join(' ')})`;
+  // Matched in any letter case (cli.md: `--status com<TAB>` gives COMPLETED).
+  if (value.kind === 'choices') return `{_rfs_choices ${value.values.map(assertPlainWord).join(' ')}}`;
+  if (value.kind === 'setting') return '{_rfs_setting_value}';
   if (value.kind === 'file') return '_files';
   if (value.kind === 'profile') return '_rfs_profiles';
   // A space: nothing to complete, the message alone is shown.
@@ -49,7 +51,10 @@ function argumentSpec(argument: CompletionArgument, index: number): string {
 
 function commandFunction(command: CompletionCommand, root: CompletionCommand): string {
   const name = functionName(command);
-  const specs = ['"${_rfs_global_specs[@]}"', ...(command === root ? [] : ownOptions(command, root).flatMap(optionSpecs))];
+  // A standalone command takes no global flag: its options are all its own, help included.
+  const specs = command.standalone
+    ? command.options.flatMap(optionSpecs)
+    : ['"${_rfs_global_specs[@]}"', ...(command === root ? [] : ownOptions(command, root).flatMap(optionSpecs))];
   if (command.subcommands.length === 0) {
     specs.push(...command.arguments.map(argumentSpec));
     return `${name}() {
@@ -84,6 +89,17 @@ ${cases.join('\n')}
 }`;
 }
 
+/** One case per setting with a list of values, from the tree's setting-valued argument. */
+function settingCases(root: CompletionCommand): string[] {
+  for (const command of allCommands(root))
+    for (const argument of command.arguments)
+      if (argument.value.kind === 'setting')
+        return Object.entries(argument.value.choices).map(
+          ([key, values]) => `    ${assertPlainWord(key)}) _rfs_choices ${values.map(assertPlainWord).join(' ')} ;;`,
+        );
+  return [];
+}
+
 export function zshScript(root: CompletionCommand): string {
   const globals = root.options.flatMap(optionSpecs).map((s) => `  ${s}`);
   const functions = allCommands(root).map((c) => commandFunction(c, root));
@@ -96,6 +112,19 @@ export function zshScript(root: CompletionCommand): string {
 _rfs_global_specs=(
 ${globals.join('\n')}
 )
+
+# Words offered in any letter case: the values of enumerated flags are accepted so.
+_rfs_choices() {
+  local expl
+  _wanted values expl value compadd -M 'm:{[:lower:][:upper:]}={[:upper:][:lower:]}' -- "$@"
+}
+
+# The value of \`config set <key> <value>\`: the values of the key before it, if it has a list.
+_rfs_setting_value() {
+  case $line[1] in
+${settingCases(root).join('\n')}
+  esac
+}
 
 # Saved profile names, read from the config file now by rfs itself (names only, never keys).
 _rfs_profiles() {

@@ -41,8 +41,14 @@ interface SettingSpec {
   flag: string;
   /** The variable that gives it for one run, if there is one. */
   env?: string;
+  /** The values it may take, when they are a list (completion offers them). */
+  choices?: readonly string[];
   /** The value as stored and used, or a UsageError (that may name `label`). */
   read(raw: string, label: string): string | number;
+  /** The text this run's global flags give it, when they give one (commander's defaults left out). */
+  given(flags: SettingFlags): string | undefined;
+  /** cli.md, Global options: the value when no flag, variable or profile gives one. */
+  fallback(stdoutIsTTY: boolean): string | number | undefined;
   /**
    * A value in the profile that `read` refuses is shown as stored and refused where it is used
    * (exit 2), not passed over for the default: the key must never go to a service the profile
@@ -51,8 +57,22 @@ interface SettingSpec {
   strict?: true;
 }
 
-function numberSetting(key: string, field: string, rule: NumberRule): SettingSpec {
-  return { key, field, flag: `--${key}`, read: (raw, label) => numberFlag(label, raw, rule) };
+/** A number setting: its flag is `--<key>`, read by the number flags' rule. */
+function numberSetting<K extends string>(
+  key: K,
+  field: string,
+  rule: NumberRule,
+  given: (flags: SettingFlags) => string | undefined,
+  fallback: number,
+) {
+  return {
+    key,
+    field,
+    flag: `--${key}`,
+    read: (raw: string, label: string): number => numberFlag(label, raw, rule),
+    given,
+    fallback: () => fallback,
+  } satisfies SettingSpec;
 }
 
 export const SETTINGS = [
@@ -62,35 +82,43 @@ export const SETTINGS = [
     flag: '--base-url',
     env: 'RFS_BASE_URL',
     strict: true,
-    read(raw) {
+    read(raw): string {
       const url = raw.trim();
       apiRoot(url); // plain http to a remote host, a query, credentials in the URL: exit 2
       return url;
     },
+    given: (flags) => flags.baseUrl,
+    fallback: () => DEFAULT_BASE_URL,
   },
   {
     key: 'output',
     field: 'output',
     flag: '--output',
-    read(raw, label) {
+    choices: OUTPUT_FORMATS,
+    read(raw, label): OutputFormat {
       const format = readOutputFormat(raw);
       if (format === undefined)
         throw new UsageError(`invalid ${label} ${JSON.stringify(raw)}: expected one of ${OUTPUT_FORMATS.join(', ')}`);
       return format;
     },
+    given: (flags) => (flags.json === true ? 'json' : flags.output),
+    fallback: (stdoutIsTTY): OutputFormat => (stdoutIsTTY ? 'table' : 'json'),
   },
-  numberSetting('rate', 'rate', RATE_RULE),
-  numberSetting('timeout', 'timeout', TIMEOUT_RULE),
-  numberSetting('max-retries', 'maxRetries', MAX_RETRIES_RULE),
+  numberSetting('rate', 'rate', RATE_RULE, (flags) => flags.rate, DEFAULT_RATE),
+  numberSetting('timeout', 'timeout', TIMEOUT_RULE, (flags) => flags.timeout, DEFAULT_TIMEOUT_SECONDS),
+  numberSetting('max-retries', 'maxRetries', MAX_RETRIES_RULE, (flags) => flags.maxRetries, DEFAULT_MAX_RETRIES),
   {
     key: 'provider',
     field: 'provider',
     flag: '--provider',
     // As `file` and `sync` take --provider: any text that is not blank.
-    read(raw, label) {
+    read(raw, label): string {
       if (raw.trim() === '') throw new UsageError(`invalid ${label}: it must not be blank`);
       return raw;
     },
+    // Only `file` and `sync` take --provider, and they read it themselves.
+    given: () => undefined,
+    fallback: () => undefined,
   },
 ] as const satisfies readonly SettingSpec[];
 
@@ -207,40 +235,9 @@ export interface SettingFlags {
   maxRetries?: string | undefined;
 }
 
-function flagText(key: SettingKey, flags: SettingFlags): string | undefined {
-  switch (key) {
-    case 'base-url':
-      return flags.baseUrl;
-    case 'output':
-      return flags.json === true ? 'json' : flags.output;
-    case 'rate':
-      return flags.rate;
-    case 'timeout':
-      return flags.timeout;
-    case 'max-retries':
-      return flags.maxRetries;
-    case 'provider':
-      // Only `file` and `sync` take --provider, and they read it themselves.
-      return undefined;
-  }
-}
-
 /** cli.md, Global options: the default when no flag, variable or profile gives a value. */
 export function settingDefault(key: SettingKey, stdoutIsTTY: boolean): string | number | undefined {
-  switch (key) {
-    case 'base-url':
-      return DEFAULT_BASE_URL;
-    case 'output':
-      return stdoutIsTTY ? 'table' : 'json';
-    case 'rate':
-      return DEFAULT_RATE;
-    case 'timeout':
-      return DEFAULT_TIMEOUT_SECONDS;
-    case 'max-retries':
-      return DEFAULT_MAX_RETRIES;
-    case 'provider':
-      return undefined;
-  }
+  return findSetting(key).fallback(stdoutIsTTY);
 }
 
 /** Each of `keys` with its value and where it came from, by the one precedence rule. */
@@ -249,15 +246,40 @@ export function resolveSettings(
   run: { flags: SettingFlags; env: NodeJS.ProcessEnv; stdoutIsTTY: boolean },
   profile: ProfileSettings,
 ): ResolvedSetting[] {
-  return keys.map((key) =>
-    resolveSetting(findSetting(key), {
-      flag: flagText(key, run.flags),
+  return keys.map((key) => {
+    const setting = findSetting(key);
+    return resolveSetting(setting, {
+      flag: setting.given(run.flags),
       env: run.env,
       profile: profile.stored,
       profileName: profile.name,
-      fallback: settingDefault(key, run.stdoutIsTTY),
-    }),
-  );
+      fallback: setting.fallback(run.stdoutIsTTY),
+    });
+  });
+}
+
+/** The value a setting has once resolved: what its `read` gives, or its default (none for provider). */
+export type SettingValue<K extends SettingKey> =
+  | ReturnType<Extract<Setting, { key: K }>['read']>
+  | ReturnType<Extract<Setting, { key: K }>['fallback']>;
+
+/**
+ * `keys` resolved by the one rule, each under its own name and with its own type (`rate` a
+ * number, `output` a format), and the problems of the profile's values that were passed over.
+ */
+export function resolveSettingValues<K extends SettingKey>(
+  keys: readonly K[],
+  run: { flags: SettingFlags; env: NodeJS.ProcessEnv; stdoutIsTTY: boolean },
+  profile: ProfileSettings,
+): { values: { [P in K]: SettingValue<P> }; problems: string[] } {
+  const values: Partial<Record<SettingKey, unknown>> = {};
+  const problems: string[] = [];
+  for (const resolved of resolveSettings(keys, run, profile)) {
+    values[resolved.key] = resolved.value;
+    if (resolved.problem !== undefined) problems.push(resolved.problem);
+  }
+  // Each value came from its own setting's read or fallback, whose types SettingValue names.
+  return { values: values as { [P in K]: SettingValue<P> }, problems };
 }
 
 /**

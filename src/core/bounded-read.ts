@@ -13,6 +13,12 @@ export interface BoundedReadOptions {
   /** What it should hold, for the message: "an API key", "a webhook secret". */
   kind: string;
   signal?: AbortSignal | undefined;
+  /**
+   * Sees each chunk before it is kept and may throw to stop the read there: a reader that can
+   * tell garbage early (NUL bytes where JSON is expected) refuses /dev/zero at its first chunk
+   * instead of holding `limit` bytes of it.
+   */
+  inspect?: (chunk: Buffer) => void;
 }
 
 /**
@@ -66,6 +72,7 @@ export async function readBounded(source: string | Readable, o: BoundedReadOptio
       if (total > o.limit) {
         throw new UsageError(`${o.what} holds more than ${o.limit} bytes: too much for ${o.kind}`);
       }
+      o.inspect?.(chunk);
       chunks.push(chunk);
     }
   } finally {

@@ -4,6 +4,7 @@
 import type { Writable } from 'node:stream';
 import type { Paged } from '../api/paginate.js';
 import type { IO } from '../core/io.js';
+import { mapStrings } from '../core/redact.js';
 import type { OutputFormat } from '../core/context.js';
 import { pageCursor } from '../api/page-cursor.js';
 import { markPage } from './page-marks.js';
@@ -202,7 +203,7 @@ export async function writeList<T>(
   try {
     for await (const page of pagesOf(items)) {
       // An empty list prints nothing: no lone header for a script capturing a terminal to parse.
-      const text = stream.page(page);
+      const text = stream.page(page.map((item) => laidOut(io, item)));
       await (progress ? progress.clearedFor(() => writeOut(out, text)) : writeOut(out, text));
       count += page.length;
       pageNo += 1;
@@ -255,5 +256,15 @@ export async function writeResource<T>(io: IO, format: OutputFormat, value: T, v
   if (format === 'json') return writeOut(io.stdout, `${safeJson(jsonOf(value, o), 2)}\n`);
   if (format === 'ndjson') return writeOut(io.stdout, `${safeJson(jsonOf(value, o))}\n`);
   const [{ renderKeyValue }, { tableWidth }] = await Promise.all([import('./key-value.js'), import('./table.js')]);
-  return writeOut(io.stdout, renderKeyValue(view.sections(value), { color: view.color, width: tableWidth(io) }));
+  return writeOut(io.stdout, renderKeyValue(view.sections(laidOut(io, value)), { color: view.color, width: tableWidth(io) }));
+}
+
+/**
+ * A value about to be laid out in a table, with the run's secrets already taken out: wrapped
+ * or cut, a secret would reach stdout in pieces. json and ndjson need not: stdout's writer sees
+ * their strings whole.
+ */
+function laidOut<T>(io: IO, value: T): T {
+  const redact = io.redactText;
+  return redact === undefined ? value : (mapStrings(value, redact) as T);
 }

@@ -26,7 +26,7 @@ import { RateLimiter } from './rate-limit.js';
 import { RecordingStore, type FilingInput } from './recordings.js';
 import { RequestLog } from './request-log.js';
 import { Saver, type PendingChanges } from './saver.js';
-import { copyRecording, copyWebhookStore, type Snapshot } from './snapshots.js';
+import { MAX_SNAPSHOTS, copyRecording, copyWebhookStore, type Snapshot } from './snapshots.js';
 import { WORKSPACES, WORKSPACE_TABLE, type Change, type FilingData, type Recording, type Scope, type WorkspaceId } from './types.js';
 import { defaultResolver } from './url-guard.js';
 import { Views } from './views.js';
@@ -240,13 +240,25 @@ export class App {
     this.changed();
   }
 
-  /** Keeps a copy of the state in memory under this name (POST /_sandbox/snapshots). */
+  /** Keeps a copy of the state in memory under this name (POST /_sandbox/snapshots); a name taken is replaced. */
   saveSnapshot(name: string): void {
+    if (!this.snapshots.has(name) && this.snapshots.size >= MAX_SNAPSHOTS) {
+      throw new ProblemError('SNAPSHOT_LIMIT_EXCEEDED', `the sandbox holds ${MAX_SNAPSHOTS} snapshots, the most it keeps`, {
+        extra: {
+          detail: `the sandbox holds ${MAX_SNAPSHOTS} snapshots, the most it keeps: save under a name already taken, or DELETE /_sandbox/snapshots/:name first`,
+        },
+      });
+    }
     this.snapshots.set(name, {
       recordingCount: this.recordingCount,
       recordings: Array.from(this.recordings.all(), copyRecording),
       webhooks: copyWebhookStore(this.webhooks.data),
     });
+  }
+
+  /** Forgets a snapshot (DELETE /_sandbox/snapshots/:name); false when there is none of that name. */
+  deleteSnapshot(name: string): boolean {
+    return this.snapshots.delete(name);
   }
 
   /** Brings a snapshot back; false when there is none of that name. The snapshot stays for another restore. */
@@ -284,6 +296,11 @@ export class App {
         throw new ProblemError('INTERNAL_ERROR', 'the change was made but could not be written to the data file');
       }) ?? null
     );
+  }
+
+  /** Settles once what was noted is on disk (--data), rejecting with the write's own error. */
+  written(): Promise<void> | null {
+    return this.saver?.durable() ?? null;
   }
 
   /** The changed entities as they stand now, for one flush of the journal (saver.ts). */

@@ -2,7 +2,7 @@
 // the same ranges, so its messages and the programmatic API agree.
 import { type NumberRule, withinRule } from '../core/flags.js';
 import type { FixtureRecording } from './fixtures.js';
-import type { StoredState } from './persistence.js';
+import type { ExportedState } from './persistence.js';
 import type { Resolver } from './url-guard.js';
 
 export interface SandboxOptions {
@@ -14,8 +14,9 @@ export interface SandboxOptions {
   /**
    * Where the state starts: a file (a state of the --data format, or a JSON list of
    * recordings), or such a value itself. A data file that exists wins: it continues from them.
+   * A state without its seed (as GET /_sandbox/state exports it) takes `seed` (or a random one).
    */
-  fixtures?: string | StoredState | FixtureRecording[];
+  fixtures?: string | ExportedState | FixtureRecording[];
   rateLimit?: number;
   rateWindowSeconds?: number;
   faults?: number;
@@ -63,7 +64,7 @@ export interface SandboxConfig {
   seed: string | null;
   recordings: number;
   dataFile: string | null;
-  fixtures: string | StoredState | FixtureRecording[] | null;
+  fixtures: string | ExportedState | FixtureRecording[] | null;
   rateLimit: number;
   rateWindowSeconds: number;
   faults: number;
@@ -90,7 +91,86 @@ export const DEFAULTS = {
   deliveryTimeoutMs: 10_000, // sandbox.md: a 2xx answer within 10 s is success
 } as const;
 
+/** What each option must be, for callers without TypeScript (or with a cast): the type is checked before the value. */
+const KINDS: Record<keyof SandboxOptions, string> = {
+  host: 'string',
+  port: 'number',
+  seed: 'seed',
+  recordings: 'number',
+  dataFile: 'string',
+  fixtures: 'fixtures',
+  rateLimit: 'number',
+  rateWindowSeconds: 'number',
+  faults: 'number',
+  deliveryAttempts: 'number',
+  deliveryBackoffMs: 'number',
+  allowPrivateWebhooks: 'boolean',
+  log: 'function',
+  resolveHost: 'function',
+  now: 'function',
+  cursorTtlMs: 'number',
+  deliveryTimeoutMs: 'number',
+};
+const KIND_WORDS: Record<string, string> = {
+  string: 'a non-empty string',
+  number: 'a number',
+  seed: 'a non-empty string or a finite number',
+  fixtures: 'a file name, a state object or a list of recordings',
+  boolean: 'true or false',
+  function: 'a function',
+};
+
+function shown(value: unknown): string {
+  if (typeof value === 'function') return 'a function';
+  if (Array.isArray(value)) return 'a list';
+  if (value === null) return 'null';
+  if (typeof value === 'object') return 'an object';
+  return typeof value === 'string' ? JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value) : String(value);
+}
+
+function fits(kind: string, value: unknown): boolean {
+  switch (kind) {
+    case 'string':
+      return typeof value === 'string' && value !== '';
+    case 'seed':
+      return (typeof value === 'string' && value !== '') || (typeof value === 'number' && Number.isFinite(value));
+    case 'fixtures':
+      return (typeof value === 'string' && value !== '') || (typeof value === 'object' && value !== null);
+    default:
+      return typeof value === kind;
+  }
+}
+
+/** A TypeError for an option of the wrong type or an unknown name; undefined means "the default". */
+function checkKinds(options: SandboxOptions): void {
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    throw new TypeError(`startSandbox takes an object of options (got ${shown(options)})`);
+  for (const [name, value] of Object.entries(options)) {
+    const kind = KINDS[name as keyof SandboxOptions] as string | undefined;
+    if (kind === undefined) throw new TypeError(`unknown sandbox option ${name}; the options are ${Object.keys(KINDS).join(', ')}`);
+    if (value !== undefined && !fits(kind, value))
+      throw new TypeError(`sandbox option ${name} must be ${KIND_WORDS[kind]} (got ${shown(value)})`);
+  }
+}
+
+/**
+ * The clock as given, checked on every call: a time that is not a finite number of milliseconds
+ * would make every answer that shows a time fail (new Date(NaN).toISOString() throws).
+ */
+function checkedClock(clock: () => number): () => number {
+  return () => {
+    const time = clock();
+    if (typeof time !== 'number' || !Number.isFinite(time) || Math.abs(time) > 8.64e15)
+      throw new RangeError(`sandbox option now must return milliseconds since 1970 as a finite number (got ${shown(time)})`);
+    return time;
+  };
+}
+
 export function resolveConfig(options: SandboxOptions): SandboxConfig {
+  checkKinds(options);
+  const now = options.now === undefined ? Date.now : checkedClock(options.now);
+  // Asked once now, so a clock that cannot work is refused at start, not at the first request.
+  now();
   const numbers = {
     port: options.port ?? DEFAULTS.port,
     recordings: options.recordings ?? DEFAULTS.recordings,
@@ -116,6 +196,6 @@ export function resolveConfig(options: SandboxOptions): SandboxConfig {
     allowPrivateWebhooks: options.allowPrivateWebhooks ?? false,
     log: options.log ?? (() => undefined),
     resolveHost: options.resolveHost ?? null,
-    now: options.now ?? Date.now,
+    now,
   };
 }

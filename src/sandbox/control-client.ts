@@ -4,15 +4,17 @@
 import type { Priority, RecordingDetail, RecordingStatus } from '../shared/schemas.js';
 import type { DeliveryFaultRates } from './delivery-faults.js';
 import type { FaultConfig, FaultKind, ScriptedFault } from './faults.js';
-import type { StoredState } from './persistence.js';
+import type { ExportedState, StoredState } from './persistence.js';
 import type { LoggedRequest } from './request-log.js';
 import type { DeliveryAttempt, WorkspaceId } from './types.js';
 
 export type { DeliveryFaultRates } from './delivery-faults.js';
 export type { FaultKind } from './faults.js';
 export type { LoggedRequest } from './request-log.js';
-/** The whole state, in the format of --data, GET /_sandbox/state and --fixtures. */
+/** The whole state, in the format of --data, GET /_sandbox/state?includeSeed=1 and --fixtures. */
 export type SandboxState = StoredState;
+/** A state as GET /_sandbox/state exports it by default: without the seed. */
+export type { ExportedState } from './persistence.js';
 
 export interface NewRecording {
   workspace?: WorkspaceId;
@@ -76,8 +78,9 @@ export class SandboxControl {
 
   private async call(method: string, path: string, body?: unknown): Promise<unknown> {
     const init: RequestInit = { method };
-    if (body !== undefined) {
-      init.body = JSON.stringify(body);
+    // The control API takes a change only as application/json (control-guard.ts): `{}` when there is nothing to say.
+    if (body !== undefined || method === 'POST' || method === 'PUT') {
+      init.body = JSON.stringify(body ?? {});
       init.headers = { 'content-type': 'application/json' };
     }
     const res = await fetch(`${this.baseUrl}/_sandbox/${path}`, init);
@@ -154,16 +157,28 @@ export class SandboxControl {
     await this.call('DELETE', 'requests');
   }
 
-  async exportState(): Promise<SandboxState> {
-    return (await this.call('GET', 'state')) as SandboxState;
+  /**
+   * The whole state. Without `includeSeed` it leaves out the seed, from which every key of the
+   * sandbox can be rebuilt; importState() and `fixtures` take such a state as made with their own seed.
+   */
+  async exportState(options: { includeSeed: true }): Promise<SandboxState>;
+  async exportState(options?: { includeSeed?: boolean }): Promise<ExportedState>;
+  async exportState(options: { includeSeed?: boolean } = {}): Promise<ExportedState> {
+    return (await this.call('GET', options.includeSeed ? 'state?includeSeed=1' : 'state')) as ExportedState;
   }
 
-  async importState(state: SandboxState): Promise<void> {
+  async importState(state: ExportedState): Promise<void> {
     await this.call('PUT', 'state', state);
   }
 
+  /** Saves the state in memory under `name` (a name taken is replaced); beyond 20 snapshots, a SandboxControlError 409. */
   async saveSnapshot(name: string): Promise<void> {
     await this.call('POST', 'snapshots', { name });
+  }
+
+  /** Forgets a snapshot: at most 20 are kept, and a new name beyond that is refused (409). */
+  async deleteSnapshot(name: string): Promise<void> {
+    await this.call('DELETE', `snapshots/${encodeURIComponent(name)}`);
   }
 
   async restoreSnapshot(name: string): Promise<void> {

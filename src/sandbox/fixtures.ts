@@ -1,12 +1,12 @@
 // --fixtures (sandbox.md, In an integrator's own tests): a start from a saved state (the format
 // of --data and GET /_sandbox/state) or from a plain JSON list of recordings. Either is checked
 // whole before the sandbox starts, and a bad one is refused with the path of the bad field.
-import { readFile } from 'node:fs/promises';
 import * as z from 'zod/mini';
 import '../shared/zod-messages.js';
 import { PRIORITIES, RECORDING_STATUSES } from '../shared/schemas.js';
 import { nestedDeeperThan } from '../shared/json-depth.js';
 import { MAX_STATE_DEPTH, checkState, issuePath, type StoredState } from './persistence.js';
+import { StateFileError, readStateFile } from './state-file.js';
 import { WORKSPACES } from './types.js';
 
 /** One recording of a plain list: everything but the status is optional and generated when left out. */
@@ -57,18 +57,19 @@ export function checkFixtures(value: unknown): Fixtures {
   return { kind: 'state', state: checked.state };
 }
 
-export async function readFixtures(file: string): Promise<Fixtures> {
+/** A fixtures file parsed, not yet checked (checkFixtures): bounded as every state file is read. */
+export async function readFixtureFile(file: string): Promise<unknown> {
+  const what = `the fixtures file ${file}`;
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = (await readStateFile(file, what)).toString('utf8');
   } catch (error) {
-    throw new FixtureError('', `cannot read the fixtures file ${file}: ${(error as Error).message}`);
+    if (!(error instanceof StateFileError)) throw error;
+    throw new FixtureError('', error.message === 'not JSON' ? `${what} is not valid JSON` : error.message);
   }
-  let value: unknown;
   try {
-    value = JSON.parse(text);
+    return JSON.parse(text);
   } catch (error) {
-    throw new FixtureError('', `the fixtures file ${file} is not valid JSON (${(error as Error).message})`);
+    throw new FixtureError('', `${what} is not valid JSON (${(error as Error).message})`);
   }
-  return checkFixtures(value);
 }

@@ -3,13 +3,15 @@
 import { App } from './app.js';
 import { resolveConfig, type SandboxConfig, type SandboxOptions } from './config.js';
 import { SandboxControl } from './control-client.js';
-import { FixtureError, checkFixtures, readFixtures, type Fixtures } from './fixtures.js';
+import { FixtureError, checkFixtures, readFixtureFile, type Fixtures } from './fixtures.js';
 import type { SandboxKeys } from './keys.js';
 import type { AddressInfo } from 'node:net';
+import { stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { removeStaleTemporaryFiles } from '../core/atomic-write.js';
 import { ListenError, listenOn, urlHost } from '../core/listen.js';
 import { applyJournal, journalPath, readJournal } from './journal.js';
-import { DataFileError, readSnapshot, type StoredState } from './persistence.js';
+import { DataFileError, readSnapshot, withSeed, type StoredState } from './persistence.js';
 import { randomSeed, seedMaterial } from './random.js';
 import { createSandboxServer } from './server.js';
 
@@ -21,6 +23,7 @@ export {
   SandboxControlError,
   type DeliveryAttemptRecord,
   type DeliveryFaultRates,
+  type ExportedState,
   type FaultKind,
   type FaultScriptStep,
   type FaultSettings,
@@ -44,12 +47,13 @@ export interface RunningSandbox {
 /** A start that cannot work as asked: the data file or the address. */
 export class SandboxStartError extends Error {}
 
-async function loadFixtures(config: SandboxConfig): Promise<Fixtures | null> {
+/** `seed`: the one a state exported without its seed (GET /_sandbox/state's default) is taken as made with. */
+async function loadFixtures(config: SandboxConfig, seed: string): Promise<Fixtures | null> {
   const { fixtures } = config;
   if (fixtures === null) return null;
   const where = typeof fixtures === 'string' ? `the fixtures file ${fixtures}` : 'the fixtures';
   try {
-    return typeof fixtures === 'string' ? await readFixtures(fixtures) : checkFixtures(fixtures);
+    return checkFixtures(withSeed(typeof fixtures === 'string' ? await readFixtureFile(fixtures) : fixtures, seed));
   } catch (error) {
     if (!(error instanceof FixtureError)) throw error;
     const message = error.path === '' ? error.reason : `${where} has a bad field at ${error.path}: ${error.reason}`;
@@ -69,8 +73,34 @@ async function loadDataFile(file: string): Promise<StoredState | null> {
   return snapshot && applyJournal(snapshot.state, batches);
 }
 
+/**
+ * Saved once before serving, so a new data file exists (with its seed) from the first moment,
+ * and a file that cannot be written (its folder missing or read-only) is refused now: served
+ * anyway, every change answered 500 yet stayed in memory, and nothing was saved at the end.
+ */
+async function firstSave(app: App, file: string): Promise<void> {
+  app.changed();
+  try {
+    await app.written();
+  } catch (error) {
+    await app.close();
+    const folder = dirname(resolve(file));
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? `its folder ${folder} does not exist` : (error as Error).message;
+    throw new SandboxStartError(`cannot write the data file ${file}: ${reason}`, { cause: error });
+  }
+}
+
+/** The folder a data file goes in must be there: checked before anything is read or written. */
+async function checkDataFolder(file: string): Promise<void> {
+  const folder = dirname(resolve(file));
+  const found = await stat(folder).catch(() => null);
+  if (found === null) throw new SandboxStartError(`cannot write the data file ${file}: its folder ${folder} does not exist`);
+  if (!found.isDirectory()) throw new SandboxStartError(`cannot write the data file ${file}: ${folder} is not a folder`);
+}
+
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const config = resolveConfig(options);
+  if (config.dataFile !== null) await checkDataFolder(config.dataFile);
   let stored: StoredState | null;
   try {
     stored = config.dataFile === null ? null : await loadDataFile(config.dataFile);
@@ -79,7 +109,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     throw error;
   }
   // Checked even when a data file wins over them, so a bad fixtures file never goes unnoticed.
-  const fixtures = await loadFixtures(config);
+  const fallbackSeed = config.seed ?? stored?.seed ?? randomSeed();
+  const fixtures = await loadFixtures(config, fallbackSeed);
   const list = stored === null && fixtures?.kind === 'recordings' ? fixtures.recordings : null;
   const fromFixtures = stored === null && fixtures?.kind === 'state';
   if (fromFixtures) stored = fixtures.state;
@@ -89,7 +120,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   }
   // The data file keeps its seed and recording count: its changes only make sense on top of them.
   // A plain list of recordings is the whole of main: no generated ones beside it.
-  const seed = stored?.seed ?? config.seed ?? randomSeed();
+  const seed = stored?.seed ?? fallbackSeed;
   const app = new App(config, seed, stored?.recordings ?? (list ? 0 : config.recordings), seedMaterial(seed), stored);
   if (list) {
     try {
@@ -101,7 +132,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       throw error;
     }
   }
-  const { server, shutdown } = createSandboxServer(app, config.log);
+  if (config.dataFile !== null) await firstSave(app, config.dataFile);
+  const { server, shutdown } = createSandboxServer(app, config.log, config.host);
 
   let bound: AddressInfo;
   try {
@@ -111,8 +143,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     if (error instanceof ListenError) throw new SandboxStartError(error.message, { cause: error.cause });
     throw error;
   }
-  // Saved once at start, so a new data file exists (with its seed) from the first moment.
-  app.changed();
 
   let closing: Promise<void> | null = null;
   const baseUrl = `http://${urlHost(config.host, bound.address)}:${bound.port}`;

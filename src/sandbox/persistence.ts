@@ -2,12 +2,12 @@
 // are not written out: a state holds the seed and count they come from, plus the recordings that
 // changed or were created, the subscriptions (with their secrets: the file is mode 0600),
 // deliveries and idempotency keys. How a --data file is kept durable: saver.ts and journal.ts.
-import { readFile } from 'node:fs/promises';
 import * as z from 'zod/mini';
 import '../shared/zod-messages.js';
 import { MAX_JSON_DEPTH, bytesNestDeeperThan } from '../shared/json-depth.js';
 import { PRIORITIES, RECORDING_STATUSES } from '../shared/schemas.js';
 import { RANGES, describeRange, inRange } from './config.js';
+import { StateFileError, readStateFile } from './state-file.js';
 import { WORKSPACES } from './types.js';
 import type { Delivery, Recording, Subscription } from './types.js';
 
@@ -122,6 +122,18 @@ export function checkState(value: unknown): StateCheck {
   return { ok: false, path: issuePath(issue?.path ?? []), message: issue?.message ?? 'not a sandbox state' };
 }
 
+/** A state as GET /_sandbox/state exports it: the seed only when asked for (`?includeSeed=1`). */
+export type ExportedState = Omit<StoredState, 'seed'> & { seed?: string };
+
+/**
+ * A state as GET /_sandbox/state exports it by default, without the seed its keys come from,
+ * completed with `seed`; anything else (a list, a state with its own seed) as it is.
+ */
+export function withSeed(value: unknown, seed: string): unknown {
+  const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
+  return isObject && !Object.hasOwn(value, 'seed') ? { ...value, seed } : value;
+}
+
 /** A zod issue path as a reader writes it: `changedRecordings[3].status`. */
 export function issuePath(path: readonly PropertyKey[]): string {
   return path.map((part, i) => (typeof part === 'number' ? `[${part}]` : `${i === 0 ? '' : '.'}${String(part)}`)).join('');
@@ -137,10 +149,13 @@ export interface Snapshot {
 export async function readSnapshot(file: string): Promise<Snapshot | null> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(file);
+    bytes = await readStateFile(file, `the data file ${file}`);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new DataFileError(`cannot read the data file ${file}: ${(error as Error).message}`);
+    if (!(error instanceof StateFileError)) throw error;
+    if (error.code === 'ENOENT') return null;
+    if (error.code !== undefined) throw new DataFileError(error.message);
+    const reason = error.message === 'not JSON' ? `the data file ${file} is not valid JSON` : error.message;
+    throw new DataFileError(`${reason}; move it away to start fresh`);
   }
   if (bytesNestDeeperThan(bytes, MAX_STATE_DEPTH)) {
     throw new DataFileError(`the data file ${file} is nested more than ${MAX_STATE_DEPTH} levels deep; move it away to start fresh`);

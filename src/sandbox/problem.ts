@@ -6,10 +6,17 @@ export const PROBLEM_BASE = 'https://sandbox.rfs.invalid/problems';
 /**
  * api.md's codes, plus the sandbox's own for a body over its limit: api.md pairs INVALID_INPUT
  * with 400, and 413 is the status a proxy or client expects of an oversized body, so that one
- * has a code of its own (README, The sandbox).
+ * has a code of its own (README, The sandbox). CONTROL_REFUSED: a control request from a web
+ * page or addressed by another name (control-guard.ts); SNAPSHOT_LIMIT_EXCEEDED: a snapshot
+ * beyond the cap (snapshots.ts).
  */
-type ProblemCode = ErrorCode | 'PAYLOAD_TOO_LARGE';
-const STATUSES: Record<ProblemCode, number> = { ...ERROR_CODES, PAYLOAD_TOO_LARGE: 413 };
+type ProblemCode = ErrorCode | 'PAYLOAD_TOO_LARGE' | 'CONTROL_REFUSED' | 'SNAPSHOT_LIMIT_EXCEEDED';
+const STATUSES: Record<ProblemCode, number> = {
+  ...ERROR_CODES,
+  PAYLOAD_TOO_LARGE: 413,
+  CONTROL_REFUSED: 403,
+  SNAPSHOT_LIMIT_EXCEEDED: 409,
+};
 
 const TITLES: Record<ProblemCode, string> = {
   INVALID_INPUT: 'Invalid input',
@@ -25,6 +32,8 @@ const TITLES: Record<ProblemCode, string> = {
   RATE_LIMIT_EXCEEDED: 'Too many requests',
   INTERNAL_ERROR: 'Internal server error',
   PAYLOAD_TOO_LARGE: 'Request body too large',
+  CONTROL_REFUSED: 'The control API answers only this machine, not web pages',
+  SNAPSHOT_LIMIT_EXCEEDED: 'The sandbox already holds 20 snapshots',
 };
 
 /** What a handler answers: a status, optional headers, and JSON (text or UTF-8 bytes) or nothing. */

@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { App } from './app.js';
+import { controlGuard } from './control-guard.js';
 import type { SandboxKeys } from './keys.js';
 import type { PickedFault } from './faults.js';
 import { ProblemError, problemBody, type Reply } from './problem.js';
@@ -27,8 +28,10 @@ export interface SandboxServer {
   shutdown(): Promise<void>;
 }
 
-export function createSandboxServer(app: App, log: (line: string) => void): SandboxServer {
+/** `host`: what the sandbox was bound to, a name the control API also answers to. */
+export function createSandboxServer(app: App, log: (line: string) => void, host: string): SandboxServer {
   const router = createRouter();
+  const guardControl = controlGuard(host);
   const idPrefix = `req_${randomBase62(10)}`;
   let counter = 0;
   let active = 0;
@@ -93,6 +96,8 @@ export function createSandboxServer(app: App, log: (line: string) => void): Sand
     faulted: ApiNotes | null,
   ): Promise<void> {
     try {
+      // Before the body is read: a refused caller gets nothing of the control API.
+      if (segments?.[0] === '_sandbox') guardControl(req.method ?? '', req.headers, hasBody(req));
       let body = EMPTY;
       if (hasBody(req)) {
         const isState = req.method === 'PUT' && segments?.[0] === '_sandbox' && segments[1] === 'state' && segments.length === 2;
@@ -107,6 +112,14 @@ export function createSandboxServer(app: App, log: (line: string) => void): Sand
         }
         body = read;
       }
+      if (req.method === 'OPTIONS') {
+        // What the path answers, with no key and no fault: a question about the API, not a use of it.
+        const allow = segments === null ? [] : router.allowed(segments);
+        if (allow.length === 0) throw new ProblemError('RESOURCE_NOT_FOUND', 'no such endpoint');
+        send(res, requestId, { status: 204, headers: { allow: allow.join(', ') } });
+        return;
+      }
+      // HEAD is answered as GET; node leaves the body out of a HEAD answer, keeping its length.
       const match = segments === null ? null : router.match(req.method ?? '', segments);
       if (!match) throw new ProblemError('RESOURCE_NOT_FOUND', 'no such endpoint');
       const ctx = { app, requestId, params: match.params, query, headers: req.headers, body };
@@ -147,10 +160,17 @@ export function createSandboxServer(app: App, log: (line: string) => void): Sand
     { maxHeaderSize: 16 * 1024, requestTimeout: 60_000, headersTimeout: 20_000, keepAliveTimeout: 5_000 },
     (req, res) => {
       active++;
-      void handle(req, res).finally(() => {
-        active--;
-        if (active === 0) onIdle?.();
-      });
+      void handle(req, res)
+        .catch((error: unknown) => {
+          // Whatever failed after the answer's rules (the request log, a caller's clock): said, never an unhandled rejection.
+          log(`request failed: ${error instanceof Error ? error.message : String(error)}`);
+          if (!res.headersSent) sendProblem(res, 'req_unknown', new ProblemError('INTERNAL_ERROR'));
+          else if (!res.writableEnded) res.destroy();
+        })
+        .finally(() => {
+          active--;
+          if (active === 0) onIdle?.();
+        });
     },
   );
 

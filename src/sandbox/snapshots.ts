@@ -4,6 +4,13 @@
 import type { Delivery, Recording } from './types.js';
 import { WebhookStore, type IdempotencyEntry } from './webhooks-store.js';
 
+/**
+ * The most snapshots held at once. Each is a copy of the whole state: 300 of a state of 50,000
+ * recordings took the sandbox from 109 MB to 3.57 GB. A new name beyond the cap is refused
+ * (409), not made by dropping the oldest: a suite's baseline, saved first, must never vanish.
+ */
+export const MAX_SNAPSHOTS = 20;
+
 export interface Snapshot {
   recordingCount: number;
   recordings: Recording[];

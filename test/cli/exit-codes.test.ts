@@ -142,7 +142,15 @@ describe('exit codes', () => {
     const controller = new AbortController();
     const t = bufferIO({ env: { RFS_CONFIG_DIR: configDir, RFS_API_KEY: KEY, RFS_BASE_URL: server.url } });
     const running = runCli(['recordings', 'list', '--all', '-o', 'json'], t.io, { signal: controller.signal });
-    await new Promise((r) => setTimeout(r, 300));
+    // Interrupted once the first page is out and the second is on its way (held 5 s).
+    const before = server.requests.length;
+    await vi.waitFor(
+      () => {
+        expect(t.stdout()).toContain('rec_0001');
+        expect(server.requests.length).toBe(before + 2);
+      },
+      { timeout: 5000, interval: 10 },
+    );
     controller.abort();
     expect(await running).toBe(130);
     expect(JSON.parse(t.stdout()).map((r: { id: string }) => r.id)).toEqual(['rec_0001']);

@@ -48,6 +48,8 @@ const HELP: string[][] = [
 const ERRORS: string[][] = [
   ['recordngs'],
   ['recordings', 'lst'],
+  ['recordz'],
+  ['webhooks', 'rmm'],
   ['recordings', 'list', '--limt', '5'],
   ['file', 'a', 'b'],
   ['recordings', 'list', '--status', 'BAD'],
@@ -108,6 +110,9 @@ const ERRORS: string[][] = [
   ['sandbox', '--host', ''],
   ['sandbox', '--seed', 'a b'],
   ['sandbox', '--data', ' '],
+  ['sandbox', '--profile', 'prod', '--port', '0'],
+  ['-q', '--jq', '.', 'sandbox'],
+  ['completion', 'bash', '-o', 'json'],
   ['deliveries', 'replay'],
   ['deliveries', 'replay', 'dlv_1', '--all-failed'],
   ['deliveries', 'replay', 'dlv_1', '--dry-run'],

@@ -26,11 +26,14 @@ describe('zsh script', () => {
   });
 
   it('completes the enumerated values of options and arguments', () => {
-    expect(zsh).toContain(`'--status=[recording status]:status:(${STATUSES})'`);
-    expect(zsh).toContain("'--sync-state=[filing state]:state:(unsynced synced all)'");
-    expect(zsh).toContain("'(-o --output)-o+[output format (default: table on a terminal, json otherwise)]:format:(table json ndjson)'");
-    expect(zsh).toContain("'*--event=[event to send (repeatable)]:name:(recording.completed)'");
-    expect(zsh).toContain("'1:bash, zsh or fish:(bash zsh fish)'");
+    // Through _rfs_choices, which matches in any letter case (the real zsh: shells.test.ts).
+    expect(zsh).toContain(`'--status=[recording status]:status:{_rfs_choices ${STATUSES}}'`);
+    expect(zsh).toContain("'--sync-state=[filing state]:state:{_rfs_choices unsynced synced all}'");
+    expect(zsh).toContain(
+      "'(-o --output)-o+[output format (default: table on a terminal, json otherwise)]:format:{_rfs_choices table json ndjson}'",
+    );
+    expect(zsh).toContain("'*--event=[event to send (repeatable)]:name:{_rfs_choices recording.completed}'");
+    expect(zsh).toContain("'1:bash, zsh or fish:{_rfs_choices bash zsh fish}'");
     expect(zsh).toContain(":file:_files'");
   });
 });
@@ -50,7 +53,8 @@ describe('fish script', () => {
       expect(fish).toContain(`complete -c rfs -n '__rfs_at \\'${parent}\\' 0' -a '${command.name}'`);
     }
     expect(fish).toContain(`complete -c rfs -n '__rfs_at \\'rfs recordings list\\'' -l status -x -a '${STATUSES}'`);
-    expect(fish).toContain("complete -c rfs -s o -l output -x -a 'table json ndjson'");
+    // Global options everywhere but under the standalone commands (sandbox, completion).
+    expect(fish).toContain("complete -c rfs -n 'not __rfs_standalone' -s o -l output -x -a 'table json ndjson'");
     expect(fish).toContain("complete -c rfs -n '__rfs_at \\'rfs completion\\' 0' -a 'bash zsh fish'");
     // Aliases resolve to the command when the path is computed.
     expect(fish).toContain("case 'rfs recordings' 'rfs recording'\n            echo 'recordings'");

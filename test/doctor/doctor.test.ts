@@ -157,6 +157,35 @@ describe('rfs doctor against the sandbox', () => {
   });
 });
 
+describe('rfs doctor and the sync journal', () => {
+  it('tells a command that failed cleanly (failing, parked) from a sync stopped midway (pending)', async () => {
+    mkdirSync(join(dir, 'state', 'rfs'), { recursive: true });
+    const error = { code: 'COMMAND_FAILED', title: 'exit 1' };
+    const at = '2026-11-22T14:00:00Z';
+    writeFileSync(
+      journal(),
+      [
+        { step: 'started', id: 'rec_f', attempt: 1, at },
+        { step: 'failed', id: 'rec_f', attempt: 1, failures: 1, error, at },
+        { step: 'started', id: 'rec_p', attempt: 10, at },
+        { step: 'failed', id: 'rec_p', attempt: 10, failures: 10, parked: true, error, at },
+      ]
+        .map((e) => `${JSON.stringify(e)}\n`)
+        .join(''),
+    );
+    const clean = await doctor([], { env: { RFS_API_KEY: h.keys.admin, RFS_BASE_URL: h.base } });
+    expect(clean.by['sync-journal']).toMatchObject({ result: 'warn' });
+    expect(clean.by['sync-journal']?.detail).toMatch(
+      /1 failing \(their command failed.*1 parked \(never run again until rfs sync --retry-parked\)/,
+    );
+    expect(clean.by['sync-journal']?.detail).not.toMatch(/stopped midway/);
+
+    writeFileSync(journal(), `${JSON.stringify({ step: 'started', id: 'rec_s', attempt: 1, at })}\n`, { flag: 'a' });
+    const stopped = await doctor([], { env: { RFS_API_KEY: h.keys.admin, RFS_BASE_URL: h.base } });
+    expect(stopped.by['sync-journal']?.detail).toMatch(/^.*: 1 pending \(a sync was stopped midway.*; 1 failing .*; 1 parked /);
+  });
+});
+
 describe('rfs doctor and a running sync', () => {
   it('a journal locked by a live process is in use, not stale: ok, and the lock is left alone', async () => {
     mkdirSync(join(dir, 'state', 'rfs'), { recursive: true });

@@ -136,6 +136,6 @@ describe('--jq', () => {
   it('refuses a command whose output is not JSON', async () => {
     const { t, run } = cli(['completion', 'bash', '--jq', '.']);
     expect(await run()).toBe(2);
-    expect(t.stderr()).toContain('--jq filters JSON output');
+    expect(t.stderr()).toContain('rfs completion takes none of the global flags (given: --jq)');
   });
 });

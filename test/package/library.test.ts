@@ -88,7 +88,7 @@ import { startSandbox, SandboxControlError, type LoggedRequest, type RunningSand
 const sandbox: RunningSandbox = await startSandbox({ port: 0, seed: 1, recordings: 10, fixtures: [{ title: 'A' }] });
 const log: LoggedRequest[] = await sandbox.control.requests(0);
 const status: number | null = log[0]?.status ?? null;
-const state: SandboxState = await sandbox.control.exportState();
+const state: SandboxState = await sandbox.control.exportState({ includeSeed: true });
 const seed: string = state.seed;
 await sandbox.control.setFaults({ script: [{ match: '/filings', method: 'POST', kind: 'error-after', times: 1 }] });
 await sandbox.control.setDeliveryFaults({ duplicate: 0.5 });

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebhookPayload } from '../../src/shared/schemas.js';
-import { eventually, fakeDns, sleep, start, startReceiver, type Harness, type Receiver } from './helpers.js';
+import { eventually, fakeDns, start, startReceiver, type Harness, type Receiver } from './helpers.js';
 
 // The test's own signature check, independent of src/shared/signature.ts.
 function verify(secret: string, timestamp: string, body: Buffer, signature: string): boolean {
@@ -50,6 +50,23 @@ async function complete(workspace = 'main'): Promise<string> {
   const id = created.json.data.id as string;
   expect((await h.control(`/recordings/${id}/status`, { status: 'COMPLETED' })).status).toBe(200);
   return id;
+}
+
+/**
+ * Waits until the delivery worker has attempted what was scheduled before now, in place of a
+ * sleep before asserting that something did not happen: a recording completed now in another
+ * workspace, for a subscription of its own, is attempted after them (the worker's timers of
+ * equal delay run in order).
+ */
+async function settled(workspace: 'main' | 'other', key: string): Promise<void> {
+  const sentinel = await startReceiver('/sentinel');
+  try {
+    await subscribe(sentinel.url, key);
+    await complete(workspace);
+    await sentinel.waitFor(1);
+  } finally {
+    await sentinel.close();
+  }
 }
 
 const deliveries = async (query = '', key = h.keys.admin) => (await h.api(`/webhooks/deliveries${query}`, { key })).json;
@@ -126,7 +143,7 @@ describe('deliveries', () => {
       await h.control(`/recordings/${id}/status`, { status: 'REVIEW_PENDING' });
       await h.control(`/recordings/${id}/status`, { status: 'COMPLETED' });
       await h.control(`/recordings/${id}/status`, { status: 'COMPLETED' });
-      await sleep(300);
+      await settled('other', h.keys.otherWorkspace);
       expect(receiver.received).toHaveLength(1);
       expect(other.received).toHaveLength(1);
       expect((await deliveries()).data).toHaveLength(2);
@@ -138,7 +155,7 @@ describe('deliveries', () => {
   it('sends nothing to another workspace’s subscriptions', async () => {
     await subscribe(receiver.url, h.keys.otherWorkspace);
     await complete('main');
-    await sleep(300);
+    await settled('main', h.keys.admin);
     expect(receiver.received).toHaveLength(0);
     expect((await deliveries('', h.keys.otherWorkspace)).data).toEqual([]);
   });
@@ -153,7 +170,7 @@ describe('deliveries', () => {
       return body.data.length === 1 ? body.data[0] : undefined;
     });
     expect(failed).toMatchObject({ status: 'FAILED', attempts: 3, lastResponseStatus: 500, lastError: 'HTTP 500' });
-    await sleep(150);
+    await settled('other', h.keys.otherWorkspace);
     expect(receiver.received).toHaveLength(3);
     expect(new Set(receiver.received.map((r) => r.headers['x-service-delivery']))).toEqual(new Set([failed.id]));
 

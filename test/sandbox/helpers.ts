@@ -78,10 +78,9 @@ export async function start(options: SandboxOptions = {}): Promise<Harness> {
     },
     async control(path, body, method) {
       const init: RequestInit = { method: method ?? (body === undefined ? 'GET' : 'POST') };
-      if (body !== undefined) {
-        init.body = JSON.stringify(body);
-        init.headers = { 'content-type': 'application/json' };
-      }
+      if (body !== undefined) init.body = JSON.stringify(body);
+      // A control request that changes something says application/json, body or not (control-guard.ts).
+      if (body !== undefined || init.method === 'POST' || init.method === 'PUT') init.headers = { 'content-type': 'application/json' };
       return answer(await fetch(`${base}/_sandbox${path}`, init));
     },
     close: () => sandbox.close(),

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SandboxStartError } from '../../src/sandbox/index.js';
-import { start } from './helpers.js';
+import { eventually, start } from './helpers.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -59,9 +59,12 @@ describe('--data', () => {
     try {
       const id = (await h.api('/recordings')).json.data[0].id as string;
       await h.api(`/recordings/${id}/filings`, { body: { provider: 'clio', externalId: 'L-1' } });
-      await new Promise((r) => setTimeout(r, 600));
       const { readFile } = await import('node:fs/promises');
-      const saved = JSON.parse(await readFile(file, 'utf8'));
+      // Soon: polled until the file holds it (5 s at most), not read once after a guessed sleep.
+      const saved = await eventually(async () => {
+        const state = JSON.parse(await readFile(file, 'utf8').catch(() => '{}'));
+        return state.changedRecordings?.some((r: { id: string }) => r.id === id) ? state : undefined;
+      });
       expect(saved.changedRecordings.map((r: { id: string }) => r.id)).toContain(id);
     } finally {
       await h.close();

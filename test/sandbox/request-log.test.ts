@@ -129,3 +129,33 @@ describe('RequestLog', () => {
     expect(all[9_999]?.seq).toBe(10_005);
   });
 });
+
+// Issue 23, item 15: 10,000 requests with 15 KB URLs took the sandbox from 70 MB to 682 MB, and
+// a key put in a query string was kept and handed out as sent.
+describe('a request log entry', () => {
+  it('keeps at most 1024 characters of a path and of a query, cut with a marker', async () => {
+    const long = 'x'.repeat(7000); // both within the 16 KiB head node accepts
+    await h.api(`/recordings/rec_${long}?title=${long}`);
+    const [entry] = (await h.control('/requests')).json.data;
+    for (const field of ['path', 'query'] as const) {
+      expect(entry[field].length).toBeLessThanOrEqual(1024);
+      expect(entry[field]).toMatch(/…\[cut: 70\d\d characters in all\]$/);
+    }
+    expect(entry.path.startsWith('/api/v1/recordings/rec_xxx')).toBe(true);
+    expect(entry.query.startsWith('title=xxx')).toBe(true);
+    expect(JSON.stringify(entry).length).toBeLessThan(3000);
+  });
+
+  it('redacts what looks like a key or a secret in a query string or a path', async () => {
+    const key = h.keys.admin;
+    await h.api(`/recordings?api_key=${key}&note=${key}&hook=whsec_abcdefABCDEF0123456789abcdefABCD&limit=1`);
+    await h.api(`/recordings/${key}`);
+    const text = (await h.control('/requests')).text;
+    expect(text).not.toContain(key);
+    expect(text).not.toContain(key.slice('service_pk_'.length, -4));
+    expect(text).not.toContain('abcdefABCDEF');
+    const [withQuery, withPath] = JSON.parse(text).data;
+    expect(withQuery.query).toBe(`api_key=…&note=service_pk_…${key.slice(-4)}&hook=whsec_…&limit=1`);
+    expect(withPath.path).toBe(`/api/v1/recordings/service_pk_…${key.slice(-4)}`);
+  });
+});

@@ -40,7 +40,6 @@ describe('GET and PUT /_sandbox/state', () => {
     expect(exported.json).toMatchObject({
       format: 'rfs-sandbox-state',
       version: 1,
-      seed: 'state-1',
       recordings: 25,
       subscriptions: [],
       deliveries: [],
@@ -113,7 +112,7 @@ describe('--fixtures', () => {
     const [id] = await ids(a);
     const filed = await file(a, id as string, 'F-1');
     const path = join(dir, 'state.json');
-    await writeFile(path, (await a.control('/state')).text);
+    await writeFile(path, (await a.control('/state?includeSeed=1')).text);
     const b = await sandbox({ seed: undefined, fixtures: path });
     expect(b.keys).toEqual(a.keys);
     expect((await b.api(`/recordings/${id}`)).json.data.lastSyncedAt).toBe(filed.json.data.lastSyncedAt);

@@ -15,4 +15,4 @@ const declare = () =>
     );
 
 export type Input = Parsed<ReturnType<typeof declare>>;
-export default defineCommand(declare, () => import('./run.js'), { profile: false });
+export default defineCommand(declare, () => import('./run.js'), { standalone: true });

@@ -12,7 +12,8 @@ import { inspectLock } from '../../core/lock.js';
 import { isLoopbackHost } from '../../core/loopback.js';
 import { redactKey } from '../../core/redact.js';
 import { sanitize } from '../../core/sanitize.js';
-import { defaultJournalPath, replayJournal } from '../../sync/journal.js';
+import { standingOf } from '../../sync/backoff.js';
+import { defaultJournalPath, readJournalFile } from '../../sync/journal.js';
 import type { Context } from '../context.js';
 import type { Report } from './report.js';
 
@@ -146,20 +147,29 @@ export function checkBaseUrl(ctx: Context, flags: SettingFlags, selected: Select
 /** The sync journal of this profile: entries a stopped sync left pending, and a stale lock. */
 export function checkJournal(ctx: Context, profileName: string, report: Report): void {
   const file = defaultJournalPath(ctx.io.env, profileName);
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-      report.skip('sync-journal', `none at ${sanitize(file)} (rfs sync has not run for this profile)`);
-    else report.failWith('sync-journal', error, `${sanitize(file)}: `);
+  if (!fs.existsSync(file)) {
+    report.skip('sync-journal', `none at ${sanitize(file)} (rfs sync has not run for this profile)`);
     return;
   }
-  const { states, problems } = replayJournal(text);
+  let journal: ReturnType<typeof readJournalFile>;
+  try {
+    // Streamed with bounds, as rfs sync reads it: a huge or endless file is a failed check.
+    journal = readJournalFile(file);
+  } catch (error) {
+    report.failWith('sync-journal', error, `${sanitize(file)}: `);
+    return;
+  }
+  const { states, problems } = journal;
   const notes: string[] = [];
   const warnings: string[] = [];
-  if (states.size > 0) warnings.push(`${states.size} pending (a sync was stopped midway; the next rfs sync finishes them first)`);
-  else notes.push('nothing pending');
+  // Only a recording whose command started without an outcome, or whose answer is not filed yet,
+  // was left by a sync that stopped midway; a command that failed cleanly is failing or parked.
+  const count = { pending: 0, failing: 0, parked: 0 };
+  for (const state of states.values()) count[standingOf(state).state] += 1;
+  if (count.pending > 0) warnings.push(`${count.pending} pending (a sync was stopped midway; the next rfs sync finishes them first)`);
+  if (count.failing > 0) warnings.push(`${count.failing} failing (their command failed; rfs sync status says when each is tried again)`);
+  if (count.parked > 0) warnings.push(`${count.parked} parked (never run again until rfs sync --retry-parked)`);
+  if (states.size === 0) notes.push('nothing pending');
   if (problems.length > 0) warnings.push(`${problems.length} damaged line${problems.length === 1 ? '' : 's'} (skipped by rfs sync)`);
   const lock = inspectLock(`${file}.lock`);
   if (lock?.stale)

@@ -4,7 +4,7 @@ import * as z from 'zod/mini';
 import '../../shared/zod-messages.js';
 import { PRIORITIES, RECORDING_STATUSES } from '../../shared/schemas.js';
 import { FAULT_KINDS } from '../faults.js';
-import { MAX_STATE_DEPTH, checkState, issuePath } from '../persistence.js';
+import { MAX_STATE_DEPTH, checkState, issuePath, withSeed } from '../persistence.js';
 import { ProblemError, json, notFound, type Reply } from '../problem.js';
 import { jsonBody, parseQuery } from '../request.js';
 import { WORKSPACES } from '../types.js';
@@ -50,7 +50,7 @@ function invalidBody(path: string, message: string): ProblemError {
   return new ProblemError('INVALID_INPUT', `${where}: ${message}`, { extra: { detail: `${where}: ${message}`, path } });
 }
 
-/** An empty control body means `{}`, so `curl -X POST …/_sandbox/reset` just works. */
+/** An empty control body means `{}` (its content type must still say JSON: control-guard.ts). */
 function body<T extends z.core.$ZodType>(ctx: RequestContext, schema: T): z.infer<T> {
   const value = anyJson(ctx);
   const parsed = z.safeParse(schema, value);
@@ -148,9 +148,17 @@ function clearRequests(ctx: RequestContext): Reply {
   return { status: 204 };
 }
 
+/**
+ * The state without its seed unless `?includeSeed=1` asks for it: every key of the sandbox is
+ * derived from the seed, so a state passed around (a fixture in a repository, a CI artefact)
+ * would otherwise hand out the keys of every sandbox started with it.
+ */
 function exportState(ctx: RequestContext): Reply {
-  parseQuery(ctx.query, []);
-  return json(200, ctx.app.snapshot());
+  const q = parseQuery(ctx.query, ['includeSeed']);
+  const include = q.get('includeSeed');
+  if (include !== undefined && !['0', '1', 'true', 'false'].includes(include)) throw invalidBody('includeSeed', 'must be 1 or 0');
+  const { seed, ...rest } = ctx.app.snapshot();
+  return json(200, include === '1' || include === 'true' ? { ...rest, seed } : rest);
 }
 
 /** The body is a whole state, as GET answers it; a plain list of recordings is for --fixtures only. */
@@ -158,7 +166,8 @@ async function importState(ctx: RequestContext): Promise<Reply> {
   parseQuery(ctx.query, []);
   const value = anyJson(ctx, MAX_STATE_DEPTH);
   if (Array.isArray(value)) throw invalidBody('', 'expected a whole state (as GET /_sandbox/state answers), not a list');
-  const checked = checkState(value);
+  // A state exported without its seed (the default) is taken as made by this sandbox.
+  const checked = checkState(withSeed(value, ctx.app.seed));
   if (!checked.ok) throw invalidBody(checked.path, checked.message);
   if (checked.state.seed !== ctx.app.seed)
     throw invalidBody('seed', `the state was made with another seed; this sandbox's keys come from ${JSON.stringify(ctx.app.seed)}`);
@@ -173,6 +182,12 @@ function saveSnapshot(ctx: RequestContext): Reply {
   return json(201, { data: { name } });
 }
 
+function deleteSnapshot(ctx: RequestContext): Reply {
+  parseQuery(ctx.query, []);
+  if (!ctx.app.deleteSnapshot(ctx.params.name ?? '')) throw notFound('no snapshot of that name');
+  return { status: 204 };
+}
+
 async function restoreSnapshot(ctx: RequestContext): Promise<Reply> {
   parseQuery(ctx.query, []);
   body(ctx, z.strictObject({}));
@@ -182,6 +197,7 @@ async function restoreSnapshot(ctx: RequestContext): Promise<Reply> {
 
 async function reset(ctx: RequestContext): Promise<Reply> {
   parseQuery(ctx.query, []);
+  body(ctx, z.strictObject({}));
   await ctx.app.reset();
   return { status: 204 };
 }
@@ -212,6 +228,7 @@ export const controlRoutes: ControlRoute[] = [
   { kind: 'control', method: 'PUT', path: 'state', handle: importState },
   { kind: 'control', method: 'POST', path: 'snapshots', handle: saveSnapshot },
   { kind: 'control', method: 'POST', path: 'snapshots/:name/restore', handle: restoreSnapshot },
+  { kind: 'control', method: 'DELETE', path: 'snapshots/:name', handle: deleteSnapshot },
   { kind: 'control', method: 'POST', path: 'reset', handle: reset },
   { kind: 'control', method: 'GET', path: 'stats', handle: stats },
 ];

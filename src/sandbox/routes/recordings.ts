@@ -1,4 +1,5 @@
 // GET /recordings, GET /recordings/:id, POST /recordings/:id/filings (api.md, Endpoints).
+import { checkFiling } from '../../shared/filing.js';
 import { FilingRequest, INCLUDES, RECORDING_STATUSES, SYNC_STATES } from '../../shared/schemas.js';
 import { ProblemError, invalid, json, notFound, type Reply } from '../problem.js';
 import { INSTANT, parseIsoTime } from '../../shared/iso-time.js';
@@ -57,6 +58,9 @@ function getRecording(ctx: ApiContext): Reply {
 function fileRecording(ctx: ApiContext): Reply {
   parseQuery(ctx.query, []);
   const input = jsonBody(ctx.headers['content-type'], ctx.body, FilingRequest);
+  // The rules beyond the shape, the same for rfs and the service (shared/filing.ts).
+  const check = checkFiling(input, ctx.app.now());
+  if ('problem' in check) throw invalid(check.problem);
   const { data, replayed } = ctx.app.file(ctx.workspace, ctx.params.id ?? '', input);
   return json(200, { data, meta: { replayed } });
 }

@@ -64,10 +64,11 @@ export class Router {
     }));
   }
 
-  /** The route and its parameters; a parameter must be a non-empty segment. */
+  /** The route and its parameters; a parameter must be a non-empty segment. HEAD is GET (its body is left out). */
   match(method: string, segments: string[]): { route: Route; params: Record<string, string> } | null {
+    const wanted = method === 'HEAD' ? 'GET' : method;
     for (const { route, parts } of this.compiled) {
-      if (route.method !== method || parts.length !== segments.length) continue;
+      if (route.method !== wanted || parts.length !== segments.length) continue;
       const params: Record<string, string> = {};
       let ok = true;
       for (let i = 0; i < parts.length && ok; i++) {
@@ -81,5 +82,12 @@ export class Router {
       if (ok) return { route, params };
     }
     return null;
+  }
+
+  /** The methods a path answers (for OPTIONS and its Allow header); empty when it is no route's. */
+  allowed(segments: string[]): string[] {
+    const methods = (['GET', 'POST', 'PUT', 'DELETE'] as const).filter((method) => this.match(method, segments));
+    if (methods.length === 0) return [];
+    return [...methods.flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method])), 'OPTIONS'];
   }
 }

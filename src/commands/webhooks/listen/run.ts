@@ -1,6 +1,7 @@
 // rfs webhooks listen (cli.md, webhooks): a local receiver for debugging an integration. Each
 // delivery is verified as verify-signature does (src/webhooks/receiver.ts) and printed as one
 // line: a table row on a terminal, ndjson otherwise. Runs until Ctrl-C, then exits 0.
+import type { IO } from '../../../core/io.js';
 import { once } from 'node:events';
 import { Chalk } from 'chalk';
 import type { Context } from '../../context.js';
@@ -11,6 +12,7 @@ import { sanitize } from '../../../core/sanitize.js';
 import { type Column, pad, renderTable, truncate } from '../../../output/table.js';
 import { forwardTarget, type ReceivedDelivery, startWebhookReceiver } from '../../../webhooks/receiver.js';
 import { describeSecretSource, readWebhookSecret } from '../../../webhooks/secret.js';
+import { beyondLoopbackWarning } from '../../../core/listen.js';
 import { MAX_UNIX_SECONDS } from '../../../webhooks/verify.js';
 import { numberFlag } from '../../../core/flags.js';
 import type { Input } from './index.js';
@@ -56,6 +58,17 @@ function deliveryJson(d: ReceivedDelivery): Record<string, unknown> {
 interface Row {
   at: number;
   delivery: ReceivedDelivery;
+}
+
+/**
+ * The delivery's texts with the run's secrets taken out before a row is laid out: a title cut
+ * to the column's width would otherwise leave a piece of one that stdout cannot recognise.
+ */
+function laidOut(io: IO, d: ReceivedDelivery): ReceivedDelivery {
+  const redact = io.redactText;
+  if (redact === undefined) return d;
+  const text = (value: string | null): string | null => (value === null ? null : redact(value));
+  return { ...d, deliveryId: text(d.deliveryId), event: text(d.event), recordingId: text(d.recordingId), title: text(d.title) };
 }
 
 function clock(ms: number): string {
@@ -110,7 +123,7 @@ function tableLines(row: Row, o: { width: number; color: boolean }): { header: s
 
 export async function run(ctx: Context, o: ListenOptions): Promise<number> {
   const secretSource = { secretEnv: o.secretEnv, secretFile: o.secretFile };
-  const secret = await readWebhookSecret(secretSource, { env: ctx.io.env });
+  const secret = await readWebhookSecret(secretSource, { env: ctx.io.env, onSecret: ctx.knowSecret });
   const { io, ui } = ctx;
   const asTable = ctx.globals.output === 'table';
   const fit = { width: io.columns, color: ctx.globals.color };
@@ -128,7 +141,7 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
   const onDelivery = (d: ReceivedDelivery): void => {
     const at = io.now();
     if (asTable) {
-      const line = tableLines({ at, delivery: d }, fit).row;
+      const line = tableLines({ at, delivery: laidOut(io, d) }, fit).row;
       print(`${d.valid && d.status < 300 ? line : chalk.red(line)}\n`);
     } else {
       print(`${safeJson(deliveryJson(d))}\n`);
@@ -152,7 +165,12 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
   let stopped: { error: unknown } | undefined;
   try {
     // Printed even with --quiet: with --port 0 this line is the only way to learn the port.
-    io.stderr.write(`listening on ${receiver.url}\n`);
+    // The address really bound; a wildcard also says how this machine reaches it.
+    const where =
+      receiver.wildcardUrl === undefined ? receiver.url : `${receiver.wildcardUrl} (every interface; ${receiver.url} from this machine)`;
+    io.stderr.write(`listening on ${where}\n`);
+    const exposed = beyondLoopbackWarning(o.host, `--host ${o.host}`, 'the receiver');
+    if (exposed !== undefined) ui.warn(exposed);
     ui.notice(
       [
         `verifying with the secret from ${describeSecretSource(secretSource)}, tolerance ${o.toleranceSeconds} s`,

@@ -64,7 +64,10 @@ function payloadNames(body: Buffer): { deliveryId: string | undefined; event: st
 
 export async function run(ctx: Context, o: SignOptions): Promise<number> {
   // The secret first: without it the payload is not worth reading (and stdin stays unread).
-  const secret = await readWebhookSecret({ secretEnv: o.secretEnv, secretFile: o.secretFile }, { env: ctx.io.env });
+  const secret = await readWebhookSecret(
+    { secretEnv: o.secretEnv, secretFile: o.secretFile },
+    { env: ctx.io.env, onSecret: ctx.knowSecret },
+  );
   const body = await readPayload(ctx, o.payload);
   const named = payloadNames(body);
   const headers = deliveryHeaders({
