@@ -1,11 +1,15 @@
 // Bundles the CLI (and the sandbox it ships) into dist/ as ESM with code splitting, so that
 // `rfs --version` loads one small chunk and each command's code is imported only when it runs.
 import { build } from 'esbuild';
-import { readFile, rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
+import { buildDefines } from './build-stamp.mjs';
 
-const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
-
-await rm(new URL('../dist', import.meta.url), { recursive: true, force: true });
+// A previous build goes, but not the single executable beside it (dist/rfs-linux-x64): `npm
+// pack` runs this build (prepack) and must not delete it before it is made again below.
+const dist = new URL('../dist/', import.meta.url);
+for (const entry of await readdir(dist).catch(() => [])) {
+  if (!entry.startsWith('rfs-')) await rm(new URL(entry, dist), { recursive: true, force: true });
+}
 const modules = await build({
   entryPoints: { main: 'src/main.ts' },
   outdir: 'dist',
@@ -27,7 +31,7 @@ const modules = await build({
   legalComments: 'none',
   chunkNames: 'chunks/[name]-[hash]',
   metafile: true,
-  define: { RFS_VERSION: JSON.stringify(pkg.version) },
+  define: buildDefines(),
   // Bundled CommonJS dependencies (commander) call require(); give ESM chunks a real one.
   banner: {
     js: "import { createRequire as __rfsCreateRequire } from 'node:module'; const require = __rfsCreateRequire(import.meta.url);",

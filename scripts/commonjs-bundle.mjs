@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { buildDefines } from './build-stamp.mjs';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TRAINER = fileURLToPath(new URL('./train-code-cache.cjs', import.meta.url));
@@ -25,7 +26,6 @@ export const TRAINING_RUNS = [['recordings', 'list', '-o', 'json'], ['--help']];
  * commands still load lazily.
  */
 export async function bundleCommonJs(entry, outfile, { minify = true } = {}) {
-  const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
   const result = await build({
     absWorkingDir: ROOT,
     entryPoints: [entry],
@@ -46,7 +46,7 @@ export async function bundleCommonJs(entry, outfile, { minify = true } = {}) {
     charset: 'ascii',
     sourcemap: false,
     legalComments: 'none',
-    define: { RFS_VERSION: JSON.stringify(pkg.version) },
+    define: buildDefines(),
     metafile: true,
     plugins: [lazyBeside],
     logLevel: 'warning',

@@ -16,8 +16,11 @@
 //      SEA fuse flipped, by postject (the injector the Node project publishes).
 //
 // Usage: node scripts/package.mjs [--out <file>] [--no-code-cache] [--no-minify] [--keep] [--if-supported]
+//                                 [--target <platform> --target-node <file>]
 //   --no-code-cache and --no-minify exist to measure their effect on start-up; --keep leaves the
 //   bundles, the config and the blob in the work folder and prints where it is.
+//   --target and --target-node make the executable of another platform (scripts/release.mjs):
+//   see "Other platforms" below.
 // scripts/build.mjs calls packageExecutable() after the dist/ build (with ifSupported), so the
 // executable is built once per build, not by the test that runs it.
 //
@@ -46,6 +49,23 @@ const HELP_ASSET = 'help.txt';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
+/** This machine, as the targets below name platforms. */
+const HOST = `${process.platform === 'win32' ? 'win' : process.platform}-${process.arch}`;
+
+// ---- Other platforms (scripts/release.mjs) ----
+// The blob is made by the Node that runs this script, and Node requires the binary it is injected
+// into to be of the same version (doc/api/single-executable-applications.md), so release.mjs
+// runs this script with the linux-x64 Node of the release's version and hands it the target's
+// Node binary of that version. The same page of the docs says that code cache and snapshot "can
+// only be loaded on the same platform where they are compiled": for another platform neither
+// Node's code cache of the main script nor the trained cache of the bundle goes in (entry.ts
+// then compiles the bundle; slower start-up, nothing else), and the executable is not run here
+// (scripts/release-check.mjs runs it under qemu-user or wine, or checks its format).
+// A macOS Node is signed; the injection would leave a broken signature, worse than none, so it
+// is removed first (macho-unsign), and postject puts the blob in a segment of its own.
+// Not darwin-arm64: macOS starts arm64 code only with a code signature, which nothing here can
+// make (scripts/release.mjs, MACOS_ARM64).
+export const TARGETS = ['linux-x64', 'linux-arm64', 'darwin-x64', 'win-x64'];
 
 /** Why this Node cannot build the Linux executable here, or undefined when it can. */
 export function unsupportedReason() {
@@ -122,13 +142,23 @@ export async function prepareBlob({ work, codeCache = true, minify = true }) {
   return { blob, app, assets };
 }
 
-/** Step 4: a copy of `nodeBinary` at `exe` with `blob` injected and the fuse flipped. */
-export async function injectBlob(blob, nodeBinary, exe) {
-  const node = await readFile(nodeBinary);
+/**
+ * Step 4: a copy of `nodeBinary` (the target platform's Node of this Node's version) at `exe` with
+ * `blob` injected and the fuse flipped; a macOS binary is unsigned first (Other platforms).
+ */
+export async function injectBlob(blob, nodeBinary, exe, { target = HOST } = {}) {
+  let node = await readFile(nodeBinary);
   if (!node.includes(`${SEA_FUSE}:0`)) {
     throw new Error(`${nodeBinary} has no unflipped ${SEA_FUSE} fuse (already a SEA, or another Node build)`);
   }
-  await copyFile(nodeBinary, exe);
+  if (!node.includes(`${process.version}\0`)) throw new Error(`${nodeBinary} is not Node ${process.version}, which made the blob`);
+  const macos = target.startsWith('darwin-');
+  if (macos) {
+    const { unsign } = require('macho-unsign');
+    const unsigned = unsign(node);
+    if (unsigned !== null) node = Buffer.from(unsigned);
+  }
+  await writeFile(exe, node);
   await chmod(exe, 0o755);
   const { inject } = require('postject');
   // postject reports progress with console.log, and its ELF library warns about note sections
@@ -138,7 +168,10 @@ export async function injectBlob(blob, nodeBinary, exe) {
   const chatter = [];
   console.log = console.warn = (...parts) => void chatter.push(parts.join(' '));
   try {
-    await inject(exe, 'NODE_SEA_BLOB', await readFile(blob), { sentinelFuse: SEA_FUSE });
+    await inject(exe, 'NODE_SEA_BLOB', await readFile(blob), {
+      sentinelFuse: SEA_FUSE,
+      ...(macos ? { machoSegmentName: 'NODE_SEA' } : {}),
+    });
   } catch (error) {
     process.stderr.write(chatter.map((line) => `postject: ${line}\n`).join(''));
     throw error;
@@ -182,45 +215,52 @@ export function checkExecutable(exe, { codeCache = true, work = dirname(exe) } =
 }
 
 /**
- * Builds the Linux executable with this Node at `out` (default dist/rfs-linux-x64). With
+ * Builds the executable of `target` (this machine's by default) at `out` (default
+ * dist/rfs-linux-x64), from `targetNode`, the target's Node of this Node's version. With
  * ifSupported, a Node or platform that cannot build it only says so.
  */
 export async function packageExecutable({
   out = join(root, 'dist', 'rfs-linux-x64'),
-  codeCache = true,
+  codeCache: wantCodeCache = true,
   minify = true,
   keep = false,
   ifSupported = false,
+  target = HOST,
+  targetNode = process.execPath,
 } = {}) {
+  if (!TARGETS.includes(target)) throw new Error(`scripts/package.mjs: --target is one of ${TARGETS.join(', ')}, not ${target}`);
+  const native = target === HOST;
+  // A code cache is read only on the platform that made it (Other platforms).
+  const codeCache = wantCodeCache && native;
   const unsupported = unsupportedReason();
   if (unsupported) {
     if (!ifSupported) throw new Error(`scripts/package.mjs: ${unsupported}`);
     process.stdout.write(`scripts/package.mjs: no single executable built (${unsupported})\n`);
     return;
   }
-  const target = resolve(out);
+  const destination = resolve(out);
   const work = await mkdtemp(join(tmpdir(), 'rfs-package-'));
   const started = Date.now();
   try {
     const { blob, app, assets } = await prepareBlob({ work, codeCache, minify });
-    const exe = join(work, 'rfs');
-    await injectBlob(blob, process.execPath, exe);
-    // Smoke checks before the file takes its place.
-    checkExecutable(exe, { codeCache, work });
+    const exe = join(work, target.startsWith('win-') ? 'rfs.exe' : 'rfs');
+    await injectBlob(blob, resolve(targetNode), exe, { target });
+    // Smoke checks before the file takes its place (another platform's: scripts/release-check.mjs).
+    if (native) checkExecutable(exe, { codeCache, work });
 
     // Move into place atomically: nobody sees a half-written executable. dist/ may be rebuilt by
     // scripts/build.mjs at any time, so only this one file is touched there.
-    await mkdir(dirname(target), { recursive: true });
-    const partial = `${target}.partial-${process.pid}`;
+    await mkdir(dirname(destination), { recursive: true });
+    const partial = `${destination}.partial-${process.pid}`;
     await copyFile(exe, partial);
     await chmod(partial, 0o755);
-    await rename(partial, target);
+    await rename(partial, destination);
 
-    const { size } = await stat(target);
+    const { size } = await stat(destination);
     const kib = (bytes) => `${Math.round(bytes / 1024)} KiB`;
     const cacheSize = assets[CACHE_ASSET] === undefined ? 'no code cache' : `code cache ${kib((await stat(assets[CACHE_ASSET])).size)}`;
     process.stdout.write(
-      `${target}: ${(size / 1024 / 1024).toFixed(1)} MiB (Node ${process.version}; bundle ${kib(app.length)}` +
+      `${destination}: ${(size / 1024 / 1024).toFixed(1)} MiB (${target}, Node ${process.version}; bundle ${kib(app.length)}` +
         `${minify ? ', minified' : ', not minified'}; ${cacheSize}) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
     );
     if (keep) process.stdout.write(`work folder kept: ${work}\n`);
@@ -238,6 +278,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       keep: { type: 'boolean', default: false },
       // On a machine that cannot build it, say so and succeed (its test is skipped there).
       'if-supported': { type: 'boolean', default: false },
+      target: { type: 'string', default: HOST },
+      'target-node': { type: 'string', default: process.execPath },
     },
   });
   await packageExecutable({
@@ -246,5 +288,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     minify: !flags['no-minify'],
     keep: flags.keep,
     ifSupported: flags['if-supported'],
+    target: flags.target,
+    targetNode: flags['target-node'],
   });
 }

@@ -16,6 +16,7 @@ import { givenGlobals, refuseGlobals, resolveGlobals } from './globals.js';
 import { helpArgv } from './help.js';
 import { buildProgram, type Dispatch } from './program.js';
 import { reportError } from './report.js';
+import { asksVerboseVersion, verboseVersion } from './version.js';
 import type { JqOutput } from '../output/jq-output.js';
 import { asksJsonLog, createJsonLog, errorObject, errorSentence, speakJson } from '../output/json-log.js';
 
@@ -39,6 +40,10 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
   const topic = argv[0] === 'help' && argv.length === 2 ? HELP_TOPICS[argv[1] ?? ''] : undefined;
   if (topic !== undefined) {
     io.stdout.write(topic);
+    return EXIT.OK;
+  }
+  if (asksVerboseVersion(argv)) {
+    io.stdout.write(verboseVersion());
     return EXIT.OK;
   }
 

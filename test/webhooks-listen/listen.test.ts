@@ -375,9 +375,9 @@ describe('webhooks listen: flags', () => {
       '--forward-to <url>',
       '-h,',
     ]);
-    expect(t.stdout()).toMatch(/--host <host> +address to bind \(default: "127\.0\.0\.1"\)/);
-    expect(t.stdout()).toMatch(/--port <port> +port; 0 picks a free one \(default: "8787"\)/);
-    expect(t.stdout()).toMatch(/--tolerance <seconds> +allowed clock difference, both ways \(default: "300"\)/);
+    expect(t.stdout()).toMatch(/--host <host> +address to bind \(default: 127\.0\.0\.1\)/);
+    expect(t.stdout()).toMatch(/--port <port> +port; 0 picks a free one \(default: 8787\)/);
+    expect(t.stdout()).toMatch(/--tolerance <seconds> +allowed clock difference, both ways \(default: 300\)/);
     expect(t.stdout()).toMatch(/Examples:\n {2}\$ RFS_WEBHOOK_SECRET=whsec_… rfs webhooks listen\n/);
   });
 

@@ -2,6 +2,7 @@
 import { checkFiling } from '../../shared/filing.js';
 import { FilingRequest, INCLUDES, RECORDING_STATUSES, SYNC_STATES } from '../../shared/schemas.js';
 import { ProblemError, invalid, json, notFound, type Reply } from '../problem.js';
+import type { FilingResponse, RecordingResponse } from '../contract.js';
 import { INSTANT, parseIsoTime } from '../../shared/iso-time.js';
 import { enumParam, jsonBody, limitParam, parseQuery } from '../request.js';
 import type { ApiContext, ApiRoute } from './route.js';
@@ -52,7 +53,8 @@ function getRecording(ctx: ApiContext): Reply {
   const include = enumParam(q, 'include', INCLUDES);
   const rec = ctx.app.recordings.get(ctx.workspace, ctx.params.id ?? '');
   if (!rec) throw notFound('no such recording in this workspace');
-  return json(200, { data: ctx.app.views.detail(rec, include === 'contentJson') });
+  const answer: RecordingResponse = { data: ctx.app.views.detail(rec, include === 'contentJson') };
+  return json(200, answer);
 }
 
 function fileRecording(ctx: ApiContext): Reply {
@@ -62,7 +64,8 @@ function fileRecording(ctx: ApiContext): Reply {
   const check = checkFiling(input, ctx.app.now());
   if ('problem' in check) throw invalid(check.problem);
   const { data, replayed } = ctx.app.file(ctx.workspace, ctx.params.id ?? '', input);
-  return json(200, { data, meta: { replayed } });
+  const answer: FilingResponse = { data, meta: { replayed } };
+  return json(200, answer);
 }
 
 export const recordingRoutes: ApiRoute[] = [
