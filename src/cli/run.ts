@@ -232,7 +232,9 @@ function asCancel(error: unknown): unknown {
 const CHECK_TIMEOUT_SECONDS = 10;
 
 function checkOptions(g: GlobalOptions): GlobalOptions {
-  return { ...g, maxRetries: 0, timeoutSeconds: Math.min(g.timeoutSeconds, CHECK_TIMEOUT_SECONDS) };
+  // A timeout the user chose is honoured (the advice of a timeout is "raise --timeout"); the
+  // default is lowered to the checks' 10 s (issue 26).
+  return { ...g, maxRetries: 0, timeoutSeconds: g.timeoutGiven ? g.timeoutSeconds : Math.min(g.timeoutSeconds, CHECK_TIMEOUT_SECONDS) };
 }
 
 async function makeClient(connection: Connection, g: GlobalOptions, ui: Ui, io: IO, clock: Clock, signal: AbortSignal): Promise<ApiClient> {

@@ -18,6 +18,10 @@ export interface ListTable<T> {
   color: boolean;
   /** A line under each row (cli.md: a recording's note text with --include content). */
   detail?: (row: T) => string | undefined;
+  /** Headers of columns whose value the filter fixes (every row says the same): left out first. */
+  fixed?: readonly string[];
+  /** The last column's long text wraps at words under itself instead of being cut (doctor's DETAIL). */
+  wrapLast?: boolean;
   /**
    * A progress line on stderr while pages are awaited (a spinner on a terminal), taken off the
    * screen while rows are written: a slow first page of an --all never leaves a blank screen.
@@ -41,6 +45,20 @@ export type ListSource<T> = Paged<T> | AsyncIterable<T> | Iterable<T>;
 export interface JsonOptions<T> {
   /** What json/ndjson print for an item; the item itself by default (unknown fields kept). */
   toJson?: (item: T) => unknown;
+}
+
+/** How far a json or ndjson list has come, on the table's progress line (stdout may be a file). */
+function countedOn(progress: ListProgress | undefined): { item(): void; stop(): void } {
+  let count = 0;
+  return {
+    item() {
+      count += 1;
+      progress?.update(`${count} so far, fetching more…`);
+    },
+    stop() {
+      progress?.stop();
+    },
+  };
 }
 
 /** Resolves once `stream` can take more, or rejects if it fails or closes first. */
@@ -151,6 +169,7 @@ export async function writeList<T>(
   let count = 0;
   if (format === 'ndjson') {
     const batch = new Coalescer(out);
+    const progress = countedOn(table.progress);
     try {
       for await (const page of pagesOf(items)) {
         markPage(out, count + 1, pageCursor(page));
@@ -158,9 +177,11 @@ export async function writeList<T>(
           const full = batch.push(`${safeJson(jsonOf(item, o))}\n`);
           if (full !== undefined) await full;
           count++;
+          progress.item();
         }
       }
     } finally {
+      progress.stop();
       // What was printed before an error is still written, then the error goes on.
       await batch.flush();
     }
@@ -169,6 +190,7 @@ export async function writeList<T>(
 
   if (format === 'json') {
     const batch = new Coalescer(out);
+    const progress = countedOn(table.progress);
     let failure: { error: unknown } | undefined;
     try {
       for await (const item of items) {
@@ -177,9 +199,12 @@ export async function writeList<T>(
         const full = batch.push(`${count === 0 ? '[\n' : ',\n'}${safeJson(jsonOf(item, o))}`);
         if (full !== undefined) await full;
         count++;
+        progress.item();
       }
     } catch (error) {
       failure = { error };
+    } finally {
+      progress.stop();
     }
     try {
       if (count > 0) await batch.push('\n]\n');
@@ -196,7 +221,14 @@ export async function writeList<T>(
   // A table is written page by page as pages arrive (an --all of 20,000 rows shows its first
   // rows at once), each page laid out for the terminal's width of that moment (cli.md).
   const { TableStream, tableWidth } = await import('./table.js');
-  const stream = new TableStream(table.columns, { color: table.color, width: () => tableWidth(io), detail: table.detail });
+  const wrap = table.wrapLast === true ? await import('./wrap.js') : undefined;
+  const stream = new TableStream(table.columns, {
+    color: table.color,
+    width: () => tableWidth(io),
+    detail: table.detail,
+    fixed: table.fixed,
+    ...(wrap === undefined ? {} : { wrapLast: (text: string, width: number) => wrap.wrapWords(wrap.words(text), width, '') }),
+  });
   const progress = table.progress;
   let failure: { error: unknown } | undefined;
   let pageNo = 0;

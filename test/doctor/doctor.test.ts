@@ -186,6 +186,44 @@ describe('rfs doctor and the sync journal', () => {
   });
 });
 
+describe('rfs doctor on an 80-column terminal', () => {
+  it('wraps its advice at words under DETAIL instead of cutting it', async () => {
+    mkdirSync(join(dir, 'state', 'rfs'), { recursive: true });
+    const at = '2026-11-22T14:00:00Z';
+    // A long DETAIL: the journal's warnings and its path.
+    writeFileSync(
+      journal(),
+      [
+        { step: 'started', id: 'rec_s', attempt: 1, at },
+        { step: 'started', id: 'rec_f', attempt: 1, at },
+        { step: 'failed', id: 'rec_f', attempt: 1, failures: 1, error: { code: 'COMMAND_FAILED', title: 'exit 1' }, at },
+      ]
+        .map((e) => `${JSON.stringify(e)}\n`)
+        .join(''),
+    );
+    const env = {
+      RFS_CONFIG_DIR: configDir(),
+      XDG_STATE_HOME: join(dir, 'state'),
+      RFS_API_KEY: h.keys.admin,
+      RFS_BASE_URL: h.base,
+      NO_COLOR: '1',
+    };
+    const t = bufferIO({ now: Date.now(), stdoutIsTTY: true, columns: 80, env });
+    await runCli(['doctor', '-o', 'table'], t.io, { clock: fakeTime().clock });
+    const lines = t.stdout().split('\n');
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
+    // A cut DETAIL would end its line with an ellipsis (the redacted key holds one mid-line).
+    expect(t.stdout()).not.toMatch(/…$/m);
+    const start = lines.findIndex((l) => l.startsWith('sync-journal'));
+    const column = lines[0]?.indexOf('DETAIL') ?? -1;
+    const rest = lines.slice(start + 1).filter((l) => l.length > column && l.slice(0, column).trim() === '');
+    const detail = [lines[start]?.slice(column) ?? '', ...rest.map((l) => l.slice(column))].join(' ');
+    expect(detail).toMatch(
+      /1 pending \(a sync was stopped midway; the next rfs sync finishes them first\); 1 failing \(their command failed; rfs sync status says when each is tried again\)/,
+    );
+  });
+});
+
 describe('rfs doctor and a running sync', () => {
   it('a journal locked by a live process is in use, not stale: ok, and the lock is left alone', async () => {
     mkdirSync(join(dir, 'state', 'rfs'), { recursive: true });
@@ -232,6 +270,38 @@ describe('rfs doctor against a scripted server', () => {
     expect(by.clock?.detail).toMatch(/600 s ahead/);
     expect(by['failed-deliveries']).toMatchObject({ result: 'warn' });
     expect(by['failed-deliveries']?.detail).toMatch(/^2 waiting/);
+  });
+
+  it('counts FAILED deliveries of a deleted subscription apart: they are not waiting, nothing can replay them', async () => {
+    const now = Date.parse('2026-11-22T14:05:00Z');
+    const date = { date: new Date(now).toUTCString() };
+    const failed = (id: string, subscriptionId: string) => ({ id, status: 'FAILED', subscriptionId });
+    server.queue(
+      { expect: { url: '/api/v1/recordings?limit=1' }, headers: date, body: page([], null, 1) },
+      { expect: { url: '/api/v1/webhooks?limit=1' }, headers: date, body: page([], null, 1) },
+      {
+        expect: { method: 'GET', url: '/api/v1/webhooks/deliveries?status=FAILED&limit=50' },
+        headers: date,
+        body: { data: [failed('dlv_1', 'wh_live'), failed('dlv_2', 'wh_gone'), failed('dlv_3', 'wh_gone')] },
+      },
+      {
+        expect: { method: 'GET', url: '/api/v1/webhooks?limit=50' },
+        headers: date,
+        body: page(
+          [{ id: 'wh_live', url: 'https://x.test/h', events: ['recording.completed'], createdAt: '2026-11-01T00:00:00Z' }],
+          null,
+          50,
+        ),
+      },
+    );
+    const { code, by } = await doctor([], { now, env: { RFS_API_KEY: 'service_pk_orphanKEY_1234', RFS_BASE_URL: server.url } });
+    expect(code).toBe(0);
+    expect(by['failed-deliveries']).toEqual({
+      check: 'failed-deliveries',
+      result: 'warn',
+      detail:
+        '1 waiting (see rfs deliveries list --status FAILED; rfs deliveries replay --all-failed); 2 of deleted subscriptions (subscription wh_gone was deleted; they cannot be replayed)',
+    });
   });
 
   it('a clock within 30 s is ok', async () => {

@@ -167,13 +167,16 @@ async function runBatch(ctx: Context, { from, defaultProvider, failFast }: Extra
         ...(r.duplicateOf === undefined ? [] : [`same id as line ${String(r.duplicateOf)}`]),
       ].join('; '),
     }),
-    ['LINE', 'ID'],
+    // Recording ids of the service are rec_ and 16 characters: rows of those line up.
+    ['LINE', { header: 'ID', minWidth: 20 }],
   );
   // A terminal sees how far the batch is; one line of counts, not a line per item.
   const progress = await Progress.start(ctx.ui, 'filing: reading lines');
   let warnedProvider = false;
   const firstLine = new Map<string, number>();
   let blank = 0;
+  /** Lines the service answered as replays: filed before, not filed by this run (issue 26). */
+  let alreadyFiled = 0;
 
   const client = await ctx.api();
   // Ctrl-C while waiting for the next line (a producer that is slow, or never closes the pipe)
@@ -214,6 +217,7 @@ async function runBatch(ctx: Context, { from, defaultProvider, failFast }: Extra
         syncCount: answer.data.syncCount,
       };
       if (earlier !== undefined) result.duplicateOf = earlier;
+      if (answer.meta.replayed) alreadyFiled += 1;
       return result;
     } catch (error) {
       // A line refused locally was never sent: it is the line that is wrong, not the service.
@@ -221,7 +225,7 @@ async function runBatch(ctx: Context, { from, defaultProvider, failFast }: Extra
     }
   };
   const report = await runLines({ items: readLines(input), work: fileLine, writer, signal: ctx.signal, failFast, progress });
-  summary(ctx, writer, report, blank);
+  summary(ctx, writer, report, { blank, alreadyFiled });
   return report.exitCode;
 }
 
@@ -229,8 +233,18 @@ function localError(title: string): ItemResult['error'] {
   return { status: null, code: 'INVALID_LINE', title, requestId: null };
 }
 
-function summary(ctx: Context, writer: ResultWriter, report: BatchReport<InputLine>, blank: number): void {
-  const parts = [`${report.ok} filed`, `${report.failed} failed`];
+function summary(
+  ctx: Context,
+  writer: ResultWriter,
+  report: BatchReport<InputLine>,
+  { blank, alreadyFiled }: { blank: number; alreadyFiled: number },
+): void {
+  // A replay was filed before this run: counted apart, as its row says `already filed`.
+  const parts = [
+    `${report.ok - alreadyFiled} filed`,
+    ...(alreadyFiled > 0 ? [`${alreadyFiled} already filed`] : []),
+    `${report.failed} failed`,
+  ];
   if (blank > 0) parts.push(`${blank} blank line${blank === 1 ? '' : 's'} skipped`);
   const closed = writer.closedNote();
   if (closed) parts.push(closed);
