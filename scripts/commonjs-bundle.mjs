@@ -84,7 +84,8 @@ export const LAZY_FILES = [
   // --jq's engine, 1.3 MB of JavaScript (jq's WebAssembly as base64): inside the bundle V8 would
   // read it at every start of every command (about 60 ms).
   {
-    specifier: /^jq-wasm\/inline$/,
+    // What src/output/jq.ts imports to learn where the worker of --jq finds the engine.
+    specifier: /^\.\/jq-engine-location\.js$/,
     stub: fileURLToPath(new URL('../src/lazy/jq-engine.cjs', import.meta.url)),
     asset: 'jq-engine.cjs',
     source: "module.exports = require('jq-wasm/inline');",

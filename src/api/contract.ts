@@ -3,6 +3,7 @@
 // names the path of the bad field, e.g. `data[3].status: expected one of …`.
 import { compile, safeParse, type core } from 'zod/mini';
 import { ContractError } from '../core/errors.js';
+import { keepNumberLiterals, lossyNumbers, type NumberLiteral } from '../core/number-literals.js';
 import { MAX_JSON_DEPTH, bytesNestDeeperThan } from '../shared/json-depth.js';
 
 export function parseJson(body: Buffer): unknown {
@@ -12,16 +13,26 @@ export function parseJson(body: Buffer): unknown {
     throw new ContractError(`the server's answer is nested more than ${MAX_JSON_DEPTH} levels deep`);
   }
   let value: unknown;
+  const text = body.toString('utf8');
   try {
-    value = JSON.parse(body.toString('utf8'));
+    value = JSON.parse(text);
   } catch (cause) {
     throw new ContractError("the server's answer is not JSON", {
       cause,
       hint: 'check --base-url: it should point at the Recording Filing Service, not a web page or proxy',
     });
   }
+  // Numbers that JavaScript would write differently (`3.0`, beyond 2^53) are printed as sent.
+  const literals = lossyNumbers(text);
+  if (literals.length > 0 && typeof value === 'object' && value !== null) {
+    keepNumberLiterals(value, literals);
+    withLiterals.set(value, literals);
+  }
   return value;
 }
+
+/** Parsed answers that hold such numbers, for the checked copy that checkShape returns. */
+const withLiterals = new WeakMap<object, readonly NumberLiteral[]>();
 
 /**
  * A shape checks its second and later answers compiled with z.compile (zod's public fast path:
@@ -47,7 +58,11 @@ function fastest<T>(schema: core.$ZodType<T>): core.$ZodType<T> {
 
 export function checkShape<T>(schema: core.$ZodType<T>, value: unknown): T {
   const result = safeParse(fastest(schema), value, { reportInput: true });
-  if (result.success) return result.data;
+  if (result.success) {
+    const literals = typeof value === 'object' && value !== null ? withLiterals.get(value) : undefined;
+    if (literals !== undefined) keepNumberLiterals(result.data, literals);
+    return result.data;
+  }
   const issues = result.error.issues;
   const first = issues[0];
   if (first === undefined) throw new ContractError("the server's answer is not the documented shape");

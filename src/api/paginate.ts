@@ -4,6 +4,7 @@
 import type { core, infer as Infer } from 'zod/mini';
 import { ApiError, CancelError, ContractError, RfsError } from '../core/errors.js';
 import type { ApiClient } from './types.js';
+import { notePageCursor } from './page-cursor.js';
 
 export interface Page<T> {
   items: T[];
@@ -153,7 +154,10 @@ async function* pagesOf<T>(client: ApiClient, o: PaginateOptions<T>): AsyncGener
       const shown = o.maxItems === undefined ? page.items : page.items.slice(0, o.maxItems - seen);
       seen += shown.length;
       // An empty page is no page to print: a table shows nothing for it.
-      if (shown.length > 0) yield shown;
+      if (shown.length > 0) {
+        notePageCursor(shown, slot.cursor);
+        yield shown;
+      }
       // Cut short by --max-items: the rest of this page is not printed, and no cursor offered.
       if (shown.length < page.items.length) return;
       if (repeated) {

@@ -121,7 +121,7 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
       // loaded only here, never on a run without the flag.
       if (g.jq !== undefined) {
         const { openJqOutput } = await import('../output/jq-output.js');
-        jq = await openJqOutput(redactedIo, g.jq, name, (text) => u.warn(text));
+        jq = await openJqOutput(redactedIo, g.jq, name, signal);
       }
       const ctx: Context = {
         io: jq?.io ?? redactedIo,
@@ -140,7 +140,11 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
         },
       };
       exitCode = await execute(ctx);
-      await jq?.finish();
+      if (jq) {
+        await jq.finish();
+        // halt_error, or halt with a status: jq's exit status is the run's, as in a pipe to jq.
+        exitCode = jq.exitStatus() || exitCode;
+      }
     } catch (caught) {
       let error = caught;
       if (jq) {
@@ -149,6 +153,12 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
         // A program that failed on an item closed the command's output: its error is the one.
         const filterError = jq.failure();
         if (filterError !== undefined && (isClosedOutput(caught) || caught === filterError)) error = filterError;
+        // jq ended the run itself (halt): what the command had left is not wanted.
+        const status = jq.exitStatus();
+        if (filterError === undefined && status !== undefined && isClosedOutput(caught)) {
+          exitCode = status;
+          return;
+        }
       }
       failure = { error: signal.aborted && !(error instanceof UsageError) ? asCancel(error) : error, globals, name };
     } finally {

@@ -1,16 +1,16 @@
 // --jq on the way to stdout (cli.md, Output). A command with --jq prints ndjson, one JSON value
 // per line: an item of a list as its page arrives, a single resource, the result of `api`. This
-// stream takes those lines in place of stdout, runs the program on each, and prints each output
-// on its own line — strings raw, as `jq -r`, everything else as compact JSON. Lines are handed
-// to jq as they come (a page at a time), so --all and `api --paginate` still stream, in memory
-// that does not grow with the number of items.
+// stream takes those bytes in place of stdout and hands them to jq as its stdin (./jq.ts); what
+// jq prints goes to stdout as it comes. A write completes when jq has taken the bytes, so the
+// command never runs ahead of the program by more than a chunk: --all streams, in bounded memory.
 import { Writable } from 'node:stream';
+import { CancelError } from '../core/errors.js';
 import type { IO } from '../core/io.js';
 import { UsageError } from '../core/errors.js';
 import { sanitize } from '../core/sanitize.js';
-import { compileJq, type JqProgram } from './jq.js';
+import { type JqOutcome, type JqRun, startJq } from './jq.js';
 import { writeOut } from './list-writer.js';
-import { safeJson } from './safe-json.js';
+import { onPageMarks } from './page-marks.js';
 
 /** Commands whose output is not JSON: --jq has nothing to filter there. */
 const NOT_JSON = new Set(['completion', 'sandbox']);
@@ -18,84 +18,84 @@ const NOT_JSON = new Set(['completion', 'sandbox']);
 export interface JqOutput {
   /** The run's IO with stdout replaced by the filter. */
   io: IO;
-  /** Runs the program on what is left and waits for it to be written; throws a JqError. */
+  /** Ends jq's input and waits for it to end; throws the JqError that stopped it. */
   finish(): Promise<void>;
   /** The error that stopped the filter, if one did: it outranks what the command saw after it. */
   failure(): unknown;
+  /** jq's exit status once it has ended on its own (end of input, halt, halt_error). */
+  exitStatus(): number | undefined;
 }
 
 /** Compiles the program (a UsageError, before anything is sent) and sets the filter up. */
-export async function openJqOutput(io: IO, expression: string, command: string, warn: (text: string) => void): Promise<JqOutput> {
+export async function openJqOutput(io: IO, expression: string, command: string, signal: AbortSignal): Promise<JqOutput> {
   if (NOT_JSON.has(command.split(' ')[0] ?? '')) throw new UsageError(`--jq filters JSON output, and rfs ${command} prints none`);
-  const program = await compileJq(expression, warn);
-  const sink = new JqSink(io, program);
+  const decoder = new TextDecoder();
+  const run = await startJq(expression, {
+    out: (bytes) => {
+      if (!io.stdoutIsTTY) return writeOut(io.stdout, bytes);
+      // On a terminal, text from the server is shown escaped (cli.md, Output).
+      return writeOut(io.stdout, sanitize(decoder.decode(bytes, { stream: true }), { multiline: true }));
+    },
+    err: (text) => io.stderr.write(text),
+  });
+  // Ctrl-C ends jq whatever the program is doing (`repeat(.)` never reads again).
+  const interrupt = (): void => run.kill();
+  signal.addEventListener('abort', interrupt, { once: true });
+  const sink = new JqSink(run);
+  // Where each page of an --all starts in jq's input: the cursor to resume from after an error.
+  const pages: { firstLine: number; cursor: string | undefined }[] = [];
+  onPageMarks(sink, (firstLine, cursor) => pages.push({ firstLine, cursor }));
+  const errorOf = (outcome: JqOutcome | undefined): unknown => {
+    if (outcome === undefined || !('error' in outcome)) return undefined;
+    const error = outcome.error;
+    // jq names the line of the item it failed on: that item's page was not all handled.
+    const line = /\(at <stdin>:(\d+)\)/.exec(error.message);
+    if (line !== null && error.resumeCursor === undefined) {
+      const page = pages.findLast((p) => p.firstLine <= Number(line[1]));
+      if (page?.cursor !== undefined) error.resumeCursor = page.cursor;
+    }
+    return error;
+  };
   return {
     io: { ...io, stdout: sink, stdoutIsTTY: false },
-    failure: () => sink.failed,
+    failure: () => (signal.aborted ? new CancelError('interrupted') : errorOf(run.outcome())),
+    exitStatus: () => {
+      const outcome = run.outcome();
+      return outcome !== undefined && 'exit' in outcome && !signal.aborted ? outcome.exit : undefined;
+    },
     async finish() {
-      if (sink.failed !== undefined) throw sink.failed;
-      await new Promise<void>((resolve, reject) => {
-        sink.once('error', reject);
-        sink.end(() => resolve());
-      }).catch((error: unknown) => {
-        throw sink.failed ?? error;
-      });
-      if (sink.failed !== undefined) throw sink.failed;
+      try {
+        await new Promise<void>((resolve) => {
+          if (sink.writableFinished || sink.destroyed) resolve();
+          else sink.end(() => resolve());
+          sink.once('error', () => resolve());
+        });
+        const outcome = await run.end();
+        if (signal.aborted) throw new CancelError('interrupted');
+        const error = errorOf(outcome);
+        if (error !== undefined) throw error;
+      } finally {
+        signal.removeEventListener('abort', interrupt);
+      }
     },
   };
 }
 
-class JqSink extends Writable {
-  failed: unknown;
-  private rest = '';
+/** The error a write sees once jq has ended: the command stops as it does at `| head`. */
+function closed(): NodeJS.ErrnoException {
+  return Object.assign(new Error('jq has ended'), { code: 'EPIPE' });
+}
 
-  constructor(
-    private readonly io: IO,
-    private readonly program: JqProgram,
-  ) {
-    super({ decodeStrings: false });
-    // The error is kept in `failed` and reported once, by runCli; a later write sees the stream
-    // destroyed and stops the command.
+class JqSink extends Writable {
+  constructor(private readonly run: JqRun) {
+    super({ decodeStrings: true });
+    // The failure is kept by the run and reported once, by runCli.
     this.on('error', () => undefined);
   }
 
-  override _write(chunk: string | Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
-    const text = this.rest + (typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
-    const end = text.lastIndexOf('\n');
-    this.rest = end === -1 ? text : text.slice(end + 1);
-    if (end === -1) {
-      done();
-      return;
-    }
-    this.filter(text.slice(0, end).split('\n')).then(() => done(), done);
-  }
-
-  override _final(done: (error?: Error | null) => void): void {
-    const last = this.rest;
-    this.rest = '';
-    this.filter([last]).then(() => done(), done);
-  }
-
-  private async filter(lines: string[]): Promise<void> {
-    const inputs = lines.filter((line) => line.trim() !== '');
-    let printed = '';
-    const print = (outputs: string[]): void => {
-      for (const output of outputs) printed += `${this.format(output)}\n`;
-    };
-    try {
-      print(this.program.run(inputs, print));
-    } catch (error) {
-      this.failed ??= error;
-      if (printed !== '') await writeOut(this.io.stdout, printed);
-      throw error;
-    }
-    if (printed !== '') await writeOut(this.io.stdout, printed);
-  }
-
-  /** jq -r: a string as its text; anything else as compact JSON, escaped as rfs's JSON is. */
-  private format(output: string): string {
-    const value: unknown = JSON.parse(output);
-    if (typeof value !== 'string') return safeJson(value);
-    return this.io.stdoutIsTTY ? sanitize(value, { multiline: true }) : value;
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
+    this.run.feed(chunk).then((taken) => {
+      done(taken ? undefined : closed());
+    }, done);
   }
 }

@@ -1,98 +1,193 @@
 // --jq (cli.md, Output): the real jq (jqlang/jq 1.8, compiled to WebAssembly by the jq-wasm
-// package), loaded only when the flag is given. jq-wasm runs jq's own command line once per
-// call, compiling the program each time (about 7 ms), so items are handed to it a batch at a
-// time, as newline-separated JSON texts: jq applies the program to each input on its own, as
-// `jq -c` does over a file of them, and a page of 100 costs about as much as one item.
-import type { Jq } from 'jq-wasm/inline';
+// package), loaded only when the flag is given. jq's own main loop runs once, in a worker thread
+// (./jq-worker-source.ts), over a stdin that this side streams to it: the command's ndjson, as
+// `rfs … -o ndjson | jq -r` would give it. So the items are jq's input stream, numbers keep
+// their literal, output arrives as jq produces it, and the worker can be ended at any moment
+// (Ctrl-C, a closed stdout) whatever the program is doing.
+import { Worker } from 'node:worker_threads';
 import { RfsError, UsageError } from '../core/errors.js';
+import { jqEngineLocation } from './jq-engine-location.js';
+import { CONTROL_BYTES, INPUT_CHUNK, JQ_WORKER_SOURCE, type JqWorkerData, type JqWorkerMessage } from './jq-worker-source.js';
 
-/** A jq program that compiled; `run` gives the JSON text of each output, in order. */
-export interface JqProgram {
-  /**
-   * Applies the program to each input (one JSON text each) and returns every output's JSON
-   * text. On a runtime error, the outputs before it are passed to `partial` and a JqError thrown.
-   */
-  run(inputs: readonly string[], partial: (outputs: string[]) => void): string[];
-}
-
-/** An error while running the program on an item: exit 1, with jq's message (cli.md, Output). */
+/** An error while running the program: exit 1, with jq's message (cli.md, Output). */
 export class JqError extends RfsError {}
 
-/** How jq starts the message of an error while running the program. */
-const RUNTIME_ERROR = /^jq: error \(at /m;
-/** jq's exit status for a program that does not compile. */
-const JQ_COMPILE_ERROR = 3;
+/** What the program did in the end: exited (halt, halt_error, end of input) or failed. */
+export type JqOutcome = { exit: number } | { error: JqError };
 
-let engine: Promise<Jq> | undefined;
+export interface JqRun {
+  /** Hands bytes of ndjson to jq; resolves once jq has taken them (false: jq has ended). */
+  feed(bytes: Uint8Array): Promise<boolean>;
+  /** The end of the input; resolves when jq has ended. */
+  end(): Promise<JqOutcome>;
+  /** Set once jq has ended (halt, an error, or after the end of input). */
+  outcome(): JqOutcome | undefined;
+  /** Ends the worker at once (Ctrl-C, a closed stdout). */
+  kill(): void;
+}
 
-function load(): Promise<Jq> {
-  engine ??= import('jq-wasm/inline').then((m) => m.loadJq());
-  return engine;
+export interface JqRunOptions {
+  /** Writes a chunk of jq's stdout; resolves when it may send more. */
+  out(bytes: Uint8Array): Promise<void>;
+  /** jq's own messages on stderr (debug, stderr, halt_error). */
+  err(text: string): void;
 }
 
 /**
- * Compiles `expression` without running it on anything: an expression that does not compile
- * is a UsageError (exit 2), before any request is sent.
+ * Starts jq on `expression`. A program that does not compile is a UsageError (exit 2), before
+ * any request is sent: jq compiles before it reads its first input, and that read is awaited.
  */
-export async function compileJq(expression: string, warn: (text: string) => void): Promise<JqProgram> {
-  const jq = await load();
-  // Compiled in full (jq checks every function and variable it refers to) but never run: it is
-  // called only after `empty`, so `range(1e12)` costs nothing here. The newline ends a
-  // trailing comment.
-  const check = jq.raw(null, `def _rfs_jq: ${expression}\n; empty | _rfs_jq`, ['-n']);
-  if (check.exitCode !== 0) {
-    // jq's message about the program as typed: one that does not compile is never run.
-    const own = jq.raw(null, expression, ['-n']);
-    const stderr = own.exitCode === JQ_COMPILE_ERROR ? own.stderr : check.stderr;
-    throw new UsageError(`--jq does not compile: ${jqMessage(stderr) || `jq exited with ${check.exitCode}`}`, {
-      hint: "jq syntax: https://jqlang.org/manual/ — quote the program for the shell, e.g. --jq '.data[] | .id'",
+export async function startJq(expression: string, o: JqRunOptions): Promise<JqRun> {
+  const control = new SharedArrayBuffer(CONTROL_BYTES + INPUT_CHUNK);
+  const ctrl = new Int32Array(control, 0, 4);
+  const shared = new Uint8Array(control, CONTROL_BYTES);
+  const workerData: JqWorkerData = { control, program: expression, engine: await jqEngineLocation() };
+  const worker = new Worker(JQ_WORKER_SOURCE, { eval: true, workerData, stdout: false, stderr: false });
+
+  let finished: JqOutcome | undefined;
+  const ended: Array<(outcome: JqOutcome) => void> = [];
+  const finish = (outcome: JqOutcome): void => {
+    if (finished !== undefined) return;
+    finished = outcome;
+    for (const resolve of ended.splice(0)) resolve(outcome);
+    waiting?.resolve(false);
+    waiting = undefined;
+  };
+
+  // What the command wrote and jq has not read yet, and a read jq is blocked in.
+  let queue: Uint8Array[] = [];
+  let inputEnded = false;
+  let asked = false;
+  let waiting: { resolve: (taken: boolean) => void } | undefined;
+  let outChain = Promise.resolve();
+
+  const answer = (): void => {
+    if (!asked) return;
+    const next = queue[0];
+    if (next === undefined && !inputEnded) return;
+    asked = false;
+    let length = 0;
+    if (next !== undefined) {
+      length = Math.min(next.length, INPUT_CHUNK);
+      shared.set(next.subarray(0, length));
+      if (length === next.length) queue.shift();
+      else queue[0] = next.subarray(length);
+    }
+    Atomics.store(ctrl, 1, length);
+    Atomics.store(ctrl, 2, inputEnded && queue.length === 0 && length === 0 ? 1 : 0);
+    Atomics.store(ctrl, 0, 1);
+    Atomics.notify(ctrl, 0);
+    if (queue.length === 0) {
+      waiting?.resolve(true);
+      waiting = undefined;
+    }
+  };
+
+  const compiled = new Promise<void>((resolve, reject) => {
+    worker.on('message', (message: JqWorkerMessage) => {
+      switch (message.type) {
+        case 'read':
+          asked = true;
+          resolve();
+          answer();
+          return;
+        case 'out': {
+          const bytes = message.bytes;
+          outChain = outChain.then(async () => {
+            if (finished !== undefined) return;
+            try {
+              await o.out(bytes);
+              Atomics.sub(ctrl, 3, bytes.length);
+              Atomics.notify(ctrl, 3);
+            } catch {
+              // stdout closed (`| head -1`): what the reader wanted, it got; jq is stopped, and
+              // the command's next write sees the output closed.
+              finish({ exit: 0 });
+              void worker.terminate();
+            }
+          });
+          return;
+        }
+        case 'stderr':
+          // After what jq printed before it.
+          void outChain.then(() => o.err(message.text));
+          return;
+        case 'compile':
+          reject(compileError(expression, message.text));
+          void worker.terminate();
+          return;
+        case 'fail':
+          void outChain.then(() => finish({ error: new JqError(`--jq: ${jqMessage(message.text)}`) }));
+          void worker.terminate();
+          return;
+        case 'exit':
+          resolve();
+          void outChain.then(() => finish({ exit: message.code }));
+          return;
+      }
     });
+    worker.on('error', (error) => {
+      reject(error);
+      finish({ error: new JqError(`--jq: ${error.message}`) });
+    });
+    worker.on('exit', () => {
+      reject(new JqError('--jq: jq ended before compiling the program'));
+      void outChain.then(() => finish({ error: new JqError('--jq: jq ended') }));
+    });
+  });
+  try {
+    await compiled;
+  } catch (error) {
+    await worker.terminate();
+    throw error;
   }
 
-  const once = (input: string): { outputs: string[]; warnings: string; error?: string } => {
-    const result = jq.raw(input, expression, ['-c']);
-    const outputs = lines(result.stdout);
-    // Over several inputs jq's exit status is that of the last one: an error on an earlier
-    // input shows only as its message.
-    if (result.exitCode === 0 && !RUNTIME_ERROR.test(result.stderr)) return { outputs, warnings: result.stderr };
-    return { outputs, warnings: '', error: jqMessage(result.stderr) || `jq exited with ${result.exitCode}` };
-  };
-  // debug, stderr and the like: jq's own messages, passed on to stderr.
-  const pass = (warnings: string): void => {
-    if (warnings !== '') warn(warnings.trimEnd());
-  };
-
   return {
-    run(inputs, partial) {
-      if (inputs.length === 0) return [];
-      const all = once(inputs.join('\n'));
-      if (all.error === undefined) {
-        pass(all.warnings);
-        return all.outputs;
-      }
-      // jq goes on after an error with the next input; rfs stops at the first failing item,
-      // so the batch is run again one item at a time to print exactly what came before it.
-      for (const input of inputs) {
-        const one = once(input);
-        pass(one.warnings);
-        partial(one.outputs);
-        if (one.error !== undefined) throw new JqError(`--jq: ${one.error}`);
-      }
-      // Only a program that depends on more than its item (input, inputs) gets here.
-      throw new JqError(`--jq: ${all.error}`);
+    feed(bytes) {
+      if (finished !== undefined) return Promise.resolve(false);
+      if (bytes.length === 0) return Promise.resolve(true);
+      queue.push(bytes);
+      return new Promise<boolean>((resolve) => {
+        const previous = waiting;
+        waiting = {
+          resolve: (taken) => {
+            previous?.resolve(taken);
+            resolve(taken);
+          },
+        };
+        answer();
+      });
+    },
+    end() {
+      inputEnded = true;
+      answer();
+      if (finished !== undefined) return Promise.resolve(finished);
+      return new Promise((resolve) => ended.push(resolve));
+    },
+    outcome: () => finished,
+    kill() {
+      queue = [];
+      finish({ exit: 130 });
+      void worker.terminate();
     },
   };
 }
 
-function lines(stdout: string): string[] {
-  return stdout === '' ? [] : stdout.split('\n').filter((line) => line !== '');
+function compileError(expression: string, stderr: string): UsageError {
+  // A program whose first word is an option of jq's (`-1`) is read by jq as one, as it would be
+  // on jq's own command line.
+  const message = jqMessage(stderr) || `jq could not compile ${JSON.stringify(expression)}`;
+  return new UsageError(`--jq does not compile: ${message}`, {
+    // The program runs on each item (or the resource), so `.id`, not `.data[] | .id`.
+    hint: "jq syntax: https://jqlang.org/manual/ — the program runs on each item; quote it for the shell, e.g. --jq '.id'",
+  });
 }
 
-/** jq's stderr without its location in a stdin that only rfs sees. */
+/** jq's stderr on one line, without its count of compile errors or jq's usage advice. */
 function jqMessage(stderr: string): string {
   return stderr
     .trim()
-    .replace(/ \(at \/dev\/stdin:\d+\)/g, '')
     .replace(/\njq: \d+ compile errors?$/, '')
+    .replace(/\nUse jq --help for help with command-line options,\nor see the jq manpage, or online docs {2}at https:\/\/jqlang\.org$/, '')
     .replace(/\s*\n\s*/g, ' ');
 }

@@ -6,6 +6,8 @@ import type { Paged } from '../api/paginate.js';
 import type { IO } from '../core/io.js';
 import { mapStrings } from '../core/redact.js';
 import type { OutputFormat } from '../core/context.js';
+import { pageCursor } from '../api/page-cursor.js';
+import { markPage } from './page-marks.js';
 import { safeJson } from './safe-json.js';
 // Tables (string-width, chalk) are loaded only for table output: json and ndjson never need them.
 import type { KeyValueSection } from './key-value.js';
@@ -87,7 +89,7 @@ function drained(stream: Writable): Promise<void> {
 }
 
 /** Writes with backpressure: waits for 'drain' whenever the stream's buffer is full. */
-export async function writeOut(stream: Writable, text: string): Promise<void> {
+export async function writeOut(stream: Writable, text: string | Uint8Array): Promise<void> {
   if (stream.destroyed || stream.writableEnded) {
     throw Object.assign(new Error('output closed before everything was written'), { code: 'EPIPE' });
   }
@@ -169,11 +171,14 @@ export async function writeList<T>(
     const batch = new Coalescer(out);
     const progress = countedOn(table.progress);
     try {
-      for await (const item of items) {
-        const full = batch.push(`${safeJson(jsonOf(item, o))}\n`);
-        if (full !== undefined) await full;
-        count++;
-        progress.item();
+      for await (const page of pagesOf(items)) {
+        markPage(out, count + 1, pageCursor(page));
+        for (const item of page) {
+          const full = batch.push(`${safeJson(jsonOf(item, o))}\n`);
+          if (full !== undefined) await full;
+          count++;
+          progress.item();
+        }
       }
     } finally {
       progress.stop();

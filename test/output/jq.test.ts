@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { page, recording } from '../helpers/fixtures.js';
 import { startHeldPages, whenWritten } from '../helpers/held-pages.js';
 import { scenarioCli } from '../helpers/scenario-cli.js';
+import { runCli } from '../../src/cli/run.js';
 
 const KEY = 'service_pk_jqTEST_s3cr3t_0007';
 const scenario = scenarioCli({ name: 'jq', key: KEY });
@@ -72,6 +73,9 @@ describe('--jq', () => {
     expect(scenario.server.requests).toHaveLength(0);
     expect(t.stdout()).toBe('');
     expect(t.stderr()).toMatch(/^error: --jq does not compile: jq: error: /);
+    // The program runs on each item: the advice shows a per-item program, not a page's.
+    expect(t.stderr()).toContain("e.g. --jq '.id'");
+    expect(t.stderr()).not.toContain('.data[]');
   });
 
   it('compiles a program without running it: an endless one is refused or accepted at once', async () => {
@@ -88,8 +92,45 @@ describe('--jq', () => {
     const { t, run } = cli(['recordings', 'list', '--jq', '.extra.a']);
     expect(await run()).toBe(1);
     expect(t.stdout()).toBe('one\n');
-    expect(t.stderr()).toContain('error: --jq: jq: error: Cannot index string with string ("a")');
+    expect(t.stderr()).toContain('error: --jq: jq: error (at <stdin>:2): Cannot index string with string ("a")');
     expect(t.stderr()).not.toContain('/dev/stdin');
+  });
+
+  it('ends a program that never stops with 130 on Ctrl-C, whatever it is doing', async () => {
+    scenario.server.queue({ body: page([recording(1)], null) });
+    const { t } = cli([]);
+    const controller = new AbortController();
+    const env = { RFS_CONFIG_DIR: scenario.dir, RFS_API_KEY: KEY, RFS_BASE_URL: scenario.server.url };
+    const done = runCli(['recordings', 'list', '--jq', 'repeat(.)'], { ...t.io, env }, { signal: controller.signal });
+    await whenWritten(t.io.stdout, '"rec_0001"');
+    controller.abort();
+    expect(await done).toBe(130);
+  });
+
+  it('reports a program that runs out of memory as a jq error (exit 1), never as a bug in rfs', async () => {
+    scenario.server.queue({ body: page([recording(1)], null) });
+    const { t, run } = cli(['recordings', 'list', '--jq', '[repeat(1)]']);
+    expect(await run()).toBe(1);
+    expect(t.stdout()).toBe('');
+    expect(t.stderr()).toContain('error: --jq: jq: error: cannot allocate memory');
+    expect(t.stderr()).not.toMatch(/bug|Aborted|ASSERTIONS/);
+  }, 60_000);
+
+  it('halts the whole run as jq does, with the exit status halt_error gives', async () => {
+    scenario.server.queue({ body: page([recording(1), recording(2), recording(3)], null) });
+    const { t, run } = cli(['recordings', 'list', '--jq', 'if input_line_number == 2 then "enough\\n" | halt_error(4) else .id end']);
+    expect(await run()).toBe(4);
+    expect(t.stdout()).toBe('rec_0001\n');
+    expect(t.stderr()).toBe('enough\n');
+  });
+
+  it('names the cursor of the page whose item the program failed on, in an --all', async () => {
+    scenario.server.queue({ body: page([recording(1), recording(2)], 'c2') }, { body: page([recording(3), recording(4)], null) });
+    const { t, run } = cli(['recordings', 'list', '--all', '--jq', 'if .id == "rec_0004" then error("boom") else .id end']);
+    expect(await run()).toBe(1);
+    expect(t.stdout()).toBe('rec_0001\nrec_0002\nrec_0003\n');
+    expect(t.stderr()).toContain('error: --jq: jq: error (at <stdin>:4): boom');
+    expect(t.stderr()).toContain('resume with: --cursor c2');
   });
 
   it('refuses a command whose output is not JSON', async () => {
