@@ -57,3 +57,11 @@ export async function takeCensus(client: ApiClient, o: CensusOptions): Promise<S
   }
   return slices;
 }
+
+/** What a delivery's last attempt went wrong with, in the server's words (`HTTP 500`), or null before any. */
+export function lastErrorOf(d: Delivery): string | null {
+  const error = field(d, 'lastError');
+  if (error !== '') return error;
+  const status = field(d, 'lastResponseStatus');
+  return status === '' ? null : `HTTP ${status}`;
+}

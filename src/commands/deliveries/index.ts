@@ -4,8 +4,9 @@ import { defineNoun } from '../define.js';
 import list from './list/index.js';
 import replay from './replay/index.js';
 import summary from './summary/index.js';
+import watch from './watch/index.js';
 
 export default defineNoun(
   () => new Command('deliveries').alias('delivery').description('inspect and replay webhook deliveries'),
-  [list, replay, summary],
+  [list, replay, summary, watch],
 );

@@ -1,9 +1,8 @@
 // `deliveries summary`'s groups: deliveries of one subscription, one status and one last error.
 import type { LiveSubscriptions } from '../../../api/subscription-exists.js';
 import { INSTANT, parseIsoTime } from '../../../shared/iso-time.js';
-import type { Delivery } from '../../../shared/schemas.js';
 import { field } from '../../../output/fields.js';
-import type { Slice } from '../census.js';
+import { lastErrorOf, type Slice } from '../census.js';
 
 export interface SummaryGroup {
   subscriptionId: string;
@@ -19,14 +18,6 @@ export interface SummaryGroup {
   countIsLowerBound: boolean;
   oldestAttemptAt: string | null;
   newestAttemptAt: string | null;
-}
-
-/** What a delivery's last attempt went wrong with, in the server's words. */
-export function lastErrorOf(d: Delivery): string | null {
-  const error = field(d, 'lastError');
-  if (error !== '') return error;
-  const status = field(d, 'lastResponseStatus');
-  return status === '' ? null : `HTTP ${status}`;
 }
 
 const STATUS_ORDER = ['FAILED', 'PENDING'];
