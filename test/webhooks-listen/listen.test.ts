@@ -373,11 +373,14 @@ describe('webhooks listen: flags', () => {
       '--secret-file <path>',
       '--tolerance <seconds>',
       '--forward-to <url>',
+      '--subscribe',
+      '--public-url <url>',
+      '--event <name>',
       '-h,',
     ]);
-    expect(t.stdout()).toMatch(/--host <host> +address to bind \(default: "127\.0\.0\.1"\)/);
-    expect(t.stdout()).toMatch(/--port <port> +port; 0 picks a free one \(default: "8787"\)/);
-    expect(t.stdout()).toMatch(/--tolerance <seconds> +allowed clock difference, both ways \(default: "300"\)/);
+    expect(t.stdout()).toMatch(/--host <host> +address to bind \(default: 127\.0\.0\.1\)/);
+    expect(t.stdout()).toMatch(/--port <port> +port; 0 picks a free one \(default: 8787\)/);
+    expect(t.stdout()).toMatch(/--tolerance <seconds> +allowed clock difference, both ways \(default: 300\)/);
     expect(t.stdout()).toMatch(/Examples:\n {2}\$ RFS_WEBHOOK_SECRET=whsec_… rfs webhooks listen\n/);
   });
 
