@@ -15,8 +15,8 @@ const RANKS = [
   ['api'],
   ['output', 'prompt', 'completion'], // what the user sees: tables and lists, prompts, shell completion scripts
   ['batch'],
-  ['sync'],
-  ['webhooks'],
+  ['webhooks'], // the receiver, verification, sending a delivery
+  ['sync'], // the integration loop; --listen runs the webhook receiver
   ['sandbox'], // the service; commands start it, and it imports only shared/ and core/ (rule below)
   ['commands'],
   ['cli'], // the registry of nouns and the error report: may import every command

@@ -7,7 +7,11 @@ const MOCKS_MODULES = ['test/core/atomic-write.test.ts', 'test/sandbox/persisten
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
 
 export default defineConfig({
-  define: { RFS_VERSION: JSON.stringify(pkg.version) },
+  define: {
+    RFS_VERSION: JSON.stringify(pkg.version),
+    RFS_COMMIT: JSON.stringify('0123456789ab'),
+    RFS_BUILD_DATE: JSON.stringify('2026-01-02T03:04:05Z'),
+  },
   test: {
     reporters: ['default', './test/support/summary-reporter.ts'],
     // After each test: every scenario server got exactly the requests queued for it.

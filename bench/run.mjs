@@ -10,16 +10,13 @@ import { startup } from './startup.mjs';
 import { streaming } from './streaming.mjs';
 import { readResults, ROOT, sectionText, writeSection } from './lib.mjs';
 
-// The tools come from Debian's packages, not from npm: say so plainly when one is missing.
 import { spawnSync } from 'node:child_process';
-const missing = ['wrk', 'curl', '/usr/bin/time'].filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0);
-if (missing.length > 0) {
-  process.stderr.write(`npm run bench needs ${missing.join(', ')}: apt-get install -y wrk curl time\n`);
-  process.exit(2);
-}
 
 const write = process.argv.includes('--write');
-const only = process.argv.slice(2).filter((arg) => arg !== '--write');
+// --before <checkout>: that build's start-up rows in the same rounds (bench/startup.mjs).
+const beforeAt = process.argv.indexOf('--before');
+const before = beforeAt === -1 ? undefined : process.argv[beforeAt + 1];
+const only = process.argv.slice(2).filter((arg, i, all) => arg !== '--write' && arg !== '--before' && all[i - 1] !== '--before');
 const sections = [
   [
     'Start-up',
@@ -41,6 +38,16 @@ const sections = [
   ],
 ];
 
+// The tools come from Debian's packages, not from npm: say so plainly when one is missing.
+const TOOLS = { 'Start-up': ['curl'], Streaming: ['/usr/bin/time'], 'Sandbox throughput': ['wrk'], 'Durable --data': ['wrk'] };
+const chosen = sections.filter(([title]) => only.length === 0 || only.some((o) => title.toLowerCase().includes(o)));
+const needed = [...new Set(chosen.flatMap(([title]) => TOOLS[title] ?? []))];
+const missing = needed.filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0);
+if (missing.length > 0) {
+  process.stderr.write(`these benchmarks need ${missing.join(', ')}: apt-get install -y wrk curl time\n`);
+  process.exit(2);
+}
+
 const parts = [
   '# Benchmark results',
   '',
@@ -50,7 +57,7 @@ const parts = [
 for (const [title, fn, how] of sections) {
   if (only.length > 0 && !only.some((o) => title.toLowerCase().includes(o))) continue;
   process.stderr.write(`== ${title}\n`);
-  const r = await fn();
+  const r = await fn({ before });
   const text = sectionText(title, how, r);
   process.stdout.write(`\n${text}\n`);
   parts.push('', text);

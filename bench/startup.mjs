@@ -1,12 +1,16 @@
 // Start-up: rfs --version, --help, and one page of `recordings list -o json` from a local
 // sandbox, each against `node -e 0` (and the page against curl), run interleaved: absolute
 // times drift on a shared machine, and a ratio of runs made moments apart holds.
-// Targets: --version ≤ 1.15× node; the list ≤ 1.6× node; the single executable ≤ 1.5× node.
+// Targets (issue 24): --version and --help ≤ 1.1× node; the list ≤ 1.5× node; the single
+// executable ≤ 1.4× node.
+//
+// `before`: another checkout, built (and its single executable packaged), whose rows run in the
+// same rounds, so that a change is measured before and after in one run:
+//   node bench/run.mjs start-up --before <checkout>
 import { build } from 'esbuild';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { lazyRequires } from '../scripts/lazy-requires.mjs';
+import { join, resolve } from 'node:path';
 import { interleaved, ms, RFS, ROOT, sandbox, fmt } from './lib.mjs';
 
 /** floor-undici.mjs bundled as scripts/build.mjs bundles the CLI (one ESM file, minified). */
@@ -20,7 +24,6 @@ async function bundleFloor(dir) {
     platform: 'node',
     target: 'node20',
     minify: true,
-    plugins: [lazyRequires],
     banner: {
       js: "import { createRequire as __rfsCreateRequire } from 'node:module'; const require = __rfsCreateRequire(import.meta.url);",
     },
@@ -32,7 +35,7 @@ async function bundleFloor(dir) {
 /** Rounds per group: each runs every command of the group once. */
 const ROUNDS = 60;
 
-export async function startup() {
+export async function startup({ before } = {}) {
   const work = mkdtempSync(join(tmpdir(), 'rfs-bench-floor-'));
   const bundledFloor = await bundleFloor(work);
   const sb = await sandbox(['--rate-limit', '0']);
@@ -45,6 +48,13 @@ export async function startup() {
   const local = [cmd('node -e 0', node, '-e', '0'), cmd('rfs --version', node, RFS, '--version'), cmd('rfs --help', node, RFS, '--help')];
   const sea = join(ROOT, 'dist', 'rfs-linux-x64');
   if (existsSync(sea)) local.push(cmd('rfs-linux-x64 --version', sea, '--version'), cmd('rfs-linux-x64 --help', sea, '--help'));
+  const old = before === undefined ? undefined : resolve(before);
+  const oldRfs = old && join(old, 'bin', 'rfs.js');
+  const oldSea = old && join(old, 'dist', 'rfs-linux-x64');
+  if (old) {
+    local.push(cmd('before: rfs --version', node, oldRfs, '--version'), cmd('before: rfs --help', node, oldRfs, '--help'));
+    if (existsSync(oldSea)) local.push(cmd('before: rfs-linux-x64 --help', oldSea, '--help'));
+  }
   const network = [
     cmd('node -e 0 (network group)', node, '-e', '0'),
     cmd('rfs recordings list -o json', node, RFS, 'recordings', 'list', '-o', 'json'),
@@ -54,7 +64,14 @@ export async function startup() {
     cmd('floor: undici script', node, join(ROOT, 'bench', 'floor-undici.mjs')),
     cmd('floor: undici script, bundled', node, bundledFloor),
   ];
+  // The before checkout's own undici floor, where it has one: undici as rfs used to load it.
+  const oldFloor = old && join(old, 'bench', 'floor-undici.mjs');
+  if (old && existsSync(oldFloor)) network.push(cmd('before: floor: undici script (its own)', node, oldFloor));
   if (existsSync(sea)) network.push(cmd('rfs-linux-x64 recordings list -o json', sea, 'recordings', 'list', '-o', 'json'));
+  if (old) {
+    network.push(cmd('before: rfs recordings list -o json', node, oldRfs, 'recordings', 'list', '-o', 'json'));
+    if (existsSync(oldSea)) network.push(cmd('before: rfs-linux-x64 recordings list -o json', oldSea, 'recordings', 'list', '-o', 'json'));
+  }
   let results;
   let networkResults;
   try {
@@ -65,20 +82,21 @@ export async function startup() {
     rmSync(work, { recursive: true, force: true });
   }
   const targets = {
-    'rfs --version': 1.15,
-    'rfs --help': 1.15,
-    'rfs recordings list -o json': 1.6,
-    'rfs-linux-x64 --version': 1.5,
-    'rfs-linux-x64 --help': 1.5,
+    'rfs --version': 1.1,
+    'rfs --help': 1.1,
+    'rfs recordings list -o json': 1.5,
+    'rfs-linux-x64 --version': 1.4,
+    'rfs-linux-x64 --help': 1.4,
+    'rfs-linux-x64 recordings list -o json': 1.4,
   };
   const row = (r, base) => {
     const target = targets[r.name];
     const ratio = r.ratio(base);
-    const fetches = r.name.includes('recordings list') || r.name.startsWith('floor');
+    const fetches = r.name.includes('recordings list') || r.name.includes('floor:');
     return [
       r.name,
       ms(r.median),
-      `${fmt(ratio, 2)}×`,
+      `${fmt(ratio, 3)}×`,
       fetches ? `${fmt(r.ratio('curl (same page)'), 2)}×` : '',
       target ? `≤ ${target}× ${ratio <= target ? 'met' : 'MISSED'}` : '',
     ];
@@ -88,6 +106,7 @@ export async function startup() {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { header, rows } = await startup();
+  const at = process.argv.indexOf('--before');
+  const { header, rows } = await startup({ before: at === -1 ? undefined : process.argv[at + 1] });
   console.log([header, ...rows].map((r) => r.join('  ')).join('\n'));
 }

@@ -1,5 +1,5 @@
 // Streaming: `rfs recordings list --all --limit 100 -o ndjson` over a sandbox of 100,000
-// recordings (rate limit off) against a minimal undici loop that fetches the same pages and
+// recordings (rate limit off) against a minimal node:http loop (the client rfs uses) that fetches the same pages and
 // writes the same lines; then the same rfs command over 10,000 recordings, for flat memory.
 // Targets: throughput ≥ 0.8× the loop's; peak RSS < 100 MB and ≤ 1.2× the 10,000 run's.
 import { join } from 'node:path';
@@ -67,7 +67,7 @@ export async function streaming() {
       `${fmt(big.pipedPeak)} MB`,
     ],
     [
-      'undici loop, 100,000 recordings',
+      'node:http loop, 100,000 recordings',
       `${big.loop.lines} items`,
       `${fmt(big.loop.seconds, 2)} s`,
       `${fmt(rate(big.loop), 0)}/s`,

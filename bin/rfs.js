@@ -14,18 +14,16 @@
 const argv = process.argv.slice(2);
 const only = argv.length === 1 ? argv[0] : undefined;
 if (only === '--version') {
-  process.stdout.write(`${require('../package.json').version}\n`);
+  print(`${require('../package.json').version}\n`);
 } else if ((only === '--help' || only === '-h') && fitsPrerendered()) {
-  process.stdout.write(require('node:fs').readFileSync(require('node:path').join(__dirname, '..', 'dist', 'help.txt'), 'utf8'));
+  print(require('node:fs').readFileSync(require('node:path').join(__dirname, '..', 'dist', 'help.txt')));
 } else if (wantsStackTraces()) {
   // --verbose prints stack traces: the ES module build, whose chunks have source maps, read
   // only now (parsing them costs start-up time that other runs do not pay).
-  baselineWasmOnly();
   process.setSourceMapsEnabled(true);
   startModules();
-} else {
-  baselineWasmOnly();
-  if (!runCachedBundle()) startModules();
+} else if (!runCachedBundle()) {
+  startModules();
 }
 
 /** -v, --verbose (also among combined short flags, -qv) or RFS_DEBUG, as src/main.ts reads them. */
@@ -35,26 +33,45 @@ function wantsStackTraces() {
   return argv.some((a) => a === '--verbose' || /^-[A-Za-z]*v[A-Za-z]*$/.test(a));
 }
 
-/**
- * undici parses HTTP with llhttp compiled to WebAssembly. V8 compiles it once quickly (Liftoff)
- * and then again, optimised (TurboFan), on a second thread: on two cores a command that lives
- * a fraction of a second waits for it, and the compile peaks ~35 MB higher. Set here, before
- * any code is compiled, for every command: V8 takes the bundle's code cache only under the
- * flags it was made with (scripts/train-code-cache.cjs and src/sea/entry.ts set the same).
- */
-function baselineWasmOnly() {
-  require('node:v8').setFlagsFromString('--liftoff-only');
-}
-
 function startModules() {
   require('node:module').enableCompileCache?.();
   // main.js handles its own failures (src/main.ts); nothing here waits for it.
   void import('../dist/main.js');
 }
 
+/**
+ * Writes to file descriptor 1 without making process.stdout: setting that stream up (a pipe's
+ * socket, a file's stream) cost these two answers about a tenth of `node -e 0`
+ * (bench/README.md, "How rfs starts"). The stream takes over what a full pipe does not accept.
+ */
+function print(text) {
+  const bytes = Buffer.from(text);
+  let written = 0;
+  try {
+    while (written < bytes.length) written += require('node:fs').writeSync(1, bytes, written);
+  } catch (error) {
+    if (error.code === 'EAGAIN') process.stdout.write(bytes.subarray(written));
+    else if (error.code !== 'EPIPE') throw error;
+  }
+}
+
+/**
+ * Whether file descriptor 1 may be a terminal, asked without node:tty (which loads node:net and
+ * the streams, the cost print() avoids): a character device other than /dev/null.
+ */
+function mayBeTerminal() {
+  const fs = require('node:fs');
+  try {
+    const out = fs.fstatSync(1);
+    return out.isCharacterDevice() && out.rdev !== fs.statSync('/dev/null').rdev;
+  } catch {
+    return true;
+  }
+}
+
 /** The pre-rendered overview is wrapped at 80 columns: used off a terminal, or on one that wide. */
 function fitsPrerendered() {
-  const columns = process.stdout.isTTY ? process.stdout.columns : 80;
+  const columns = mayBeTerminal() && process.stdout.isTTY ? process.stdout.columns : 80;
   return columns >= 80 && require('node:fs').existsSync(require('node:path').join(__dirname, '..', 'dist', 'help.txt'));
 }
 

@@ -1,13 +1,16 @@
 // Bundles the CLI (and the sandbox it ships) into dist/ as ESM with code splitting, so that
 // `rfs --version` loads one small chunk and each command's code is imported only when it runs.
 import { build } from 'esbuild';
-import { readFile, rm } from 'node:fs/promises';
-import { lazyRequires } from './lazy-requires.mjs';
+import { readdir, rm } from 'node:fs/promises';
+import { buildDefines } from './build-stamp.mjs';
 
-const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
-
-await rm(new URL('../dist', import.meta.url), { recursive: true, force: true });
-await build({
+// A previous build goes, but not the single executable beside it (dist/rfs-linux-x64): `npm
+// pack` runs this build (prepack) and must not delete it before it is made again below.
+const dist = new URL('../dist/', import.meta.url);
+for (const entry of await readdir(dist).catch(() => [])) {
+  if (!entry.startsWith('rfs-')) await rm(new URL(entry, dist), { recursive: true, force: true });
+}
+const modules = await build({
   entryPoints: { main: 'src/main.ts' },
   outdir: 'dist',
   bundle: true,
@@ -27,14 +30,24 @@ await build({
   keepNames: true,
   legalComments: 'none',
   chunkNames: 'chunks/[name]-[hash]',
-  define: { RFS_VERSION: JSON.stringify(pkg.version) },
-  // Bundled CommonJS dependencies (commander, undici) call require(); give ESM chunks a real one.
+  metafile: true,
+  define: buildDefines(),
+  // Bundled CommonJS dependencies (commander) call require(); give ESM chunks a real one.
   banner: {
     js: "import { createRequire as __rfsCreateRequire } from 'node:module'; const require = __rfsCreateRequire(import.meta.url);",
   },
-  plugins: [lazyRequires],
   logLevel: 'warning',
 });
+
+// Which source modules each file of that build holds (dist/modules.json): the chunks a run
+// loads say which modules it loaded. test/build/startup-path.test.ts keeps modules that one
+// page of `recordings list` must not load off its path (ARCHITECTURE.md, "How rfs starts").
+const { writeFile: writeJson } = await import('node:fs/promises');
+const held = {};
+for (const [file, output] of Object.entries(modules.metafile.outputs)) {
+  if (file.endsWith('.js')) held[file.replace(/^dist\//, '')] = Object.keys(output.inputs).sort();
+}
+await writeJson(new URL('../dist/modules.json', import.meta.url), `${JSON.stringify(held, null, 1)}\n`);
 
 // The overview (`rfs --help`), rendered once here at 80 columns as a non-terminal would see
 // it, so that bin/rfs.js can print it without loading the bundle.
@@ -54,14 +67,14 @@ const { mkdir, mkdtemp, rm: remove } = await import('node:fs/promises');
 const { tmpdir } = await import('node:os');
 const { join } = await import('node:path');
 const { fileURLToPath } = await import('node:url');
-const { bundleCommonJs, bundleJqEngine, trainCodeCache, writeCommonJsFunction } = await import('./commonjs-bundle.mjs');
+const { bundleCommonJs, bundleLazyFile, LAZY_FILES, trainCodeCache, writeCommonJsFunction } = await import('./commonjs-bundle.mjs');
 const work = await mkdtemp(join(tmpdir(), 'rfs-build-'));
 try {
   const bundleDir = new URL('../dist/bundle/', import.meta.url);
   await mkdir(bundleDir, { recursive: true });
   const app = fileURLToPath(new URL('rfs.js', bundleDir));
   await writeCommonJsFunction(await bundleCommonJs('src/main.ts', join(work, 'app.cjs')), app);
-  await bundleJqEngine(fileURLToPath(new URL('jq-engine.cjs', bundleDir)));
+  for (const lazy of LAZY_FILES) await bundleLazyFile(lazy, fileURLToPath(new URL(lazy.asset, bundleDir)));
   try {
     trainCodeCache(app, fileURLToPath(new URL(`v8-${process.versions.v8}-${process.arch}.cache`, bundleDir)), join(work, 'config'));
   } catch (error) {
@@ -93,3 +106,8 @@ await build({
 execFileSync(process.execPath, [fileURLToPath(import.meta.resolve('typescript/bin/tsc')), '-p', 'tsconfig.sandbox-types.json'], {
   stdio: 'inherit',
 });
+
+// The single executable (dist/rfs-linux-x64), built here once per build rather than by the test
+// that runs it; where this Node or platform cannot build one, the build says so and succeeds.
+const { packageExecutable } = await import('./package.mjs');
+await packageExecutable({ ifSupported: true });

@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { lazyRequires } from './lazy-requires.mjs';
+import { buildDefines } from './build-stamp.mjs';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TRAINER = fileURLToPath(new URL('./train-code-cache.cjs', import.meta.url));
@@ -26,7 +26,6 @@ export const TRAINING_RUNS = [['recordings', 'list', '-o', 'json'], ['--help']];
  * commands still load lazily.
  */
 export async function bundleCommonJs(entry, outfile, { minify = true } = {}) {
-  const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
   const result = await build({
     absWorkingDir: ROOT,
     entryPoints: [entry],
@@ -47,13 +46,13 @@ export async function bundleCommonJs(entry, outfile, { minify = true } = {}) {
     charset: 'ascii',
     sourcemap: false,
     legalComments: 'none',
-    define: { RFS_VERSION: JSON.stringify(pkg.version) },
+    define: buildDefines(),
     metafile: true,
-    plugins: [lazyRequires, jqBeside],
+    plugins: [lazyBeside],
     logLevel: 'warning',
   });
   // esbuild marks what it could not inline as external: only built-ins may be (a `node:`
-  // specifier never reads the disk; undici probes `node:sqlite`, which Node 22 has).
+  // specifier never reads the disk).
   const builtins = new Set(require('node:module').builtinModules);
   const outside = new Set();
   for (const input of Object.values(result.metafile.inputs)) {
@@ -72,24 +71,39 @@ export async function bundleCommonJs(entry, outfile, { minify = true } = {}) {
   return code;
 }
 
-const JQ_STUB = fileURLToPath(new URL('../src/lazy/jq-engine.cjs', import.meta.url));
+/**
+ * Modules that travel beside the bundle, in a file of their own, loaded only when a command asks
+ * for them: dist/bundle/<asset> and, in the single executable, the asset of the same name
+ * (scripts/package.mjs adds each). To add one: an entry here, and the stand-in in src/lazy/
+ * that loads it (ARCHITECTURE.md, "How rfs starts").
+ *   specifier: what the code imports; in the bundle it resolves to `stub` instead;
+ *   stub: src/lazy/<name>.cjs, which reads `asset` from beside the bundle or from the executable;
+ *   asset: the file's name; source: the file's code, bundled on its own (CommonJS, minified).
+ */
+export const LAZY_FILES = [
+  // --jq's engine, 1.3 MB of JavaScript (jq's WebAssembly as base64): inside the bundle V8 would
+  // read it at every start of every command (about 60 ms).
+  {
+    specifier: /^jq-wasm\/inline$/,
+    stub: fileURLToPath(new URL('../src/lazy/jq-engine.cjs', import.meta.url)),
+    asset: 'jq-engine.cjs',
+    source: "module.exports = require('jq-wasm/inline');",
+  },
+];
 
-/** The jq engine (--jq) left out of the bundle: src/lazy/jq-engine.cjs loads it from beside it. */
-const jqBeside = {
-  name: 'rfs-jq-beside',
+/** Each LAZY_FILES specifier resolved to its stand-in in src/lazy/. */
+const lazyBeside = {
+  name: 'rfs-lazy-beside',
   setup(build) {
-    build.onResolve({ filter: /^jq-wasm\/inline$/ }, () => ({ path: JQ_STUB }));
+    for (const lazy of LAZY_FILES) build.onResolve({ filter: lazy.specifier }, () => ({ path: lazy.stub }));
   },
 };
 
-/**
- * The jq engine as one CommonJS file, for `jq-engine.cjs` beside the bundle (dist/bundle/) or
- * as an asset of the single executable; returns its code.
- */
-export async function bundleJqEngine(outfile) {
+/** One LAZY_FILES entry bundled on its own into `outfile` (CommonJS); returns its code. */
+export async function bundleLazyFile(lazy, outfile) {
   await build({
     absWorkingDir: ROOT,
-    stdin: { contents: "module.exports = require('jq-wasm/inline');", resolveDir: ROOT, loader: 'js' },
+    stdin: { contents: lazy.source, resolveDir: ROOT, loader: 'js' },
     outfile,
     bundle: true,
     format: 'cjs',

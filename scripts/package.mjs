@@ -16,8 +16,19 @@
 //      SEA fuse flipped, by postject (the injector the Node project publishes).
 //
 // Usage: node scripts/package.mjs [--out <file>] [--no-code-cache] [--no-minify] [--keep] [--if-supported]
+//                                 [--target <platform> --target-node <file>]
 //   --no-code-cache and --no-minify exist to measure their effect on start-up; --keep leaves the
 //   bundles, the config and the blob in the work folder and prints where it is.
+//   --target and --target-node make the executable of another platform (scripts/release.mjs):
+//   see "Other platforms" below.
+// scripts/build.mjs calls packageExecutable() after the dist/ build (with ifSupported), so the
+// executable is built once per build, not by the test that runs it.
+//
+// For other callers (a release for other platforms), the steps are exported on their own:
+//   prepareBlob({ work, codeCache, minify }) → { blob, app, assets }: steps 1–3, with this Node;
+//   injectBlob(blob, nodeBinary, exe): step 4, into a copy of any Node binary of the same
+//     version (V8 takes the code cache only from the same version and flags);
+//   checkExecutable(exe, { codeCache }): the smoke checks, for a binary this machine can run.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmod, copyFile, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -25,7 +36,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { bundleCommonJs, bundleJqEngine, trainCodeCache, writeCommonJsFunction } from './commonjs-bundle.mjs';
+import { bundleCommonJs, bundleLazyFile, LAZY_FILES, trainCodeCache, writeCommonJsFunction } from './commonjs-bundle.mjs';
 
 // The fuse string is fixed by the Node project (doc/api/single-executable-applications.md,
 // and POSTJECT_SENTINEL_FUSE in src/node_sea.cc); it is checked against the binary below.
@@ -33,54 +44,55 @@ const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 // Asset names, as src/sea/entry.ts reads them.
 const APP_ASSET = 'rfs-app.js';
 const CACHE_ASSET = 'rfs-app.cache';
-/** --jq's engine, read only when --jq runs (src/lazy/jq-engine.cjs). */
-const JQ_ASSET = 'jq-engine.cjs';
+/** The overview at 80 columns, as dist/help.txt for bin/rfs.js. */
+const HELP_ASSET = 'help.txt';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
+/** This machine, as the targets below name platforms. */
+const HOST = `${process.platform === 'win32' ? 'win' : process.platform}-${process.arch}`;
 
-const { values: flags } = parseArgs({
-  options: {
-    out: { type: 'string', default: join(root, 'dist', 'rfs-linux-x64') },
-    'no-code-cache': { type: 'boolean', default: false },
-    'no-minify': { type: 'boolean', default: false },
-    keep: { type: 'boolean', default: false },
-    // npm test builds the executable before vitest runs (so that the tests time rfs, not the
-    // build); on a machine that cannot build it, its test is skipped and so is the build.
-    'if-supported': { type: 'boolean', default: false },
-  },
-});
+// ---- Other platforms (scripts/release.mjs) ----
+// The blob is made by the Node that runs this script, and Node requires the binary it is injected
+// into to be of the same version (doc/api/single-executable-applications.md), so release.mjs
+// runs this script with the linux-x64 Node of the release's version and hands it the target's
+// Node binary of that version. The same page of the docs says that code cache and snapshot "can
+// only be loaded on the same platform where they are compiled": for another platform neither
+// Node's code cache of the main script nor the trained cache of the bundle goes in (entry.ts
+// then compiles the bundle; slower start-up, nothing else), and the executable is not run here
+// (scripts/release-check.mjs runs it under qemu-user or wine, or checks its format).
+// A macOS Node is signed; the injection would leave a broken signature, worse than none, so it
+// is removed first (macho-unsign), and postject puts the blob in a segment of its own.
+// Not darwin-arm64: macOS starts arm64 code only with a code signature, which nothing here can
+// make (scripts/release.mjs, MACOS_ARM64).
+export const TARGETS = ['linux-x64', 'linux-arm64', 'darwin-x64', 'win-x64'];
 
-const unsupported =
-  process.platform !== 'linux'
-    ? `it builds a Linux executable; this is ${process.platform}`
-    : process.config.variables.single_executable_application
-      ? undefined
-      : `this Node (${process.execPath}) was built without single-executable support`;
-if (unsupported) {
-  if (!flags['if-supported']) throw new Error(`scripts/package.mjs: ${unsupported}`);
-  process.stdout.write(`scripts/package.mjs: no single executable built (${unsupported})\n`);
-  process.exit(0);
+/** Why this Node cannot build the Linux executable here, or undefined when it can. */
+export function unsupportedReason() {
+  if (process.platform !== 'linux') return `it builds a Linux executable; this is ${process.platform}`;
+  if (!process.config.variables.single_executable_application) {
+    return `this Node (${process.execPath}) was built without single-executable support`;
+  }
+  return undefined;
 }
-
-const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
-const out = resolve(flags.out);
-const work = await mkdtemp(join(tmpdir(), 'rfs-package-'));
-const started = Date.now();
 
 /** Runs `file` quietly; its output is shown only when it fails. */
 function quietly(file, args, options = {}) {
   try {
-    return execFileSync(file, args, { cwd: work, stdio: 'pipe', encoding: 'utf8', ...options });
+    return execFileSync(file, args, { stdio: 'pipe', encoding: 'utf8', ...options });
   } catch (error) {
     process.stderr.write(`${error.stdout ?? ''}${error.stderr ?? ''}`);
     throw error;
   }
 }
 
-try {
+/**
+ * Steps 1–3 in `work`: the bundle, the jq engine, the code cache (trained with this Node) and the
+ * preparation blob. Returns the blob's path, the bundle's code and the assets by name.
+ */
+export async function prepareBlob({ work, codeCache = true, minify = true }) {
   // 1. The CLI as one CommonJS function (the wrapper Node itself puts around a CommonJS file).
-  const app = await bundleCommonJs('src/main.ts', join(work, 'app.cjs'), { minify: !flags['no-minify'] });
+  const app = await bundleCommonJs('src/main.ts', join(work, 'app.cjs'), { minify });
   const appAsset = join(work, APP_ASSET);
   await writeCommonJsFunction(app, appAsset);
   const entry = join(work, 'entry.cjs');
@@ -88,10 +100,22 @@ try {
 
   // 2. The code cache, taken after one run of the very text the executable compiles. V8 keeps
   // it only for the same V8 version, flags and source, which is why this Node is the one used.
-  const jqAsset = join(work, JQ_ASSET);
-  await bundleJqEngine(jqAsset);
-  const assets = { [APP_ASSET]: appAsset, [JQ_ASSET]: jqAsset };
-  if (!flags['no-code-cache']) {
+  // Modules loaded lazily from a file of their own (LAZY_FILES) travel as assets of that name.
+  const help = join(work, HELP_ASSET);
+  await writeFile(
+    help,
+    quietly(process.execPath, [join(work, 'app.cjs'), '--help'], {
+      cwd: work,
+      env: { PATH: process.env.PATH ?? '', COLUMNS: '80', NO_COLOR: '1' },
+    }),
+  );
+  const assets = { [APP_ASSET]: appAsset, [HELP_ASSET]: help };
+  for (const lazy of LAZY_FILES) {
+    const file = join(work, lazy.asset);
+    await bundleLazyFile(lazy, file);
+    assets[lazy.asset] = file;
+  }
+  if (codeCache) {
     const cacheAsset = join(work, CACHE_ASSET);
     trainCodeCache(appAsset, cacheAsset, join(work, 'train-config'));
     assets[CACHE_ASSET] = cacheAsset;
@@ -107,21 +131,34 @@ try {
     // feature" on every start unless this is set.
     disableExperimentalSEAWarning: true,
     // The entry is tiny; its cache costs nothing and saves a compile.
-    useCodeCache: !flags['no-code-cache'],
+    useCodeCache: codeCache,
+    // Measured, not kept (bench/README.md, "How rfs starts"): a snapshot of the loaded bundle.
     useSnapshot: false,
     assets,
   };
   await writeFile(config, `${JSON.stringify(seaConfig, null, 2)}\n`);
   // It says "Wrote single executable preparation blob to …" on success.
-  quietly(process.execPath, ['--experimental-sea-config', config]);
+  quietly(process.execPath, ['--experimental-sea-config', config], { cwd: work });
+  return { blob, app, assets };
+}
 
-  // 4. A copy of this Node with the blob injected.
-  const node = await readFile(process.execPath);
+/**
+ * Step 4: a copy of `nodeBinary` (the target platform's Node of this Node's version) at `exe` with
+ * `blob` injected and the fuse flipped; a macOS binary is unsigned first (Other platforms).
+ */
+export async function injectBlob(blob, nodeBinary, exe, { target = HOST } = {}) {
+  let node = await readFile(nodeBinary);
   if (!node.includes(`${SEA_FUSE}:0`)) {
-    throw new Error(`${process.execPath} has no unflipped ${SEA_FUSE} fuse (already a SEA, or another Node build)`);
+    throw new Error(`${nodeBinary} has no unflipped ${SEA_FUSE} fuse (already a SEA, or another Node build)`);
   }
-  const exe = join(work, 'rfs');
-  await copyFile(process.execPath, exe);
+  if (!node.includes(`${process.version}\0`)) throw new Error(`${nodeBinary} is not Node ${process.version}, which made the blob`);
+  const macos = target.startsWith('darwin-');
+  if (macos) {
+    const { unsign } = require('macho-unsign');
+    const unsigned = unsign(node);
+    if (unsigned !== null) node = Buffer.from(unsigned);
+  }
+  await writeFile(exe, node);
   await chmod(exe, 0o755);
   const { inject } = require('postject');
   // postject reports progress with console.log, and its ELF library warns about note sections
@@ -131,25 +168,35 @@ try {
   const chatter = [];
   console.log = console.warn = (...parts) => void chatter.push(parts.join(' '));
   try {
-    await inject(exe, 'NODE_SEA_BLOB', await readFile(blob), { sentinelFuse: SEA_FUSE });
+    await inject(exe, 'NODE_SEA_BLOB', await readFile(blob), {
+      sentinelFuse: SEA_FUSE,
+      ...(macos ? { machoSegmentName: 'NODE_SEA' } : {}),
+    });
   } catch (error) {
     process.stderr.write(chatter.map((line) => `postject: ${line}\n`).join(''));
     throw error;
   } finally {
     Object.assign(console, { log, warn });
   }
+}
 
-  // Smoke checks before the file takes its place: the fast path, the bundle, and the cache.
+/** Smoke checks of a built executable: the fast path, the bundle, the cache, a lazy file. */
+export function checkExecutable(exe, { codeCache = true, work = dirname(exe) } = {}) {
+  const pkg = JSON.parse(require('node:fs').readFileSync(join(root, 'package.json'), 'utf8'));
   const env = { PATH: process.env.PATH ?? '', NO_COLOR: '1' };
-  const version = quietly(exe, ['--version'], { env }).trim();
+  const version = quietly(exe, ['--version'], { env, cwd: work }).trim();
   if (version !== pkg.version) throw new Error(`the executable printed ${JSON.stringify(version)} for --version, not ${pkg.version}`);
   const help = spawnSync(exe, ['--help'], { cwd: work, env: { ...env, NODE_DEBUG: 'rfs-sea' }, encoding: 'utf8' });
   if (help.status !== 0 || !help.stdout.startsWith('Usage: rfs ')) {
     throw new Error(`the executable's --help failed (${help.status ?? help.signal}): ${help.stdout.slice(0, 200)}${help.stderr}`);
   }
-  const expected = flags['no-code-cache'] ? 'absent' : 'accepted';
-  if (!help.stderr.includes(`code cache ${expected}`)) throw new Error(`the code cache is not ${expected}: ${help.stderr.trim()}`);
-  const completion = quietly(exe, ['completion', 'bash'], { env });
+  // The overview comes from an asset; a command's help from the bundle, with its cache.
+  const commandHelp = spawnSync(exe, ['recordings', '--help'], { cwd: work, env: { ...env, NODE_DEBUG: 'rfs-sea' }, encoding: 'utf8' });
+  const expected = codeCache ? 'accepted' : 'absent';
+  if (commandHelp.status !== 0 || !commandHelp.stderr.includes(`code cache ${expected}`)) {
+    throw new Error(`the code cache is not ${expected}: ${commandHelp.stderr.trim()}`);
+  }
+  const completion = quietly(exe, ['completion', 'bash'], { env, cwd: work });
   if (!completion.includes('complete -F')) throw new Error('the executable printed no bash completion');
   // --jq's engine is an asset of its own: a program that does not compile proves it loads.
   const jqRun = spawnSync(exe, ['recordings', 'list', '--jq', 'foo('], {
@@ -165,23 +212,83 @@ try {
   if (jqRun.status !== 2 || !jqRun.stderr.includes('--jq does not compile')) {
     throw new Error(`the executable's --jq engine did not load (${jqRun.status ?? jqRun.signal}): ${jqRun.stderr}`);
   }
+}
 
-  // Move into place atomically: nobody sees a half-written executable. dist/ may be rebuilt by
-  // scripts/build.mjs at any time, so only this one file is touched there.
-  await mkdir(dirname(out), { recursive: true });
-  const partial = `${out}.partial-${process.pid}`;
-  await copyFile(exe, partial);
-  await chmod(partial, 0o755);
-  await rename(partial, out);
+/**
+ * Builds the executable of `target` (this machine's by default) at `out` (default
+ * dist/rfs-linux-x64), from `targetNode`, the target's Node of this Node's version. With
+ * ifSupported, a Node or platform that cannot build it only says so.
+ */
+export async function packageExecutable({
+  out = join(root, 'dist', 'rfs-linux-x64'),
+  codeCache: wantCodeCache = true,
+  minify = true,
+  keep = false,
+  ifSupported = false,
+  target = HOST,
+  targetNode = process.execPath,
+} = {}) {
+  if (!TARGETS.includes(target)) throw new Error(`scripts/package.mjs: --target is one of ${TARGETS.join(', ')}, not ${target}`);
+  const native = target === HOST;
+  // A code cache is read only on the platform that made it (Other platforms).
+  const codeCache = wantCodeCache && native;
+  const unsupported = unsupportedReason();
+  if (unsupported) {
+    if (!ifSupported) throw new Error(`scripts/package.mjs: ${unsupported}`);
+    process.stdout.write(`scripts/package.mjs: no single executable built (${unsupported})\n`);
+    return;
+  }
+  const destination = resolve(out);
+  const work = await mkdtemp(join(tmpdir(), 'rfs-package-'));
+  const started = Date.now();
+  try {
+    const { blob, app, assets } = await prepareBlob({ work, codeCache, minify });
+    const exe = join(work, target.startsWith('win-') ? 'rfs.exe' : 'rfs');
+    await injectBlob(blob, resolve(targetNode), exe, { target });
+    // Smoke checks before the file takes its place (another platform's: scripts/release-check.mjs).
+    if (native) checkExecutable(exe, { codeCache, work });
 
-  const { size } = await stat(out);
-  const kib = (bytes) => `${Math.round(bytes / 1024)} KiB`;
-  const cacheSize = assets[CACHE_ASSET] === undefined ? 'no code cache' : `code cache ${kib((await stat(assets[CACHE_ASSET])).size)}`;
-  process.stdout.write(
-    `${out}: ${(size / 1024 / 1024).toFixed(1)} MiB (Node ${process.version}; bundle ${kib(app.length)}` +
-      `${flags['no-minify'] ? ', not minified' : ', minified'}; ${cacheSize}) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
-  );
-  if (flags.keep) process.stdout.write(`work folder kept: ${work}\n`);
-} finally {
-  if (!flags.keep) await rm(work, { recursive: true, force: true });
+    // Move into place atomically: nobody sees a half-written executable. dist/ may be rebuilt by
+    // scripts/build.mjs at any time, so only this one file is touched there.
+    await mkdir(dirname(destination), { recursive: true });
+    const partial = `${destination}.partial-${process.pid}`;
+    await copyFile(exe, partial);
+    await chmod(partial, 0o755);
+    await rename(partial, destination);
+
+    const { size } = await stat(destination);
+    const kib = (bytes) => `${Math.round(bytes / 1024)} KiB`;
+    const cacheSize = assets[CACHE_ASSET] === undefined ? 'no code cache' : `code cache ${kib((await stat(assets[CACHE_ASSET])).size)}`;
+    process.stdout.write(
+      `${destination}: ${(size / 1024 / 1024).toFixed(1)} MiB (${target}, Node ${process.version}; bundle ${kib(app.length)}` +
+        `${minify ? ', minified' : ', not minified'}; ${cacheSize}) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+    );
+    if (keep) process.stdout.write(`work folder kept: ${work}\n`);
+  } finally {
+    if (!keep) await rm(work, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { values: flags } = parseArgs({
+    options: {
+      out: { type: 'string' },
+      'no-code-cache': { type: 'boolean', default: false },
+      'no-minify': { type: 'boolean', default: false },
+      keep: { type: 'boolean', default: false },
+      // On a machine that cannot build it, say so and succeed (its test is skipped there).
+      'if-supported': { type: 'boolean', default: false },
+      target: { type: 'string', default: HOST },
+      'target-node': { type: 'string', default: process.execPath },
+    },
+  });
+  await packageExecutable({
+    ...(flags.out === undefined ? {} : { out: flags.out }),
+    codeCache: !flags['no-code-cache'],
+    minify: !flags['no-minify'],
+    keep: flags.keep,
+    ifSupported: flags['if-supported'],
+    target: flags.target,
+    targetNode: flags['target-node'],
+  });
 }

@@ -8,13 +8,9 @@ const { spawn } = require('node:child_process');
 const { readFileSync, writeFileSync } = require('node:fs');
 const { dirname } = require('node:path');
 const { createInterface } = require('node:readline');
-const { setFlagsFromString } = require('node:v8');
 const { Script } = require('node:vm');
 
 const [source, cache, runsJson, configDir] = process.argv.slice(2);
-// The loaders (bin/rfs.js, src/sea/entry.ts) set this before they compile (undici's wasm parser
-// kept to V8's baseline compiler), and V8 takes a cache only under the flags it was made with.
-setFlagsFromString('--liftoff-only');
 const script = new Script(readFileSync(source, 'latin1'), { filename: 'rfs.js' });
 const app = script.runInThisContext();
 const runApp = (args) => {

@@ -1,8 +1,7 @@
 // The one HTTP client (style.md, One HTTP client): base URL, auth header, user agent, timeouts,
 // retries, pacing, problem-details errors and the -v lines live here once. As in Octokit, one
 // attempt (`send`) is a plain exchange, and the retry/pacing loop (`request`) wraps it.
-import { LeanPool as Pool } from './undici-pool.js';
-import type { Dispatcher } from 'undici';
+import type { Readable } from 'node:stream';
 import { channel } from 'node:diagnostics_channel';
 import { type Clock, systemClock } from '../core/clock.js';
 import { ApiError, CancelError, ContractError, NetworkError } from '../core/errors.js';
@@ -14,6 +13,7 @@ import { firstHeader, problemFromResponse } from './problem.js';
 import { classifyNetworkError, formatSeconds, MAX_RETRY_AFTER_MS, planRetry, SendLog } from './retry.js';
 import type { AttemptFailure, RetryPlan } from './retry.js';
 import { isIdempotent } from './idempotency.js';
+import { openTransport } from './transport.js';
 import type { ApiClient, ApiResponse, Method, RawRequest, RawResponse, RequestOptions } from './types.js';
 import { describeWait, formatAttemptLine, redactSecrets } from './verbose.js';
 
@@ -42,7 +42,7 @@ export interface ClientOptions extends Partial<Clock> {
 }
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
-/** Node's and undici's default, made explicit so the error for a larger head can say it. */
+/** Node's default, made explicit so the error for a larger head can say it. */
 const MAX_HEADER_BYTES = 16 * 1024;
 /** An error body only feeds the error line; a larger one is dropped rather than refused. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
@@ -114,14 +114,9 @@ export function createApiClient(options: ClientOptions): ApiClient {
   const attempts = maxRetries + 1;
   const bucket = options.ratePerMinute > 0 ? new TokenBucket(options.ratePerMinute) : undefined;
   const sendLog = new SendLog();
-  // undici's own header and body timers are off (0): one per-attempt timer below covers the
-  // whole exchange, including a body that never ends.
-  const pool = new Pool(root.origin, {
-    connectTimeout: Math.ceil(timeoutMs),
-    headersTimeout: 0,
-    bodyTimeout: 0,
-    maxHeaderSize: MAX_HEADER_BYTES,
-  });
+  // One per-attempt timer in send() covers the whole exchange: connecting, the head, and a body
+  // that never ends.
+  const transport = openTransport(root, { maxHeaderBytes: MAX_HEADER_BYTES });
   let closed = false;
 
   const redact = (text: string): string => redactSecrets(text, apiKey);
@@ -152,8 +147,8 @@ export function createApiClient(options: ClientOptions): ApiClient {
     const forward = (): void => attempt.abort(signal?.reason);
     signal?.addEventListener('abort', forward, { once: true });
     try {
-      const res = await pool.request({ path: target, method, headers, body: body ?? null, signal: attempt.signal });
-      const status = res.statusCode;
+      const res = await transport.request({ path: target, method, headers, body, signal: attempt.signal });
+      const status = res.status;
       const ok = status >= 200 && status < 300;
       const bytes = await readCapped(
         res.body,
@@ -177,23 +172,20 @@ export function createApiClient(options: ClientOptions): ApiClient {
         ? { code: 'TIMEOUT', description: `timed out after ${formatSeconds(timeoutMs)}`, retryable: true }
         : classifyNetworkError(error);
       if (network === undefined) {
-        // Bytes that are not HTTP at all (undici's parser errors), or more header bytes than
-        // are read: the answer broke the contract, and repeating the request will not change
+        // More header bytes than are read, or bytes that are not HTTP at all (Node's parser
+        // errors): the answer broke the contract, and repeating the request will not change
         // what is listening there.
         const code = (error as { code?: unknown } | null)?.code;
-        // This undici leaves `code` undefined on most parser errors: recognise them by name too
-        // (by name, not instanceof, so that this needs nothing more from undici than Pool).
-        const name = (error as { name?: unknown } | null)?.name;
-        if (name === 'HTTPParserError' || (typeof code === 'string' && code.startsWith('HPE_'))) {
-          throw new ContractError(`the server's answer is not valid HTTP${typeof code === 'string' ? ` (${code})` : ''}`, {
+        if (code === 'HPE_HEADER_OVERFLOW') {
+          throw new ContractError(`the server's answer has more header bytes than rfs reads (${formatBytes(MAX_HEADER_BYTES)})`, {
             cause: error,
-            hint: 'check --base-url: it should point at the Recording Filing Service',
             apiKey,
           });
         }
-        if (code === 'UND_ERR_HEADERS_OVERFLOW') {
-          throw new ContractError(`the server's answer has more header bytes than rfs reads (${formatBytes(MAX_HEADER_BYTES)})`, {
+        if (typeof code === 'string' && code.startsWith('HPE_')) {
+          throw new ContractError(`the server's answer is not valid HTTP (${code})`, {
             cause: error,
+            hint: 'check --base-url: it should point at the Recording Filing Service',
             apiKey,
           });
         }
@@ -353,7 +345,7 @@ export function createApiClient(options: ClientOptions): ApiClient {
     async close() {
       if (closed) return;
       closed = true;
-      await pool.close();
+      await transport.close();
     },
   };
 }
@@ -411,11 +403,7 @@ function decodeBody<T>(schema: RequestOptions<T>['schema'], body: Buffer, onJson
 }
 
 /** The body's bytes, or undefined (and the rest left unread) when it is larger than `cap`. */
-async function readCapped(
-  body: Dispatcher.ResponseData['body'],
-  declaredLength: string | string[] | undefined,
-  cap: number,
-): Promise<Buffer | undefined> {
+async function readCapped(body: Readable, declaredLength: string | string[] | undefined, cap: number): Promise<Buffer | undefined> {
   const declared = Number(firstHeader(declaredLength));
   if (Number.isFinite(declared) && declared > cap) {
     body.destroy();

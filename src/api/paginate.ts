@@ -2,7 +2,7 @@
 // (a table lays each one out for the terminal's width of that moment, cli.md), and memory does
 // not grow with the number of items. Those who want items iterate the same listing item by item.
 import type { core, infer as Infer } from 'zod/mini';
-import { ApiError, CancelError, RfsError } from '../core/errors.js';
+import { ApiError, CancelError, ContractError, RfsError } from '../core/errors.js';
 import type { ApiClient } from './types.js';
 
 export interface Page<T> {
@@ -88,7 +88,12 @@ async function* pagesOf<T>(client: ApiClient, o: PaginateOptions<T>): AsyncGener
   if (o.signal?.aborted) throw withResume(new CancelError('interrupted'), o.cursor);
   const wanted = (through: number): boolean => o.maxItems === undefined || through < o.maxItems;
   const queue: Slot<T>[] = [];
+  // Every cursor this listing has asked for: a server that hands one back again (hasMore true,
+  // the same nextCursor) would be followed forever (issue 23, item 11).
+  const requested = new Set<string>();
+  let pageNo = 0;
   const start = (cursor: string | undefined, before: number): void => {
+    if (cursor !== undefined) requested.add(cursor);
     const slot: Slot<T> = { cursor, before, controller: new AbortController(), request: Promise.resolve({ items: [], nextCursor: null }) };
     const peek = o.all
       ? (p: PagePeek): void => {
@@ -105,6 +110,8 @@ async function* pagesOf<T>(client: ApiClient, o: PaginateOptions<T>): AsyncGener
   const startAfter = (slot: Slot<T>): void => {
     const p = slot.peeked;
     if (p === undefined || p.cursor === null || queue.length >= AHEAD || queue[queue.length - 1] !== slot) return;
+    // A repeated cursor is not asked for ahead: the checked answer says it is an error.
+    if (requested.has(p.cursor)) return;
     if (wanted(slot.before + p.count)) start(p.cursor, slot.before + p.count);
   };
   // One listener for Ctrl-C, however many pages are requested.
@@ -125,10 +132,13 @@ async function* pagesOf<T>(client: ApiClient, o: PaginateOptions<T>): AsyncGener
         throw withResume(error, slot.cursor);
       }
       queue.shift();
+      pageNo += 1;
       const next = page.nextCursor;
       const through = slot.before + page.items.length;
       const follow = o.all && next !== null && wanted(through);
-      if (follow) {
+      // Its items are new and printed; the cursor it gives is one already followed.
+      const repeated = follow && queue[0]?.cursor !== next && requested.has(next);
+      if (follow && !repeated) {
         const ahead = queue[0];
         if (ahead === undefined) start(next, through);
         else if (ahead.cursor === next) startAfter(ahead);
@@ -146,6 +156,11 @@ async function* pagesOf<T>(client: ApiClient, o: PaginateOptions<T>): AsyncGener
       if (shown.length > 0) yield shown;
       // Cut short by --max-items: the rest of this page is not printed, and no cursor offered.
       if (shown.length < page.items.length) return;
+      if (repeated) {
+        throw new ContractError(
+          `the server's answer repeats a cursor: page ${pageNo} says there is more, with the cursor of a page already asked for, so the listing would never end`,
+        );
+      }
       if (next === null) return;
       if (!follow) {
         o.onMore?.(next);

@@ -1,6 +1,7 @@
 // Retry policy of the one HTTP client (cli.md, Retries and pacing): which failures are retried
 // and how long to wait before each retry. Pure functions of their inputs; time and randomness
 // are passed in, so tests can assert the waits chosen.
+import { CLOSED_BY_SERVER } from './transport.js';
 
 /** 429 and the transient 5xx; every other status (400, 401, 403, 404, 409, 415, …) is final. */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504]);
@@ -146,14 +147,11 @@ const CONNECTION_FAILURES: Record<string, string> = {
   ENETUNREACH: 'network unreachable',
   ENETDOWN: 'network down',
   EHOSTDOWN: 'host down',
-  UND_ERR_SOCKET: 'connection closed by the server',
-  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
-  UND_ERR_HEADERS_TIMEOUT: 'timed out waiting for the answer',
-  UND_ERR_BODY_TIMEOUT: 'timed out reading the answer',
+  [CLOSED_BY_SERVER]: 'connection closed by the server',
 };
 
 /**
- * Classifies an error thrown by undici. Undefined means "not a network failure" (a bug, such
+ * Classifies an error of the transport (transport.ts). Undefined means "not a network failure" (a bug, such
  * as an invalid header value), which the client lets through unchanged.
  */
 export function classifyNetworkError(error: unknown): NetworkFailure | undefined {

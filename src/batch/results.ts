@@ -41,54 +41,79 @@ export function errorText(error: ItemError | undefined): string {
   return `${head}: ${error.title}${request}`;
 }
 
+/** A label cell of the result table: its header, and the width it is padded to at least. */
+export interface LabelColumn {
+  header: string;
+  /**
+   * Rows are written one at a time, as items finish, so a row cannot wait for a later, longer
+   * id: cells are padded to this (the service's id length), and ids of that length line up.
+   */
+  minWidth?: number;
+}
+
+interface TableRow {
+  ok: boolean;
+  cells: string[];
+  detail: string;
+}
+
 export class ResultWriter {
   ok = 0;
   failed = 0;
   /** Set when stdout went away: the batch goes on (nothing is lost), results are no longer printed. */
   outputClosedAt: number | undefined;
-  /** Cells seen so far: columns keep the widest, so that rows written one by one line up. */
-  private widths: number[] = [];
-  private headerDone = false;
-  private paint: Promise<(ok: boolean, text: string) => string> | undefined;
+  private table: Promise<(row: TableRow) => string> | undefined;
+  private readonly labels: readonly LabelColumn[];
   constructor(
     private readonly ctx: Session,
     /** How a row reads on a terminal: the item's cells and a description of success. */
     private readonly row: (result: ItemResult) => ResultRow,
-    /** Headers of the label cells, for a header line over the table. */
-    private readonly headers?: readonly string[],
-  ) {}
+    /** The label cells' columns, under a header line (default: one ID column). */
+    labels?: readonly (string | LabelColumn)[],
+  ) {
+    this.labels = (labels ?? ['ID']).map((l) => (typeof l === 'string' ? { header: l } : l));
+  }
 
-  /** ok in green, FAILED in red, when stdout has colour; chalk loads only then. */
-  private colour(): Promise<(ok: boolean, text: string) => string> {
-    this.paint ??= this.ctx.globals.color
-      ? import('chalk').then(({ Chalk }) => {
-          const chalk = new Chalk({ level: 1 });
-          return (ok: boolean, text: string) => (ok ? chalk.green(text) : chalk.red(text));
-        })
-      : Promise.resolve((_ok: boolean, text: string) => text);
-    return this.paint;
+  /**
+   * The one table layout (output/table.ts) for rows written one at a time: RESULT, the labels,
+   * then DETAIL, which wraps at words under itself at the terminal's width of the moment; ok in
+   * green and FAILED in red when stdout has colour. Loaded only for table output.
+   */
+  private tableOf(): Promise<(row: TableRow) => string> {
+    this.table ??= (async () => {
+      const [{ TableStream, tableWidth, pad }, { words, wrapWords }] = await Promise.all([
+        import('../output/table.js'),
+        import('../output/wrap.js'),
+      ]);
+      const paint = this.ctx.globals.color
+        ? await import('chalk').then(({ Chalk }) => {
+            const chalk = new Chalk({ level: 1 });
+            return (ok: boolean, text: string) => (ok ? chalk.green(text) : chalk.red(text));
+          })
+        : (_ok: boolean, text: string) => text;
+      const stream = new TableStream<TableRow>(
+        [
+          { header: 'RESULT', value: (r) => pad(r.ok ? 'ok' : 'FAILED', 6), style: (cell, r) => paint(r.ok, cell) },
+          ...this.labels.map((l, i) => ({ header: l.header, value: (r: TableRow) => pad(r.cells[i] ?? '', l.minWidth ?? 0) })),
+          { header: 'DETAIL', value: (r) => r.detail, flex: true, minWidth: 24 },
+        ],
+        {
+          color: false,
+          width: () => tableWidth(this.ctx.io),
+          wrapLast: (text, width) => wrapWords(words(text), width, ''),
+        },
+      );
+      return (row) => stream.page([row]);
+    })();
+    return this.table;
   }
 
   /** One aligned table row (a header line before the first), as it is written. */
   private async tableLine(result: ItemResult): Promise<string> {
-    const { displayWidth, pad } = await import('../output/table.js');
     const { label, done } = this.row(result);
     const cells = (Array.isArray(label) ? label : [label]).map((c) => sanitize(c));
     const detail = sanitize(result.ok ? done : errorText(result.error));
-    const heads = this.headers ? ['RESULT', ...this.headers, 'DETAIL'] : undefined;
-    const all = ['ok', ...cells];
-    all.forEach((cell, i) => {
-      this.widths[i] = Math.max(this.widths[i] ?? 0, displayWidth(cell), displayWidth(heads?.[i] ?? ''), i === 0 ? 6 : 0);
-    });
-    const paint = await this.colour();
-    const line = (first: string, rest: string[], last: string): string =>
-      [first, ...rest.map((c, i) => pad(c, this.widths[i + 1] ?? 0)), last].join('  ').trimEnd();
-    const mark = result.ok ? 'ok' : 'FAILED';
-    let text = `${line(paint(result.ok, mark) + ' '.repeat((this.widths[0] ?? 6) - mark.length), cells, detail)}\n`;
-    if (heads && !this.headerDone)
-      text = `${line(pad(heads[0] ?? '', this.widths[0] ?? 0), heads.slice(1, -1), heads.at(-1) ?? '')}\n${text}`;
-    this.headerDone = true;
-    return text;
+    return (await this.tableOf())({ ok: result.ok, cells, detail });
   }
 
   async write(result: ItemResult): Promise<void> {

@@ -62,7 +62,7 @@ export function resolveGlobals(
   onProblem: (message: string) => void = () => undefined,
 ): GlobalOptions {
   // The service root is the connection's (config/connection.ts), resolved only by commands that connect.
-  const { values, problems } = resolveSettingValues(
+  const { values, sources, problems } = resolveSettingValues(
     ['output', 'rate', 'timeout', 'max-retries', 'provider'],
     { flags, env: io.env, stdoutIsTTY: io.stdoutIsTTY },
     profile,
@@ -76,10 +76,12 @@ export function resolveGlobals(
     profile: flags.profile,
     baseUrl: flags.baseUrl,
     output: values.output,
+    outputFlagged: sources.output === 'flag',
     color: colorEnabled(io, flags.color === false ? false : undefined, 'stdout'),
     quiet: flags.quiet === true,
     verbose: flags.verbose === true || isTruthy(io.env.RFS_DEBUG),
     timeoutSeconds: values.timeout,
+    timeoutGiven: sources.timeout !== 'default',
     maxRetries: values['max-retries'],
     rate: values.rate,
     yes: flags.yes === true,

@@ -10,12 +10,15 @@ import type { ProfileSettings } from '../config/settings.js';
 import { CancelError, EXIT, UsageError, exitCodeFor } from '../core/errors.js';
 import { type IO, colorEnabled } from '../core/io.js';
 import { KnownSecrets } from '../core/redact.js';
+import { finishRedacting, RedactingStream, StdoutSecrets } from '../core/redact-stream.js';
 import { HELP_TOPICS } from '../commands/topics.js';
 import { givenGlobals, refuseGlobals, resolveGlobals } from './globals.js';
 import { helpArgv } from './help.js';
 import { buildProgram, type Dispatch } from './program.js';
 import { reportError } from './report.js';
+import { asksVerboseVersion, verboseVersion } from './version.js';
 import type { JqOutput } from '../output/jq-output.js';
+import { asksJsonLog, createJsonLog, errorObject, errorSentence, speakJson } from '../output/json-log.js';
 
 export interface RunOptions {
   /** Aborted on Ctrl-C by the process entry point; tests abort it themselves. */
@@ -39,17 +42,35 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
     io.stdout.write(topic);
     return EXIT.OK;
   }
+  if (asksVerboseVersion(argv)) {
+    io.stdout.write(verboseVersion());
+    return EXIT.OK;
+  }
 
   const signal = options.signal ?? new AbortController().signal;
   const clock = options.clock ?? systemClock;
   // The key of every connection this run opens, so that every writer removes it whatever its
   // shape: the Ui (warnings, notices, spinners, verbose lines), result lines and the report.
   const secrets = new KnownSecrets();
+  // stdout's own writer: results carry what the server sent (titles, ids, metadata, echoed
+  // headers), and the key or a webhook secret of this run must not come out whole there either.
+  const stdoutSecrets = new StdoutSecrets();
+  const knowSecret = (secret: string): void => {
+    secrets.addSecret(secret);
+    stdoutSecrets.addSecret(secret);
+  };
+  // RFS_WEBHOOK_SECRET is a secret this run knows whether or not the command reads it.
+  if (io.env.RFS_WEBHOOK_SECRET) knowSecret(io.env.RFS_WEBHOOK_SECRET);
+  const stdout = new RedactingStream(io.stdout, stdoutSecrets);
+  const redactedIo: IO = { ...io, stdout, redactText: (text) => stdoutSecrets.redact(text, true).out };
   let exitCode: number = EXIT.OK;
   let failure: { error: unknown; globals: GlobalOptions | undefined; name: string } | undefined;
 
   // The config file, read at most once in this run, and only by a command that needs it.
   const configCache: ConfigCache = new Map();
+  // `--log-format json` (cli.md, sync): every stderr line of the run is a JSON event, usage
+  // errors and warnings before the command starts included.
+  const jsonLog = asksJsonLog(argv) ? createJsonLog((line) => io.stderr.write(line), secrets.redact, clock) : undefined;
 
   const dispatch: Dispatch = async (name, execute, needs = {}) => {
     let globals: GlobalOptions | undefined;
@@ -78,9 +99,11 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
         stderrColor: colorEnabled(io, flags.color === false ? false : undefined, 'stderr'),
         redact: secrets.redact,
       });
+      if (jsonLog) speakJson(u, jsonLog);
       for (const problem of problems) u.warn(problem);
       const connect = (connection: Connection, how: ConnectOptions = {}): Promise<ApiClient> => {
         secrets.add(connection.apiKey);
+        stdoutSecrets.addKey(connection.apiKey);
         const made = makeClient(connection, how.check ? checkOptions(g) : g, u, io, clock, signal);
         clients.push(made);
         return made;
@@ -98,16 +121,17 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
       // loaded only here, never on a run without the flag.
       if (g.jq !== undefined) {
         const { openJqOutput } = await import('../output/jq-output.js');
-        jq = await openJqOutput(io, g.jq, name, (text) => u.warn(text));
+        jq = await openJqOutput(redactedIo, g.jq, name, (text) => u.warn(text));
       }
       const ctx: Context = {
-        io: jq?.io ?? io,
+        io: jq?.io ?? redactedIo,
         // The program reads JSON whatever -o says: one value per line.
         globals: jq ? { ...g, output: 'ndjson' } : g,
         ui: u,
         signal,
         clock,
         connect,
+        knowSecret,
         configCache,
         connection: resolveOnce,
         api: () => {
@@ -132,23 +156,42 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
     }
   };
 
-  const program = buildProgram(dispatch, { writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });
+  // With JSON logs commander's messages are held, then written as one error event.
+  let commanderText = '';
+  const writeErr = (text: string): void => {
+    if (jsonLog) commanderText += text;
+    else io.stderr.write(text);
+  };
+  const program = buildProgram(dispatch, { writeOut: (text) => io.stdout.write(text), writeErr });
   try {
     // `rfs help recordings list` is `rfs recordings list --help`; commander's own help command
     // reads one word only.
     const args = argv[0] === 'help' && argv.length > 1 ? helpArgv(program, argv.slice(1), Object.keys(HELP_TOPICS)) : argv;
     await program.parseAsync(args, { from: 'user' });
   } catch (error) {
-    if (error instanceof CommanderError) return commanderExit(error);
+    if (error instanceof CommanderError) {
+      await finishRedacting(stdout);
+      const code = commanderExit(error);
+      const text = commanderText.trim();
+      if (jsonLog && text !== '') {
+        const message = text.replace(/^error: /, '');
+        jsonLog.emit('error', 'error', `error: ${message}`, { error: { message, code: 'USAGE' }, exitCode: code });
+      }
+      return code;
+    }
     failure = { error, globals: undefined, name: '' };
   }
+  // What stdout held back (a tail that could have begun a secret) is written before the report.
+  await finishRedacting(stdout);
   if (failure && isClosedOutput(failure.error)) {
     // The reader of stdout went away (`| head`): what it wanted, it got.
     return EXIT.OK;
   }
   if (failure) {
-    reportError(io, failure.error, { globals: failure.globals, name: failure.name, redact: secrets.redact });
-    return exitCodeFor(failure.error);
+    const code = exitCodeFor(failure.error);
+    if (jsonLog) jsonLog.emit('error', 'error', errorSentence(failure.error), { error: errorObject(failure.error), exitCode: code });
+    else reportError(io, failure.error, { globals: failure.globals, name: failure.name, redact: secrets.redact });
+    return code;
   }
   return exitCode;
 }
@@ -179,7 +222,9 @@ function asCancel(error: unknown): unknown {
 const CHECK_TIMEOUT_SECONDS = 10;
 
 function checkOptions(g: GlobalOptions): GlobalOptions {
-  return { ...g, maxRetries: 0, timeoutSeconds: Math.min(g.timeoutSeconds, CHECK_TIMEOUT_SECONDS) };
+  // A timeout the user chose is honoured (the advice of a timeout is "raise --timeout"); the
+  // default is lowered to the checks' 10 s (issue 26).
+  return { ...g, maxRetries: 0, timeoutSeconds: g.timeoutGiven ? g.timeoutSeconds : Math.min(g.timeoutSeconds, CHECK_TIMEOUT_SECONDS) };
 }
 
 async function makeClient(connection: Connection, g: GlobalOptions, ui: Ui, io: IO, clock: Clock, signal: AbortSignal): Promise<ApiClient> {

@@ -1,5 +1,5 @@
 // What every command receives: the session, and lazy access to the API client, so that `--help`
-// and local-only commands never read config or load undici.
+// and local-only commands never read config or open a connection.
 import type { ApiClient } from '../api/types.js';
 import type { ConfigCache } from '../config/profiles.js';
 import type { Connection, Session } from '../core/context.js';
@@ -16,6 +16,8 @@ export interface Context extends Session {
   configCache: ConfigCache;
   /** A client for an explicit connection (auth login checks a key before saving it). */
   connect: (connection: Connection, options?: ConnectOptions) => Promise<ApiClient>;
+  /** A webhook secret this run read: from now on it is redacted on stdout and stderr like the key. */
+  knowSecret: (secret: string) => void;
 }
 
 export interface ConnectOptions {

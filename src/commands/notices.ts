@@ -2,8 +2,16 @@
 import type { Context } from './context.js';
 import { sanitize } from '../core/sanitize.js';
 
-/** cli.md: a list with more pages than were printed says how to get the next one. */
-export function moreNotice(ctx: Context, cursor: string): void {
+/**
+ * cli.md: a list with more pages than were printed says how to get the next one. After `--all`
+ * (stopped by --max-items) the way on is the cursor alone: --all was given (issue 26).
+ */
+export function moreNotice(ctx: Context, cursor: string, o: { all?: boolean; maxItems?: number | undefined } = {}): void {
+  if (o.all === true) {
+    const why = o.maxItems === undefined ? '' : ` (stopped at --max-items ${o.maxItems})`;
+    ctx.ui.notice(`more results${why}: add --cursor ${sanitize(cursor)} to go on from there`);
+    return;
+  }
   ctx.ui.notice(`more results: add --cursor ${sanitize(cursor)} for the next page, or --all for every page`);
 }
 

@@ -165,9 +165,33 @@ function parseConfigText(text: string): Record<string, unknown> {
 }
 
 function readError(file: string, error: unknown): UsageError {
+  if (error instanceof UsageError) return error;
   if (error instanceof DamagedFile) return damaged(file, error.message);
   if ((error as NodeJS.ErrnoException | undefined)?.code) return fsFailure('file', file, error);
   return damaged(file, 'it could not be read');
+}
+
+/** A config file is a few profiles: more than this is not one (and is never read whole). */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/**
+ * The config file's text. Opened without waiting (a FIFO would otherwise hang every command
+ * until something writes to it), then refused unless it is a regular file of a sane size.
+ */
+function readConfigFile(file: string): string {
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) {
+      throw new UsageError(`the config file ${file} is not a regular file (a FIFO, a device or a folder): rfs does not read it`, {
+        hint: `remove it, or set RFS_CONFIG_DIR to a folder of your own`,
+      });
+    }
+    if (stat.size > MAX_CONFIG_BYTES) throw new DamagedFile(`it is larger than ${MAX_CONFIG_BYTES} bytes`);
+    return fs.readFileSync(fd, 'utf8');
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 export function openProfiles(env: NodeJS.ProcessEnv, options: OpenOptions = {}): ProfileStore {
@@ -183,7 +207,7 @@ export function openProfiles(env: NodeJS.ProcessEnv, options: OpenOptions = {}):
   const read = (): StoredConfig => {
     let raw: Record<string, unknown>;
     try {
-      raw = parseConfigText(fs.readFileSync(file, 'utf8'));
+      raw = parseConfigText(readConfigFile(file));
     } catch (error) {
       // No file yet: no profiles, and nothing to check.
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };

@@ -265,21 +265,23 @@ export type SettingValue<K extends SettingKey> =
 
 /**
  * `keys` resolved by the one rule, each under its own name and with its own type (`rate` a
- * number, `output` a format), and the problems of the profile's values that were passed over.
+ * number, `output` a format), where each came from, and the problems of the profile's values that were passed over.
  */
 export function resolveSettingValues<K extends SettingKey>(
   keys: readonly K[],
   run: { flags: SettingFlags; env: NodeJS.ProcessEnv; stdoutIsTTY: boolean },
   profile: ProfileSettings,
-): { values: { [P in K]: SettingValue<P> }; problems: string[] } {
+): { values: { [P in K]: SettingValue<P> }; sources: { [P in K]: SettingSource }; problems: string[] } {
   const values: Partial<Record<SettingKey, unknown>> = {};
+  const sources: Partial<Record<SettingKey, SettingSource>> = {};
   const problems: string[] = [];
   for (const resolved of resolveSettings(keys, run, profile)) {
     values[resolved.key] = resolved.value;
+    sources[resolved.key] = resolved.source;
     if (resolved.problem !== undefined) problems.push(resolved.problem);
   }
   // Each value came from its own setting's read or fallback, whose types SettingValue names.
-  return { values: values as { [P in K]: SettingValue<P> }, problems };
+  return { values: values as { [P in K]: SettingValue<P> }, sources: sources as { [P in K]: SettingSource }, problems };
 }
 
 /**

@@ -20,11 +20,15 @@ export interface GlobalOptions {
   baseUrl: string | undefined;
   /** Resolved: the flag, or table on a terminal stdout and json otherwise. */
   output: OutputFormat;
+  /** True when -o or --json was given on the command line (not the terminal default, the environment or a profile). */
+  outputFlagged?: boolean;
   /** Resolved: false for --no-color, NO_COLOR, or no terminal; true for FORCE_COLOR. */
   color: boolean;
   quiet: boolean;
   verbose: boolean;
   timeoutSeconds: number;
+  /** True when the timeout came from a flag, the environment or the profile, not the default. */
+  timeoutGiven?: boolean;
   maxRetries: number;
   /** Requests per minute for this process; 0 = unpaced. */
   rate: number;

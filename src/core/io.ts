@@ -15,6 +15,12 @@ export interface IO {
   env: NodeJS.ProcessEnv;
   /** Milliseconds since the epoch; injected so that tests control time. */
   now: () => number;
+  /**
+   * The run's known secrets taken out of one text (cli/run.ts sets it with stdout's redaction):
+   * for writers that lay text out before it reaches stdout, since a table that wraps or cuts a
+   * value would split a secret into pieces that stdout's writer could no longer recognise.
+   */
+  redactText?: (text: string) => string;
 }
 
 export function processIO(): IO {

@@ -1,6 +1,7 @@
 // A local server bound (the sandbox, the webhook receiver): one listen, one way of saying why
 // the address could not be had, and the host a client on this machine reaches it by.
 import type { AddressInfo, Server } from 'node:net';
+import { isLoopbackHost } from './loopback.js';
 
 // The address asked for is taken, not allowed or not on this machine: the user's to change.
 const ADDRESS_CODES = new Set(['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL', 'ENOTFOUND']);
@@ -44,4 +45,28 @@ export function urlHost(host: string, boundAddress?: string): string {
   if (host === '::') return '[::1]';
   const shown = host === 'localhost' && boundAddress !== undefined ? boundAddress : host;
   return shown.includes(':') && !shown.startsWith('[') ? `[${shown}]` : shown;
+}
+
+/**
+ * The URL of the address really bound, for the user: `http://0.0.0.0:8787` for every IPv4
+ * interface, never the loopback address a client on this machine would use (urlHost), which
+ * would hide that the server can be reached from the network.
+ */
+export function boundUrl(bound: AddressInfo): string {
+  const host = bound.address.includes(':') ? `[${bound.address}]` : bound.address;
+  return `http://${host}:${bound.port}`;
+}
+
+/** Whether a bound address is every interface (0.0.0.0, ::) rather than one. */
+export function isWildcardAddress(address: string): boolean {
+  return address === '0.0.0.0' || address === '::';
+}
+
+/**
+ * The warning for a server bound beyond loopback, as the sandbox gives one (`given` is the flag
+ * and value as typed, `what` what can then be reached); undefined on loopback.
+ */
+export function beyondLoopbackWarning(host: string, given: string, what: string): string | undefined {
+  if (isLoopbackHost(host)) return undefined;
+  return `${given} is not a loopback address: ${what} can be reached from the network; bind 127.0.0.1 (the default) to keep it on this machine`;
 }

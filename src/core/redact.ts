@@ -8,6 +8,12 @@
 /** api.md, Authentication: every key starts with this prefix. */
 export const API_KEY_PREFIX = 'service_pk_';
 
+/**
+ * A webhook secret shorter than this is not looked for in text: it would match ordinary words.
+ * The service's secrets (`whsec_` and 32 characters) and every API key are longer.
+ */
+export const MIN_KNOWN_SECRET_LENGTH = 8;
+
 /** `service_pk_…` plus the last 4 characters: the only form in which a key is ever shown. */
 export function redactKey(key: string): string {
   const tail = key.length > API_KEY_PREFIX.length + 4 ? key.slice(-4) : '';
@@ -51,14 +57,19 @@ export function redactSecrets(text: string, apiKey?: string): string {
 
 /** A JSON value (a problem body) with every string in it, names included, redacted. */
 export function redactValue(value: unknown, apiKey?: string): unknown {
-  if (typeof value === 'string') return redactSecrets(value, apiKey);
-  if (Array.isArray(value)) return value.map((item) => redactValue(item, apiKey));
+  return mapStrings(value, (text) => redactSecrets(text, apiKey));
+}
+
+/** A copy of a JSON value with `change` applied to every string in it, names included. */
+export function mapStrings(value: unknown, change: (text: string) => string): unknown {
+  if (typeof value === 'string') return change(value);
+  if (Array.isArray(value)) return value.map((item) => mapStrings(item, change));
   if (typeof value === 'object' && value !== null) {
     const out: Record<string, unknown> = {};
     for (const [name, item] of Object.entries(value)) {
       // Defined, not assigned: a "__proto__" field (JSON.parse makes it an own property) stays one.
-      Object.defineProperty(out, redactSecrets(name, apiKey), {
-        value: redactValue(item, apiKey),
+      Object.defineProperty(out, change(name), {
+        value: mapStrings(item, change),
         enumerable: true,
         writable: true,
         configurable: true,
@@ -76,12 +87,18 @@ export function redactValue(value: unknown, apiKey?: string): unknown {
  */
 export class KnownSecrets {
   readonly #keys = new Set<string>();
+  readonly #secrets = new Set<string>();
   add(apiKey: string): void {
     this.#keys.add(apiKey);
+  }
+  /** A webhook secret the run read: removed whole wherever it appears, whatever its shape. */
+  addSecret(secret: string): void {
+    if (secret.length >= MIN_KNOWN_SECRET_LENGTH) this.#secrets.add(secret);
   }
   /** Also a plain function (`secrets.redact`), to hand to a writer. */
   readonly redact = (text: string): string => {
     let out = text;
+    for (const secret of this.#secrets) out = out.split(secret).join(secret.startsWith('whsec_') ? 'whsec_…' : '…');
     for (const key of this.#keys) out = redactSecrets(out, key);
     return this.#keys.size === 0 ? redactSecrets(out) : out;
   };

@@ -10,8 +10,10 @@ export const DELIVERY_COLUMNS: readonly Column<Delivery>[] = [
   { header: 'ID', value: (d) => d.id },
   { header: 'STATUS', value: (d) => field(d, 'status') },
   // Ids are never cut (a cut id cannot be pasted); on a narrow terminal whole columns go.
-  { header: 'SUBSCRIPTION', value: (d) => field(d, 'subscriptionId'), dropOrder: 2 },
-  { header: 'RECORDING', value: (d) => field(d, 'recordingId'), dropOrder: 3 },
+  // SUBSCRIPTION outlives RECORDING: it is what explains a failure (which receiver, and whether
+  // the subscription was deleted), where the recording is the same payload for every receiver.
+  { header: 'SUBSCRIPTION', value: (d) => field(d, 'subscriptionId'), dropOrder: 3 },
+  { header: 'RECORDING', value: (d) => field(d, 'recordingId'), dropOrder: 2 },
   { header: 'ATTEMPTS', value: (d) => field(d, 'attempts'), align: 'right' },
   { header: 'LAST ATTEMPT', value: (d) => formatLocalTime(field(d, 'lastAttemptAt') || null), dropOrder: 1 },
   { header: 'LAST ANSWER', value: (d) => field(d, 'lastResponseStatus') || field(d, 'lastError'), flex: true },

@@ -4,6 +4,7 @@
 import type { Writable } from 'node:stream';
 import type { Paged } from '../api/paginate.js';
 import type { IO } from '../core/io.js';
+import { mapStrings } from '../core/redact.js';
 import type { OutputFormat } from '../core/context.js';
 import { safeJson } from './safe-json.js';
 // Tables (string-width, chalk) are loaded only for table output: json and ndjson never need them.
@@ -15,6 +16,8 @@ export interface ListTable<T> {
   color: boolean;
   /** A line under each row (cli.md: a recording's note text with --include content). */
   detail?: (row: T) => string | undefined;
+  /** Headers of columns whose value the filter fixes (every row says the same): left out first. */
+  fixed?: readonly string[];
   /**
    * A progress line on stderr while pages are awaited (a spinner on a terminal), taken off the
    * screen while rows are written: a slow first page of an --all never leaves a blank screen.
@@ -38,6 +41,20 @@ export type ListSource<T> = Paged<T> | AsyncIterable<T> | Iterable<T>;
 export interface JsonOptions<T> {
   /** What json/ndjson print for an item; the item itself by default (unknown fields kept). */
   toJson?: (item: T) => unknown;
+}
+
+/** How far a json or ndjson list has come, on the table's progress line (stdout may be a file). */
+function countedOn(progress: ListProgress | undefined): { item(): void; stop(): void } {
+  let count = 0;
+  return {
+    item() {
+      count += 1;
+      progress?.update(`${count} so far, fetching more…`);
+    },
+    stop() {
+      progress?.stop();
+    },
+  };
 }
 
 /** Resolves once `stream` can take more, or rejects if it fails or closes first. */
@@ -148,13 +165,16 @@ export async function writeList<T>(
   let count = 0;
   if (format === 'ndjson') {
     const batch = new Coalescer(out);
+    const progress = countedOn(table.progress);
     try {
       for await (const item of items) {
         const full = batch.push(`${safeJson(jsonOf(item, o))}\n`);
         if (full !== undefined) await full;
         count++;
+        progress.item();
       }
     } finally {
+      progress.stop();
       // What was printed before an error is still written, then the error goes on.
       await batch.flush();
     }
@@ -163,6 +183,7 @@ export async function writeList<T>(
 
   if (format === 'json') {
     const batch = new Coalescer(out);
+    const progress = countedOn(table.progress);
     let failure: { error: unknown } | undefined;
     try {
       for await (const item of items) {
@@ -171,9 +192,12 @@ export async function writeList<T>(
         const full = batch.push(`${count === 0 ? '[\n' : ',\n'}${safeJson(jsonOf(item, o))}`);
         if (full !== undefined) await full;
         count++;
+        progress.item();
       }
     } catch (error) {
       failure = { error };
+    } finally {
+      progress.stop();
     }
     try {
       if (count > 0) await batch.push('\n]\n');
@@ -190,14 +214,19 @@ export async function writeList<T>(
   // A table is written page by page as pages arrive (an --all of 20,000 rows shows its first
   // rows at once), each page laid out for the terminal's width of that moment (cli.md).
   const { TableStream, tableWidth } = await import('./table.js');
-  const stream = new TableStream(table.columns, { color: table.color, width: () => tableWidth(io), detail: table.detail });
+  const stream = new TableStream(table.columns, {
+    color: table.color,
+    width: () => tableWidth(io),
+    detail: table.detail,
+    fixed: table.fixed,
+  });
   const progress = table.progress;
   let failure: { error: unknown } | undefined;
   let pageNo = 0;
   try {
     for await (const page of pagesOf(items)) {
       // An empty list prints nothing: no lone header for a script capturing a terminal to parse.
-      const text = stream.page(page);
+      const text = stream.page(page.map((item) => laidOut(io, item)));
       await (progress ? progress.clearedFor(() => writeOut(out, text)) : writeOut(out, text));
       count += page.length;
       pageNo += 1;
@@ -250,5 +279,15 @@ export async function writeResource<T>(io: IO, format: OutputFormat, value: T, v
   if (format === 'json') return writeOut(io.stdout, `${safeJson(jsonOf(value, o), 2)}\n`);
   if (format === 'ndjson') return writeOut(io.stdout, `${safeJson(jsonOf(value, o))}\n`);
   const [{ renderKeyValue }, { tableWidth }] = await Promise.all([import('./key-value.js'), import('./table.js')]);
-  return writeOut(io.stdout, renderKeyValue(view.sections(value), { color: view.color, width: tableWidth(io) }));
+  return writeOut(io.stdout, renderKeyValue(view.sections(laidOut(io, value)), { color: view.color, width: tableWidth(io) }));
+}
+
+/**
+ * A value about to be laid out in a table, with the run's secrets already taken out: wrapped
+ * or cut, a secret would reach stdout in pieces. json and ndjson need not: stdout's writer sees
+ * their strings whole.
+ */
+function laidOut<T>(io: IO, value: T): T {
+  const redact = io.redactText;
+  return redact === undefined ? value : (mapStrings(value, redact) as T);
 }

@@ -25,12 +25,16 @@ export interface Column<T> {
    * columns is worth more than three names cut to "A…"; json output always has every field.
    */
   dropOrder?: number;
+  /** Applied to the cell once it is laid out (colour): the width is that of the plain text. */
+  style?: (cell: string, row: T) => string;
 }
 
 export interface TableOptions {
   color: boolean;
   /** Cells a line may take: the terminal's width, Infinity for whole values; 80 when 0 or less. */
   width: number;
+  /** Headers of columns whose value the command's filter fixes: left out first (see `layoutColumns`). */
+  fixed?: readonly string[];
 }
 
 const GAP = 2;
@@ -118,7 +122,7 @@ interface Layout {
  * "Meridian Health Par…" is worth less than more of the title. Only when nothing more can go
  * are the remaining flexible columns cut to their minimums.
  */
-function layoutColumns<T>(columns: readonly Column<T>[], natural: number[], width: number): Layout {
+function layoutColumns<T>(columns: readonly Column<T>[], natural: number[], width: number, fixed: readonly string[] = []): Layout {
   const minimum = (i: number): number => {
     const c = columns[i];
     const w = natural[i] ?? 0;
@@ -126,11 +130,15 @@ function layoutColumns<T>(columns: readonly Column<T>[], natural: number[], widt
     return Math.min(w, Math.max(displayWidth(sanitize(c.header)), c.minWidth ?? MIN_FLEX_WIDTH));
   };
   const sum = (ws: number[]): number => ws.reduce((a, b) => a + b, 0) + GAP * Math.max(0, ws.length - 1);
+  let kept = columns.map((_, i) => i);
+  // A column whose value the filter fixes (STATUS of a list of COMPLETED recordings) says the
+  // same on every row: when the whole table does not fit, it goes before anything is cut or
+  // any column that tells rows apart is left out (issue 26).
+  if (fixed.length > 0 && sum(natural) > width) kept = kept.filter((i) => !fixed.includes(columns[i]?.header ?? ''));
   const droppable = columns
     .map((c, i) => ({ i, order: c.dropOrder }))
-    .filter((d): d is { i: number; order: number } => d.order !== undefined)
+    .filter((d): d is { i: number; order: number } => d.order !== undefined && kept.includes(d.i))
     .sort((a, b) => a.order - b.order);
-  let kept = columns.map((_, i) => i);
   const primary = (): number[] => kept.flatMap((i, n) => (columns[i]?.flex && columns[i]?.dropOrder === undefined ? [n] : []));
   for (const d of [...droppable, undefined]) {
     const widths = kept.map((i) => natural[i] ?? 0);
@@ -161,6 +169,13 @@ export interface TableStreamOptions<T> {
   width: () => number;
   /** A line under each row (e.g. a recording's note text), indented and cut to the width. */
   detail?: (row: T) => string | undefined;
+  /** Headers of columns whose value the command's filter fixes: left out first. */
+  fixed?: readonly string[];
+  /**
+   * Long text of the last column wrapped into lines of at most `width` cells instead of cut;
+   * the lines after the first are indented to the column (a batch's DETAIL).
+   */
+  wrapLast?: (text: string, width: number) => string[];
 }
 
 /**
@@ -194,9 +209,21 @@ export class TableStream<T> {
       if (c.maxWidth !== undefined) w = Math.max(Math.min(w, c.maxWidth), displayWidth(headers[i] ?? ''));
       return Math.max(w, this.shown[i] ?? 0);
     });
-    const { kept, widths } = layoutColumns(this.columns, natural, width);
+    const { kept, widths } = layoutColumns(this.columns, natural, width, this.o.fixed);
     const head = kept.map((i, n) => truncate(headers[i] ?? '', widths[n] ?? 0));
-    const body = cells.map((line) => kept.map((i, n) => truncate(line[i] ?? '', widths[n] ?? 0)));
+    const lastShown = kept.length - 1;
+    // With wrapLast the last column's text goes on under itself rather than being cut.
+    const more: string[][] = [];
+    const body = cells.map((line, r) =>
+      kept.map((i, n) => {
+        const text = line[i] ?? '';
+        const wrap = this.o.wrapLast;
+        if (n !== lastShown || wrap === undefined || displayWidth(text) <= (widths[n] ?? 0)) return truncate(text, widths[n] ?? 0);
+        const [first = '', ...rest] = wrap(text, widths[n] ?? 0);
+        more[r] = rest;
+        return first;
+      }),
+    );
     // A column as wide as what it shows, so a short page does not pad to the widths it was allowed.
     const used = kept.map((i, n) =>
       Math.max(
@@ -204,11 +231,12 @@ export class TableStream<T> {
         body.reduce((w, line) => Math.max(w, displayWidth(line[n] ?? '')), displayWidth(head[n] ?? '')),
       ),
     );
-    const render = (line: string[], style: (text: string) => string = (t) => t): string =>
+    const render = (line: string[], style: (text: string, n: number) => string = (t) => t): string =>
       line
-        .map((cell, n) => pad(style(cell), used[n] ?? 0, this.columns[kept[n] ?? 0]?.align ?? 'left'))
+        .map((cell, n) => pad(style(cell, n), used[n] ?? 0, this.columns[kept[n] ?? 0]?.align ?? 'left'))
         .join(' '.repeat(GAP))
         .trimEnd();
+    const indent = ' '.repeat(used.slice(0, lastShown).reduce((sum, w) => sum + w + GAP, 0));
     const out: string[] = [];
     const key = kept.join(',');
     if (key !== this.keptKey) out.push(render(head, (h) => this.chalk.bold(h)));
@@ -218,7 +246,13 @@ export class TableStream<T> {
       this.shown[i] = used[n] ?? 0;
     });
     rows.forEach((row, r) => {
-      out.push(render(body[r] ?? []));
+      out.push(
+        render(body[r] ?? [], (cell, n) => {
+          const style = this.columns[kept[n] ?? 0]?.style;
+          return style ? style(cell, row) : cell;
+        }),
+      );
+      for (const line of more[r] ?? []) out.push(`${indent}${line}`.trimEnd());
       const detail = this.o.detail?.(row);
       if (detail !== undefined) {
         const text = sanitize(detail.replace(/\s+/g, ' ').trim());
@@ -233,5 +267,5 @@ export class TableStream<T> {
 export function renderTable<T>(columns: readonly Column<T>[], rows: Iterable<T>, o: TableOptions): string {
   // Laid out here rather than by a table library, so that the cells are padded with the same
   // measure that fitted them (cli-table3 measured with its own, older string-width).
-  return new TableStream(columns, { color: o.color, width: () => o.width }).page([...rows]);
+  return new TableStream(columns, { color: o.color, width: () => o.width, fixed: o.fixed }).page([...rows]);
 }

@@ -38,6 +38,7 @@ export async function createUi(io: IO, o: UiOptions): Promise<Ui> {
     io.stderr.write(`${clean(text)}\n`);
   };
 
+  const spinners = new SpinnerStack(io, err, line, (text) => clean(text, false));
   return {
     stdoutColor: o.stdoutColor,
     stderrColor: o.stderrColor,
@@ -64,31 +65,87 @@ export async function createUi(io: IO, o: UiOptions): Promise<Ui> {
           },
         };
       }
-      // ora and its dependencies load only when a spinner is really shown.
-      const { default: ora, spinners } = await import('ora');
-      const frames = spinners.dots.frames.map((f) => err.cyan(f));
-      const spin = ora({
-        text: clean(text, false),
-        stream: io.stderr,
-        // Decided above from io, not from ora's own look at the stream and CI variables.
+      return spinners.open(clean(text, false));
+    },
+  };
+}
+
+/** What the Ui needs of ora's spinner. */
+interface Animation {
+  text: string;
+  readonly isSpinning: boolean;
+  start(): unknown;
+  render(): unknown;
+  stop(): unknown;
+}
+
+/**
+ * The one spinner of a Ui (issue 26: ora warned "Multiple concurrent spinners detected" when a
+ * retry's countdown started under a list's progress line). Every `ui.spinner()` is a handle on
+ * it: the newest open handle's text is shown, and when it stops the one below shows again; the
+ * animation runs while any handle is open. ora itself clears its line around other writes to
+ * the terminal while it runs, so a notice is never glued to the spinner's line.
+ */
+class SpinnerStack {
+  private readonly open_: { text: string }[] = [];
+  private animation: Promise<Animation> | undefined;
+
+  constructor(
+    private readonly io: IO,
+    private readonly paint: Paint,
+    private readonly line: (text: string) => void,
+    private readonly clean: (text: string) => string,
+  ) {}
+
+  async open(text: string): Promise<Spinner> {
+    const entry = { text };
+    this.open_.push(entry);
+    const animation = await this.load();
+    this.show(animation);
+    let stopped = false;
+    return {
+      update: (next) => {
+        if (stopped) return;
+        entry.text = this.clean(next);
+        this.show(animation);
+      },
+      stop: (finalText) => {
+        if (stopped) return;
+        stopped = true;
+        this.open_.splice(this.open_.indexOf(entry), 1);
+        if (this.open_.length === 0) animation.stop();
+        if (finalText !== undefined) this.line(finalText);
+        this.show(animation);
+      },
+    };
+  }
+
+  private shown: { text: string } | undefined;
+
+  private show(animation: Animation): void {
+    const top = this.open_[this.open_.length - 1];
+    if (top === undefined) return;
+    animation.text = top.text;
+    // Another spinner's text is shown at once; an update of the same one (a count that moves
+    // with every item of a 100,000-item list) waits for ora's next frame.
+    if (!animation.isSpinning) animation.start();
+    else if (this.shown !== top) animation.render();
+    this.shown = top;
+  }
+
+  private load(): Promise<Animation> {
+    // ora and its dependencies load only when a spinner is really shown.
+    this.animation ??= import('ora').then(({ default: ora, spinners }) =>
+      ora({
+        stream: this.io.stderr,
+        // Decided by the Ui from io, not from ora's own look at the stream and CI variables.
         isEnabled: true,
         // ora would otherwise take over process.stdin, which `--from -` and prompts read.
         discardStdin: false,
-        spinner: { interval: spinners.dots.interval, frames },
+        spinner: { interval: spinners.dots.interval, frames: spinners.dots.frames.map((f) => this.paint.cyan(f)) },
         color: false,
-      }).start();
-      let stopped = false;
-      return {
-        update(next) {
-          if (!stopped) spin.text = clean(next, false);
-        },
-        stop(finalText) {
-          if (stopped) return;
-          stopped = true;
-          spin.stop();
-          if (finalText !== undefined) line(finalText);
-        },
-      };
-    },
-  };
+      }),
+    );
+    return this.animation;
+  }
 }

@@ -7,7 +7,7 @@ import type { SandboxConfig } from './config.js';
 import { CursorCodec } from './cursor.js';
 import { DeliveryFaults } from './delivery-faults.js';
 import { Faults, faultConfig } from './faults.js';
-import { FixtureError, type FixtureRecording } from './fixtures.js';
+import { FixtureError, fixtureRecording, type CheckedFixture } from './fixtures.js';
 import { generateRecordings, generatedCount, makePeople, newRecording, type People } from './generator.js';
 import { KeyRing, type KeyEntry, type SandboxKeys } from './keys.js';
 import type { JournalBatch } from './journal.js';
@@ -225,8 +225,11 @@ export class App {
     this.afterReplace();
   }
 
-  /** Adds the recordings of a plain fixture list, created one second apart in the list's order. */
-  addFixtures(list: FixtureRecording[]): void {
+  /**
+   * Adds the recordings of a plain fixture list: every field given is taken as given; a
+   * recording without createdAt is made one second after the one before it, in the list's order.
+   */
+  addFixtures(list: CheckedFixture[]): void {
     const start = this.now() - list.length * 1000;
     list.forEach((fixture, i) => {
       const workspace = fixture.workspace ?? 'main';
@@ -234,8 +237,9 @@ export class App {
       if (this.recordings.has(id)) throw new FixtureError(`[${i}].id`, `${id} is already a recording of the sandbox`);
       const input = { title: fixture.title, status: fixture.status ?? 'COMPLETED', priority: fixture.priority };
       // Content comes from the seed and the position, so a fixture list under --seed serves the same text every start.
-      const rec = newRecording(workspace, this.people[workspace], input, id, derive32(this.material, `fixture:${i}`), start + i * 1000);
-      this.recordings.add(rec);
+      const people = this.people[workspace];
+      const made = newRecording(workspace, people, input, id, derive32(this.material, `fixture:${i}`), start + i * 1000);
+      this.recordings.add(fixtureRecording(fixture, made, people));
     });
     this.changed();
   }

@@ -17,7 +17,8 @@ export interface RichNode {
   marks?: { type: string }[];
 }
 
-export interface BlockMeta {
+/** What every note or document block has, generated or given in --fixtures (types.ts, GivenBlock). */
+export interface BlockHeader {
   id: string;
   templateName: string;
   templateId: string;
@@ -25,6 +26,9 @@ export interface BlockMeta {
   contentRevision: number;
   sortOrder: number;
   createdAt: number;
+}
+
+export interface BlockMeta extends BlockHeader {
   available: boolean;
   seed: number;
 }

@@ -1,47 +1,59 @@
 // GET /api/v1/openapi.json (sandbox.md, "The contract as a file"): the API as the sandbox
-// implements it, in OpenAPI 3.1, built from the zod schemas that rfs checks answers with
-// (shared/schemas.ts) by zod's own JSON Schema output, so the document cannot say other than
-// the checks do. The package ships the same document as openapi.json (scripts/openapi.mjs).
+// implements it, in OpenAPI 3.1, built by zod's own JSON Schema output from the schemas its
+// answers are typed by (contract.ts: closed objects, required fields, enums, date-times, id
+// patterns, bounds, maxItems) and the request bodies rfs sends (shared/schemas.ts), so the
+// document cannot say other than the code does. The package ships the same document as openapi.json (scripts/openapi.mjs).
 // Loaded on the first request for it, not at start.
 import * as z from 'zod/mini';
 import {
-  ContentBlock,
-  DELIVERY_STATUSES,
-  Delivery,
-  DeliveryList,
-  ERROR_CODES,
   FilingRequest,
-  FilingResponse,
   IdempotencyKey,
   Include,
-  ProblemDetails,
+  RecordingStatus,
+  SIGNATURE_HEADERS,
+  SyncState,
+  Timestamp,
+  WebhookCreateRequest,
+} from '../shared/schemas.js';
+import { DELIVERY_STATUSES } from '../shared/vocabulary.js';
+import {
+  BlockMeta,
+  ContentBlock,
+  Delivery,
+  DeliveryList,
+  FilingResponse,
+  ID_PATTERNS,
+  Person,
+  Problem,
   RecordingDetail,
   RecordingList,
   RecordingListItem,
   RecordingResponse,
-  RecordingStatus,
+  Reference,
   ReplayResponse,
-  SIGNATURE_HEADERS,
   SyncMetadata,
-  SyncState,
-  Timestamp,
-  WebhookCreateRequest,
   WebhookCreateResponse,
   WebhookList,
   WebhookPayload,
+  WebhookPayloadData,
   WebhookSubscription,
-  type ErrorCode,
-} from '../shared/schemas.js';
+  problemCodes,
+} from './contract.js';
+import { EXAMPLES, problemExample } from './openapi-examples.js';
 
 type Json = Record<string, unknown>;
 
 /** Named schemas: each becomes components/schemas/<name>, and every use of it a $ref. */
+const PROBLEM_STATUSES = [400, 401, 403, 404, 409, 413, 415, 429, 500] as const;
 const COMPONENTS = {
   RecordingList,
   RecordingListItem,
   RecordingResponse,
   RecordingDetail,
+  BlockMeta,
   ContentBlock,
+  Person,
+  Reference,
   FilingRequest,
   FilingResponse,
   SyncMetadata,
@@ -52,8 +64,9 @@ const COMPONENTS = {
   Delivery,
   DeliveryList,
   ReplayResponse,
-  ProblemDetails,
   WebhookPayload,
+  WebhookPayloadData,
+  ...Object.fromEntries(PROBLEM_STATUSES.map((status) => [`Problem${status}`, Problem(status)])),
 } as const;
 type ComponentName = keyof typeof COMPONENTS;
 /** Bodies a client sends: described as zod reads them (input), the rest as answers are checked (output). */
@@ -92,30 +105,29 @@ function componentSchemas(): Json {
   return out;
 }
 
-const PROBLEM_TITLES: Record<number, string> = {
+const PROBLEM_TITLES: Record<(typeof PROBLEM_STATUSES)[number], string> = {
   400: 'Bad request',
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'Not found',
   409: 'Conflict',
+  413: 'Body too large',
   415: 'Unsupported media type',
   429: 'Too many requests',
   500: 'Internal error',
 };
 
-function codesOf(status: number): ErrorCode[] {
-  return (Object.entries(ERROR_CODES) as [ErrorCode, number][]).filter(([, s]) => s === status).map(([code]) => code);
-}
-
 function problemResponses(): Json {
   const out: Json = {};
-  for (const status of Object.keys(PROBLEM_TITLES).map(Number)) {
+  for (const status of PROBLEM_STATUSES) {
     const headers: Json = { 'x-request-id': { $ref: '#/components/headers/RequestId' } };
     if (status === 429) headers['retry-after'] = { $ref: '#/components/headers/RetryAfter' };
     out[`Problem${status}`] = {
-      description: `${PROBLEM_TITLES[status]}: ${codesOf(status).join(', ')} (problem details, RFC 9457)`,
+      description: `${PROBLEM_TITLES[status]}: ${problemCodes(status).join(', ')} (problem details, RFC 9457)`,
       headers,
-      content: { 'application/problem+json': { schema: ref('ProblemDetails') } },
+      content: {
+        'application/problem+json': { schema: { $ref: `#/components/schemas/Problem${status}` }, example: problemExample(status) },
+      },
     };
   }
   return out;
@@ -127,12 +139,12 @@ const problems = (...statuses: number[]): Json =>
 /** Every /api/v1 operation can meet these. */
 const COMMON_PROBLEMS = [401, 403, 429, 500];
 
-function json200(description: string, schema: Json, status = '200'): Json {
+function json200(description: string, schema: Json, example: unknown, status = '200'): Json {
   return {
     [status]: {
       description,
       headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' } },
-      content: { 'application/json': { schema } },
+      content: { 'application/json': { schema, example } },
     },
   };
 }
@@ -144,10 +156,16 @@ function query(name: string, schema: Json, description: string): Json {
 const limit = (max: number, fallback: number): Json =>
   query('limit', { type: 'integer', minimum: 1, maximum: max, default: fallback }, `Page size, 1 to ${max} (default ${fallback})`);
 
-const pathId = (description: string): Json => ({ name: 'id', in: 'path', required: true, schema: { type: 'string' }, description });
+const pathId = (kind: keyof typeof ID_PATTERNS, description: string): Json => ({
+  name: 'id',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', pattern: ID_PATTERNS[kind].source },
+  description,
+});
 
-function body(name: ComponentName): Json {
-  return { required: true, content: { 'application/json': { schema: ref(name) } } };
+function body(name: ComponentName, example?: unknown): Json {
+  return { required: true, content: { 'application/json': { schema: ref(name), ...(example === undefined ? {} : { example }) } } };
 }
 
 function paths(): Json {
@@ -170,7 +188,10 @@ function paths(): Json {
           query('include', enumOf(Include), 'content adds contentText and contentStatus to blocks; contentJson adds contentJson as well'),
           limit(100, 50),
         ],
-        responses: { ...json200('A page of recordings', ref('RecordingList')), ...problems(400, ...COMMON_PROBLEMS) },
+        responses: {
+          ...json200('A page of recordings', ref('RecordingList'), EXAMPLES.recordingList),
+          ...problems(400, ...COMMON_PROBLEMS),
+        },
       },
     },
     '/recordings/{id}': {
@@ -179,8 +200,8 @@ function paths(): Json {
         summary: 'One recording, with its transcript and content',
         tags: ['recordings'],
         'x-scope': 'read:recordings',
-        parameters: [pathId('Recording id'), query('include', enumOf(Include), 'contentJson adds contentJson to blocks')],
-        responses: { ...json200('The recording', ref('RecordingResponse')), ...problems(400, ...COMMON_PROBLEMS, 404) },
+        parameters: [pathId('recording', 'Recording id'), query('include', enumOf(Include), 'contentJson adds contentJson to blocks')],
+        responses: { ...json200('The recording', ref('RecordingResponse'), EXAMPLES.recording), ...problems(400, ...COMMON_PROBLEMS, 404) },
       },
     },
     '/recordings/{id}/filings': {
@@ -189,11 +210,11 @@ function paths(): Json {
         summary: 'Mark a COMPLETED recording as filed in an external system (idempotent per provider and externalId)',
         tags: ['recordings'],
         'x-scope': 'write:recordings',
-        parameters: [pathId('Recording id')],
-        requestBody: body('FilingRequest'),
+        parameters: [pathId('recording', 'Recording id')],
+        requestBody: body('FilingRequest', EXAMPLES.filingRequest),
         responses: {
-          ...json200('The filing (meta.replayed: true when it was already recorded)', ref('FilingResponse')),
-          ...problems(400, ...COMMON_PROBLEMS, 404, 409, 415),
+          ...json200('The filing (meta.replayed: true when it was already recorded)', ref('FilingResponse'), EXAMPLES.filing),
+          ...problems(400, ...COMMON_PROBLEMS, 404, 409, 413, 415),
         },
       },
     },
@@ -212,10 +233,10 @@ function paths(): Json {
             description: '8 to 255 letters, digits, period, underscore, colon, hyphen',
           },
         ],
-        requestBody: body('WebhookCreateRequest'),
+        requestBody: body('WebhookCreateRequest', EXAMPLES.webhookRequest),
         responses: {
-          ...json200('The subscription, with its secret', ref('WebhookCreateResponse'), '201'),
-          ...problems(400, ...COMMON_PROBLEMS, 409, 415),
+          ...json200('The subscription, with its secret', ref('WebhookCreateResponse'), EXAMPLES.webhookCreated, '201'),
+          ...problems(400, ...COMMON_PROBLEMS, 409, 413, 415),
         },
       },
       get: {
@@ -224,7 +245,10 @@ function paths(): Json {
         tags: ['webhooks'],
         'x-scope': 'manage:webhooks',
         parameters: [query('cursor', { type: 'string' }, 'meta.nextCursor of the previous page'), limit(50, 50)],
-        responses: { ...json200('A page of subscriptions', ref('WebhookList')), ...problems(400, ...COMMON_PROBLEMS) },
+        responses: {
+          ...json200('A page of subscriptions', ref('WebhookList'), EXAMPLES.webhookList),
+          ...problems(400, ...COMMON_PROBLEMS),
+        },
       },
     },
     '/webhooks/{id}': {
@@ -233,7 +257,7 @@ function paths(): Json {
         summary: 'Remove a webhook subscription',
         tags: ['webhooks'],
         'x-scope': 'manage:webhooks',
-        parameters: [pathId('Subscription id')],
+        parameters: [pathId('webhook', 'Subscription id')],
         responses: {
           '204': { description: 'Removed; no body', headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' } } },
           ...problems(400, ...COMMON_PROBLEMS, 404),
@@ -248,10 +272,10 @@ function paths(): Json {
         'x-scope': 'manage:webhooks',
         parameters: [
           query('status', { type: 'string', enum: [...DELIVERY_STATUSES] }, 'Delivery status'),
-          query('subscriptionId', { type: 'string' }, 'Only this subscription’s deliveries'),
+          query('subscriptionId', { type: 'string', pattern: ID_PATTERNS.webhook.source }, 'Only this subscription’s deliveries'),
           limit(50, 50),
         ],
-        responses: { ...json200('Deliveries', ref('DeliveryList')), ...problems(400, ...COMMON_PROBLEMS) },
+        responses: { ...json200('Deliveries', ref('DeliveryList'), EXAMPLES.deliveryList), ...problems(400, ...COMMON_PROBLEMS) },
       },
     },
     '/webhooks/deliveries/{id}/replay': {
@@ -260,8 +284,11 @@ function paths(): Json {
         summary: 'Attempt a delivery again, with the same delivery id',
         tags: ['webhooks'],
         'x-scope': 'manage:webhooks',
-        parameters: [pathId('Delivery id')],
-        responses: { ...json200('The delivery, PENDING again', ref('ReplayResponse'), '202'), ...problems(400, ...COMMON_PROBLEMS, 404) },
+        parameters: [pathId('delivery', 'Delivery id')],
+        responses: {
+          ...json200('The delivery, PENDING again', ref('ReplayResponse'), EXAMPLES.replay, '202'),
+          ...problems(400, ...COMMON_PROBLEMS, 404),
+        },
       },
     },
     '/openapi.json': {
@@ -270,18 +297,18 @@ function paths(): Json {
         summary: 'This document',
         tags: ['meta'],
         security: [],
-        responses: json200('OpenAPI 3.1 description of the API', { type: 'object' }),
+        responses: json200('OpenAPI 3.1 description of the API', { type: 'object' }, { openapi: '3.1.0' }),
       },
     },
   };
 }
 
 function webhooks(): Json {
-  const header = (name: string, description: string): Json => ({
+  const header = (name: string, pattern: string, description: string): Json => ({
     name,
     in: 'header',
     required: true,
-    schema: { type: 'string' },
+    schema: { type: 'string', pattern },
     description,
   });
   return {
@@ -289,12 +316,16 @@ function webhooks(): Json {
       post: {
         summary: 'Sent to each subscription listening to recording.completed when a recording becomes COMPLETED',
         parameters: [
-          header(SIGNATURE_HEADERS.signature, 'sha256=<hex HMAC-SHA256 of timestamp + "." + raw body, keyed with the subscription secret>'),
-          header(SIGNATURE_HEADERS.timestamp, 'Unix time in seconds'),
-          header(SIGNATURE_HEADERS.event, 'recording.completed'),
-          header(SIGNATURE_HEADERS.delivery, 'Delivery id (the same on every retry and replay)'),
+          header(
+            SIGNATURE_HEADERS.signature,
+            '^sha256=[0-9a-f]{64}$',
+            'sha256=<hex HMAC-SHA256 of timestamp + "." + raw body, keyed with the subscription secret>',
+          ),
+          header(SIGNATURE_HEADERS.timestamp, '^[0-9]+$', 'Unix time in seconds'),
+          header(SIGNATURE_HEADERS.event, '^recording\\.completed$', 'recording.completed'),
+          header(SIGNATURE_HEADERS.delivery, ID_PATTERNS.delivery.source, 'Delivery id (the same on every retry and replay)'),
         ],
-        requestBody: body('WebhookPayload'),
+        requestBody: body('WebhookPayload', EXAMPLES.payload),
         responses: { '2XX': { description: 'Received; any other answer, or none within 10 s, is retried' } },
       },
     },

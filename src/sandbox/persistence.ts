@@ -5,7 +5,9 @@
 import * as z from 'zod/mini';
 import '../shared/zod-messages.js';
 import { MAX_JSON_DEPTH, bytesNestDeeperThan } from '../shared/json-depth.js';
-import { PRIORITIES, RECORDING_STATUSES } from '../shared/schemas.js';
+import { DELIVERY_STATUSES, PRIORITIES, RECORDING_STATUSES, WEBHOOK_EVENTS } from '../shared/schemas.js';
+import { DeliveryId, ID_PATTERNS, RecordingId, WebhookId } from './contract.js';
+import { MAX_SUBSCRIPTIONS } from './webhooks-store.js';
 import { RANGES, describeRange, inRange } from './config.js';
 import { StateFileError, readStateFile } from './state-file.js';
 import { WORKSPACES } from './types.js';
@@ -21,14 +23,44 @@ const FORMAT = 'rfs-sandbox-state';
 export const MAX_STATE_DEPTH = MAX_JSON_DEPTH + 6;
 
 const Workspace = z.enum(WORKSPACES);
+
+/**
+ * A time in milliseconds since 1970 that an answer can write as ISO 8601: years 0000 to 9999.
+ * A time outside them (±1e308) would load and then make every read of it fail.
+ */
+export const TIME_BOUNDS = { min: -62_167_219_200_000, max: 253_402_300_799_999 } as const;
+const TIME_WORDS = 'must be a time from year 0000 to 9999, in milliseconds since 1970';
+const Instant = z.number().check(z.gte(TIME_BOUNDS.min, TIME_WORDS), z.lte(TIME_BOUNDS.max, TIME_WORDS));
+const Whole = z.int().check(z.nonnegative());
 const FilingData = z.object({
   id: z.string(),
   lastSyncedAt: z.string(),
   syncCount: z.int(),
   syncMetadata: z.looseObject({ provider: z.string(), externalId: z.string(), filedAt: z.string() }),
 });
-export const StoredRecording = z.object({
+const Ref = z.strictObject({ id: z.string(), name: z.string(), referenceNumber: z.string() });
+const GivenBlock = z.strictObject({
   id: z.string(),
+  templateName: z.string(),
+  templateId: z.string(),
+  schemaVersion: Whole,
+  contentRevision: Whole,
+  sortOrder: Whole,
+  createdAt: Instant,
+  contentText: z.nullable(z.string()),
+  contentJson: z.nullable(z.record(z.string(), z.unknown())),
+});
+/** What a --fixtures list gave (types.ts GivenContent). */
+const Given = z.strictObject({
+  author: z.optional(z.strictObject({ id: z.string(), name: z.string(), email: z.string() })),
+  client: z.optional(z.nullable(Ref)),
+  matter: z.optional(z.nullable(Ref)),
+  transcript: z.optional(z.string()),
+  notes: z.optional(z.array(GivenBlock)),
+  documents: z.optional(z.array(GivenBlock)),
+});
+export const StoredRecording = z.object({
+  id: RecordingId,
   workspace: Workspace,
   origin: z.int(),
   contentSeed: z.int(),
@@ -38,40 +70,41 @@ export const StoredRecording = z.object({
   authorIndex: z.int(),
   clientIndex: z.int(),
   matterIndex: z.int(),
-  audioDuration: z.int(),
-  audioSize: z.int(),
-  createdAt: z.number(),
-  updatedAt: z.number(),
-  lastSyncedAt: z.nullable(z.number()),
-  syncCount: z.int(),
+  audioDuration: Whole,
+  audioSize: Whole,
+  createdAt: Instant,
+  updatedAt: Instant,
+  lastSyncedAt: z.nullable(Instant),
+  syncCount: Whole,
   filings: z.nullable(z.array(z.object({ provider: z.string(), externalId: z.string(), data: FilingData }))),
+  given: z.optional(Given),
 });
 export const StoredSubscription = z.object({
-  id: z.string(),
+  id: WebhookId,
   workspace: Workspace,
-  url: z.string(),
-  events: z.array(z.string()),
-  secret: z.string(),
-  createdAt: z.number(),
+  url: z.string().check(z.minLength(1)),
+  events: z.array(z.enum(WEBHOOK_EVENTS)).check(z.minLength(1)),
+  secret: z.string().check(z.regex(ID_PATTERNS.secret, 'must be whsec_ followed by 32 letters or digits')),
+  createdAt: Instant,
 });
 export const StoredDelivery = z.object({
-  id: z.string(),
+  id: DeliveryId,
   workspace: Workspace,
-  subscriptionId: z.string(),
-  event: z.string(),
-  recordingId: z.string(),
-  status: z.enum(['PENDING', 'SUCCEEDED', 'FAILED']),
+  subscriptionId: WebhookId,
+  event: z.enum(WEBHOOK_EVENTS),
+  recordingId: RecordingId,
+  status: z.enum(DELIVERY_STATUSES),
   body: z.string(),
-  attempts: z.int(),
-  roundAttempts: z.int(),
-  lastAttemptAt: z.nullable(z.number()),
-  lastResponseStatus: z.nullable(z.int()),
+  attempts: Whole,
+  roundAttempts: Whole,
+  lastAttemptAt: z.nullable(Instant),
+  lastResponseStatus: z.nullable(z.int().check(z.gte(100), z.lte(599))),
   lastError: z.nullable(z.string()),
-  createdAt: z.number(),
+  createdAt: Instant,
   log: z.array(
     z.object({
       attempt: z.int(),
-      at: z.number(),
+      at: Instant,
       url: z.string(),
       address: z.nullable(z.string()),
       requestHeaders: z.record(z.string(), z.string()),
@@ -83,18 +116,50 @@ export const StoredDelivery = z.object({
   ),
 });
 /** A finished POST /webhooks, answered again for the same key; `key` is the workspace and the key. */
-export const StoredIdempotency = z.object({ key: z.string(), at: z.number(), status: z.int(), body: z.string() });
-const StoredState = z.object({
-  format: z.literal(FORMAT),
-  version: z.literal(1),
-  seed: z.string(),
-  // As --recordings is checked: a state claiming 50,000,000 would be generated until memory ran out.
-  recordings: z.int().check(z.gte(RANGES.recordings.min), z.lte(RANGES.recordings.max, `must be ${describeRange('recordings')}`)),
-  changedRecordings: z.array(StoredRecording),
-  subscriptions: z.array(StoredSubscription),
-  deliveries: z.array(StoredDelivery),
-  idempotency: z.array(StoredIdempotency),
-});
+export const StoredIdempotency = z.object({ key: z.string(), at: Instant, status: z.int(), body: z.string() });
+
+type Issue = { message: string; path: PropertyKey[] };
+/** Each id once in its list. */
+function uniqueIds(list: readonly { id: string }[], field: string, issues: Issue[]): void {
+  const seen = new Set<string>();
+  list.forEach((item, i) => {
+    if (seen.has(item.id)) issues.push({ message: `the id ${item.id} is given twice`, path: [field, i, 'id'] });
+    seen.add(item.id);
+  });
+}
+
+const StoredState = z
+  .object({
+    format: z.literal(FORMAT),
+    version: z.literal(1),
+    seed: z.string(),
+    // As --recordings is checked: a state claiming 50,000,000 would be generated until memory ran out.
+    recordings: z.int().check(z.gte(RANGES.recordings.min), z.lte(RANGES.recordings.max, `must be ${describeRange('recordings')}`)),
+    changedRecordings: z.array(StoredRecording),
+    subscriptions: z.array(StoredSubscription),
+    deliveries: z.array(StoredDelivery),
+    idempotency: z.array(StoredIdempotency),
+  })
+  .check(
+    z.superRefine((state, ctx) => {
+      const issues: Issue[] = [];
+      uniqueIds(state.changedRecordings, 'changedRecordings', issues);
+      uniqueIds(state.subscriptions, 'subscriptions', issues);
+      uniqueIds(state.deliveries, 'deliveries', issues);
+      // api.md, Limits: what POST /webhooks refuses past the limit cannot come in through a state.
+      const perWorkspace = new Map<string, number>();
+      state.subscriptions.forEach((sub, i) => {
+        const count = (perWorkspace.get(sub.workspace) ?? 0) + 1;
+        perWorkspace.set(sub.workspace, count);
+        if (count === MAX_SUBSCRIPTIONS + 1)
+          issues.push({
+            message: `the workspace ${sub.workspace} has more than ${MAX_SUBSCRIPTIONS} subscriptions`,
+            path: ['subscriptions', i],
+          });
+      });
+      for (const issue of issues) ctx.addIssue({ code: 'custom', input: state, ...issue });
+    }),
+  );
 export type StoredState = z.infer<typeof StoredState>;
 
 export function storedRecording(rec: Recording): StoredState['changedRecordings'][number] {
@@ -118,8 +183,16 @@ export type StateCheck = { ok: true; state: StoredState } | { ok: false; path: s
 export function checkState(value: unknown): StateCheck {
   const parsed = StoredState.safeParse(value);
   if (parsed.success) return { ok: true, state: parsed.data };
-  const issue = parsed.error.issues[0];
-  return { ok: false, path: issuePath(issue?.path ?? []), message: issue?.message ?? 'not a sandbox state' };
+  return { ok: false, ...firstIssue(parsed.error) };
+}
+
+/** The first thing wrong, where a reader looks for it: an unknown key is named in the path (`[1].colour`). */
+export function firstIssue(error: z.core.$ZodError): { path: string; message: string } {
+  const issue = error.issues[0];
+  if (issue === undefined) return { path: '', message: 'not of the expected shape' };
+  if (issue.code === 'unrecognized_keys' && issue.keys[0] !== undefined)
+    return { path: issuePath([...issue.path, issue.keys[0]]), message: 'is not a field of this object' };
+  return { path: issuePath(issue.path), message: issue.message };
 }
 
 /** A state as GET /_sandbox/state exports it: the seed only when asked for (`?includeSeed=1`). */
@@ -175,10 +248,15 @@ export async function readSnapshot(file: string): Promise<Snapshot | null> {
   const parsed = StoredState.safeParse(value);
   if (!parsed.success) {
     throw new DataFileError(
-      `the data file ${file} is not a sandbox state file (${parsed.error.issues[0]?.path.join('.') ?? ''}); move it away to start fresh`,
+      `the data file ${file} is not a sandbox state file (${describeIssue(parsed.error)}); move it away to start fresh`,
     );
   }
   return { state: parsed.data, bytes };
+}
+
+function describeIssue(error: z.core.$ZodError): string {
+  const { path, message } = firstIssue(error);
+  return path === '' ? message : `${path}: ${message}`;
 }
 
 export { FORMAT as STATE_FORMAT };

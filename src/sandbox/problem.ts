@@ -10,13 +10,12 @@ export const PROBLEM_BASE = 'https://sandbox.rfs.invalid/problems';
  * page or addressed by another name (control-guard.ts); SNAPSHOT_LIMIT_EXCEEDED: a snapshot
  * beyond the cap (snapshots.ts).
  */
-type ProblemCode = ErrorCode | 'PAYLOAD_TOO_LARGE' | 'CONTROL_REFUSED' | 'SNAPSHOT_LIMIT_EXCEEDED';
-const STATUSES: Record<ProblemCode, number> = {
-  ...ERROR_CODES,
-  PAYLOAD_TOO_LARGE: 413,
-  CONTROL_REFUSED: 403,
-  SNAPSHOT_LIMIT_EXCEEDED: 409,
-};
+/** The codes an /api/v1 answer may carry (the OpenAPI document lists them per status). */
+export type ApiProblemCode = ErrorCode | 'PAYLOAD_TOO_LARGE';
+export const PROBLEM_STATUSES: Record<ApiProblemCode, number> = { ...ERROR_CODES, PAYLOAD_TOO_LARGE: 413 };
+/** …and the control API's own, which no /api/v1 answer carries. */
+export type ProblemCode = ApiProblemCode | 'CONTROL_REFUSED' | 'SNAPSHOT_LIMIT_EXCEEDED';
+const STATUSES: Record<ProblemCode, number> = { ...PROBLEM_STATUSES, CONTROL_REFUSED: 403, SNAPSHOT_LIMIT_EXCEEDED: 409 };
 
 const TITLES: Record<ProblemCode, string> = {
   INVALID_INPUT: 'Invalid input',
@@ -35,6 +34,8 @@ const TITLES: Record<ProblemCode, string> = {
   CONTROL_REFUSED: 'The control API answers only this machine, not web pages',
   SNAPSHOT_LIMIT_EXCEEDED: 'The sandbox already holds 20 snapshots',
 };
+
+export const problemTitle = (code: ProblemCode): string => TITLES[code];
 
 /** What a handler answers: a status, optional headers, and JSON (text or UTF-8 bytes) or nothing. */
 export interface Reply {

@@ -1,6 +1,9 @@
 // The sandbox's own data types: what the state module holds, compactly. Everything a client
 // sees is derived from these in views.ts.
-import type { Priority, RecordingStatus, SyncMetadata } from '../shared/schemas.js';
+import type { Priority, RecordingStatus, SyncMetadata, WEBHOOK_EVENTS } from '../shared/schemas.js';
+import type { BlockHeader } from './content.js';
+
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 export const WORKSPACES = ['main', 'other', 'starter'] as const;
 export type WorkspaceId = (typeof WORKSPACES)[number];
@@ -60,17 +63,42 @@ export interface Recording {
   lastSyncedAt: number | null;
   syncCount: number;
   filings: Filing[] | null;
+  /** What a --fixtures list gave that the seed would otherwise make (fixtures.ts); absent for the rest. */
+  given?: GivenContent;
   /** Bumped on every change, so cached serialisations know they are stale. */
   version: number;
   /** Differs from what the generator makes: persistence writes only these. */
   changed: boolean;
 }
 
+export interface GivenRef {
+  id: string;
+  name: string;
+  referenceNumber: string;
+}
+
+/** A note or document block of a --fixtures list, complete: what views.ts serves as is. */
+export interface GivenBlock extends BlockHeader {
+  /** null: the block's content is unavailable (contentStatus unavailable, no contentJson). */
+  contentText: string | null;
+  contentJson: Record<string, unknown> | null;
+}
+
+/** A recording's parties and content as a fixture gave them; a field left out is generated. */
+export interface GivenContent {
+  author?: { id: string; name: string; email: string };
+  client?: GivenRef | null;
+  matter?: GivenRef | null;
+  transcript?: string;
+  notes?: GivenBlock[];
+  documents?: GivenBlock[];
+}
+
 export interface Subscription {
   id: string;
   workspace: WorkspaceId;
   url: string;
-  events: string[];
+  events: WebhookEvent[];
   secret: string;
   createdAt: number;
 }
@@ -94,7 +122,7 @@ export interface Delivery {
   id: string;
   workspace: WorkspaceId;
   subscriptionId: string;
-  event: string;
+  event: WebhookEvent;
   recordingId: string;
   status: DeliveryStatus;
   /** The payload, fixed when the event happened: every attempt and replay sends these bytes. */

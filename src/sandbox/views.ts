@@ -1,10 +1,13 @@
 // What clients see: recordings as list items, details and webhook payload data, built from the
 // compact records. List items are cached as UTF-8 JSON bytes (keyed by the record's version),
 // so a busy list endpoint mostly concatenates buffers it already has, outside V8's heap.
+// Each answer has the type of its schema in contract.ts, the one the OpenAPI document is made
+// from: a field built here that the document does not promise does not compile.
 import { recordingApiPath } from '../shared/delivery.js';
-import { blockDocument, blocksOf, documentText, transcriptOf, type BlockMeta } from './content.js';
+import { blockDocument, blocksOf, documentText, transcriptOf, type BlockHeader, type BlockMeta } from './content.js';
+import type { ContentBlock, DetailBlock, Person, RecordingDetail, RecordingListItem, Reference, WebhookPayloadData } from './contract.js';
 import type { People } from './generator.js';
-import type { Recording, WorkspaceId } from './types.js';
+import type { GivenBlock, Recording, WorkspaceId } from './types.js';
 
 export type IncludeMode = 'none' | 'content' | 'contentJson';
 
@@ -47,42 +50,54 @@ export class Views {
 
   constructor(private readonly peopleOf: (workspace: WorkspaceId) => People) {}
 
-  private block(rec: Recording, people: People, b: BlockMeta, include: IncludeMode): Record<string, unknown> {
-    const out: Record<string, unknown> = {
-      id: b.id,
-      templateName: b.templateName,
-      templateId: b.templateId,
-      schemaVersion: b.schemaVersion,
-      contentRevision: b.contentRevision,
-      sortOrder: b.sortOrder,
-      createdAt: iso(b.createdAt),
-    };
-    if (include === 'none') return out;
-    if (!b.available) {
-      out.contentText = null;
-      out.contentStatus = 'unavailable';
-      return out;
-    }
+  /** A generated block with its content: text always, the rich-text document when asked. */
+  private content(rec: Recording, people: People, b: BlockMeta, withJson: boolean): DetailBlock {
+    const meta = blockMetaOf(b);
+    if (!b.available) return { ...meta, contentText: null, contentStatus: 'unavailable' };
     const doc = blockDocument(rec, people, b);
-    out.contentText = documentText(doc);
-    out.contentStatus = 'available';
-    if (include === 'contentJson') out.contentJson = doc;
-    return out;
+    const block: DetailBlock = { ...meta, contentText: documentText(doc), contentStatus: 'available' };
+    if (withJson) block.contentJson = { ...doc };
+    return block;
   }
 
-  private refs(rec: Recording, people: People) {
+  private blocks(rec: Recording, people: People, include: IncludeMode): { notes: ContentBlock[]; documents: ContentBlock[] } {
+    const given = rec.given;
+    const generated = given?.notes === undefined || given.documents === undefined ? blocksOf(rec) : null;
+    const serve = (givenList: GivenBlock[] | undefined, made: BlockMeta[]): ContentBlock[] =>
+      givenList !== undefined
+        ? givenList.map((b) => (include === 'none' ? blockMetaOf(b) : givenContent(b, include === 'contentJson')))
+        : made.map((b) => (include === 'none' ? blockMetaOf(b) : this.content(rec, people, b, include === 'contentJson')));
+    return { notes: serve(given?.notes, generated?.notes ?? []), documents: serve(given?.documents, generated?.documents ?? []) };
+  }
+
+  private detailBlocks(rec: Recording, people: People, withJson: boolean): { notes: DetailBlock[]; documents: DetailBlock[] } {
+    const given = rec.given;
+    const generated = given?.notes === undefined || given.documents === undefined ? blocksOf(rec) : null;
+    const serve = (givenList: GivenBlock[] | undefined, made: BlockMeta[]): DetailBlock[] =>
+      givenList !== undefined ? givenList.map((b) => givenContent(b, withJson)) : made.map((b) => this.content(rec, people, b, withJson));
+    return { notes: serve(given?.notes, generated?.notes ?? []), documents: serve(given?.documents, generated?.documents ?? []) };
+  }
+
+  private refs(rec: Recording, people: People): { author: Person; client: Reference | null; matter: Reference | null } {
+    const given = rec.given;
     const client = people.clients[rec.clientIndex];
     const matter = client?.matters[rec.matterIndex];
+    const author = people.authors[rec.authorIndex] ?? people.authors[0];
     return {
-      author: people.authors[rec.authorIndex] ?? null,
-      client: client ? { id: client.id, name: client.name, referenceNumber: client.referenceNumber } : null,
-      matter: matter ?? null,
+      author: given?.author ?? (author ? { id: author.id, name: author.name, email: author.email } : UNKNOWN_AUTHOR),
+      client:
+        given?.client !== undefined
+          ? given.client
+          : client
+            ? { id: client.id, name: client.name, referenceNumber: client.referenceNumber }
+            : null,
+      matter: given?.matter !== undefined ? given.matter : matter ? { ...matter } : null,
     };
   }
 
-  listItem(rec: Recording, include: IncludeMode): Record<string, unknown> {
+  listItem(rec: Recording, include: IncludeMode): RecordingListItem {
     const people = this.peopleOf(rec.workspace);
-    const { notes, documents } = blocksOf(rec);
+    const { notes, documents } = this.blocks(rec, people, include);
     const { author, client, matter } = this.refs(rec, people);
     return {
       id: rec.id,
@@ -91,8 +106,8 @@ export class Views {
       priority: rec.priority,
       audioDuration: rec.audioDuration,
       audioSize: rec.audioSize,
-      notes: notes.map((b) => this.block(rec, people, b, include)),
-      documents: documents.map((b) => this.block(rec, people, b, include)),
+      notes,
+      documents,
       author,
       client,
       matter,
@@ -110,14 +125,17 @@ export class Views {
   }
 
   /** The detail always carries the transcript and the blocks' text; contentJson on request. */
-  detail(rec: Recording, withJson: boolean): Record<string, unknown> {
-    const item = this.listItem(rec, withJson ? 'contentJson' : 'content');
-    item.transcript = transcriptOf(rec, this.peopleOf(rec.workspace));
-    return item;
+  detail(rec: Recording, withJson: boolean): RecordingDetail {
+    const people = this.peopleOf(rec.workspace);
+    return {
+      ...this.listItem(rec, 'none'),
+      ...this.detailBlocks(rec, people, withJson),
+      transcript: rec.given?.transcript ?? transcriptOf(rec, people),
+    };
   }
 
   /** data of a recording.completed payload (api.md, Events, Payload shape). */
-  webhookData(rec: Recording): Record<string, unknown> {
+  webhookData(rec: Recording): WebhookPayloadData {
     const { author, client, matter } = this.refs(rec, this.peopleOf(rec.workspace));
     return {
       id: rec.id,
@@ -137,8 +155,32 @@ export class Views {
   }
 }
 
+/** A workspace always has authors; this only keeps the type whole. */
+const UNKNOWN_AUTHOR: Person = { id: 'usr_unknown', name: 'Unknown', email: 'unknown@example.invalid' };
+
+/** A block's fields before its content, generated or given (--fixtures) alike. */
+function blockMetaOf(b: BlockHeader): Omit<DetailBlock, 'contentText' | 'contentStatus'> {
+  return {
+    id: b.id,
+    templateName: b.templateName,
+    templateId: b.templateId,
+    schemaVersion: b.schemaVersion,
+    contentRevision: b.contentRevision,
+    sortOrder: b.sortOrder,
+    createdAt: iso(b.createdAt),
+  };
+}
+
+function givenContent(b: GivenBlock, withJson: boolean): DetailBlock {
+  const meta = blockMetaOf(b);
+  if (b.contentText === null) return { ...meta, contentText: null, contentStatus: 'unavailable' };
+  const block: DetailBlock = { ...meta, contentText: b.contentText, contentStatus: 'available' };
+  if (withJson && b.contentJson !== null) block.contentJson = b.contentJson;
+  return block;
+}
+
 /** The times and filing count that list items, details and webhook payloads all carry. */
-function filingStamps(rec: Recording): Record<string, unknown> {
+function filingStamps(rec: Recording): Pick<RecordingListItem, 'createdAt' | 'updatedAt' | 'lastSyncedAt' | 'syncCount'> {
   return {
     createdAt: iso(rec.createdAt),
     updatedAt: iso(rec.updatedAt),

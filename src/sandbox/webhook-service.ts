@@ -6,7 +6,8 @@ import { DeliveryWorker, type WorkerOptions } from './delivery-worker.js';
 import { ProblemError, notFound } from './problem.js';
 import { newDeliveryId, newWebhookSecret, randomBase62 } from '../shared/ids.js';
 import type { Position } from './recordings.js';
-import type { Delivery, DeliveryStatus, Recording, Subscription, WorkspaceId } from './types.js';
+import type { WebhookCreateResponse } from './contract.js';
+import type { Delivery, DeliveryStatus, Recording, Subscription, WebhookEvent, WorkspaceId } from './types.js';
 import { checkWebhookUrl } from './url-guard.js';
 import { MAX_SUBSCRIPTIONS, WebhookStore } from './webhooks-store.js';
 
@@ -37,7 +38,11 @@ export class WebhookService {
    * await (DNS), so a concurrent request with the same key waits for this one's outcome: a
    * success is answered again (201, secret included); a failure frees the key for a new try.
    */
-  async create(workspace: WorkspaceId, key: string, input: { url: string; events: string[] }): Promise<{ status: number; body: string }> {
+  async create(
+    workspace: WorkspaceId,
+    key: string,
+    input: { url: string; events: WebhookEvent[] },
+  ): Promise<{ status: number; body: string }> {
     const { store } = this;
     const { now } = this.options;
     const slot = `${workspace}\u0000${key}`;
@@ -66,9 +71,10 @@ export class WebhookService {
         createdAt: store.nextCreatedAt(now()),
       };
       store.subscriptions.set(sub.id, sub);
-      const body = JSON.stringify({
+      const answer: WebhookCreateResponse = {
         data: { id: sub.id, url: sub.url, events: sub.events, secret: sub.secret, createdAt: new Date(sub.createdAt).toISOString() },
-      });
+      };
+      const body = JSON.stringify(answer);
       store.idempotency.set(slot, { at: now(), state: 'done', status: 201, body });
       this.options.changed({ kind: 'subscription', id: sub.id });
       this.options.changed({ kind: 'idempotency', id: slot });

@@ -1,7 +1,7 @@
 // Webhook subscriptions, the idempotency keys that created them, and deliveries: plain data,
 // kept here so that state, persistence and the delivery worker share one copy.
 import type { Position } from './recordings.js';
-import type { Delivery, DeliveryStatus, Subscription, WorkspaceId } from './types.js';
+import type { Delivery, DeliveryStatus, Subscription, WebhookEvent, WorkspaceId } from './types.js';
 
 export type IdempotencyEntry =
   | { at: number; state: 'pending'; settled: Promise<void> }
@@ -56,7 +56,7 @@ export class WebhookStore {
     return { items: all.slice(0, limit), hasMore: all.length > limit };
   }
 
-  listeners(workspace: WorkspaceId, event: string): Subscription[] {
+  listeners(workspace: WorkspaceId, event: WebhookEvent): Subscription[] {
     return this.subscriptionsOf(workspace).filter((s) => s.events.includes(event));
   }
 

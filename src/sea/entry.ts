@@ -1,18 +1,20 @@
 // The main script of the single executable (scripts/package.mjs). It is kept tiny on purpose:
 // Node compiles the whole main script at every start, so the CLI itself (src/main.ts, bundled
 // as one CommonJS function) travels as an asset of the executable, with a V8 code cache made
-// at build time by running it once. `--version` answers before any of that is touched.
+// at build time by running it once. `--version`, and `--help` where the overview rendered at 80
+// columns fits (as bin/rfs.js does), answer before any of that is touched.
 //
 // `NODE_DEBUG=rfs-sea` reports on stderr whether V8 accepted the code cache.
 import { getAsset, getRawAsset } from 'node:sea';
+import { fstatSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { debuglog } from 'node:util';
-import { setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
 
 /** The asset names; scripts/package.mjs uses the same. */
 const APP = 'rfs-app.js';
 const APP_CACHE = 'rfs-app.cache';
+const HELP = 'help.txt';
 
 /** The asset is `(function (exports, require, module, __filename, __dirname) {…})`. */
 type CommonJsWrapper = (
@@ -33,10 +35,6 @@ function codeCache(): Buffer | undefined {
 
 function start(): void {
   const debug = debuglog('rfs-sea');
-  // undici's wasm parser compiled by V8's baseline compiler only (bin/rfs.js says why). Set before
-  // the bundle is compiled: V8 accepts a code cache only under the flags it was made with, and
-  // scripts/train-code-cache.cjs made it under this one.
-  setFlagsFromString('--liftoff-only');
   const cachedData = codeCache();
   // The bundle is ASCII (esbuild escapes the rest), so latin1 is the cheap, exact decoding.
   const script = new Script(getAsset(APP, 'latin1'), { filename: 'rfs.js', ...(cachedData === undefined ? {} : { cachedData }) });
@@ -46,6 +44,36 @@ function start(): void {
   main(module.exports, require, module, process.execPath, dirname(process.execPath));
 }
 
+/** The overview is wrapped at 80 columns: used off a terminal, or on one that wide. */
+function fitsPrerendered(): boolean {
+  return (mayBeTerminal() && process.stdout.isTTY ? process.stdout.columns : 80) >= 80;
+}
+
+/** A character device other than /dev/null, asked without node:tty, as bin/rfs.js does. */
+function mayBeTerminal(): boolean {
+  try {
+    const out = fstatSync(1);
+    return out.isCharacterDevice() && out.rdev !== statSync('/dev/null').rdev;
+  } catch {
+    return true;
+  }
+}
+
+/** To file descriptor 1 without making process.stdout, as bin/rfs.js does (it says why). */
+function print(text: string): void {
+  const bytes = Buffer.from(text);
+  let written = 0;
+  try {
+    while (written < bytes.length) written += writeSync(1, bytes, written);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EAGAIN') process.stdout.write(bytes.subarray(written));
+    else if (code !== 'EPIPE') throw error;
+  }
+}
+
 const argv = process.argv.slice(2);
-if (argv.length === 1 && argv[0] === '--version') process.stdout.write(`${RFS_VERSION}\n`);
+const only = argv.length === 1 ? argv[0] : undefined;
+if (only === '--version') print(`${RFS_VERSION}\n`);
+else if ((only === '--help' || only === '-h') && fitsPrerendered()) print(getAsset(HELP, 'utf8'));
 else start();

@@ -3,8 +3,22 @@
 // without a limit a 1 MiB body or a 16 MiB answer could carry a million levels, and everything
 // that walks a value recursively (JSON.stringify, the sanitiser, a printer) overflows the stack.
 
-/** The most levels of arrays and objects a body, answer or filing's metadata may nest. */
+/** The most levels of arrays and objects a body or an answer may nest. */
 export const MAX_JSON_DEPTH = 256;
+
+/**
+ * A filing's metadata comes back three levels down in the filing's answer
+ * (`{"data":{"syncMetadata":{"metadata":…}}}`), the deepest answer that carries it. Metadata
+ * may nest only so deep that this answer stays within MAX_JSON_DEPTH: what rfs sends, and what
+ * the sandbox stores, must come back readable (issue 23: metadata of 254–255 levels was stored,
+ * and every rfs that read the answer exited 7).
+ */
+export const MAX_METADATA_DEPTH = MAX_JSON_DEPTH - 3;
+
+/** Whether a filing's metadata nests deeper than MAX_METADATA_DEPTH. */
+export function metadataTooDeep(metadata: unknown): boolean {
+  return nestedDeeperThan(metadata, MAX_METADATA_DEPTH);
+}
 
 /** Whether the brackets of JSON text (outside strings) nest deeper than `max`. */
 export function bytesNestDeeperThan(bytes: Uint8Array, max: number): boolean {

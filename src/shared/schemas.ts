@@ -1,6 +1,7 @@
-// The shapes of api.md, shared by the CLI (to check what a server answers) and the sandbox
-// (to build and validate what it serves). Objects are loose: the API is in beta, so fields we
-// do not know yet pass through to JSON output instead of being dropped or refused.
+// The shapes of api.md, shared by the CLI (to check what a server answers) and the sandbox (to
+// check the bodies it is sent; what it answers is typed by src/sandbox/contract.ts, these
+// shapes narrowed to its own choices). Objects are loose: the API is in beta, so fields we do
+// not know yet pass through to JSON output instead of being dropped or refused.
 //
 // Written with zod's mini build (src/shared/zod-messages.ts says why): modifiers are functions
 // (z.optional(s), z.nullable(s)) and refinements are checks (s.check(z.minLength(1))). The

@@ -1,69 +1,80 @@
-// `rfs sync --log-format json` (cli.md, sync): one JSON object per line on stderr for each event
-// (a pass starting and ending, each result, each wait, warnings and errors), for a log shipper
-// rather than a person. Every line passes the run's redaction, as every other writer does.
+// `rfs sync --log-format json` (cli.md, sync): the events of a sync (a pass starting and
+// ending, each result, each wait, parking, the summary), in the one schema of
+// output/json-log.ts. The run's Ui speaks the same schema (notices, warnings, -v lines).
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { WAIT_CHANNEL } from '../api/client.js';
-import type { Clock } from '../core/clock.js';
-import type { IO } from '../core/io.js';
-import type { Spinner, Ui } from '../core/ui.js';
-import { safeJson } from '../output/safe-json.js';
+import { WAIT_CHANNEL, type WaitMessage } from '../api/client.js';
+import type { ItemError, ItemResult } from '../batch/results.js';
+import type { JsonLog, Level, LogError } from '../output/json-log.js';
 import type { SyncObserver } from './observer.js';
 
-type Level = 'debug' | 'info' | 'warn' | 'error';
+export interface EventLog extends SyncObserver, JsonLog {}
 
-export interface EventLog extends SyncObserver {
-  /** One event line: `{"time", "level", "event", ...fields}`. */
-  emit(level: Level, event: string, fields?: Record<string, unknown>): void;
+/** A result line's error as the log's `error` object (no nulls: a field keeps one type). */
+function itemErrorObject(e: ItemError): LogError {
+  return {
+    message: e.title,
+    code: e.code,
+    ...(e.status === null ? {} : { status: e.status }),
+    ...(e.requestId === null ? {} : { requestId: e.requestId }),
+  };
 }
 
-export function createEventLog(io: IO, ui: Ui, clock: Clock): EventLog {
-  const emit = (level: Level, event: string, fields: Record<string, unknown> = {}): void => {
-    const line = safeJson({ time: new Date(clock.now()).toISOString(), level, event, ...fields });
-    io.stderr.write(`${ui.redact(line)}\n`);
+function resultEvent(r: ItemResult): { level: Level; msg: string; fields: Record<string, unknown> } {
+  const { error, ...fields } = r;
+  const id = String(r.id);
+  if (r.ok) {
+    const how = r.replayed === true ? 'already filed' : 'filed';
+    const from = r.from === 'journal' ? ', from the journal' : '';
+    return { level: 'info', msg: `${id} ${how} as ${String(r.externalId)} (syncCount ${String(r.syncCount)}${from})`, fields };
+  }
+  const stage = typeof r.stage === 'string' ? ` at the ${r.stage} stage` : '';
+  const message = error?.title ?? 'failed';
+  return {
+    level: 'warn',
+    msg: `${id} failed${stage}: ${message}`,
+    fields: { ...fields, error: error ? itemErrorObject(error) : { message } },
   };
+}
+
+export function createEventLog(log: JsonLog): EventLog {
   const onWait = (message: unknown): void => {
-    const w = message as { ms: number; reason: string; attempt: number };
-    emit('info', 'wait', { ms: w.ms, reason: w.reason, attempt: w.attempt });
+    const w = message as WaitMessage;
+    log.emit('info', 'wait', `waiting ${(w.ms / 1000).toFixed(1)} s: ${w.reason}`, {
+      ms: w.ms,
+      reason: w.reason,
+      attempt: w.attempt,
+      kind: w.kind,
+    });
   };
   subscribe(WAIT_CHANNEL, onWait);
   return {
-    emit,
-    passStarted: (pass) => emit('info', 'pass-start', { pass }),
+    emit: log.emit,
+    journalOpened: () => undefined,
+    passStarted: (pass) => log.emit('info', 'pass-start', `pass ${pass} started`, { pass }),
     passEnded: (pass, end) => {
       const { error, ...counts } = end;
-      emit(error === undefined ? 'info' : 'error', 'pass-end', { pass, ...counts, ...(error === undefined ? {} : { error }) });
+      const took = `${(end.durationMs / 1000).toFixed(1)} s`;
+      if (error !== undefined) {
+        log.emit('error', 'pass-end', `pass ${pass} failed after ${took}: ${error}`, { pass, ...counts, error: { message: error } });
+        return;
+      }
+      const how = end.interrupted ? 'was interrupted' : 'ended';
+      const msg = `pass ${pass} ${how} after ${took}: ${end.filed} filed, ${end.failed} failed, ${end.waiting} waiting, ${end.parked} parked`;
+      log.emit('info', 'pass-end', msg, { pass, ...counts });
     },
     listed: () => undefined,
     commandStarted: () => () => undefined,
-    result: (r) => emit(r.ok ? 'info' : 'warn', 'result', r),
-    parked: (id, failures) => emit('warn', 'parked', { id, failures, hint: 'run rfs sync with --retry-parked to try it again' }),
+    result: (r) => {
+      const e = resultEvent(r);
+      log.emit(e.level, 'result', e.msg, e.fields);
+    },
+    parked: (id, failures) =>
+      log.emit('warn', 'parked', `${id} is parked after ${failures} failures of its command: rfs sync --retry-parked runs it again`, {
+        id,
+        failures,
+      }),
     close: async () => {
       unsubscribe(WAIT_CHANNEL, onWait);
     },
   };
-}
-
-const QUIET_SPINNER = (log: EventLog): Spinner => ({
-  update: () => undefined,
-  stop: (finalText) => {
-    if (finalText !== undefined) log.emit('info', 'notice', { message: finalText });
-  },
-});
-
-/**
- * Makes the run's Ui speak JSON events. It is changed in place, not wrapped: the API client of
- * this run holds the same Ui for its wait notices, and they must not come out as text either.
- */
-export function speakJson(ui: Ui, log: EventLog): void {
-  const json: Pick<Ui, 'notice' | 'warn' | 'verbose' | 'spinner'> = {
-    notice: (message) => {
-      if (!ui.quiet) log.emit('info', 'notice', { message });
-    },
-    warn: (message) => log.emit('warn', 'warning', { message }),
-    verbose: (message) => {
-      if (ui.verboseEnabled) log.emit('debug', 'verbose', { message });
-    },
-    spinner: async () => QUIET_SPINNER(log),
-  };
-  Object.assign(ui, json);
 }

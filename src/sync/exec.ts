@@ -27,13 +27,48 @@ export interface CommandOptions {
   stdin: string;
   env: NodeJS.ProcessEnv;
   timeoutMs: number;
-  signal: AbortSignal;
+  /** Stops the command early; sync gives none (Ctrl-C lets commands finish, see pass.ts). */
+  signal?: AbortSignal;
 }
 
 const MAX_STDOUT = 1024 * 1024;
 const STDERR_TAIL = 8 * 1024;
 /** After SIGTERM, how long a command may take to stop before SIGKILL. */
 const KILL_GRACE_MS = 5000;
+/**
+ * After the command's own process has ended, how long its output may still take to arrive. A
+ * process it started in a session of its own (`setsid … &`) is out of reach of the group's
+ * signals and can hold the pipes open for as long as it likes: rfs stops waiting for it.
+ */
+const DRAIN_MS = 500;
+
+/**
+ * The process groups of the commands running now, and one `exit` hook for all of them: if rfs
+ * ends while commands run, none outlives it unnoticed. One listener whatever --concurrency is
+ * (a listener per command made Node warn of a leak from the 11th on).
+ */
+const runningGroups = new Set<number>();
+const onProcessExit = (): void => {
+  for (const pid of runningGroups) signalGroup(pid, 'SIGTERM');
+};
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // The group is gone already.
+  }
+}
+
+function track(pid: number | undefined): () => void {
+  if (pid === undefined) return () => undefined;
+  if (runningGroups.size === 0) process.on('exit', onProcessExit);
+  runningGroups.add(pid);
+  return () => {
+    if (!runningGroups.delete(pid)) return;
+    if (runningGroups.size === 0) process.off('exit', onProcessExit);
+  };
+}
 
 export function runCommand(o: CommandOptions): Promise<CommandRun> {
   return new Promise((resolve, reject) => {
@@ -51,36 +86,61 @@ export function runCommand(o: CommandOptions): Promise<CommandRun> {
         closeSync(input);
       }
     })();
-    const signalGroup = (signal: NodeJS.Signals): void => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, signal);
-      } catch {
-        // The group is gone already.
-      }
-    };
-    // If rfs itself ends while the command runs, the command does not outlive it unnoticed.
-    const onExit = (): void => signalGroup('SIGTERM');
-    process.once('exit', onExit);
+    const untrack = track(child.pid);
     let stdout = '';
     let stdoutTooLong = false;
     let stderr = '';
     let timedOut = false;
+    let held = false;
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let killTimer: NodeJS.Timeout | undefined;
+    let drainTimer: NodeJS.Timeout | undefined;
+    let settled = false;
+
+    const cleanUp = (): void => {
+      untrack();
+      clearTimeout(timer);
+      if (killTimer) clearTimeout(killTimer);
+      if (drainTimer) clearTimeout(drainTimer);
+      o.signal?.removeEventListener('abort', onAbort);
+    };
+    const finish = (code: number | null, signal: NodeJS.Signals | null): void => {
+      if (settled) return;
+      settled = true;
+      cleanUp();
+      let tail = stderr.trim();
+      if (held) tail = `${tail}${tail ? '; ' : ''}a process it started still held its output open`;
+      resolve({ code, signal, stdout, stderr: tail, timedOut, stdoutTooLong });
+    };
+    /** Past the deadline with the command's own process gone: stop waiting for its pipes. */
+    const abandonPipes = (): void => {
+      if (settled) return;
+      held = true;
+      child.stdout.destroy();
+      child.stderr.destroy();
+      finish(exit?.code ?? null, exit?.signal ?? null);
+    };
 
     let stopping = false;
     const stop = (): void => {
       if (stopping) return;
       stopping = true;
-      signalGroup('SIGTERM');
-      killTimer = setTimeout(() => signalGroup('SIGKILL'), KILL_GRACE_MS);
+      if (child.pid !== undefined) signalGroup(child.pid, 'SIGTERM');
+      killTimer = setTimeout(() => {
+        if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
+        // Whatever still holds the pipes now is out of the group's reach.
+        drainTimer = setTimeout(abandonPipes, DRAIN_MS);
+      }, KILL_GRACE_MS);
       killTimer.unref();
     };
     const timer = setTimeout(() => {
       timedOut = true;
-      stop();
+      // The shell is gone but something it started holds the pipes: nothing left to stop.
+      if (exit !== undefined) abandonPipes();
+      else stop();
     }, o.timeoutMs);
     const onAbort = (): void => stop();
-    o.signal.addEventListener('abort', onAbort, { once: true });
+    o.signal?.addEventListener('abort', onAbort, { once: true });
 
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => {
@@ -97,18 +157,17 @@ export function runCommand(o: CommandOptions): Promise<CommandRun> {
     });
 
     child.once('error', (error) => {
-      process.off('exit', onExit);
-      clearTimeout(timer);
-      o.signal.removeEventListener('abort', onAbort);
+      if (settled) return;
+      settled = true;
+      cleanUp();
       reject(error);
     });
-    child.once('close', (code, signal) => {
-      process.off('exit', onExit);
-      clearTimeout(timer);
-      if (killTimer) clearTimeout(killTimer);
-      o.signal.removeEventListener('abort', onAbort);
-      resolve({ code, signal, stdout, stderr: stderr.trim(), timedOut, stdoutTooLong });
+    child.once('exit', (code, signal) => {
+      exit = { code, signal };
+      // Stopped for its deadline, it has ended: its output may follow for a moment, not longer.
+      if (timedOut && !settled) drainTimer = setTimeout(abandonPipes, DRAIN_MS);
     });
+    child.once('close', (code, signal) => finish(code, signal));
   });
 }
 
@@ -129,8 +188,8 @@ export function parseExternalRecord(
       return { problem: 'the command printed something that starts like JSON but is not valid JSON' };
     }
     const v = value as Record<string, unknown>;
-    if (typeof v.externalId !== 'string' || v.externalId.trim() === '')
-      return { problem: 'the JSON the command printed has no "externalId" string' };
+    // An empty or blank one is checkFiling's to refuse (shared/filing.ts), as for every filing.
+    if (typeof v.externalId !== 'string') return { problem: 'the JSON the command printed has no "externalId" string' };
     if (v.externalUrl !== undefined && typeof v.externalUrl !== 'string') return { problem: '"externalUrl" must be a string' };
     if (v.metadata !== undefined && (v.metadata === null || typeof v.metadata !== 'object' || Array.isArray(v.metadata))) {
       return { problem: '"metadata" must be a JSON object' };

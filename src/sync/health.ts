@@ -2,9 +2,10 @@
 // pass ended without a pass-level error, within two intervals. A monitor (or systemd through a
 // timer) that sees 503 knows why from the body, and since when from /metrics.
 import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Clock } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
-import { ListenError, listenOn, urlHost } from '../core/listen.js';
+import { boundUrl, ListenError, listenOn } from '../core/listen.js';
 import type { PassEnd, SyncObserver } from './observer.js';
 
 export interface Verdict {
@@ -46,6 +47,7 @@ export class Health implements SyncObserver {
     this.last = { at: this.clock.now(), interrupted: end.interrupted, ...(end.error === undefined ? {} : { error: end.error }) };
   }
 
+  journalOpened(): void {}
   listed(): void {}
   commandStarted(): () => void {
     return () => undefined;
@@ -106,15 +108,16 @@ export async function startMonitorServer(
     }
     res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found: try /metrics or /healthz\n');
   });
-  let port: number;
+  let bound: AddressInfo;
   try {
-    port = (await listenOn(server, address.host, address.port)).port;
+    bound = await listenOn(server, address.host, address.port);
   } catch (error) {
     if (error instanceof ListenError) throw new UsageError(`--metrics: ${error.message}`, { cause: error.cause });
     throw error;
   }
   return {
-    url: `http://${urlHost(address.host)}:${port}`,
+    // The address really bound (0.0.0.0 is every interface, not loopback).
+    url: boundUrl(bound),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

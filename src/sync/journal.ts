@@ -5,14 +5,15 @@
 // rfs reads a `failed` line as a damaged one: it reports it, skips it and runs the command again
 // (as for a bare `started`), which is what it did before failures were journaled.
 // One process at a time owns a journal, through a lock file beside it.
-import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { writeFileAtomicSync } from '../core/atomic-write.js';
 import { UsageError } from '../core/errors.js';
-import { processAlive } from '../core/lock.js';
+import { type HeldLock, tryLockSync } from '../core/lock.js';
+import { type Clock, systemClock } from '../core/clock.js';
 import type { Ui } from '../core/ui.js';
-import { MAX_JSON_DEPTH, nestedDeeperThan } from '../shared/json-depth.js';
+import { MAX_METADATA_DEPTH, metadataTooDeep } from '../shared/json-depth.js';
 
 export interface ExternalRecord {
   externalId: string;
@@ -119,37 +120,140 @@ function applyEntry(states: Map<string, RecordingState>, entry: JournalEntry): v
   states.set(entry.id, state);
 }
 
-/** Replays journal text into per-recording state; damaged lines are reported, never fatal. */
-export function replayJournal(text: string): { states: Map<string, RecordingState>; problems: JournalProblem[] } {
-  const states = new Map<string, RecordingState>();
-  const problems: JournalProblem[] = [];
-  const lines = text.split('\n');
-  lines.forEach((line, index) => {
+/** One line of a journal into per-recording state; a damaged line becomes a problem. */
+class Replay {
+  readonly states = new Map<string, RecordingState>();
+  readonly problems: JournalProblem[] = [];
+  private number = 0;
+
+  /** `last`: the text after the final newline (a line cut short by a crash mid-write). */
+  line(line: string, last: boolean): void {
+    this.number += 1;
     if (line.trim() === '') return;
-    const last = index === lines.length - 1;
     let entry: unknown;
     try {
       entry = JSON.parse(line);
     } catch {
-      problems.push({
-        line: index + 1,
-        message: last ? 'the last line is incomplete (rfs was stopped while writing it); skipped' : 'the line is not JSON; skipped',
-      });
+      this.problem(last ? 'the last line is incomplete (rfs was stopped while writing it); skipped' : 'the line is not JSON; skipped');
       return;
     }
     if (!isEntry(entry)) {
-      problems.push({ line: index + 1, message: 'the line is not a journal step; skipped' });
+      this.problem('the line is not a journal step; skipped');
       return;
     }
     // An answer rfs could not send (it refuses such answers before journaling them, so the line
     // was written by something else): the command runs again rather than rfs crashing on it.
-    if (entry.step === 'result' && nestedDeeperThan(entry.metadata, MAX_JSON_DEPTH)) {
-      problems.push({ line: index + 1, message: `the answer's metadata is nested more than ${MAX_JSON_DEPTH} levels deep; skipped` });
+    if (entry.step === 'result' && metadataTooDeep(entry.metadata)) {
+      this.problem(`the answer's metadata is nested more than ${MAX_METADATA_DEPTH} levels deep; skipped`);
       return;
     }
-    applyEntry(states, entry);
-  });
-  return { states, problems };
+    applyEntry(this.states, entry);
+  }
+
+  /** A line longer than any step rfs writes: not read, only counted. */
+  overlong(): void {
+    this.number += 1;
+    this.problem(`the line is longer than ${MAX_LINE_BYTES / MIB} MiB, more than any step rfs writes; skipped`);
+  }
+
+  private problem(message: string): void {
+    this.problems.push({ line: this.number, message });
+  }
+}
+
+/** Replays journal text into per-recording state; damaged lines are reported, never fatal. */
+export function replayJournal(text: string): { states: Map<string, RecordingState>; problems: JournalProblem[] } {
+  const replay = new Replay();
+  const lines = text.split('\n');
+  for (const [index, line] of lines.entries()) replay.line(line, index === lines.length - 1);
+  return replay;
+}
+
+const MIB = 1024 * 1024;
+/**
+ * A step is one line: a `result` carries the command's answer, at most 1 MiB (exec.ts), so a
+ * longer line was not written by rfs. It is skipped without being held in memory.
+ */
+export const MAX_LINE_BYTES = 4 * MIB;
+/**
+ * The journal is compacted to what is pending whenever a sync starts; past this size it is not
+ * a journal rfs wrote (or one a sync grew for months without a restart), and it is refused
+ * rather than read into memory (issue 23: a 2 GB journal crashed rfs).
+ */
+export const MAX_JOURNAL_BYTES = 256 * MIB;
+const CHUNK_BYTES = 64 * 1024;
+
+/** A journal rfs does not read: not a regular file, or past MAX_JOURNAL_BYTES. Exit 2. */
+export class JournalRefusedError extends UsageError {}
+
+function tooLarge(path: string): JournalRefusedError {
+  return new JournalRefusedError(
+    `the journal ${path} is larger than ${MAX_JOURNAL_BYTES / MIB} MiB, more than rfs reads: it is not a journal rfs sync wrote`,
+    { hint: 'give --journal the journal of rfs sync, or move this file aside (a new journal starts empty)' },
+  );
+}
+
+/**
+ * Reads a journal as a stream, line by line, holding at most one line (MAX_LINE_BYTES) in
+ * memory; a missing file is an empty journal. Refused (exit 2): anything but a regular file
+ * (`/dev/zero`, a FIFO, a folder), and a file past MAX_JOURNAL_BYTES.
+ */
+export function readJournalFile(path: string): { states: Map<string, RecordingState>; problems: JournalProblem[] } {
+  const replay = new Replay();
+  let fd: number;
+  try {
+    // O_NONBLOCK: opening a FIFO would otherwise wait for a writer before the check below.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return replay;
+    throw error;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) {
+      throw new JournalRefusedError(`the journal ${path} is not a regular file`, { hint: 'give --journal the path of a file' });
+    }
+    if (stat.size > MAX_JOURNAL_BYTES) throw tooLarge(path);
+    const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+    let parts: Buffer[] = [];
+    let held = 0;
+    let overlong = false;
+    let total = 0;
+    for (;;) {
+      const n = readSync(fd, chunk, 0, CHUNK_BYTES, null);
+      if (n === 0) break;
+      total += n;
+      // The file grew while it was read.
+      if (total > MAX_JOURNAL_BYTES) throw tooLarge(path);
+      const data = chunk.subarray(0, n);
+      let start = 0;
+      for (let nl = data.indexOf(10, start); ; nl = data.indexOf(10, start)) {
+        const end = nl === -1 ? n : nl;
+        if (!overlong) {
+          if (held + (end - start) > MAX_LINE_BYTES) {
+            overlong = true;
+            parts = [];
+            held = 0;
+          } else if (end > start) {
+            parts.push(Buffer.from(data.subarray(start, end)));
+            held += end - start;
+          }
+        }
+        if (nl === -1) break;
+        if (overlong) replay.overlong();
+        else replay.line(Buffer.concat(parts, held).toString('utf8'), false);
+        parts = [];
+        held = 0;
+        overlong = false;
+        start = nl + 1;
+      }
+    }
+    if (overlong) replay.overlong();
+    else if (held > 0) replay.line(Buffer.concat(parts, held).toString('utf8'), true);
+  } finally {
+    closeSync(fd);
+  }
+  return replay;
 }
 
 /**
@@ -183,11 +287,14 @@ export class Journal {
   private readonly lockPath: string;
   /** The lock file this process made, to tell it from one deleted, or made by another sync. */
   private lockId: FileId | undefined;
+  private held: HeldLock | undefined;
 
   private constructor(
     readonly path: string,
     readonly states: Map<string, RecordingState>,
     readonly problems: JournalProblem[],
+    /** The run's clock (core/clock.ts): every step is stamped with its time. */
+    private readonly clock: Pick<Clock, 'now'>,
   ) {
     this.lockPath = `${path}.lock`;
   }
@@ -198,11 +305,15 @@ export class Journal {
   }
 
   /** Reads the journal (it may not exist yet) without taking it: for --dry-run. */
-  static peek(path: string): Journal {
+  static peek(path: string, clock: Pick<Clock, 'now'> = systemClock): Journal {
     const file = resolve(path);
-    const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
-    const { states, problems } = replayJournal(text);
-    return new Journal(file, states, problems);
+    const { states, problems } = readJournalFile(file);
+    return new Journal(file, states, problems, clock);
+  }
+
+  /** Now, as a step's `at`: the run's clock, not the machine's. */
+  stamp(): string {
+    return new Date(this.clock.now()).toISOString();
   }
 
   /**
@@ -210,14 +321,14 @@ export class Journal {
    * journal is refused), then the replay, then a compacted rewrite holding only what is still
    * pending, which also clears a damaged last line.
    */
-  static open(path: string): Journal {
+  static open(path: string, clock: Pick<Clock, 'now'>): Journal {
     const file = resolve(path);
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-    const journal = Journal.peek(file);
+    const journal = Journal.peek(file, clock);
     journal.lock();
     try {
       // Re-read under the lock: the peek may have raced another process's last writes.
-      const { states, problems } = replayJournal(existsSync(file) ? readFileSync(file, 'utf8') : '');
+      const { states, problems } = readJournalFile(file);
       journal.states.clear();
       for (const [id, state] of states) journal.states.set(id, state);
       journal.problems.splice(0, journal.problems.length, ...problems);
@@ -230,31 +341,22 @@ export class Journal {
     return journal;
   }
 
+  /**
+   * The lock of core/lock.ts, as the config file has: created exclusively, holding the pid and
+   * the time, and taken over when its owner is dead (a crash or SIGKILL) or when it names this
+   * very pid (a predecessor's, the pid reused). Never older-than stale: a sync runs for days.
+   */
   private lock(): void {
-    for (let tries = 0; tries < 2; tries++) {
-      try {
-        const fd = openSync(this.lockPath, 'wx', 0o600);
-        try {
-          writeSync(fd, `${process.pid}\n`);
-          const { dev, ino } = fstatSync(fd);
-          this.lockId = { dev, ino };
-        } finally {
-          closeSync(fd);
-        }
-        return;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        const pid = Number(readFileSync(this.lockPath, 'utf8').trim());
-        if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid)) {
-          throw new UsageError(`another rfs sync (pid ${pid}) is using the journal ${this.path}`, {
-            hint: 'wait for it to finish, or give this one its own --journal',
-          });
-        }
-        // The owner died (a crash or SIGKILL): its lock is stale.
-        unlinkSync(this.lockPath);
-      }
+    const got = tryLockSync(this.lockPath);
+    if (!('release' in got)) {
+      const pid = got.owner?.pid;
+      throw new UsageError(`another rfs sync${pid === undefined ? '' : ` (pid ${pid})`} is using the journal ${this.path}`, {
+        hint: 'wait for it to finish, or give this one its own --journal',
+      });
     }
-    throw new UsageError(`could not lock the journal ${this.path}`);
+    this.held = got;
+    // Which file it is, for assertHeld: another sync's lock at the same path is another file.
+    this.lockId = fileIdAt(this.lockPath);
   }
 
   /**
@@ -283,20 +385,15 @@ export class Journal {
   }
 
   private unlock(): void {
-    try {
-      // Only a lock this process made: a replaced one belongs to another sync.
-      const lock = fileIdAt(this.lockPath);
-      if (this.lockId !== undefined && !sameFile(lock, this.lockId)) return;
-      if (readFileSync(this.lockPath, 'utf8').trim() === String(process.pid)) unlinkSync(this.lockPath);
-    } catch {
-      // Already gone.
-    }
+    // Only a lock this process made: core/lock.ts leaves a replaced one alone.
+    this.held?.release();
+    this.held = undefined;
   }
 
   /** Rewrites the file with the pending steps only, atomically (core/atomic-write.ts). */
   private compact(): void {
     const lines: string[] = [];
-    const at = new Date().toISOString();
+    const at = this.stamp();
     for (const [id, state] of this.states) {
       if (state.attempts > 0) lines.push(JSON.stringify({ step: 'started', id, attempt: state.attempts, at }));
       if (state.result) lines.push(JSON.stringify({ step: 'result', id, attempt: state.attempts, at, ...state.result }));

@@ -3,22 +3,50 @@
 // part of any other command's start-up.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { performance } from 'node:perf_hooks';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { ATTEMPT_CHANNEL, WAIT_CHANNEL, type WaitMessage } from '../api/client.js';
 import type { Clock } from '../core/clock.js';
+import { type Standing, standingOf } from './backoff.js';
+import type { RecordingState } from './journal.js';
 import type { SyncObserver } from './observer.js';
 
 export interface SyncMetrics extends SyncObserver {
   readonly registry: Registry;
 }
 
+/** The label values each labelled metric can take: all exist at 0 from the first scrape (cli.md, sync). */
+const PASS_RESULTS = ['ok', 'failed', 'interrupted'] as const;
+const FAILURE_STAGES = ['fetch', 'command', 'filing'] as const;
+const COMMAND_OUTCOMES = ['ok', 'failed', 'timeout'] as const;
+const WAIT_KINDS = ['pacing', 'retry'] as const satisfies readonly WaitMessage['kind'][];
+const JOURNAL_STATES = ['pending', 'failing', 'parked'] as const satisfies readonly Standing['state'][];
+
 export function createSyncMetrics(clock: Clock): SyncMetrics {
   const registry = new Registry();
   const registers = [registry];
+  // The Prometheus client's own process and Node.js metrics (CPU, memory, open files, event loop lag).
+  collectDefaultMetrics({ register: registry });
+  // Gauges named like counters, which promtool check metrics flags; each has a per-type twin
+  // (nodejs_active_handles{type}, ...) whose sum is the same number.
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
+    registry.removeSingleMetric(name);
+  }
+  new Gauge({
+    name: 'rfs_sync_build_info',
+    help: 'Always 1: the version of rfs and of Node.js that run this sync',
+    labelNames: ['version', 'node_version'] as const,
+    registers,
+  }).set({ version: RFS_VERSION, node_version: process.versions.node }, 1);
   const passes = new Counter({
     name: 'rfs_sync_passes_total',
     help: 'Passes ended, by result: ok, failed (a pass-level error) or interrupted',
     labelNames: ['result'] as const,
+    registers,
+  });
+  const passSeconds = new Histogram({
+    name: 'rfs_sync_pass_duration_seconds',
+    help: 'How long each pass took, from its start to its end whatever the result',
+    buckets: [0.5, 1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600],
     registers,
   });
   const filed = new Counter({ name: 'rfs_sync_recordings_filed_total', help: 'Recordings filed (a filing confirmed)', registers });
@@ -60,14 +88,48 @@ export function createSyncMetrics(clock: Clock): SyncMetrics {
     labelNames: ['kind'] as const,
     registers,
   });
+  for (const result of PASS_RESULTS) passes.inc({ result }, 0);
+  for (const stage of FAILURE_STAGES) failed.inc({ stage }, 0);
+  for (const outcome of COMMAND_OUTCOMES) commandSeconds.zero({ outcome });
+  for (const kind of WAIT_KINDS) {
+    waits.inc({ kind }, 0);
+    waitSeconds.inc({ kind }, 0);
+  }
+
+  // Registered at the first successful pass: before it the series is absent, not 0, so that an
+  // alert on its age does not fire during a long first pass (cli.md, sync).
   const lastSuccess = new Gauge({
     name: 'rfs_sync_last_success_timestamp_seconds',
-    help: 'When the last pass without a pass-level error ended (Unix time); 0 before the first',
-    registers,
+    help: 'When the last pass without a pass-level error ended (Unix time); absent before the first',
+    registers: [],
   });
-  /** The oldest creation time among the recordings the last listing found unsynced. */
+  let succeeded = false;
+
+  let journal: ReadonlyMap<string, RecordingState> | undefined;
+  new Gauge({
+    name: 'rfs_sync_journal_recordings',
+    help: 'Recordings the journal holds now, by state: pending (to file, or may have run), failing (waits to run again), parked',
+    labelNames: ['state'] as const,
+    registers,
+    collect() {
+      const counts = { pending: 0, failing: 0, parked: 0 };
+      for (const s of journal?.values() ?? []) counts[standingOf(s).state] += 1;
+      for (const state of JOURNAL_STATES) this.set({ state }, counts[state]);
+    },
+  });
+
+  /** The oldest creation time and the count among the recordings the last listing found unsynced. */
   let oldest: number | undefined;
-  let listing: number | undefined;
+  let unsynced = 0;
+  let listing: { oldest?: number; count: number } = { count: 0 };
+  new Gauge({
+    name: 'rfs_sync_unsynced_recordings',
+    help: 'COMPLETED, unsynced recordings the last pass listed (within --max-items), journaled ones included',
+    registers,
+    collect() {
+      this.set(unsynced);
+    },
+  });
   new Gauge({
     name: 'rfs_sync_oldest_unsynced_age_seconds',
     help: 'Age of the oldest COMPLETED, unsynced recording the last listing found; 0 when it found none',
@@ -76,7 +138,6 @@ export function createSyncMetrics(clock: Clock): SyncMetrics {
       this.set(oldest === undefined ? 0 : Math.max(0, (clock.now() - oldest) / 1000));
     },
   });
-  passes.inc({ result: 'ok' }, 0);
 
   const onAttempt = (message: unknown): void => {
     const a = message as { method: string; status: number | null; durationMs: number };
@@ -93,22 +154,31 @@ export function createSyncMetrics(clock: Clock): SyncMetrics {
 
   return {
     registry,
+    journalOpened(states) {
+      journal = states;
+    },
     passStarted() {
-      listing = undefined;
+      listing = { count: 0 };
     },
     passEnded(_pass, end) {
       passes.inc({ result: end.interrupted ? 'interrupted' : end.error === undefined ? 'ok' : 'failed' });
+      passSeconds.observe(end.durationMs / 1000);
       if (end.error === undefined && !end.interrupted) {
+        if (!succeeded) registry.registerMetric(lastSuccess);
+        succeeded = true;
         lastSuccess.set(clock.now() / 1000);
         // A pass that listed nothing found no backlog; one cut short keeps what it knew.
-        oldest = listing;
+        oldest = listing.oldest;
+        unsynced = listing.count;
       }
     },
     listed(item) {
+      listing.count += 1;
+      // While a pass lists, the gauges already show what it found so far, if more (or older).
+      unsynced = Math.max(unsynced, listing.count);
       const created = Date.parse(item.createdAt);
       if (Number.isNaN(created)) return;
-      listing = listing === undefined ? created : Math.min(listing, created);
-      // While a pass lists, the gauge already shows the oldest found so far, if older.
+      listing.oldest = listing.oldest === undefined ? created : Math.min(listing.oldest, created);
       if (oldest === undefined || created < oldest) oldest = created;
     },
     commandStarted() {
@@ -122,7 +192,7 @@ export function createSyncMetrics(clock: Clock): SyncMetrics {
     },
     result(r) {
       if (r.ok) filed.inc();
-      else failed.inc({ stage: typeof r.stage === 'string' ? r.stage : 'unknown' });
+      else failed.inc({ stage: FAILURE_STAGES.find((s) => s === r.stage) ?? 'command' /* pass.ts names a stage on every failure */ });
     },
     parked() {
       parked.inc();

@@ -2,6 +2,7 @@
 // json): each pass, each recording listed and handled, each command run. The pass and the sync
 // command call one SyncObserver; the metrics and the JSON log each implement it.
 import type { ItemResult } from '../batch/results.js';
+import type { RecordingState } from './journal.js';
 
 export interface PassEnd {
   filed: number;
@@ -21,6 +22,8 @@ export interface CommandEnd {
 }
 
 export interface SyncObserver {
+  /** The journal's per-recording states, live: read when someone asks for the backlog. */
+  journalOpened(states: ReadonlyMap<string, RecordingState>): void;
   passStarted(pass: number): void;
   passEnded(pass: number, end: PassEnd): void;
   /** A recording found by the listing as COMPLETED and unsynced. */
@@ -35,6 +38,9 @@ export interface SyncObserver {
 /** Several observers as one. */
 export function observers(list: SyncObserver[]): SyncObserver {
   return {
+    journalOpened: (states) => {
+      for (const o of list) o.journalOpened(states);
+    },
     passStarted: (pass) => {
       for (const o of list) o.passStarted(pass);
     },

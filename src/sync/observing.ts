@@ -1,8 +1,10 @@
 // Who watches one `rfs sync` (cli.md, sync): the JSON event log of --log-format json, and the
 // /metrics and /healthz of --metrics. prom-client loads only when --metrics is given.
+import { beyondLoopbackWarning } from '../core/listen.js';
 import { writeSummary } from '../batch/runner.js';
 import type { Session } from '../core/context.js';
-import { createEventLog, type EventLog, speakJson } from './events-log.js';
+import { createJsonLog } from '../output/json-log.js';
+import { createEventLog, type EventLog } from './events-log.js';
 import { type Address, Health, startMonitorServer } from './health.js';
 import { observers, type SyncObserver } from './observer.js';
 
@@ -17,14 +19,24 @@ export interface Observing {
 
 export async function startObserving(
   ctx: Session,
-  o: { metrics?: Address; logFormat: 'text' | 'json'; intervalMs: number },
+  o: { metrics?: Address; logFormat: 'text' | 'json'; intervalMs: number; execTimeoutMs: number },
 ): Promise<Observing> {
   const list: SyncObserver[] = [];
   const closers: (() => Promise<void>)[] = [];
+  let running = 0;
+  list.push({
+    ...IGNORING,
+    commandStarted: () => {
+      running += 1;
+      return () => {
+        running -= 1;
+      };
+    },
+  });
   let log: EventLog | undefined;
   if (o.logFormat === 'json') {
-    log = createEventLog(ctx.io, ctx.ui, ctx.clock);
-    speakJson(ctx.ui, log);
+    // The run's Ui speaks JSON already (cli/run.ts): these are the sync's own events.
+    log = createEventLog(createJsonLog((line) => ctx.io.stderr.write(line), ctx.ui.redact, ctx.clock));
     list.push(log);
   }
   if (o.metrics !== undefined) {
@@ -39,19 +51,50 @@ export async function startObserving(
       }));
       closers.push(() => server.close());
       ctx.ui.notice(`sync: metrics on ${server.url}/metrics, health on ${server.url}/healthz`);
+      const given = o.metrics.host.includes(':') ? `[${o.metrics.host}]` : o.metrics.host;
+      const exposed = beyondLoopbackWarning(
+        o.metrics.host,
+        `--metrics ${given}:${o.metrics.port}`,
+        'the metrics and health endpoints (no key)',
+      );
+      if (exposed !== undefined) ctx.ui.warn(exposed);
     } catch (error) {
       for (const observer of list) await observer.close();
       throw error;
     }
   }
   const observer = observers(list);
+  // The first Ctrl-C or SIGTERM says at once what rfs now waits for (cli.md, sync): a second one
+  // ends rfs and the commands with it (main.ts, exec.ts).
+  // With no command running, nothing makes it wait: the run stops at once and its summary says how.
+  const onInterrupt = (): void => {
+    const n = running;
+    if (n === 0) return;
+    const what = `interrupted: waiting for ${n} running command${n === 1 ? '' : 's'} (at most ${o.execTimeoutMs / 1000} s, --exec-timeout); Ctrl-C again stops them`;
+    if (log) log.emit('warn', 'interrupt', what, { running: n });
+    else writeSummary(ctx.io, ctx.ui.redact(what));
+  };
+  ctx.signal.addEventListener('abort', onInterrupt, { once: true });
   return {
     observer,
     ...(log === undefined ? {} : { log }),
-    summary: (text) => (log ? log.emit('info', 'summary', { message: text }) : writeSummary(ctx.io, text)),
+    summary: (text) => (log ? log.emit('info', 'summary', text) : writeSummary(ctx.io, text)),
     close: async () => {
+      ctx.signal.removeEventListener('abort', onInterrupt);
       for (const close of closers) await close();
       await observer.close();
     },
   };
 }
+
+/** An observer that takes no notice of anything: a base for one that watches a few things. */
+const IGNORING: SyncObserver = {
+  journalOpened: () => undefined,
+  passStarted: () => undefined,
+  passEnded: () => undefined,
+  listed: () => undefined,
+  commandStarted: () => () => undefined,
+  result: () => undefined,
+  parked: () => undefined,
+  close: async () => undefined,
+};

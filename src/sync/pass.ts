@@ -1,6 +1,7 @@
 // One pass of the integration loop of api.md: file what the journal says was answered but not
 // confirmed, then for every COMPLETED unsynced recording: fetch it by id, run the command,
 // file its answer. Every step is journaled before rfs acts on it (see journal.ts).
+import { getMaxListeners, setMaxListeners } from 'node:events';
 import { fileRecording, getRecording } from '../api/recordings.js';
 import type { ApiClient } from '../api/types.js';
 import { Progress } from '../batch/progress.js';
@@ -8,6 +9,7 @@ import { itemError, type ItemError, type ItemResult, type ResultWriter } from '.
 import { runBatch, type ItemRun } from '../batch/runner.js';
 import type { Session } from '../core/context.js';
 import { ApiError, CancelError } from '../core/errors.js';
+import { checkFiling } from '../shared/filing.js';
 import { parseExternalRecord, runCommand } from './exec.js';
 import type { ExternalRecord, Journal } from './journal.js';
 import { type PassItem, passItems, type SyncOrder } from './listing.js';
@@ -28,6 +30,10 @@ export interface SyncSettings {
   observer?: SyncObserver;
 }
 
+/** Abort listeners on the run's signal: per command slot (a fetch and a filing), and beside them (listing, spinner, the run). */
+const LISTENERS_PER_SLOT = 2;
+const LISTENERS_BESIDE = 10;
+
 export interface PassOutcome {
   filed: number;
   failed: number;
@@ -35,13 +41,6 @@ export interface PassOutcome {
   interrupted: boolean;
   /** What it was doing then, when it was doing something. */
   interruptedDuring?: string;
-}
-
-/** For the commands: they are not stopped by Ctrl-C (see handle). */
-const NEVER = new AbortController().signal;
-
-function now(): string {
-  return new Date().toISOString();
 }
 
 function failure(code: string, title: string): ItemError {
@@ -57,6 +56,10 @@ export async function runPass(
 ): Promise<PassOutcome> {
   // Before anything of the pass, and before each recording: see journal.ts, assertHeld.
   journal.assertHeld();
+  // Each request in flight listens on the run's signal until it is answered: up to one per
+  // command slot, plus the listing's pages and a filing each. That many is the design, not a
+  // leak, and Node's warning at 11 would be a line of text in a --log-format json stream.
+  setMaxListeners(Math.max(getMaxListeners(ctx.signal), LISTENERS_PER_SLOT * s.concurrency + LISTENERS_BESIDE), ctx.signal);
   let listing = false;
   const progress = await Progress.start(ctx.ui, 'sync: starting a pass');
   const items = passItems(client, journal.states, {
@@ -75,7 +78,7 @@ export async function runPass(
     progress.update(`${id}: filing ${record.externalId}`);
     try {
       const answer = await fileRecording(client, id, { provider: s.provider, ...record }, ctx.signal);
-      journal.append({ step: 'filed', id, externalId: record.externalId, syncCount: answer.data.syncCount, at: now() });
+      journal.append({ step: 'filed', id, externalId: record.externalId, syncCount: answer.data.syncCount, at: journal.stamp() });
       return {
         id,
         ok: true,
@@ -91,7 +94,7 @@ export async function runPass(
       // The answer stays in the journal and is filed on the next pass, without the command,
       // unless the recording is gone for good.
       if (error instanceof ApiError && error.status === 404) {
-        journal.append({ step: 'dropped', id, reason: `${error.status} ${error.code}`, at: now() });
+        journal.append({ step: 'dropped', id, reason: `${error.status} ${error.code}`, at: journal.stamp() });
       }
       return { id, ok: false, externalId: record.externalId, attempt, from, stage: 'filing', error: itemError(error) };
     }
@@ -116,7 +119,7 @@ export async function runPass(
     }
 
     const attempt = (journal.states.get(id)?.attempts ?? 0) + 1;
-    journal.append({ step: 'started', id, attempt, at: now() });
+    journal.append({ step: 'started', id, attempt, at: journal.stamp() });
     run.doing(`running the command for ${id} (attempt ${attempt}; it runs again with RFS_ATTEMPT=${attempt + 1} next time)`);
     progress.update(`#${n} ${id}: running the command`);
     const ended = s.observer?.commandStarted(id);
@@ -125,9 +128,9 @@ export async function runPass(
       stdin: `${JSON.stringify(detail)}\n`,
       env: { ...ctx.io.env, RFS_RECORDING_ID: id, RFS_ATTEMPT: String(attempt) },
       timeoutMs: s.execTimeoutMs,
-      // Ctrl-C and SIGTERM let a running command finish, up to --exec-timeout, and its answer
-      // is journaled (cli.md, sync); a second Ctrl-C ends rfs, and the command with it (exec.ts).
-      signal: NEVER,
+      // No signal: Ctrl-C and SIGTERM let a running command finish, up to --exec-timeout, and
+      // its answer is journaled (cli.md, sync); a second Ctrl-C ends rfs, and the command with it
+      // (exec.ts).
     });
     ended?.(ran);
     if (ran.timedOut || ran.code !== 0) {
@@ -146,7 +149,11 @@ export async function runPass(
     }
     const record = ran.stdoutTooLong ? { problem: 'the command printed more than 1 MiB' } : parseExternalRecord(ran.stdout);
     if ('problem' in record) return { id, ok: false, attempt, stage: 'command', error: failure('COMMAND_OUTPUT', record.problem) };
-    journal.append({ step: 'result', id, attempt, at: now(), ...record });
+    // A filing the service would refuse, or whose answer could not be read back, fails here as
+    // the command's answer: journaled as a result, it would be sent again on every pass.
+    const checked = checkFiling({ provider: s.provider, ...record }, ctx.clock.now());
+    if ('problem' in checked) return { id, ok: false, attempt, stage: 'command', error: failure('COMMAND_OUTPUT', checked.problem) };
+    journal.append({ step: 'result', id, attempt, at: journal.stamp(), ...record });
     if (ctx.signal.aborted) {
       run.doing(`running the command for ${id}, which answered: its answer is in the journal and is filed on the next run`);
       throw new CancelError('interrupted');

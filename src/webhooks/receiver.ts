@@ -2,8 +2,9 @@
 // is verified with the verdict of verify-signature over the raw body bytes, answered 200 (or the
 // status of the --forward-to target) when valid and 401 when not, and reported to the caller.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { UsageError } from '../core/errors.js';
-import { ListenError, listenOn, urlHost } from '../core/listen.js';
+import { boundUrl, isWildcardAddress, ListenError, listenOn, urlHost } from '../core/listen.js';
 import { checkDestination } from '../core/loopback.js';
 import { MAX_DELIVERY_BYTES } from '../shared/delivery.js';
 import { SIGNATURE_HEADERS } from '../shared/schemas.js';
@@ -57,7 +58,10 @@ export interface ReceiverOptions {
 }
 
 export interface RunningReceiver {
+  /** The URL a client on this machine uses (a wildcard bind is reached through loopback). */
   url: string;
+  /** The address really bound, when it is every interface (`http://0.0.0.0:…`): else undefined. */
+  wildcardUrl: string | undefined;
   port: number;
   close(): Promise<void>;
 }
@@ -204,9 +208,9 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<Ru
       if (!res.writableEnded) res.destroy(error instanceof Error ? error : undefined);
     });
   });
-  let port: number;
+  let bound: AddressInfo;
   try {
-    port = (await listenOn(server, options.host, options.port)).port;
+    bound = await listenOn(server, options.host, options.port);
   } catch (error) {
     await forwarding?.close();
     if (error instanceof ListenError) {
@@ -219,8 +223,10 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<Ru
   }
 
   let closed: Promise<void> | undefined;
+  const port = bound.port;
   return {
     url: `http://${urlHost(options.host)}:${port}`,
+    wildcardUrl: isWildcardAddress(bound.address) ? boundUrl(bound) : undefined,
     port,
     close() {
       closed ??= new Promise<void>((resolve) => {

@@ -22,6 +22,8 @@ export interface SecretSource {
 export interface SecretDeps {
   env: NodeJS.ProcessEnv;
   readFile?: (path: string) => Promise<Buffer>;
+  /** Told the secret once it is read, so that the run's writers redact it (the Context's knowSecret). */
+  onSecret?: (secret: string) => void;
 }
 
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -79,7 +81,10 @@ export async function readWebhookSecret(source: SecretSource, deps: SecretDeps):
   if (source.secretEnv !== undefined && source.secretFile !== undefined) {
     throw new UsageError('--secret-env and --secret-file cannot be used together: give the secret one way');
   }
-  if (source.secretFile !== undefined) return fromFile(source.secretFile, deps.readFile ?? readSecretFile);
-  if (source.secretEnv !== undefined) return fromEnv(source.secretEnv, deps.env, true);
-  return fromEnv(DEFAULT_SECRET_ENV, deps.env, false);
+  let secret: string;
+  if (source.secretFile !== undefined) secret = await fromFile(source.secretFile, deps.readFile ?? readSecretFile);
+  else if (source.secretEnv !== undefined) secret = fromEnv(source.secretEnv, deps.env, true);
+  else secret = fromEnv(DEFAULT_SECRET_ENV, deps.env, false);
+  deps.onSecret?.(secret);
+  return secret;
 }

@@ -46,33 +46,27 @@ export interface DeliverySender {
 
 /** One sender per receiver URL: `webhooks trigger --to` and `webhooks listen --forward-to`. */
 export async function openDeliverySender(url: URL): Promise<DeliverySender> {
-  // undici only here, in the run path: the same lean pool as the API client (one origin, so a
-  // pool is all it takes), its own, so close() leaves no socket open.
-  const { LeanPool } = await import('../api/undici-pool.js');
-  const pool = new LeanPool(url.origin, { connectTimeout: SEND_TIMEOUT_MS });
+  // The API client's transport (src/api/transport.ts): one origin, connections kept for the
+  // next send, its own, so close() leaves no socket open.
+  const { openTransport } = await import('../api/transport.js');
+  const transport = openTransport(url, { maxHeaderBytes: 16 * 1024 });
   const path = `${url.pathname}${url.search}`;
   const send = async (headers: Record<string, string>, body: Buffer, signal: AbortSignal): Promise<SendResult> => {
     const timeout = AbortSignal.timeout(SEND_TIMEOUT_MS);
     const started = performance.now();
     const elapsed = (): number => Math.round(performance.now() - started);
     try {
-      const res = await pool.request({
-        path,
-        method: 'POST',
-        headers,
-        body,
-        signal: AbortSignal.any([signal, timeout]),
-        headersTimeout: SEND_TIMEOUT_MS,
-        bodyTimeout: SEND_TIMEOUT_MS,
-      });
-      // Only the status counts; the body is read and dropped so the socket can be reused.
-      await res.body.dump();
-      return { status: res.statusCode, error: null, durationMs: elapsed() };
+      const res = await transport.request({ path, method: 'POST', headers, body, signal: AbortSignal.any([signal, timeout]) });
+      // Only the status counts; the body is read and dropped so the connection can be reused.
+      for await (const _ of res.body) {
+        // dropped
+      }
+      return { status: res.status, error: null, durationMs: elapsed() };
     } catch (error) {
       if (signal.aborted) throw error;
       if (timeout.aborted) return { status: null, error: `no answer within ${SEND_TIMEOUT_MS / 1000} s`, durationMs: elapsed() };
       return { status: null, error: describeError(error), durationMs: elapsed() };
     }
   };
-  return { send, close: () => pool.destroy() };
+  return { send, close: () => transport.close() };
 }

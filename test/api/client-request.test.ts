@@ -105,8 +105,8 @@ describe('refused before sending', () => {
     const count = (): void => {
       created++;
     };
-    diagnostics.subscribe('undici:request:create', count);
-    diagnostics.subscribe('undici:client:beforeConnect', count);
+    diagnostics.subscribe('http.client.request.start', count);
+    diagnostics.subscribe('net.client.socket', count);
     try {
       let error: unknown;
       try {
@@ -126,8 +126,8 @@ describe('refused before sending', () => {
       expect((error as Error).message).toContain('example.invalid');
       expect(created).toBe(0);
     } finally {
-      diagnostics.unsubscribe('undici:request:create', count);
-      diagnostics.unsubscribe('undici:client:beforeConnect', count);
+      diagnostics.unsubscribe('http.client.request.start', count);
+      diagnostics.unsubscribe('net.client.socket', count);
     }
   });
 

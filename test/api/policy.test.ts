@@ -93,7 +93,7 @@ describe('planRetry', () => {
     for (const status of [500, 502, 503, 504]) {
       expect(planRetry({ ...once, failure: { kind: 'status', status } })).toEqual({ retry: false, because: 'not-idempotent' });
     }
-    for (const code of ['ECONNRESET', 'TIMEOUT', 'UND_ERR_SOCKET']) {
+    for (const code of ['ECONNRESET', 'TIMEOUT', 'ECONNCLOSED']) {
       expect(planRetry({ ...once, failure: network(code) })).toEqual({ retry: false, because: 'not-idempotent' });
     }
     // Out of retries or told to wait too long, it says so, as for any request.
@@ -103,7 +103,7 @@ describe('planRetry', () => {
 });
 
 describe('classifyNetworkError', () => {
-  it.each(['ECONNRESET', 'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT'])('retries %s', (code) => {
+  it.each(['ECONNRESET', 'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNCLOSED', 'ETIMEDOUT'])('retries %s', (code) => {
     expect(classifyNetworkError(Object.assign(new Error('x'), { code }))).toMatchObject({ code, retryable: true });
   });
 

@@ -126,13 +126,69 @@ describe('auth status default marker', () => {
     expect(lines[0]).toMatch(/^PROFILE\s+DEFAULT\s+IN USE\s+BASE URL\s+KEY\s+SCOPES\s+STATUS$/);
     const header = lines[0] ?? '';
     const cell = (line: string, from: string, to: string) => line.slice(header.indexOf(from), header.indexOf(to)).trim();
-    expect(lines.slice(1).map((l) => [cell(l, 'DEFAULT', 'IN USE'), cell(l, 'IN USE', 'BASE URL')])).toEqual([
-      ['', 'yes (RFS_API_KEY)'],
-      ['yes', ''],
-    ]);
+    // The key of RFS_API_KEY is the variable's row, never a second `main` (issue 26).
+    expect(lines.slice(1).map((l) => [cell(l, 'PROFILE', 'DEFAULT'), cell(l, 'DEFAULT', 'IN USE'), cell(l, 'IN USE', 'BASE URL')])).toEqual(
+      [
+        ['RFS_API_KEY', '', 'yes'],
+        ['main', 'yes', ''],
+      ],
+    );
     expect(t.stdout()).not.toMatch(/\*/);
     expect(t.stderr()).toMatch(/DEFAULT: the profile used when neither --profile nor RFS_PROFILE names one/);
     expect(t.stderr()).toMatch(/RFS_API_KEY overrides every saved key/);
+  });
+});
+
+describe('auth login: one verdict with auth status, and --timeout honoured (issue 26)', () => {
+  it('saves a webhooks-only key as ok, with the note that it cannot read recordings, as auth status says', async () => {
+    server.queue(
+      { ...problem(403, 'INSUFFICIENT_SCOPE', 'Insufficient scope'), expect: { url: '/api/v1/recordings?limit=1' } },
+      { expect: { url: '/api/v1/webhooks?limit=1' }, body: page([], null, 1) },
+    );
+    const { t, run } = cli(['auth', 'login', '--with-key', '--base-url', server.url, '-o', 'json'], { stdin: KEY });
+    expect(await run()).toBe(0);
+    expect(JSON.parse(t.stdout())).toMatchObject({ check: 'ok' });
+    expect(t.stderr()).toContain('note: this key cannot read recordings (it lacks read:recordings); saved anyway');
+    server.queue(
+      { ...problem(403, 'INSUFFICIENT_SCOPE', 'Insufficient scope'), expect: { url: '/api/v1/recordings?limit=1' } },
+      { expect: { url: '/api/v1/webhooks?limit=1' }, body: page([], null, 1) },
+    );
+    const status = cli(['auth', 'status', '-o', 'json']);
+    expect(await status.run()).toBe(0);
+    expect(JSON.parse(status.t.stdout())).toMatchObject([{ status: 'ok', scopes: ['manage:webhooks'] }]);
+  });
+
+  it("waits as long as --timeout says, past the checks' 10 s, for a service that never answers", { timeout: 30_000 }, async () => {
+    const sockets: import('node:net').Socket[] = [];
+    const silent = (await import('node:net')).createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as import('node:net').AddressInfo;
+    try {
+      const { t, run } = cli(['auth', 'login', '--with-key', '--base-url', `http://127.0.0.1:${port}`, '--timeout', '10.5'], {
+        stdin: KEY,
+      });
+      expect(await run()).toBe(6);
+      expect(t.stderr()).toContain('within 10.5 s');
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+});
+
+describe('auth status: which rows', () => {
+  it('a profile named by --profile or by RFS_PROFILE shows its row alone: one rule (issue 26)', async () => {
+    await login('main', KEY);
+    await login('hooks', KEY2);
+    const rowsOf = async (argv: string[], env: NodeJS.ProcessEnv = {}) => {
+      server.queue(ok(), ok());
+      const { t, run } = cli(['auth', 'status', ...argv, '-o', 'json'], { env });
+      expect(await run()).toBe(0);
+      return (JSON.parse(t.stdout()) as { profile: string; selected: boolean }[]).map((r) => [r.profile, r.selected]);
+    };
+    const byFlag = await rowsOf(['-p', 'hooks']);
+    expect(byFlag).toEqual([['hooks', true]]);
+    expect(await rowsOf([], { RFS_PROFILE: 'hooks' })).toEqual(byFlag);
   });
 });
 

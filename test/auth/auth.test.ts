@@ -72,7 +72,13 @@ describe('auth login', () => {
   });
 
   it('saves a key without read:recordings with a note, and one without a plan with a warning', async () => {
-    server.queue(problem(403, 'INSUFFICIENT_SCOPE', 'Insufficient scope'), problem(403, 'SUBSCRIPTION_REQUIRED', 'Subscription required'));
+    // Refused GET /recordings for its scope, login asks GET /webhooks too (issue 26: one
+    // verdict with auth status); refused there as well, the key is saved with the note.
+    server.queue(
+      problem(403, 'INSUFFICIENT_SCOPE', 'Insufficient scope'),
+      problem(403, 'INSUFFICIENT_SCOPE', 'Insufficient scope'),
+      problem(403, 'SUBSCRIPTION_REQUIRED', 'Subscription required'),
+    );
     const a = cli(['auth', 'login', '--with-key', '--profile', 'writer', '--base-url', server.url], { stdin: KEY });
     expect(await a.run()).toBe(0);
     expect(a.t.stderr()).toMatch(/cannot read recordings/);

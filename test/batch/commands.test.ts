@@ -129,6 +129,9 @@ describe('deliveries replay', () => {
     server.queue(
       replayed('dlv_1'),
       { ...problem(404, 'RESOURCE_NOT_FOUND', 'Not found'), expect: { url: '/api/v1/webhooks/deliveries/dlv_2/replay' } },
+      // A 404 is explained when the delivery belongs to a deleted subscription (issue 26): the
+      // FAILED list is asked; dlv_2 is not in it, so the service's own title stands.
+      { expect: { method: 'GET', url: '/api/v1/webhooks/deliveries?status=FAILED&limit=50' }, body: { data: [] } },
       replayed('dlv_3'),
     );
     const { t, run } = cli(['deliveries', 'replay', 'dlv_1', 'dlv_2', 'dlv_3', '-o', 'ndjson']);

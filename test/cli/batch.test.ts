@@ -70,7 +70,7 @@ describe('file --from', () => {
     ]);
     expect(results[4]).toMatchObject({ id: a, replayed: true, syncCount: 1, duplicateOf: 1 });
     expect(results[2].error.title).toMatch(/UTF-8/);
-    expect(t.stderr()).toMatch(/3 filed, 5 failed, 1 blank line skipped/);
+    expect(t.stderr()).toMatch(/2 filed, 1 already filed, 5 failed, 1 blank line skipped/);
     const filedB = await h.api(`/recordings/${b}`);
     expect(filedB.json.data).toMatchObject({ syncCount: 1 });
   });

@@ -67,15 +67,17 @@ describe('terminal', () => {
     );
 
   // Issue 12, item 2: whole columns go (MATTER, CLIENT, AUTHOR) before TITLE is cut below 24 cells.
-  it('fits the table into 80 columns, leaving out MATTER, CLIENT and AUTHOR before cutting the title short', async () => {
+  // Issue 26: STATUS (one status per list) and FILED (always `no` in the unsynced list) say
+  // the same on every row, so they go first; then MATTER, while the title can still give room.
+  it('fits the table into 80 columns, leaving out the columns the filter fixes and MATTER before cutting the title short', async () => {
     scenario.server.queue({ body: rows() });
     const { t, run } = cli(['recordings', 'list'], { stdoutIsTTY: true, columns: 80, env: { NO_COLOR: '1' } });
     expect(await run()).toBe(0);
     expect(t.stdout()).toBe(
       [
-        'ID        TITLE                          STATUS     PRIORITY  UPDATED  FILED',
-        'rec_0001  Intake call 1                  COMPLETED  HIGH      1d ago   no',
-        'rec_0002  A very long title about the …  COMPLETED  HIGH      1d ago   2× 5h ago',
+        'ID        TITLE                           PRIORITY  AUTHOR     CLIENT    UPDATED',
+        'rec_0001  Intake call 1                   HIGH      Ana Silva  Acme Ltd  1d ago',
+        'rec_0002  A very long title about the q…  HIGH      Ana Silva  Acme Ltd  1d ago',
         '',
       ].join('\n'),
     );

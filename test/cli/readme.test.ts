@@ -24,11 +24,26 @@ describe('README', () => {
     expect(README).not.toContain('sandbox.md');
   });
 
-  it('Install starts with the commands a user runs, npm link among them, and says it links', () => {
+  // issue 25: what a user does on each platform first, then the clone for contributors.
+  it('Install leads with each way a user installs, then the clone: npm link among its commands, and says it links', () => {
     const install = section('Install');
-    expect(install.indexOf('npm link')).toBeGreaterThan(-1);
-    expect(install.indexOf('npm link')).toBeLessThan(install.indexOf('\n- '));
-    expect(install).toMatch(/install a \*\*link\*\* to the clone/);
+    const clone = install.indexOf('\n### From a clone');
+    expect(clone).toBeGreaterThan(-1);
+    for (const way of [
+      'npm i -g ./rfs-<version>.tgz',
+      'rfs-<version>-<platform>.tar.gz',
+      'apt install ./rfs_<version>_amd64.deb',
+      'brew install',
+      'scoop install',
+    ]) {
+      expect(install.indexOf(way), way).toBeGreaterThan(-1);
+      expect(install.indexOf(way), way).toBeLessThan(clone);
+    }
+    expect(install).toMatch(/MIT/);
+    const fromClone = install.slice(clone);
+    expect(fromClone.indexOf('npm link')).toBeGreaterThan(-1);
+    expect(fromClone.indexOf('npm link')).toBeLessThan(fromClone.indexOf('\n- '));
+    expect(fromClone).toMatch(/install a \*\*link\*\* to the clone/);
     expect(install).not.toContain('code cache');
     expect(section('Development')).toContain('The build makes the CLI twice');
   });

@@ -40,6 +40,13 @@ async function touches(argv: string[]): Promise<{ code: number; stderr: string; 
     if (String(args[0]).startsWith(configDir)) read.push(String(args[0]));
     return readFileSync(...args);
   }) as typeof readFileSync);
+  // The config file itself is opened, then read by its descriptor (profiles.ts, readConfigFile):
+  // an open of that path is a read of it.
+  const openSync = fs.openSync;
+  vi.spyOn(fs, 'openSync').mockImplementation(((...args: Parameters<typeof openSync>) => {
+    if (String(args[0]) === join(configDir, 'config.json')) read.push(String(args[0]));
+    return openSync(...args);
+  }) as typeof openSync);
   for (const name of ['existsSync', 'statSync'] as const) {
     const real = fs[name] as (...args: unknown[]) => unknown;
     vi.spyOn(fs, name).mockImplementation(((...args: unknown[]) => {

@@ -234,6 +234,38 @@ describe('rfs doctor against a scripted server', () => {
     expect(by['failed-deliveries']?.detail).toMatch(/^2 waiting/);
   });
 
+  it('counts FAILED deliveries of a deleted subscription apart: they are not waiting, nothing can replay them', async () => {
+    const now = Date.parse('2026-11-22T14:05:00Z');
+    const date = { date: new Date(now).toUTCString() };
+    const failed = (id: string, subscriptionId: string) => ({ id, status: 'FAILED', subscriptionId });
+    server.queue(
+      { expect: { url: '/api/v1/recordings?limit=1' }, headers: date, body: page([], null, 1) },
+      { expect: { url: '/api/v1/webhooks?limit=1' }, headers: date, body: page([], null, 1) },
+      {
+        expect: { method: 'GET', url: '/api/v1/webhooks/deliveries?status=FAILED&limit=50' },
+        headers: date,
+        body: { data: [failed('dlv_1', 'wh_live'), failed('dlv_2', 'wh_gone'), failed('dlv_3', 'wh_gone')] },
+      },
+      {
+        expect: { method: 'GET', url: '/api/v1/webhooks?limit=50' },
+        headers: date,
+        body: page(
+          [{ id: 'wh_live', url: 'https://x.test/h', events: ['recording.completed'], createdAt: '2026-11-01T00:00:00Z' }],
+          null,
+          50,
+        ),
+      },
+    );
+    const { code, by } = await doctor([], { now, env: { RFS_API_KEY: 'service_pk_orphanKEY_1234', RFS_BASE_URL: server.url } });
+    expect(code).toBe(0);
+    expect(by['failed-deliveries']).toEqual({
+      check: 'failed-deliveries',
+      result: 'warn',
+      detail:
+        '1 waiting (see rfs deliveries list --status FAILED; rfs deliveries replay --all-failed); 2 of deleted subscriptions (subscription wh_gone was deleted; they cannot be replayed)',
+    });
+  });
+
   it('a clock within 30 s is ok', async () => {
     const now = Date.parse('2026-11-22T14:05:00Z');
     const date = { date: new Date(now + 20_000).toUTCString() };

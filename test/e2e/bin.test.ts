@@ -80,9 +80,9 @@ describe('bin/rfs.js', () => {
     expect(revoked.stderr).not.toContain(sandbox.apiKeys.revoked);
   });
 
-  // The bundles load undici's HTTP/2 code on first use only (scripts/lazy-requires.mjs), and
-  // src/api/undici-pool.ts loads undici without its index, which on Node 22+ would load Node's
-  // own copy of undici, and node:http2 with it.
+  // The transport is node:http, asked for with process.getBuiltinModule (src/api/transport.ts):
+  // an ES module import of it would load Node's own copy of undici on Node 22+, and with it
+  // node:http2.
   it("answers a list without loading node:http2 or Node's own undici", async () => {
     // A preload that reports, at exit, which built-in modules the process compiled.
     const probe = join(configDir, 'modules-probe.cjs');

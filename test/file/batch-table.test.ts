@@ -46,16 +46,37 @@ describe('file --from results as a table (item 8)', () => {
     );
     const { t, run } = cli(['file', '--from', file, '--provider', 'crm'], { stdoutIsTTY: true });
     expect(await run()).toBe(8);
+    // Issue 26: ID as wide as the service's ids (rec_ and 16), DETAIL wrapped at words under
+    // itself at 80 columns; the summary counts the replays apart from what this run filed.
     expect(t.stdout()).toBe(
       [
-        'RESULT  LINE  ID     DETAIL',
-        'ok      1     rec_a  filed (syncCount 1)',
-        'ok      2     rec_b  already filed (syncCount 2)',
-        'FAILED  3     rec_c  404 RESOURCE_NOT_FOUND: Resource not found (request req_9)',
-        'ok      4     rec_a  already filed (syncCount 1); same id as line 1',
+        'RESULT  LINE  ID                    DETAIL',
+        'ok      1     rec_a                 filed (syncCount 1)',
+        'ok      2     rec_b                 already filed (syncCount 2)',
+        'FAILED  3     rec_c                 404 RESOURCE_NOT_FOUND: Resource not found',
+        '                                    (request req_9)',
+        'ok      4     rec_a                 already filed (syncCount 1); same id as line',
+        '                                    1',
         '',
       ].join('\n'),
     );
+    expect(t.stderr()).toBe('1 filed, 2 already filed, 1 failed\n');
+  });
+
+  it('lines up ids of different lengths, and says `0 filed` when every line was filed before', async () => {
+    scenario.server.queue(filed('rec_a', 1, true), filed('rec_0123456789abcdef', 3, true));
+    const file = lines('{"id":"rec_a","externalId":"1"}', '{"id":"rec_0123456789abcdef","externalId":"2"}');
+    const { t, run } = cli(['file', '--from', file, '--provider', 'crm'], { stdoutIsTTY: true });
+    expect(await run()).toBe(0);
+    expect(t.stdout()).toBe(
+      [
+        'RESULT  LINE  ID                    DETAIL',
+        'ok      1     rec_a                 already filed (syncCount 1)',
+        'ok      2     rec_0123456789abcdef  already filed (syncCount 3)',
+        '',
+      ].join('\n'),
+    );
+    expect(t.stderr()).toBe('0 filed, 2 already filed, 0 failed\n');
   });
 
   it('colours ok green and FAILED red when stdout has colour', async () => {
@@ -67,7 +88,7 @@ describe('file --from results as a table (item 8)', () => {
     });
     expect(await run()).toBe(8);
     const [, ok, failed] = t.stdout().split('\n');
-    expect(ok).toMatch(/^\x1b\[32mok\x1b\[39m {6}1 {5}rec_a/);
+    expect(ok).toMatch(/^\x1b\[32mok {4}\x1b\[39m {2}1 {5}rec_a/);
     expect(failed).toMatch(/^\x1b\[31mFAILED\x1b\[39m {2}2 {5}rec_b/);
   });
 
@@ -125,14 +146,17 @@ describe('deliveries replay results as a table (item 8)', () => {
     scenario.server.queue(
       { body: { data: { id: 'dlv_1', status: 'PENDING' } } },
       problem(404, 'RESOURCE_NOT_FOUND', 'Delivery not found', 'req_7'),
+      // Whether dlv_2 belongs to a deleted subscription (issue 26): it is not listed FAILED.
+      { body: { data: [] } },
     );
     const { t, run } = cli(['deliveries', 'replay', 'dlv_1', 'dlv_2'], { stdoutIsTTY: true });
     expect(await run()).toBe(8);
     expect(t.stdout()).toBe(
       [
-        'RESULT  DELIVERY  DETAIL',
-        'ok      dlv_1     replayed (now PENDING)',
-        'FAILED  dlv_2     404 RESOURCE_NOT_FOUND: Delivery not found (request req_7)',
+        'RESULT  DELIVERY                  DETAIL',
+        'ok      dlv_1                     replayed (now PENDING)',
+        'FAILED  dlv_2                     404 RESOURCE_NOT_FOUND: Delivery not found',
+        '                                  (request req_7)',
         '',
       ].join('\n'),
     );

@@ -9,9 +9,11 @@ import { fileURLToPath } from 'node:url';
 const RFS_BIN = fileURLToPath(new URL('../../bin/rfs.js', import.meta.url));
 
 export interface Terminal {
-  /** Runs `rfs <args>` in a new pane of this size. */
-  run(name: string, args: string[], size: { columns: number; rows: number }): Promise<void>;
+  /** Runs `rfs <args>` in a new pane of this size; `stdoutTo` sends its stdout to that file (sh's `>`). */
+  run(name: string, args: string[], size: { columns: number; rows: number }, o?: { stdoutTo?: string }): Promise<void>;
   keys(name: string, ...keys: string[]): Promise<void>;
+  /** Resizes the pane's window, as a user dragging the terminal's corner (rfs gets SIGWINCH). */
+  resize(name: string, size: { columns: number; rows: number }): Promise<void>;
   /** The pane's text, lines trimmed at the right, trailing blank lines dropped. */
   screen(name: string): Promise<string>;
   /** Polls the screen until `check` holds (10 s at most). */
@@ -69,8 +71,9 @@ export async function startTerminal(env: NodeJS.ProcessEnv): Promise<Terminal> {
     }
   };
   return {
-    async run(name, args, { columns, rows }) {
-      const command = [process.execPath, RFS_BIN, ...args].map((a) => `'${a}'`).join(' ');
+    async run(name, args, { columns, rows }, o = {}) {
+      const argv = [process.execPath, RFS_BIN, ...args].map((a) => `'${a}'`).join(' ');
+      const command = o.stdoutTo === undefined ? argv : `${argv} > '${o.stdoutTo}'`;
       await tmux(
         'new-session',
         '-d',
@@ -88,6 +91,9 @@ export async function startTerminal(env: NodeJS.ProcessEnv): Promise<Terminal> {
     },
     async keys(name, ...keys) {
       await tmux('send-keys', '-t', name, ...keys);
+    },
+    async resize(name, { columns, rows }) {
+      await tmux('resize-window', '-t', name, '-x', String(columns), '-y', String(rows));
     },
     screen,
     waitFor,

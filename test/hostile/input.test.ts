@@ -196,7 +196,9 @@ describe('file --from - with hostile lines', () => {
     const t = bufferIO({ env: { RFS_CONFIG_DIR: configDir, RFS_API_KEY: h.keys.admin, RFS_BASE_URL: h.base } });
     const code = await runCli(['file', a, '--provider', 'crm', '--external-id', 'DEEP', '--metadata', `@${file}`], t.io);
     expect(code).toBe(2);
-    expect(t.stderr().split('\n')[0]).toBe('error: --metadata is nested more than 256 levels deep');
+    expect(t.stderr().split('\n')[0]).toBe(
+      "error: --metadata is nested more than 253 levels deep: its filing's answer could not be read back",
+    );
     expect(t.stderr()).not.toMatch(/^\s+at /m);
     expect(await syncCount(a)).toBe(0);
   });

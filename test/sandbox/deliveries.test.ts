@@ -17,7 +17,7 @@ let n = 0;
 const logs: string[] = [];
 
 beforeEach(async () => {
-  receiver = await startReceiver();
+  receiver = await startReceiver('/hook', { checkDeliveries: true });
   resolveTo = ['127.0.0.1'];
   logs.length = 0;
   h = await start({
@@ -133,7 +133,7 @@ describe('deliveries', () => {
   });
 
   it('sends one delivery per subscription and recording, even when the recording completes again', async () => {
-    const other = await startReceiver('/second');
+    const other = await startReceiver('/second', { checkDeliveries: true });
     try {
       await subscribe();
       await subscribe(other.url);

@@ -7,7 +7,7 @@ let receiver: Receiver;
 let n = 0;
 
 beforeEach(async () => {
-  receiver = await startReceiver();
+  receiver = await startReceiver('/hook', { checkDeliveries: true });
   h = await start({ rateLimit: 0, deliveryAttempts: 1, deliveryBackoffMs: 10, deliveryTimeoutMs: 1000 });
 });
 afterEach(async () => {

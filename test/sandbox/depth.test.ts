@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SandboxStartError } from '../../src/sandbox/index.js';
-import { MAX_JSON_DEPTH } from '../../src/shared/json-depth.js';
+import { MAX_JSON_DEPTH, MAX_METADATA_DEPTH, bytesNestDeeperThan } from '../../src/shared/json-depth.js';
 import { start, type Harness } from './helpers.js';
 
 /** JSON text of an object `levels` levels deep, built as text: no recursion in the test either. */
@@ -53,13 +53,21 @@ describe('bodies nested too deep', () => {
     }
   });
 
-  it('takes a body exactly 256 levels deep, and a state of it can be exported and imported again', async () => {
+  it('takes metadata exactly as deep as its answer can carry, and a state of it can be exported and imported again', async () => {
     const h = await start({ rateLimit: 0 });
     try {
       const id = await firstId(h);
-      const body = filing('EDGE', nested(MAX_JSON_DEPTH - 1));
-      expect((await h.api(`/recordings/${id}/filings`, { body })).status).toBe(200);
-      expect((await h.api(`/recordings/${id}/filings`, { body: filing('OVER', nested(MAX_JSON_DEPTH)) })).json.code).toBe('INVALID_INPUT');
+      const body = filing('EDGE', nested(MAX_METADATA_DEPTH));
+      const filed = await h.api(`/recordings/${id}/filings`, { body });
+      expect(filed.status).toBe(200);
+      // The answer is as deep as any answer may be, and no deeper (issue 23, item 3).
+      expect(bytesNestDeeperThan(Buffer.from(filed.text), MAX_JSON_DEPTH)).toBe(false);
+      expect(bytesNestDeeperThan(Buffer.from(filed.text), MAX_JSON_DEPTH - 1)).toBe(true);
+      for (const over of [MAX_METADATA_DEPTH + 1, MAX_JSON_DEPTH - 1]) {
+        const refused = await h.api(`/recordings/${id}/filings`, { body: filing(`OVER-${over}`, nested(over)) });
+        expect(refused.status).toBe(400);
+        expect(refused.json.code).toBe('INVALID_INPUT');
+      }
       const state = await h.control('/state');
       expect(state.status).toBe(200);
       expect((await h.control('/state', state.json, 'PUT')).status).toBe(204);

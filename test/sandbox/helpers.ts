@@ -4,6 +4,7 @@ import { createServer, request, type IncomingHttpHeaders, type Server } from 'no
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+import { checkAnswer, checkPayload, prepareAnswerChecks } from '../support/openapi-answers.js';
 
 /** Names the tests may use; anything else fails like NXDOMAIN, never reaching real DNS. */
 export function fakeDns(table: Record<string, string[]> = {}): (host: string) => Promise<string[]> {
@@ -47,6 +48,7 @@ async function answer(res: Response): Promise<Answer> {
 }
 
 export async function start(options: SandboxOptions = {}): Promise<Harness> {
+  prepareAnswerChecks();
   const logs: string[] = [];
   const sandbox = await startSandbox({
     port: 0,
@@ -74,7 +76,11 @@ export async function start(options: SandboxOptions = {}): Promise<Harness> {
         body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
         headers['content-type'] ??= 'application/json';
       }
-      return answer(await fetch(`${base}/api/v1${path}`, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers, body }));
+      const method = init.method ?? (body === undefined ? 'GET' : 'POST');
+      const got = await answer(await fetch(`${base}/api/v1${path}`, { method, headers, body }));
+      // Every answer a sandbox test receives is also checked against the OpenAPI document.
+      checkAnswer(method, path, got.status, got.headers.get('content-type'), got.text);
+      return got;
     },
     async control(path, body, method) {
       const init: RequestInit = { method: method ?? (body === undefined ? 'GET' : 'POST') };
@@ -123,16 +129,31 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(path = '/hook'): Promise<Receiver> {
+/**
+ * A local webhook receiver. With `checkDeliveries`, every request that carries x-service-event
+ * (a delivery of the sandbox) is checked against the OpenAPI document's webhook, and waitFor
+ * fails on one that does not match; tests that post hand-made payloads leave it off.
+ */
+export async function startReceiver(path = '/hook', options: { checkDeliveries?: boolean } = {}): Promise<Receiver> {
   const received: Received[] = [];
   let status = 200;
   let extra: Record<string, string> = {};
   const waiters: (() => void)[] = [];
+  // A delivery's body that the OpenAPI document's webhook would refuse (checkDeliveries): waitFor reports it.
+  const contractErrors: string[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      received.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) });
+      const body = Buffer.concat(chunks);
+      if (options.checkDeliveries && req.headers['x-service-event'] !== undefined) {
+        try {
+          checkPayload(body.toString('utf8'));
+        } catch (error) {
+          contractErrors.push((error as Error).message);
+        }
+      }
+      received.push({ path: req.url ?? '', headers: req.headers, body });
       res.writeHead(status, extra);
       res.end('ok');
       for (const w of waiters.splice(0)) w();
@@ -151,12 +172,14 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
     async waitFor(count, timeoutMs = 5000) {
       const deadline = Date.now() + timeoutMs;
       while (received.length < count) {
+        if (contractErrors.length > 0) throw new Error(contractErrors[0]);
         if (Date.now() > deadline) throw new Error(`receiver got ${received.length} of ${count} requests`);
         await new Promise<void>((resolve) => {
           waiters.push(resolve);
           setTimeout(resolve, 50);
         });
       }
+      if (contractErrors.length > 0) throw new Error(contractErrors[0]);
       return received;
     },
     close: () =>

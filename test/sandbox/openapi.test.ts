@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkAnswer, checkedAnswers } from '../support/openapi-answers.js';
 import { start, startReceiver, type Answer, type Harness, type Receiver } from './helpers.js';
 
 const BASE_ID = 'https://sandbox.rfs.invalid/openapi.json';
@@ -17,7 +18,7 @@ let receiver: Receiver;
 let ajv: Ajv2020;
 
 beforeAll(async () => {
-  receiver = await startReceiver();
+  receiver = await startReceiver('/hook', { checkDeliveries: true });
   h = await start({ seed: 'openapi', rateLimit: 0, deliveryBackoffMs: 10 });
   const res = await fetch(`${h.base}/api/v1/openapi.json`);
   doc = await res.json();
@@ -192,6 +193,118 @@ describe('the sandbox answers as its document says', () => {
     for (const [method, path, answer, status] of cases) {
       expect(answer.status).toBe(status);
       conforms(method, path, answer);
+    }
+  });
+});
+
+// Issue 22, item 4: the document is exactly as strict as the answers (sandbox.md).
+describe('the document is as strict as the answers', () => {
+  /** A real answer changed by `spoil` must be refused by the document. */
+  function refused(method: string, path: string, answer: Answer, spoil: (json: Record<string, unknown>) => void, why: RegExp): void {
+    const json = structuredClone(answer.json);
+    spoil(json);
+    expect(() => checkAnswer(method, path, answer.status, answer.headers.get('content-type'), JSON.stringify(json))).toThrow(why);
+  }
+
+  it('recordings: every field required, no unknown field, enums, date-times, bounds, ids, maxItems', async () => {
+    const page = await h.api('/recordings?limit=2&include=contentJson');
+    const item = (j: Record<string, unknown>) => (j.data as Record<string, unknown>[])[0] as Record<string, unknown>;
+    checkAnswer('GET', '/recordings', page.status, page.headers.get('content-type'), page.text);
+    refused('GET', '/recordings', page, (j) => delete item(j).audioSize, /audioSize/);
+    refused('GET', '/recordings', page, (j) => (item(j).audioDuration = -1), /audioDuration/);
+    refused('GET', '/recordings', page, (j) => (item(j).createdAt = 'last tuesday'), /createdAt/);
+    refused('GET', '/recordings', page, (j) => (item(j).id = 'recording-1'), /id/);
+    refused('GET', '/recordings', page, (j) => (item(j).surprise = true), /additional/);
+    refused('GET', '/recordings', page, (j) => ((j.meta as Record<string, unknown>).limit = 101), /limit/);
+    refused(
+      'GET',
+      '/recordings',
+      page,
+      (j) => (item(j).notes = Array.from({ length: 51 }, () => (item(j).notes as unknown[])[0])),
+      /notes/,
+    );
+    const detail = await h.api(`/recordings/${item(page.json).id}`);
+    refused('GET', '/recordings/rec_x', detail, (j) => delete (j.data as Record<string, unknown>).transcript, /transcript/);
+    refused('GET', '/recordings/rec_x', detail, (j) => ((j.data as Record<string, unknown>).author = { id: 'u' }), /author/);
+  });
+
+  it('webhooks and deliveries: a webhook id required, a delivery whole, the replay answer a delivery', async () => {
+    const list = await h.api('/webhooks');
+    const created = await h.api('/webhooks', {
+      body: { url: receiver.url, events: ['recording.completed'] },
+      headers: { 'idempotency-key': 'openapi-strict-1' },
+    });
+    refused('POST', '/webhooks', created, (j) => delete (j.data as Record<string, unknown>).id, /id/);
+    refused('POST', '/webhooks', created, (j) => ((j.data as Record<string, unknown>).secret = ''), /secret/);
+    refused('POST', '/webhooks', created, (j) => ((j.data as Record<string, unknown>).events = ['recording.deleted']), /events/);
+    expect(list.status).toBe(200);
+    await h.control('/recordings', { status: 'COMPLETED' });
+    await receiver.waitFor(receiver.received.length + 1);
+    const deliveries = await h.api('/webhooks/deliveries');
+    const first = (j: Record<string, unknown>) => (j.data as Record<string, unknown>[])[0] as Record<string, unknown>;
+    for (const field of ['event', 'recordingId', 'attempts', 'lastAttemptAt', 'lastResponseStatus', 'lastError', 'createdAt']) {
+      refused('GET', '/webhooks/deliveries', deliveries, (j) => delete first(j)[field], new RegExp(field));
+    }
+    refused('GET', '/webhooks/deliveries', deliveries, (j) => (first(j).status = 'LOST'), /status/);
+    const replay = await h.api(`/webhooks/deliveries/${first(deliveries.json).id}/replay`, { method: 'POST' });
+    refused('POST', '/webhooks/deliveries/dlv_x/replay', replay, (j) => delete j.data, /data/);
+    refused(
+      'POST',
+      '/webhooks/deliveries/dlv_x/replay',
+      replay,
+      (j) => ((j.data as Record<string, unknown>).attempts = 'many'),
+      /attempts/,
+    );
+  });
+
+  it('problems: each status with its own codes', async () => {
+    const missing = await h.api('/recordings/rec_missing');
+    expect(missing.status).toBe(404);
+    refused('GET', '/recordings/rec_missing', missing, (j) => (j.code = 'INVALID_INPUT'), /code/);
+    refused('GET', '/recordings/rec_missing', missing, (j) => delete j.requestId, /requestId/);
+    const schema = doc.components.schemas;
+    expect(schema.Problem400.properties.code.enum).toEqual(['INVALID_INPUT', 'INVALID_CURSOR', 'IDEMPOTENCY_KEY_REQUIRED']);
+    expect(schema.Problem403.properties.code.enum).toEqual(['INSUFFICIENT_SCOPE', 'SUBSCRIPTION_REQUIRED']);
+    expect(schema.Problem409.properties.code.enum).toEqual(['RECORDING_NOT_COMPLETED', 'WEBHOOK_SUBSCRIPTION_LIMIT_EXCEEDED']);
+  });
+
+  it('has an example for every operation, each valid against its schema', () => {
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>)) {
+      for (const [method, operation] of Object.entries(item)) {
+        const success = Object.entries(operation.responses).find(([status]) => status.startsWith('2'));
+        expect(success, `${method} ${path}`).toBeDefined();
+        const [status, response] = success as [string, { content?: Record<string, { example?: unknown }> }];
+        if (status === '204') continue;
+        const media = Object.keys(response.content ?? {})[0] as string;
+        const example = response.content?.[media]?.example;
+        expect(example, `${method} ${path} has an example`).toBeDefined();
+        if (path === '/openapi.json') continue;
+        const validate = ajv.compile({
+          $ref: `${BASE_ID}#/${pointer('paths', path, method, 'responses', status, 'content', media, 'schema')}`,
+        });
+        expect(validate(example), `${method} ${path}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+      }
+    }
+    for (const [name, response] of Object.entries(
+      doc.components.responses as Record<string, { content: Record<string, { example: unknown }> }>,
+    )) {
+      const validate = ajv.compile({
+        $ref: `${BASE_ID}#/${pointer('components', 'responses', name, 'content', 'application/problem+json', 'schema')}`,
+      });
+      expect(validate(response.content['application/problem+json']?.example), name).toBe(true);
+    }
+  });
+
+  it('the answers of these tests were checked against it as they came (test/sandbox/helpers.ts)', () => {
+    for (const where of [
+      'GET /recordings 200',
+      'GET /recordings/{id} 404',
+      'POST /webhooks 201',
+      'GET /webhooks/deliveries 200',
+      'POST /webhooks/deliveries/{id}/replay 202',
+      'webhook recording.completed',
+    ]) {
+      expect(checkedAnswers.get(where), where).toBeGreaterThan(0);
     }
   });
 });

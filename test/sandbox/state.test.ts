@@ -106,6 +106,69 @@ describe('GET and PUT /_sandbox/state', () => {
   });
 });
 
+// Issue 23, items 5 and 16: what a state may hold is what the API could have made.
+describe('a state is checked as the API would have made it', () => {
+  /** A state with one changed recording and one subscription, as GET /_sandbox/state exports it. */
+  async function exported(h: Harness) {
+    const [id] = await ids(h);
+    await file(h, id as string, 'T-1');
+    const created = await h.api('/webhooks', {
+      body: { url: 'http://127.0.0.1:9/hook', events: ['recording.completed'] },
+      headers: { 'idempotency-key': 'state-check-1' },
+    });
+    expect(created.status).toBe(201);
+    return (await h.control('/state')).json;
+  }
+
+  it('refuses times out of range (±1e308) with the field path, through PUT, --fixtures and --data', async () => {
+    const h = await sandbox({ seed: 'state-times' });
+    const state = await exported(h);
+    const before = (await h.control('/state')).json;
+    const cases: [string, (s: typeof state) => void][] = [
+      ['changedRecordings[0].createdAt', (s) => (s.changedRecordings[0].createdAt = 1e308)],
+      ['changedRecordings[0].updatedAt', (s) => (s.changedRecordings[0].updatedAt = -1e308)],
+      ['changedRecordings[0].lastSyncedAt', (s) => (s.changedRecordings[0].lastSyncedAt = 1e308)],
+      ['subscriptions[0].createdAt', (s) => (s.subscriptions[0].createdAt = 8.64e15 + 1)],
+    ];
+    for (const [path, spoil] of cases) {
+      const bad = structuredClone(state);
+      spoil(bad);
+      const res = await h.control('/state', bad, 'PUT');
+      expect(res.status, path).toBe(400);
+      expect(res.json.path).toBe(path);
+      await expect(start({ seed: 'state-times', fixtures: bad })).rejects.toThrow(`has a bad field at ${path}: must be a time`);
+      const data = join(dir, 'times.json');
+      await writeFile(data, JSON.stringify(bad));
+      await expect(start({ dataFile: data })).rejects.toThrow(`(${path}: must be a time`);
+    }
+    // Nothing changed, and every read still answers.
+    expect((await h.control('/state')).json).toEqual(before);
+    expect((await h.api('/recordings?syncState=all&limit=100')).status).toBe(200);
+  });
+
+  it('refuses more subscriptions than a workspace may have, an id given twice, and a bad secret, with the path', async () => {
+    const h = await sandbox({ seed: 'state-subs' });
+    const state = await exported(h);
+    const sub = state.subscriptions[0];
+    const many = Array.from({ length: 60 }, (_, i) => ({ ...sub, id: `wh_many${i}`, createdAt: sub.createdAt + i }));
+    const cases: [string, Record<string, unknown>][] = [
+      ['subscriptions[50]', { subscriptions: many }],
+      ['subscriptions[1].id', { subscriptions: [sub, { ...sub }] }],
+      ['subscriptions[0].secret', { subscriptions: [{ ...sub, secret: '' }] }],
+      ['subscriptions[0].id', { subscriptions: [{ ...sub, id: 'not-a-webhook' }] }],
+      ['changedRecordings[1].id', { changedRecordings: [state.changedRecordings[0], state.changedRecordings[0]] }],
+    ];
+    for (const [path, change] of cases) {
+      const res = await h.control('/state', { ...state, ...change }, 'PUT');
+      expect(res.status, path).toBe(400);
+      expect(res.json.path, path).toBe(path);
+    }
+    // 50 in one workspace is the limit, not past it.
+    expect((await h.control('/state', { ...state, subscriptions: many.slice(0, 50) }, 'PUT')).status).toBe(204);
+    expect((await h.api('/webhooks')).json.data).toHaveLength(50);
+  });
+});
+
 describe('--fixtures', () => {
   it('starts from an exported state', async () => {
     const a = await sandbox({ seed: 'fix-1' });

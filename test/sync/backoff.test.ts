@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import type { Clock } from '../../src/core/clock.js';
 import { backoffMs } from '../../src/sync/backoff.js';
+import { systemClock } from '../../src/core/clock.js';
 import { Journal } from '../../src/sync/journal.js';
 import { fakeTime } from '../helpers/clock.js';
 import { bufferIO } from '../helpers/io.js';
@@ -196,7 +197,7 @@ describe('the failed step of the journal', () => {
         .map((e) => JSON.stringify(e))
         .join('\n'),
     );
-    const j = Journal.open(journal);
+    const j = Journal.open(journal, systemClock);
     j.close();
     const lines = readFileSync(journal, 'utf8')
       .trim()

@@ -93,7 +93,7 @@ describe('the journal replay', () => {
       '',
     ].join('\n');
     const { states, problems } = replayJournal(text);
-    expect(problems).toEqual([{ line: 2, message: expect.stringMatching(/nested more than 256 levels deep; skipped/) }]);
+    expect(problems).toEqual([{ line: 2, message: expect.stringMatching(/nested more than 253 levels deep; skipped/) }]);
     expect(states.get('rec_1')).toEqual({ attempts: 1 });
   });
 });

@@ -36,6 +36,38 @@ function watch(env: NodeJS.ProcessEnv = {}, extra = ['--watch', '--interval', '9
 }
 
 describe('Ctrl-C on rfs sync', () => {
+  // cli.md, sync: the first Ctrl-C or SIGTERM says at once what it waits for.
+  it('says at once, on the first Ctrl-C, how many commands it waits for and that a second one stops them', async () => {
+    const unsynced = ((await h.api('/recordings?limit=100')).json.data as unknown[]).length;
+    expect(unsynced).toBeGreaterThan(1);
+    const controller = new AbortController();
+    const { t, run } = watch({ SLOW_MS: '1500' }, ['--concurrency', String(unsynced)]);
+    const exit = run(controller.signal, fakeTime().clock);
+    await eventually(async () => (readdirSync(markers).length === unsynced ? true : undefined), 10_000);
+    controller.abort();
+    // Before anything else happens: the abort itself wrote the line.
+    expect(t.stderr()).toContain(
+      `interrupted: waiting for ${unsynced} running commands (at most 300 s, --exec-timeout); Ctrl-C again stops them\n`,
+    );
+    expect(await exit).toBe(130);
+  }, 30_000);
+
+  it('says it as a JSON event with --log-format json', async () => {
+    const controller = new AbortController();
+    const { t, run } = watch({ SLOW_MS: '1500' }, ['--log-format', 'json', '--exec-timeout', '20']);
+    const exit = run(controller.signal, fakeTime().clock);
+    await eventually(async () => (readdirSync(markers).length === 1 ? true : undefined), 10_000);
+    controller.abort();
+    const last = JSON.parse(t.stderr().trim().split('\n').at(-1) as string) as Record<string, unknown>;
+    expect(last).toMatchObject({
+      level: 'warn',
+      event: 'interrupt',
+      running: 1,
+      msg: 'interrupted: waiting for 1 running command (at most 20 s, --exec-timeout); Ctrl-C again stops them',
+    });
+    expect(await exit).toBe(130);
+  }, 30_000);
+
   // cli.md, sync: Ctrl-C (like SIGTERM) lets the running command finish, up to --exec-timeout,
   // and journals its answer; that answer is filed on the next run without running it again.
   it('exits 130 when it cuts a pass short, after the running command finished and its answer was journaled', async () => {

@@ -50,6 +50,11 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'the replay confirmation in a terminal'),
         expect: { method: 'GET', url: /^\/api\/v1\/webhooks\/deliveries\?(?=.*status=FAILED)/ },
         body: { data: [1, 2, 3].map(failed), meta: { count: 3 } },
       });
+      // Whether their subscription still exists (issue 26: those of a deleted one are left out).
+      server.queue({
+        expect: { method: 'GET', url: '/api/v1/webhooks?limit=50' },
+        body: { data: [{ id: 'wh_subscription0001', url: 'https://x.test/h', events: ['recording.completed'] }], meta: { count: 1 } },
+      });
       const name = `replay-${columns}`;
       await term.run(name, ['deliveries', 'replay', '--all-failed'], { columns, rows: 20 });
       const asked = await term.waitFor(name, (s) => s.includes('(y/N)'), 'the question');

@@ -134,7 +134,7 @@ describe('webhooks listen: real deliveries from the sandbox', () => {
 
     const [line, ...more] = await eventually(async () => (l.lines().length > 0 ? l.lines() : undefined));
     expect(more).toEqual([]);
-    expect(Object.keys(line ?? {})).toEqual(['deliveryId', 'event', 'recordingId', 'title', 'verdict', 'reason', 'status']);
+    expect(Object.keys(line ?? {})).toEqual(['deliveryId', 'event', 'recordingId', 'title', 'verdict', 'reason', 'status', 'duplicate']);
     expect(line).toEqual({
       deliveryId: delivery.id,
       event: 'recording.completed',
@@ -143,6 +143,7 @@ describe('webhooks listen: real deliveries from the sandbox', () => {
       verdict: 'valid',
       reason: null,
       status: 200,
+      duplicate: false,
     });
     const stderr = l.t.stderr();
     expect(stderr).toBe(
@@ -179,7 +180,14 @@ describe('webhooks listen: real deliveries from the sandbox', () => {
     expect(missing).toMatchObject({ status: 401, text: 'invalid signature: missing\n' });
 
     const lines = await eventually(async () => (l.lines().length === 4 ? l.lines() : undefined));
-    const invalid = { deliveryId: id, event: 'recording.completed', title: 'Tamper test', verdict: 'invalid', status: 401 };
+    const invalid = {
+      deliveryId: id,
+      event: 'recording.completed',
+      title: 'Tamper test',
+      verdict: 'invalid',
+      status: 401,
+      duplicate: false,
+    };
     expect(lines.slice(1)).toEqual([
       // The changed byte is in the title: the line shows what was received, not what was signed.
       { ...invalid, recordingId: expect.stringMatching(/^rec_/), title: 'tamper test', reason: 'mismatch' },
@@ -226,10 +234,11 @@ describe('webhooks listen: real deliveries from the sandbox', () => {
       return text.length === 2 ? text : undefined;
     });
     const [header = '', row = ''] = rows;
-    expect(header).toBe('TIME      VERDICT             STATUS  DELIVERY                  EVENT                RECORDING             TITLE');
+    // VERDICT as wide as its longest word (issue 26: `valid` took 20 cells).
+    expect(header).toBe('TIME      VERDICT    STATUS  DELIVERY                  EVENT                RECORDING             TITLE');
     expect(row).toMatch(
       new RegExp(
-        `^\\d\\d:\\d\\d:\\d\\d  valid {13}  200 {3}  ${id}  recording\\.completed  ${recordingId}  Evil \\\\x1b\\]0;pwned\\\\x07 title\\\\u202e$`,
+        `^\\d\\d:\\d\\d:\\d\\d  valid {4}  200 {3}  ${id}  recording\\.completed  ${recordingId}  Evil \\\\x1b\\]0;pwned\\\\x07 title\\\\u202e$`,
       ),
     );
     // Each cell starts under its header.
@@ -253,7 +262,7 @@ describe('webhooks listen: real deliveries from the sandbox', () => {
           .split('\n')
           .filter((x) => x !== '')[2],
     );
-    expect(invalid).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d  invalid: mismatch   401 {3}  ${id}  `));
+    expect(invalid).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d  mismatch   401 {3}  ${id}  `));
     expect(invalid.indexOf(recordingId)).toBe(header.indexOf('RECORDING'));
     expect(await stop(l)).toBe(0);
   });
@@ -292,7 +301,7 @@ describe('webhooks listen: real deliveries from the sandbox', () => {
 });
 
 describe('webhooks listen: table on a narrow terminal', () => {
-  it('drops EVENT, TIME and STATUS at 80 columns, keeping every row under the same header', async () => {
+  it('drops EVENT and TIME at 80 columns, keeping every row under the same header', async () => {
     const secret = 'whsec_narrow';
     const l = await listen(['--port', '0', '--no-color'], { env: { RFS_WEBHOOK_SECRET: secret }, stdoutIsTTY: true, columns: 80 });
     const post = (title: string, signature?: string) => {
@@ -315,9 +324,9 @@ describe('webhooks listen: table on a narrow terminal', () => {
       return text.length === 3 ? text : undefined;
     });
     expect(lines).toEqual([
-      'VERDICT             DELIVERY                  RECORDING             TITLE',
-      'valid               dlv_n                     rec_narrow            A very long…',
-      'invalid: malformed  dlv_n                     rec_narrow',
+      'VERDICT    STATUS  DELIVERY                  RECORDING             TITLE',
+      'valid      200     dlv_n                     rec_narrow            A very long …',
+      'malformed  401     dlv_n                     rec_narrow',
     ]);
     expect(Math.max(...lines.map((x) => x.length))).toBeLessThanOrEqual(80);
   });
@@ -435,7 +444,16 @@ describe('webhooks listen: stopping', () => {
     expect(await accepts(l.port)).toBe(false);
     expect(await canBind(l.port)).toBe(true);
     expect(l.lines()).toEqual([
-      { deliveryId: null, event: null, recordingId: 'rec_stop', title: 'Stop', verdict: 'valid', reason: null, status: 200 },
+      {
+        deliveryId: null,
+        event: null,
+        recordingId: 'rec_stop',
+        title: 'Stop',
+        verdict: 'valid',
+        reason: null,
+        status: 200,
+        duplicate: false,
+      },
     ]);
     expect(l.t.stderr()).toMatch(/stopped listening\n$/);
     expect(l.t.stderr()).not.toContain(secret);

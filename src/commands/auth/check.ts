@@ -2,7 +2,9 @@
 // learned only from requests that change nothing, one GET per scope that a GET can prove.
 // write:recordings has no such request, so it is never claimed.
 import type { ApiClient } from '../../api/types.js';
+import type { Session } from '../../core/context.js';
 import { ApiError, NetworkError } from '../../core/errors.js';
+import type { Spinner } from '../../core/ui.js';
 
 export type KeyState = 'ok' | 'unauthorized' | 'missing scope' | 'subscription required' | 'unreachable';
 
@@ -51,8 +53,11 @@ async function probe(client: ApiClient, path: string, signal: AbortSignal): Prom
 export async function checkKey(client: ApiClient, signal: AbortSignal, o: { allScopes: boolean }): Promise<KeyCheck> {
   const scopes: ProvableScope[] = [];
   let refused: unknown;
-  // auth login checks with the one request cli.md names; auth status learns every scope it can.
-  for (const { scope, path } of o.allScopes ? PROBES : PROBES.slice(0, 1)) {
+  // auth status learns every scope it can; auth login stops at the first scope proven (the
+  // request cli.md names, then the next only when that one was refused for its scope), so
+  // that a key is ok or not by one verdict in both (issue 26: a webhooks-only key).
+  for (const { scope, path } of PROBES) {
+    if (!o.allScopes && scopes.length > 0) break;
     const answer = await probe(client, path, signal);
     if (answer.ok) scopes.push(scope);
     else if (answer.state === 'no scope') refused ??= answer.error;
@@ -61,4 +66,30 @@ export async function checkKey(client: ApiClient, signal: AbortSignal, o: { allS
   const readsRecordings = scopes.includes('read:recordings');
   if (scopes.length === 0) return { state: 'missing scope', scopes, readsRecordings, error: refused };
   return { state: 'ok', scopes, readsRecordings };
+}
+
+/** How long a check may take before a spinner says what it waits for (issue 26). */
+const QUIET_MS = 1000;
+
+/**
+ * Runs a check of the key at `baseUrl`, with a spinner on stderr once it has taken a second
+ * (a service that accepts and never answers left a blank screen for the whole timeout).
+ */
+export async function checkingKey<T>(ctx: Session, baseUrl: string, check: () => Promise<T>): Promise<T> {
+  const quiet = new AbortController();
+  let spinner: Spinner | undefined;
+  const shown = ctx.clock.sleep(QUIET_MS, quiet.signal).then(
+    async () => {
+      spinner = await ctx.ui.spinner(`checking the key with ${baseUrl}…`);
+      if (quiet.signal.aborted) spinner.stop();
+    },
+    () => undefined,
+  );
+  try {
+    return await check();
+  } finally {
+    quiet.abort();
+    spinner?.stop();
+    await shown;
+  }
 }

@@ -13,7 +13,7 @@ import { isLoopbackHost } from '../../core/loopback.js';
 import { redactKey } from '../../core/redact.js';
 import { sanitize } from '../../core/sanitize.js';
 import { standingOf } from '../../sync/backoff.js';
-import { defaultJournalPath, replayJournal } from '../../sync/journal.js';
+import { defaultJournalPath, readJournalFile } from '../../sync/journal.js';
 import type { Context } from '../context.js';
 import type { Report } from './report.js';
 
@@ -147,16 +147,19 @@ export function checkBaseUrl(ctx: Context, flags: SettingFlags, selected: Select
 /** The sync journal of this profile: entries a stopped sync left pending, and a stale lock. */
 export function checkJournal(ctx: Context, profileName: string, report: Report): void {
   const file = defaultJournalPath(ctx.io.env, profileName);
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-      report.skip('sync-journal', `none at ${sanitize(file)} (rfs sync has not run for this profile)`);
-    else report.failWith('sync-journal', error, `${sanitize(file)}: `);
+  if (!fs.existsSync(file)) {
+    report.skip('sync-journal', `none at ${sanitize(file)} (rfs sync has not run for this profile)`);
     return;
   }
-  const { states, problems } = replayJournal(text);
+  let journal: ReturnType<typeof readJournalFile>;
+  try {
+    // Streamed with bounds, as rfs sync reads it: a huge or endless file is a failed check.
+    journal = readJournalFile(file);
+  } catch (error) {
+    report.failWith('sync-journal', error, `${sanitize(file)}: `);
+    return;
+  }
+  const { states, problems } = journal;
   const notes: string[] = [];
   const warnings: string[] = [];
   // Only a recording whose command started without an outcome, or whose answer is not filed yet,

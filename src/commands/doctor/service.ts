@@ -2,6 +2,7 @@
 // round trip, the key, its scopes as far as a GET can tell them, the subscription, the clock
 // (from the answer's Date header), and FAILED deliveries waiting. Every request goes through a
 // connection-check client: one attempt, 10 s (cli.md, auth).
+import { checkSubscriptions, deletedSubscriptionText, splitByDeletedSubscription, subscriptionOf } from '../../api/subscriptions.js';
 import { listDeliveries } from '../../api/webhooks.js';
 import type { ApiClient, ApiResponse } from '../../api/types.js';
 import { ApiError, EXIT, exitCodeFor } from '../../core/errors.js';
@@ -95,12 +96,21 @@ export async function checkService(ctx: Context, client: ApiClient, report: Repo
     return;
   }
   try {
-    const failed = await listDeliveries(client, { status: 'FAILED', limit: 50, signal: ctx.signal });
-    if (failed.length === 0) report.ok('failed-deliveries', 'none waiting');
+    const listed = await listDeliveries(client, { status: 'FAILED', limit: 50, signal: ctx.signal });
+    // Those of deleted subscriptions are not waiting: the service never replays them (issue 26).
+    const { live, orphaned } = !listed.some((d) => subscriptionOf(d) !== '')
+      ? { live: listed, orphaned: [] }
+      : splitByDeletedSubscription(listed, await checkSubscriptions(client, ctx.signal));
+    const full = listed.length === 50;
+    const apart =
+      orphaned.length === 0
+        ? ''
+        : `${orphaned.length}${full ? '+' : ''} of deleted subscriptions (${[...new Set(orphaned.map(subscriptionOf))].map((id) => deletedSubscriptionText(sanitize(id))).join(', ')}; they cannot be replayed)`;
+    if (live.length === 0) report.ok('failed-deliveries', apart === '' ? 'none waiting' : `none waiting; ${apart}`);
     else
       report.warn(
         'failed-deliveries',
-        `${failed.length === 50 ? '50 or more' : failed.length} waiting (see rfs deliveries list --status FAILED; rfs deliveries replay --all-failed)`,
+        `${live.length}${full ? ' or more' : ''} waiting (see rfs deliveries list --status FAILED; rfs deliveries replay --all-failed)${apart === '' ? '' : `; ${apart}`}`,
       );
   } catch (error) {
     report.fail('failed-deliveries', `GET /webhooks/deliveries: ${problemText(error)}`, exitCodeFor(error));

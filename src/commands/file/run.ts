@@ -1,12 +1,13 @@
 // rfs file <id> …  and  rfs file --from <file | ->  (cli.md, file).
 import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { addAbortSignal, type Readable } from 'node:stream';
+import { checkFiling, type FilingField } from '../../shared/filing.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../shared/json-depth.js';
 import { fileRecording } from '../../api/recordings.js';
 import type { Context } from '../context.js';
-import { EXIT, UsageError } from '../../core/errors.js';
-import { FilingRequest } from '../../shared/schemas.js';
+import { readBounded } from '../../core/bounded-read.js';
+import { EXIT, RfsError, UsageError } from '../../core/errors.js';
+import type { FilingRequest } from '../../shared/schemas.js';
 import { describeProblem, readLines, type InputLine } from '../../batch/lines.js';
 import { Progress } from '../../batch/progress.js';
 import { itemError, ResultWriter, type ItemResult } from '../../batch/results.js';
@@ -29,15 +30,26 @@ export async function options({ args: [id], flags }: Input, ctx: Context): Promi
     return { from: flags.from, defaultProvider: provider, failFast: flags.failFast === true };
   }
   if (id === undefined) throw new UsageError('a recording id is required (or --from <file> for a batch)');
-  const filing: FilingRequest = {
+  const fields = stripUndefined({
     provider: requireFlag('--provider', provider),
     externalId: requireFlag('--external-id', flags.externalId),
     externalUrl: flags.externalUrl,
     filedAt: isoFlag('--filed-at', flags.filedAt),
-    metadata: await readMetadata(flags.metadata),
-  };
-  return { id, filing };
+    metadata: await readMetadata(flags.metadata, ctx.signal),
+  });
+  const checked = checkFiling(fields, ctx.io.now(), { names: FLAG_NAMES });
+  if ('problem' in checked) throw new UsageError(checked.problem);
+  return { id, filing: checked.filing };
 }
+
+/** The flag of each filing field, for problems with a filing given as flags. */
+const FLAG_NAMES: Record<FilingField, string> = {
+  provider: '--provider',
+  externalId: '--external-id',
+  externalUrl: '--external-url',
+  filedAt: '--filed-at',
+  metadata: '--metadata',
+};
 
 export async function run(ctx: Context, o: FileOptions): Promise<number> {
   if ('from' in o) return runBatch(ctx, o);
@@ -65,14 +77,28 @@ export async function run(ctx: Context, o: FileOptions): Promise<number> {
   return EXIT.OK;
 }
 
-async function readMetadata(raw: string | undefined): Promise<Record<string, unknown> | undefined> {
+/**
+ * The most bytes of --metadata: a filing's whole body is at most 1 MiB for the service (the
+ * sandbox's limit), so more could never be sent; /dev/zero or an endless FIFO stops here.
+ */
+const MAX_METADATA_BYTES = 1024 * 1024;
+
+async function readMetadata(raw: string | undefined, signal: AbortSignal): Promise<Record<string, unknown> | undefined> {
   if (raw === undefined) return undefined;
   let text = raw;
   if (raw.startsWith('@')) {
+    const path = raw.slice(1);
     try {
-      text = await readFile(raw.slice(1), 'utf8');
+      const bytes = await readBounded(path, {
+        limit: MAX_METADATA_BYTES,
+        what: `--metadata file ${path}`,
+        kind: "a filing's metadata",
+        signal,
+      });
+      text = bytes.toString('utf8');
     } catch (error) {
-      throw new UsageError(`cannot read --metadata file ${raw.slice(1)}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+      if (error instanceof RfsError) throw error;
+      throw new UsageError(`cannot read --metadata file ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
     }
   }
   let value: unknown;
@@ -82,7 +108,7 @@ async function readMetadata(raw: string | undefined): Promise<Record<string, unk
     throw new UsageError('--metadata is not valid JSON', { hint: 'give a JSON object, e.g. --metadata \'{"folder":"2026"}\', or @file' });
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError('--metadata must be a JSON object');
-  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) throw new UsageError(`--metadata is nested more than ${MAX_JSON_DEPTH} levels deep`);
+  // Its depth is checkFiling's rule (shared/filing.ts), with every other rule of a filing.
   return value as Record<string, unknown>;
 }
 
@@ -99,30 +125,8 @@ interface LineCheck {
   noProvider?: boolean;
 }
 
-/** A schema issue in plain words: what is wrong with which field, never the validator's phrasing. */
-function plainIssue(line: Record<string, unknown>, issue: { code: string; path: PropertyKey[]; keys?: string[] } | undefined): string {
-  if (issue === undefined) return 'the line is not a valid filing';
-  if (issue.code === 'unrecognized_keys') {
-    const keys = (issue.keys ?? []).map((k) => JSON.stringify(k)).join(', ');
-    return `unknown field ${keys}: a line has id, provider, externalId and optionally externalUrl, filedAt, metadata`;
-  }
-  const field = issue.path.length > 0 ? issue.path.map(String).join('.') : 'the line';
-  const name = JSON.stringify(field);
-  const input = issue.path.length === 1 ? line[String(issue.path[0])] : undefined;
-  if (issue.path.length === 1 && input === undefined) return `${name} is missing`;
-  switch (field) {
-    case 'filedAt':
-      return `"filedAt" must be an ISO 8601 time such as 2026-11-22T09:30:00Z`;
-    case 'metadata':
-      return `"metadata" must be a JSON object`;
-    default:
-      if (input === '') return `${name} is empty`;
-      return `${name} must be a string`;
-  }
-}
-
 /** The fields of one batch line, checked locally so that a bad line is reported, not sent. */
-function checkLine(text: string, defaultProvider: string | undefined): LineCheck {
+function checkLine(text: string, defaultProvider: string | undefined, now: number): LineCheck {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -141,10 +145,9 @@ function checkLine(text: string, defaultProvider: string | undefined): LineCheck
   if (rest.provider === undefined && defaultProvider === undefined) {
     return { id: recording, problem: '"provider" is missing: give it in the line, or a default with --provider', noProvider: true };
   }
-  const line = { provider: defaultProvider, ...rest };
-  const parsed = FilingRequest.safeParse(line);
-  if (!parsed.success) return { id: recording, problem: plainIssue(line, parsed.error.issues[0]) };
-  return { id: recording, filing: parsed.data };
+  const checked = checkFiling({ provider: defaultProvider, ...rest }, now, { holder: 'a line' });
+  if ('problem' in checked) return { id: recording, problem: checked.problem };
+  return { id: recording, filing: checked.filing };
 }
 
 async function runBatch(ctx: Context, { from, defaultProvider, failFast }: Extract<FileOptions, { from: string }>): Promise<number> {
@@ -164,13 +167,16 @@ async function runBatch(ctx: Context, { from, defaultProvider, failFast }: Extra
         ...(r.duplicateOf === undefined ? [] : [`same id as line ${String(r.duplicateOf)}`]),
       ].join('; '),
     }),
-    ['LINE', 'ID'],
+    // Recording ids of the service are rec_ and 16 characters: rows of those line up.
+    ['LINE', { header: 'ID', minWidth: 20 }],
   );
   // A terminal sees how far the batch is; one line of counts, not a line per item.
   const progress = await Progress.start(ctx.ui, 'filing: reading lines');
   let warnedProvider = false;
   const firstLine = new Map<string, number>();
   let blank = 0;
+  /** Lines the service answered as replays: filed before, not filed by this run (issue 26). */
+  let alreadyFiled = 0;
 
   const client = await ctx.api();
   // Ctrl-C while waiting for the next line (a producer that is slow, or never closes the pipe)
@@ -184,7 +190,7 @@ async function runBatch(ctx: Context, { from, defaultProvider, failFast }: Extra
       }
       return { line: item.line, id: null, ok: false, error: localError(describeProblem(item.problem, item.bytes)) };
     }
-    const checked = checkLine(item.text, defaultProvider);
+    const checked = checkLine(item.text, defaultProvider, ctx.io.now());
     const id = checked.id;
     if (checked.filing === undefined || id === null) {
       if (checked.noProvider && !warnedProvider) {
@@ -211,6 +217,7 @@ async function runBatch(ctx: Context, { from, defaultProvider, failFast }: Extra
         syncCount: answer.data.syncCount,
       };
       if (earlier !== undefined) result.duplicateOf = earlier;
+      if (answer.meta.replayed) alreadyFiled += 1;
       return result;
     } catch (error) {
       // A line refused locally was never sent: it is the line that is wrong, not the service.
@@ -218,7 +225,7 @@ async function runBatch(ctx: Context, { from, defaultProvider, failFast }: Extra
     }
   };
   const report = await runLines({ items: readLines(input), work: fileLine, writer, signal: ctx.signal, failFast, progress });
-  summary(ctx, writer, report, blank);
+  summary(ctx, writer, report, { blank, alreadyFiled });
   return report.exitCode;
 }
 
@@ -226,8 +233,18 @@ function localError(title: string): ItemResult['error'] {
   return { status: null, code: 'INVALID_LINE', title, requestId: null };
 }
 
-function summary(ctx: Context, writer: ResultWriter, report: BatchReport<InputLine>, blank: number): void {
-  const parts = [`${report.ok} filed`, `${report.failed} failed`];
+function summary(
+  ctx: Context,
+  writer: ResultWriter,
+  report: BatchReport<InputLine>,
+  { blank, alreadyFiled }: { blank: number; alreadyFiled: number },
+): void {
+  // A replay was filed before this run: counted apart, as its row says `already filed`.
+  const parts = [
+    `${report.ok - alreadyFiled} filed`,
+    ...(alreadyFiled > 0 ? [`${alreadyFiled} already filed`] : []),
+    `${report.failed} failed`,
+  ];
   if (blank > 0) parts.push(`${blank} blank line${blank === 1 ? '' : 's'} skipped`);
   const closed = writer.closedNote();
   if (closed) parts.push(closed);

@@ -101,7 +101,10 @@ async function signatureValues(ctx: Context, o: VerifyOptions): Promise<{ timest
 
 export async function run(ctx: Context, o: VerifyOptions): Promise<number> {
   // The secret first: without it nothing else is worth reading (and stdin stays unread).
-  const secret = await readWebhookSecret({ secretEnv: o.secretEnv, secretFile: o.secretFile }, { env: ctx.io.env });
+  const secret = await readWebhookSecret(
+    { secretEnv: o.secretEnv, secretFile: o.secretFile },
+    { env: ctx.io.env, onSecret: ctx.knowSecret },
+  );
   const values = await signatureValues(ctx, o);
   const missing = values.timestamp === undefined || values.signature === undefined;
   // Without both values the answer is `missing` whatever the body: stdin is not waited for then,

@@ -1,6 +1,8 @@
 // GET /recordings, GET /recordings/:id, POST /recordings/:id/filings (api.md, Endpoints).
+import { checkFiling } from '../../shared/filing.js';
 import { FilingRequest, INCLUDES, RECORDING_STATUSES, SYNC_STATES } from '../../shared/schemas.js';
 import { ProblemError, invalid, json, notFound, type Reply } from '../problem.js';
+import type { FilingResponse, RecordingResponse } from '../contract.js';
 import { INSTANT, parseIsoTime } from '../../shared/iso-time.js';
 import { enumParam, jsonBody, limitParam, parseQuery } from '../request.js';
 import type { ApiContext, ApiRoute } from './route.js';
@@ -51,14 +53,19 @@ function getRecording(ctx: ApiContext): Reply {
   const include = enumParam(q, 'include', INCLUDES);
   const rec = ctx.app.recordings.get(ctx.workspace, ctx.params.id ?? '');
   if (!rec) throw notFound('no such recording in this workspace');
-  return json(200, { data: ctx.app.views.detail(rec, include === 'contentJson') });
+  const answer: RecordingResponse = { data: ctx.app.views.detail(rec, include === 'contentJson') };
+  return json(200, answer);
 }
 
 function fileRecording(ctx: ApiContext): Reply {
   parseQuery(ctx.query, []);
   const input = jsonBody(ctx.headers['content-type'], ctx.body, FilingRequest);
+  // The rules beyond the shape, the same for rfs and the service (shared/filing.ts).
+  const check = checkFiling(input, ctx.app.now());
+  if ('problem' in check) throw invalid(check.problem);
   const { data, replayed } = ctx.app.file(ctx.workspace, ctx.params.id ?? '', input);
-  return json(200, { data, meta: { replayed } });
+  const answer: FilingResponse = { data, meta: { replayed } };
+  return json(200, answer);
 }
 
 export const recordingRoutes: ApiRoute[] = [

@@ -3,12 +3,14 @@
 import { DELIVERY_STATUSES, IdempotencyKey, WebhookCreateRequest } from '../../shared/schemas.js';
 import { ProblemError, json, type Reply } from '../problem.js';
 import { enumParam, jsonBody, limitParam, parseQuery } from '../request.js';
-import type { Delivery } from '../types.js';
+import type { Delivery as DeliveryAnswer, WebhookSubscription } from '../contract.js';
+import type { Delivery, Subscription } from '../types.js';
 import type { ApiContext, ApiRoute } from './route.js';
 
-const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+const iso = (ms: number): string => new Date(ms).toISOString();
+const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
 
-export function deliveryView(d: Delivery): Record<string, unknown> {
+export function deliveryView(d: Delivery): DeliveryAnswer {
   return {
     id: d.id,
     subscriptionId: d.subscriptionId,
@@ -16,11 +18,16 @@ export function deliveryView(d: Delivery): Record<string, unknown> {
     recordingId: d.recordingId,
     status: d.status,
     attempts: d.attempts,
-    lastAttemptAt: iso(d.lastAttemptAt),
+    lastAttemptAt: isoOrNull(d.lastAttemptAt),
     lastResponseStatus: d.lastResponseStatus,
     lastError: d.lastError,
     createdAt: iso(d.createdAt),
   };
+}
+
+/** A subscription as GET /webhooks lists it (POST /webhooks adds the secret: webhook-service.ts). */
+export function subscriptionView(s: Subscription): WebhookSubscription {
+  return { id: s.id, url: s.url, events: s.events, createdAt: iso(s.createdAt) };
 }
 
 async function createWebhook(ctx: ApiContext): Promise<Reply> {
@@ -46,7 +53,7 @@ function listWebhooks(ctx: ApiContext): Reply {
   const page = app.webhooks.page(workspace, after, limit);
   const last = page.items[page.items.length - 1];
   return json(200, {
-    data: page.items.map((s) => ({ id: s.id, url: s.url, events: s.events, createdAt: new Date(s.createdAt).toISOString() })),
+    data: page.items.map(subscriptionView),
     meta: {
       count: page.items.length,
       limit,

@@ -11,7 +11,7 @@ import { baseUrlSetting, DEFAULT_BASE_URL, selectProfile, usableBaseUrl } from '
 import { checkProfileName, openProfiles } from '../../../config/profiles.js';
 import { writeResource } from '../../../output/list-writer.js';
 import { ask } from '../../../prompt/ask.js';
-import { checkKey, type KeyCheck } from '../check.js';
+import { checkingKey, checkKey, type KeyCheck } from '../check.js';
 import type { Input } from './index.js';
 
 // A key is well under a hundred bytes: stdin beyond this is a mistake (or /dev/zero), not read on.
@@ -62,31 +62,34 @@ export async function run(ctx: Context, o: LoginOptions): Promise<number> {
   // hold settings before it holds a key: `rfs config set base-url … --profile ci`), then the
   // default. A person is asked unless a flag or variable gave it, the profile's value offered.
   const base = baseUrlSetting(globals, io.env, { name: profile, stored: store.settings(profile) });
+  const askUrl = async (offered: string): Promise<string> =>
+    (
+      await ask(ctx, (p, on) =>
+        p.input(
+          {
+            message: 'Service base URL',
+            default: offered,
+            validate: (value) => {
+              try {
+                apiRoot(value.trim());
+                return true;
+              } catch (error) {
+                return error instanceof Error ? error.message : 'invalid URL';
+              }
+            },
+          },
+          on,
+        ),
+      )
+    ).trim();
   let baseUrl: string;
-  if (!interactive || base.source === 'flag' || base.source === 'environment') {
+  const urlAsked = interactive && base.source !== 'flag' && base.source !== 'environment';
+  if (!urlAsked) {
     baseUrl = usableBaseUrl(base);
   } else {
     // A bad stored one is said in the rule's words; the answer replaces it.
     if (base.refused) ctx.ui.warn(base.problem as string);
-    const offered = base.refused ? DEFAULT_BASE_URL : String(base.value);
-    baseUrl = await ask(ctx, (p, on) =>
-      p.input(
-        {
-          message: 'Service base URL',
-          default: offered,
-          validate: (value) => {
-            try {
-              apiRoot(value.trim());
-              return true;
-            } catch (error) {
-              return error instanceof Error ? error.message : 'invalid URL';
-            }
-          },
-        },
-        on,
-      ),
-    );
-    baseUrl = baseUrl.trim();
+    baseUrl = await askUrl(base.refused ? DEFAULT_BASE_URL : String(base.value));
   }
 
   if (!o.withKey && !interactive) {
@@ -95,16 +98,22 @@ export async function run(ctx: Context, o: LoginOptions): Promise<number> {
     });
   }
 
-  let apiKey: string;
+  let apiKey = '';
   let checked: KeyCheck;
+  let askKey = true;
   for (let tries = 1; ; tries++) {
-    if (interactive) {
+    if (!askKey) {
+      // The key stays: only the URL was asked for again.
+    } else if (interactive) {
       apiKey = checkKeyFormat(
         await ask(ctx, (p, on) =>
           p.password(
             {
               message: 'API key (service_pk_…)',
               mask: '*',
+              // Not a green ✔ once typed: the key is not known to be good until the service
+              // has answered (issue 26); the check's verdict follows.
+              theme: { prefix: { idle: '?', done: '·' } },
               validate: (value) => {
                 try {
                   checkKeyFormat(value);
@@ -122,7 +131,16 @@ export async function run(ctx: Context, o: LoginOptions): Promise<number> {
       apiKey = checkKeyFormat(await readKey(io.stdin, ctx.signal));
     }
     const client = await ctx.connect({ profile, baseUrl, apiKey }, { check: true });
-    checked = await checkKey(client, ctx.signal, { allScopes: false });
+    checked = await checkingKey(ctx, baseUrl, () => checkKey(client, ctx.signal, { allScopes: false }));
+    askKey = true;
+    if (checked.state === 'unreachable' && urlAsked && tries < MAX_INTERACTIVE_TRIES) {
+      // Nothing answered there: the URL is what to ask again (the key may be fine).
+      const why = checked.error instanceof Error ? checked.error.message : 'no answer';
+      ctx.ui.warn(`${baseUrl} did not answer (${why}); check the URL (Ctrl-C to stop)`);
+      baseUrl = await askUrl(baseUrl);
+      askKey = false;
+      continue;
+    }
     if (checked.state !== 'unauthorized') break;
     const refused = `the service refused the key ${redactKey(apiKey)} (401 UNAUTHORIZED)`;
     if (!interactive || tries >= MAX_INTERACTIVE_TRIES) {
@@ -138,7 +156,7 @@ export async function run(ctx: Context, o: LoginOptions): Promise<number> {
   if (state === 'unreachable') throw error;
   await store.save(profile, { baseUrl, apiKey });
   if (existing !== undefined) ctx.ui.notice(`Replaced the key of profile "${profile}" (was ${redactKey(existing.apiKey)}).`);
-  if (state === 'missing scope') ctx.ui.notice('note: this key cannot read recordings (it lacks read:recordings); saved anyway');
+  if (!checked.readsRecordings) ctx.ui.notice('note: this key cannot read recordings (it lacks read:recordings); saved anyway');
   if (state === 'subscription required')
     ctx.ui.warn('the workspace has no eligible Pro or Enterprise plan yet (SUBSCRIPTION_REQUIRED); saved anyway');
   const isDefault = store.defaultName() === profile;

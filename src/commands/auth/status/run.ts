@@ -6,7 +6,8 @@ import { AuthError, EXIT } from '../../../core/errors.js';
 import { baseUrlSetting, envValue, resolveConnection, savedBaseUrl, selectProfile, usableBaseUrl } from '../../../config/connection.js';
 import { noSuchProfile, openProfiles } from '../../../config/profiles.js';
 import { writeList } from '../../../output/list-writer.js';
-import { checkKey, type KeyState, type ProvableScope } from '../check.js';
+import { wrapText } from '../../../output/wrap.js';
+import { checkingKey, checkKey, type KeyState, type ProvableScope } from '../check.js';
 
 interface StatusRow {
   profile: string;
@@ -30,12 +31,16 @@ export function options(): undefined {
 export async function run(ctx: Context): Promise<number> {
   const { io, globals } = ctx;
   const store = openProfiles(io.env, { clock: ctx.clock, cache: ctx.configCache });
-  const selected = selectProfile(globals, io.env, store).name;
-  const profiles = store.list().filter((p) => globals.profile === undefined || p.name === globals.profile);
+  // One rule for "which rows": a profile named by --profile or RFS_PROFILE (the same choice,
+  // cli.md's precedence) shows its row alone; otherwise every profile (issue 26).
+  const choice = selectProfile(globals, io.env, store);
+  const selected = choice.name;
+  const named = choice.named ? choice.name : undefined;
+  const profiles = store.list().filter((p) => named === undefined || p.name === named);
   const envKey = envValue(io.env, 'RFS_API_KEY')?.trim();
-  if (globals.profile !== undefined && profiles.length === 0 && envKey === undefined) {
+  if (named !== undefined && profiles.length === 0 && envKey === undefined) {
     throw noSuchProfile(
-      globals.profile,
+      named,
       store.list().map((p) => p.name),
     );
   }
@@ -46,7 +51,8 @@ export async function run(ctx: Context): Promise<number> {
   const rows: StatusRow[] = [];
   const check = async (connection: { profile: string; baseUrl: string; apiKey: string }): Promise<Pick<StatusRow, 'status' | 'scopes'>> => {
     try {
-      const { state, scopes } = await checkKey(await ctx.connect(connection, { check: true }), ctx.signal, { allScopes: true });
+      const client = await ctx.connect(connection, { check: true });
+      const { state, scopes } = await checkingKey(ctx, connection.baseUrl, () => checkKey(client, ctx.signal, { allScopes: true }));
       return { status: state, scopes };
     } catch (error) {
       if (error instanceof Error && error.name === 'UsageError') return { status: 'invalid key', scopes: [] };
@@ -92,17 +98,22 @@ export async function run(ctx: Context): Promise<number> {
 
   await writeList(io, globals.output, rows, {
     color: globals.color,
+    // The base URL is never cut (a cut URL is no URL, and the port is what tells sandboxes
+    // apart); on a narrow terminal SCOPES goes first, then KEY (issue 26).
     columns: [
-      { header: 'PROFILE', value: (r) => r.profile },
+      // The key of RFS_API_KEY is not a profile's: its row is named after the variable, so that
+      // it is never a second `default` beside the saved profile of that name.
+      { header: 'PROFILE', value: (r) => (r.source === 'environment' ? 'RFS_API_KEY' : r.profile) },
       { header: 'DEFAULT', value: (r) => (r.default ? 'yes' : '') },
-      { header: 'IN USE', value: (r) => (r.selected ? (r.source === 'environment' ? 'yes (RFS_API_KEY)' : 'yes') : '') },
-      { header: 'BASE URL', value: (r) => r.baseUrl, flex: true },
-      { header: 'KEY', value: (r) => r.key },
-      { header: 'SCOPES', value: (r) => (r.scopes.length > 0 ? r.scopes.join(',') : '-') },
+      { header: 'IN USE', value: (r) => (r.selected ? 'yes' : '') },
+      { header: 'BASE URL', value: (r) => r.baseUrl },
+      { header: 'KEY', value: (r) => r.key, dropOrder: 2 },
+      { header: 'SCOPES', value: (r) => (r.scopes.length > 0 ? r.scopes.join(',') : '-'), dropOrder: 1 },
       { header: 'STATUS', value: (r) => r.status },
     ],
   });
-  if (globals.output === 'table') ctx.ui.notice(legend(rows));
+  // Wrapped at words on a terminal: a line cut mid-word by the terminal is hard to read.
+  if (globals.output === 'table') ctx.ui.notice(io.stderrIsTTY ? wrapText(legend(rows), io.columns, '').join('\n') : legend(rows));
   const chosen = rows.find((r) => r.selected);
   if (chosen === undefined) {
     ctx.ui.notice(`the selected profile "${selected}" is not saved`);

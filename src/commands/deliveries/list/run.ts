@@ -27,6 +27,8 @@ export async function run(ctx: Context, params: ListOptions): Promise<number> {
   const deliveries = await listDeliveries(client, { ...params, signal: ctx.signal });
   const count = await writeList(ctx.io, ctx.globals.output, deliveries, {
     columns: DELIVERY_COLUMNS,
+    // What the filter fixes says the same on every row: those columns go first (issue 26).
+    fixed: [...(params.status === undefined ? [] : ['STATUS']), ...(params.subscriptionId === undefined ? [] : ['SUBSCRIPTION'])],
     color: ctx.globals.color,
   });
   if (count === 0) emptyNotice(ctx, 'no deliveries match');

@@ -2,12 +2,19 @@
 // delivery, going on past failures, a summary on stderr, exit 8 when any replay failed.
 // --all-failed goes on in rounds past the list's 50 rows (rounds.ts); --wait then polls until
 // each replayed delivery has left PENDING (wait.ts).
+import {
+  checkSubscriptions,
+  deletedSubscriptionText,
+  splitByDeletedSubscription,
+  subscriptionOf,
+  type SubscriptionCheck,
+} from '../../../api/subscriptions.js';
 import { listDeliveries, replayDelivery } from '../../../api/webhooks.js';
 import { Progress } from '../../../batch/progress.js';
 import { itemError, ResultWriter, type ItemResult } from '../../../batch/results.js';
 import { runBatch, writeSummary } from '../../../batch/runner.js';
 import type { Context } from '../../context.js';
-import { EXIT, UsageError } from '../../../core/errors.js';
+import { ApiError, EXIT, UsageError } from '../../../core/errors.js';
 import { numberFlag } from '../../../core/flags.js';
 import { canPrompt } from '../../../core/io.js';
 import { sanitize } from '../../../core/sanitize.js';
@@ -58,17 +65,76 @@ export function options({ args: [ids], flags }: Input): ReplayOptions {
   };
 }
 
+/** The result rows' id column: the service's delivery ids are dlv_ and 20 characters. */
+const DELIVERY_LABEL = { header: 'DELIVERY', minWidth: 24 };
+
 const deliveries = (n: number): string => `${n} FAILED deliver${n === 1 ? 'y' : 'ies'}`;
+
+/**
+ * The FAILED deliveries of deleted subscriptions, which the service keeps listing but never
+ * replays (404): left out of --all-failed and counted, so that a run can end clean (issue 26).
+ */
+class Orphans {
+  private readonly ids = new Set<string>();
+  private readonly subscriptions = new Set<string>();
+  private check: Promise<SubscriptionCheck> | undefined;
+
+  constructor(private readonly load: () => Promise<SubscriptionCheck>) {}
+
+  /** `listed` without the deliveries of deleted subscriptions, which are counted. */
+  async leaveOut(listed: readonly Delivery[]): Promise<Delivery[]> {
+    if (!listed.some((d) => subscriptionOf(d) !== '')) return [...listed];
+    this.check ??= this.load();
+    const { live, orphaned } = splitByDeletedSubscription(listed, await this.check);
+    for (const d of orphaned) {
+      this.ids.add(d.id);
+      this.subscriptions.add(subscriptionOf(d));
+    }
+    return live;
+  }
+
+  /** For the summary: how many were left out and why; undefined when none. */
+  describe(): string | undefined {
+    if (this.ids.size === 0) return undefined;
+    const subs = [...this.subscriptions].map((id) => deletedSubscriptionText(sanitize(id)));
+    return `${deliveries(this.ids.size)} left out: ${subs.join(', ')} (the service cannot replay them)`;
+  }
+}
+
+/**
+ * Why the service answered 404 to a replay: the words of the rule when the delivery belongs to
+ * a deleted subscription (listed FAILED), else the service's own title.
+ */
+async function notFoundTitle(ctx: Context, id: string, error: ApiError, o: ReplayOptions): Promise<string> {
+  try {
+    const client = await ctx.api();
+    const failed = await listDeliveries(client, {
+      status: 'FAILED',
+      subscriptionId: o.subscriptionId,
+      limit: LIST_LIMIT,
+      signal: ctx.signal,
+    });
+    const delivery = failed.find((d) => d.id === id);
+    const subscription = delivery === undefined ? '' : subscriptionOf(delivery);
+    if (subscription !== '' && (await checkSubscriptions(client, ctx.signal)).isDeleted(subscription)) {
+      return `${deletedSubscriptionText(subscription)}: its deliveries cannot be replayed`;
+    }
+  } catch {
+    // The explanation is a courtesy: the 404 itself is the result.
+  }
+  return error.title;
+}
 
 /** Replays each id once, in order; answers the ids whose replay was accepted and the exit code. */
 async function replayAll(
   ctx: Context,
   o: ReplayOptions,
   failed: readonly Delivery[],
+  orphans: Orphans,
 ): Promise<{ exitCode: number; accepted: string[]; finished: boolean }> {
   const client = await ctx.api();
-  const list = (status: string): Promise<Delivery[]> =>
-    listDeliveries(client, { status, subscriptionId: o.subscriptionId, limit: LIST_LIMIT, signal: ctx.signal });
+  const list = async (status: string): Promise<Delivery[]> =>
+    orphans.leaveOut(await listDeliveries(client, { status, subscriptionId: o.subscriptionId, limit: LIST_LIMIT, signal: ctx.signal }));
   const progress = await Progress.start(ctx.ui, o.allFailed ? 'round 1: replaying' : `replaying 0/${o.ids.length}`);
   const rounds = o.allFailed
     ? new FailedRounds(
@@ -85,7 +151,7 @@ async function replayAll(
 
   const accepted: string[] = [];
   const writer = new ResultWriter(ctx, (r) => ({ label: [String(r.id)], done: `replayed (now ${String(r.status ?? 'queued')})` }), [
-    'DELIVERY',
+    DELIVERY_LABEL,
   ]);
   const report = await runBatch({
     items,
@@ -101,7 +167,9 @@ async function replayAll(
         accepted.push(id);
         return { id, ok: true, status };
       } catch (error) {
-        return { id, ok: false, error: itemError(error) };
+        const result = itemError(error);
+        if (error instanceof ApiError && error.status === 404) result.title = await notFoundTitle(ctx, id, error, o);
+        return { id, ok: false, error: result };
       }
     },
   });
@@ -114,6 +182,8 @@ async function replayAll(
   const parts = [`${report.ok} replayed, ${report.failed} failed`];
   const told = rounds?.describe();
   if (told !== undefined) parts.push(told);
+  const orphaned = orphans.describe();
+  if (orphaned !== undefined) parts.push(orphaned);
   if (end.how === 'stopped') parts.push('stopped: the key was refused');
   if (end.how === 'interrupted') {
     parts.push(
@@ -133,29 +203,35 @@ async function replayAll(
  * The FAILED deliveries of the first round as listed, once confirmed; undefined when nothing is
  * to be replayed. With --max the confirmation shows only those that will be replayed.
  */
-async function firstRound(ctx: Context, o: ReplayOptions): Promise<Delivery[] | undefined> {
+async function firstRound(ctx: Context, o: ReplayOptions, orphans: Orphans): Promise<Delivery[] | undefined> {
   const client = await ctx.api();
-  const listed = await listDeliveries(client, {
+  const all = await listDeliveries(client, {
     status: 'FAILED',
     subscriptionId: o.subscriptionId,
     limit: LIST_LIMIT,
     signal: ctx.signal,
   });
+  const listed = await orphans.leaveOut(all);
+  const orphaned = orphans.describe();
   const shown = o.max === undefined ? listed : listed.slice(0, o.max);
-  const maybeMore = listed.length >= LIST_LIMIT && (o.max === undefined || o.max > LIST_LIMIT);
+  const maybeMore = all.length >= LIST_LIMIT && (o.max === undefined || o.max > LIST_LIMIT);
+  // Every row is FAILED: STATUS says nothing, SUBSCRIPTION and LAST ANSWER say why (issue 26).
+  const table = { columns: DELIVERY_COLUMNS, fixed: ['STATUS'] };
   if (o.dryRun) {
-    await writeList(ctx.io, ctx.globals.output, shown, { columns: DELIVERY_COLUMNS, color: ctx.globals.color });
+    await writeList(ctx.io, ctx.globals.output, shown, { ...table, color: ctx.globals.color });
     ctx.ui.notice(`${deliveries(shown.length)} would be replayed (dry run: nothing sent)`);
+    if (orphaned !== undefined) ctx.ui.notice(orphaned);
     if (maybeMore) ctx.ui.notice(`the list holds at most ${LIST_LIMIT} rows: a replay goes on listing until none is left`);
     return undefined;
   }
   if (shown.length === 0) {
-    ctx.ui.notice('no FAILED deliveries: nothing to replay');
+    ctx.ui.notice(orphaned === undefined ? 'no FAILED deliveries: nothing to replay' : `nothing to replay: ${orphaned}`);
     return undefined;
   }
   if (!ctx.globals.yes) {
     // What will be replayed, as --dry-run shows it: whole ids in columns, never a wrapped list.
-    ctx.io.stderr.write(renderTable(DELIVERY_COLUMNS, shown, { color: ctx.ui.stderrColor, width: ctx.io.columns }));
+    ctx.io.stderr.write(renderTable(table.columns, shown, { color: ctx.ui.stderrColor, width: ctx.io.columns, fixed: table.fixed }));
+    if (orphaned !== undefined) ctx.io.stderr.write(`${orphaned}\n`);
     const more = maybeMore ? ', and any more the list shows once these are replayed' : '';
     if (!(await confirmAction(ctx, `Replay ${shown.length === 1 ? 'this' : 'these'} ${deliveries(shown.length)}${more}?`))) {
       ctx.io.stderr.write('Nothing replayed.\n');
@@ -179,7 +255,7 @@ async function waitAndReport(ctx: Context, o: ReplayOptions, ids: string[]): Pro
   } finally {
     progress.stop();
   }
-  const writer = new ResultWriter(ctx, (r) => ({ label: [String(r.id)], done: String(r.finalStatus) }), ['DELIVERY']);
+  const writer = new ResultWriter(ctx, (r) => ({ label: [String(r.id)], done: String(r.finalStatus) }), [DELIVERY_LABEL]);
   for (const outcome of result.outcomes) await writer.write(outcomeLine(outcome, o.waitTimeoutSeconds));
   const count = (status: string): number => result.outcomes.filter((x) => x.status === status).length;
   const parts = [`${count('SUCCEEDED')} SUCCEEDED, ${count('FAILED')} FAILED again`];
@@ -209,12 +285,13 @@ export async function run(ctx: Context, o: ReplayOptions): Promise<number> {
     });
   }
   let first: Delivery[] = [];
+  const orphans = new Orphans(async () => checkSubscriptions(await ctx.api(), ctx.signal));
   if (o.allFailed) {
-    const listed = await firstRound(ctx, o);
+    const listed = await firstRound(ctx, o, orphans);
     if (listed === undefined) return EXIT.OK;
     first = listed;
   }
-  const replayed = await replayAll(ctx, o, first);
+  const replayed = await replayAll(ctx, o, first, orphans);
   if (!o.wait || !replayed.finished) return replayed.exitCode;
   if (replayed.accepted.length === 0) return replayed.exitCode;
   const waited = await waitAndReport(ctx, o, replayed.accepted);

@@ -1,5 +1,6 @@
 // rfs deliveries summary (cli.md, deliveries; issue 27): the first command of an incident.
 import { listLiveSubscriptions } from '../../../api/subscription-exists.js';
+import { deletedSubscriptionText } from '../../../api/subscriptions.js';
 import { EXIT } from '../../../core/errors.js';
 import { writeList } from '../../../output/list-writer.js';
 import type { Column } from '../../../output/table.js';
@@ -49,7 +50,7 @@ export async function run(ctx: Context, o: SummaryOptions): Promise<number> {
   const deleted = groups.filter((g) => !g.exists && g.status === 'FAILED');
   if (deleted.length > 0 && ctx.globals.output === 'table') {
     const ids = [...new Set(deleted.map((g) => g.subscriptionId))];
-    ctx.ui.notice(`${ids.map((id) => `subscription ${id} was deleted`).join('; ')}: its FAILED deliveries cannot be replayed`);
+    ctx.ui.notice(`${ids.map(deletedSubscriptionText).join('; ')}: its FAILED deliveries cannot be replayed`);
   }
   return groups.some((g) => g.status === 'FAILED') ? EXIT.BATCH_FAILED : EXIT.OK;
 }

@@ -17,25 +17,36 @@ const DEFAULT_PAGE = 50;
 
 /**
  * cli.md's columns. On a narrow terminal whole columns are left out, least important first
- * (README, "Tables"): MATTER, CLIENT, AUTHOR, PRIORITY, FILED, UPDATED, STATUS; ID and TITLE
- * stay, and TITLE is not cut below 24 cells while another column could go instead.
+ * (README, "Tables"): first those whose value the filter fixes (`fixedColumns`), then MATTER,
+ * CLIENT, AUTHOR, UPDATED, PRIORITY, FILED, STATUS; ID and TITLE stay, and TITLE is not cut
+ * below 24 cells while another column could go instead.
  */
 export function recordingColumns(now: number): Column<RecordingListItem>[] {
   return [
     { header: 'ID', value: (r) => r.id },
     { header: 'TITLE', value: (r) => r.title, flex: true, minWidth: 24 },
     { header: 'STATUS', value: (r) => r.status, dropOrder: 7 },
-    { header: 'PRIORITY', value: (r) => r.priority, dropOrder: 4 },
+    { header: 'PRIORITY', value: (r) => r.priority, dropOrder: 5 },
     { header: 'AUTHOR', value: (r) => r.author.name, flex: true, minWidth: 12, dropOrder: 3 },
     { header: 'CLIENT', value: (r) => r.client?.name ?? '-', flex: true, minWidth: 12, dropOrder: 2 },
     { header: 'MATTER', value: (r) => r.matter?.name ?? '-', flex: true, minWidth: 12, dropOrder: 1 },
-    { header: 'UPDATED', value: (r) => formatAge(r.updatedAt, now), dropOrder: 6 },
+    { header: 'UPDATED', value: (r) => formatAge(r.updatedAt, now), dropOrder: 4 },
     {
       header: 'FILED',
       value: (r) => (r.syncCount === 0 ? 'no' : `${r.syncCount}× ${formatAge(r.lastSyncedAt, now)}`),
-      dropOrder: 5,
+      dropOrder: 6,
     },
   ];
+}
+
+/**
+ * The columns that say the same on every row of this listing (issue 26): STATUS, since the list
+ * has one status (COMPLETED unless --status); FILED when only unsynced recordings are listed
+ * (the default), where it is always `no`.
+ */
+export function fixedColumns(params: Pick<ListOptions, 'syncState'>): string[] {
+  const syncState = params.syncState ?? 'unsynced';
+  return ['STATUS', ...(syncState === 'unsynced' ? ['FILED'] : [])];
 }
 
 type Block = NonNullable<RecordingListItem['notes']>[number];
@@ -79,16 +90,18 @@ export async function run(ctx: Context, params: ListOptions): Promise<number> {
       more = cursor;
     },
   });
-  // Every page of a table on a terminal: say what is happening until the rows come, and between pages.
-  const progress = params.all && ctx.globals.output === 'table' ? await Progress.start(ctx.ui, 'fetching recordings…') : undefined;
+  // Every page on a terminal's stderr, whatever stdout is (`--all -o json > big.json` too, issue
+  // 26): say what is happening until the rows come, and between pages. Silent with --quiet.
+  const progress = params.all && ctx.io.stderrIsTTY ? await Progress.start(ctx.ui, 'fetching recordings…') : undefined;
   const count = await writeList(ctx.io, ctx.globals.output, items, {
     columns: recordingColumns(ctx.io.now()),
+    fixed: fixedColumns(params),
     color: ctx.globals.color,
     detail: params.include === undefined ? undefined : noteLine,
     progress,
   });
   // After the list, so that it is the last thing on the screen (cli.md, Output).
-  if (more !== undefined) moreNotice(ctx, more);
+  if (more !== undefined) moreNotice(ctx, more, { all: params.all, maxItems: params.maxItems });
   if (count === 0) emptyNotice(ctx, 'no recordings match');
   return EXIT.OK;
 }

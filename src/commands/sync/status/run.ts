@@ -2,7 +2,7 @@
 // it works beside a running `rfs sync --watch`. Nothing is sent to the service.
 import { openProfiles } from '../../../config/profiles.js';
 import { selectProfile } from '../../../config/connection.js';
-import { EXIT } from '../../../core/errors.js';
+import { EXIT, UsageError } from '../../../core/errors.js';
 import { formatLocalTime } from '../../../output/time.js';
 import { writeList } from '../../../output/list-writer.js';
 import { standingOf } from '../../../sync/backoff.js';
@@ -17,8 +17,18 @@ export interface StatusOptions {
 export function options({ flags, command }: Input): StatusOptions {
   // `sync` declares --journal too, and commander gives a flag known to both to the parent,
   // wherever it stands: `rfs sync status --journal x` and `rfs sync --journal x status` alike.
-  const parent = command.parent?.opts() as { journal?: string } | undefined;
-  const journalPath = flags.journal ?? parent?.journal;
+  const parent = command.parent;
+  // Every other flag of `sync` is parsed too (commander reads a parent's flags on either side of
+  // the subcommand): a subcommand takes only its own flags, so one given is refused.
+  const foreign = (parent?.options ?? []).filter((o) => {
+    const key = o.attributeName();
+    return key !== 'journal' && parent?.getOptionValueSource(key) === 'cli';
+  });
+  if (foreign.length > 0) {
+    const names = foreign.map((o) => o.long ?? o.flags).join(', ');
+    throw new UsageError(`rfs sync status takes only --journal (and the global flags), not ${names}: that is a flag of rfs sync`);
+  }
+  const journalPath = flags.journal ?? (parent?.opts() as { journal?: string } | undefined)?.journal;
   return journalPath === undefined ? {} : { journalPath };
 }
 

@@ -9,6 +9,7 @@ import { numberFlag } from '../../../core/flags.js';
 import type { Input } from './index.js';
 import { emptyNotice, moreNotice } from '../../notices.js';
 import { field } from '../../../output/fields.js';
+import { WEBHOOK_EVENTS } from '../../../shared/vocabulary.js';
 
 const LARGEST_PAGE = 50;
 
@@ -36,13 +37,16 @@ export async function run(ctx: Context, { limit, cursor, all }: ListOptions): Pr
   const items = listWebhooks(client, { limit, cursor, all, signal: ctx.signal, onMore });
   const count = await writeList(ctx.io, ctx.globals.output, items, {
     color: ctx.globals.color,
-    // A URL is cut only on a terminal too narrow for it; CREATED, then EVENTS go first.
+    // A URL is cut (never below 56 cells) only on a terminal too narrow for it once CREATED, then
+    // EVENTS have gone (a cut URL cannot be pasted). While the API knows one event, EVENTS says
+    // the same on every row: it goes before anything (issue 26).
     columns: [
       { header: 'ID', value: (w) => field(w, 'id') },
-      { header: 'URL', value: (w) => w.url, flex: true, minWidth: 24 },
+      { header: 'URL', value: (w) => w.url, flex: true, minWidth: 56 },
       { header: 'EVENTS', value: (w) => w.events.join(', '), dropOrder: 2 },
       { header: 'CREATED', value: (w) => formatLocalTime(field(w, 'createdAt') || null), dropOrder: 1 },
     ],
+    fixed: WEBHOOK_EVENTS.length === 1 ? ['EVENTS'] : [],
   });
   // After the list, so that it is the last thing on the screen (cli.md, Output).
   if (more !== undefined) moreNotice(ctx, more);

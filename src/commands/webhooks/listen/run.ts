@@ -2,6 +2,7 @@
 // delivery is verified as verify-signature does (src/webhooks/receiver.ts) and printed as one
 // line: a table row on a terminal, ndjson otherwise. Runs until Ctrl-C, then exits 0.
 import { randomBytes } from 'node:crypto';
+import type { IO } from '../../../core/io.js';
 import { once } from 'node:events';
 import { Chalk } from 'chalk';
 import type { Context } from '../../context.js';
@@ -12,6 +13,7 @@ import { sanitize } from '../../../core/sanitize.js';
 import { type Column, pad, renderTable, truncate } from '../../../output/table.js';
 import { forwardTarget, type ReceivedDelivery, startWebhookReceiver } from '../../../webhooks/receiver.js';
 import { describeSecretSource, readWebhookSecret } from '../../../webhooks/secret.js';
+import { beyondLoopbackWarning } from '../../../core/listen.js';
 import { MAX_UNIX_SECONDS } from '../../../webhooks/verify.js';
 import { numberFlag } from '../../../core/flags.js';
 import { announceSubscription, type ListenSubscription, removeSubscription, subscribe, subscribeOptions } from './subscribe.js';
@@ -46,7 +48,7 @@ export function options({ flags }: Input): ListenOptions {
 }
 
 /** The ndjson line of one delivery: exactly the fields of cli.md, in a stable order. */
-function deliveryJson(d: ReceivedDelivery): Record<string, unknown> {
+function deliveryJson(d: ReceivedDelivery, duplicate: boolean): Record<string, unknown> {
   return {
     deliveryId: d.deliveryId,
     event: d.event,
@@ -55,12 +57,26 @@ function deliveryJson(d: ReceivedDelivery): Record<string, unknown> {
     verdict: d.valid ? 'valid' : 'invalid',
     reason: d.reason,
     status: d.status,
+    // api.md: receivers must tolerate duplicates; a second valid delivery of one id says so.
+    duplicate,
   };
 }
 
 interface Row {
   at: number;
   delivery: ReceivedDelivery;
+  duplicate: boolean;
+}
+
+/**
+ * The delivery's texts with the run's secrets taken out before a row is laid out: a title cut
+ * to the column's width would otherwise leave a piece of one that stdout cannot recognise.
+ */
+function laidOut(io: IO, d: ReceivedDelivery): ReceivedDelivery {
+  const redact = io.redactText;
+  if (redact === undefined) return d;
+  const text = (value: string | null): string | null => (value === null ? null : redact(value));
+  return { ...d, deliveryId: text(d.deliveryId), event: text(d.event), recordingId: text(d.recordingId), title: text(d.title) };
 }
 
 function clock(ms: number): string {
@@ -69,31 +85,40 @@ function clock(ms: number): string {
 }
 
 /**
- * Rows are printed one at a time, as the deliveries arrive, so every cell is cut or padded to
- * one width: each row then lines up under the header printed at the start.
+ * The verdict in as few words as say it: `valid`, `duplicate` (valid, and seen before), or the
+ * reason a delivery was refused (`stale`, `mismatch`, `malformed`, `missing`; STATUS says 401).
  */
-function fixed(width: number, value: (d: ReceivedDelivery, at: number) => string | number | null): (row: Row) => string {
-  return (row) => pad(truncate(sanitize(String(value(row.delivery, row.at) ?? '-')), width), width);
+function verdict(row: Row): string {
+  if (!row.delivery.valid) return row.delivery.reason ?? 'invalid';
+  return row.duplicate ? 'duplicate' : 'valid';
 }
 
-// The title is last, so its width moves nothing else; padded to renderTable's smallest flexible
-// width (10), so that which columns fit never depends on one title's length.
-const title = (row: Row): string => pad(sanitize(row.delivery.title ?? '-'), 10);
+/**
+ * Rows are printed one at a time, as the deliveries arrive, so every cell is padded to one
+ * width (what the service sends: `dlv_` + 20 characters, `rec_` + 16, `recording.completed`;
+ * a verdict at most 9): the rows of one width line up under its header.
+ */
+function fixed(width: number, value: (row: Row) => string | number | null): (row: Row) => string {
+  return (row) => pad(truncate(sanitize(String(value(row) ?? '-')), width), width);
+}
 
-// The widths of what the sandbox sends: `dlv_` + 20 characters, `rec_` + 16, `recording.completed`.
-// Narrow terminals drop EVENT first (there is one event kind today), then TIME, then STATUS.
+// Narrow terminals drop EVENT first (there is one event kind today), then TIME, then STATUS;
+// the title, last, takes what is left of the width of the moment.
 const COLUMNS: readonly Column<Row>[] = [
-  { header: 'TIME', value: fixed(8, (_, at) => clock(at)), dropOrder: 2 },
-  { header: 'VERDICT', value: fixed(18, (d) => (d.valid ? 'valid' : `invalid: ${d.reason ?? '?'}`)) },
-  { header: 'STATUS', value: fixed(6, (d) => d.status), dropOrder: 3 },
-  { header: 'DELIVERY', value: fixed(24, (d) => d.deliveryId) },
-  { header: 'EVENT', value: fixed(19, (d) => d.event), dropOrder: 1 },
-  { header: 'RECORDING', value: fixed(20, (d) => d.recordingId) },
-  { header: 'TITLE', value: title, flex: true },
+  { header: 'TIME', value: fixed(8, (r) => clock(r.at)), dropOrder: 2 },
+  { header: 'VERDICT', value: fixed(9, verdict) },
+  { header: 'STATUS', value: fixed(6, (r) => r.delivery.status), dropOrder: 3 },
+  { header: 'DELIVERY', value: fixed(24, (r) => r.delivery.deliveryId) },
+  { header: 'EVENT', value: fixed(19, (r) => r.delivery.event), dropOrder: 1 },
+  { header: 'RECORDING', value: fixed(20, (r) => r.delivery.recordingId) },
+  // Padded to the table's smallest flexible width (10), so that which columns fit never
+  // depends on one title's length.
+  { header: 'TITLE', value: (r) => pad(sanitize(r.delivery.title ?? '-'), 10), flex: true },
 ];
 
 const PLACEHOLDER: Row = {
   at: 0,
+  duplicate: false,
   delivery: {
     deliveryId: null,
     event: null,
@@ -107,19 +132,42 @@ const PLACEHOLDER: Row = {
   },
 };
 
-/** The header line and one row, as renderTable fits them to the terminal (same widths every time). */
-function tableLines(row: Row, o: { width: number; color: boolean }): { header: string; row: string } {
-  const [header = '', line = ''] = renderTable(COLUMNS, [row], o).split('\n');
-  return { header, row: line };
+/** How many delivery ids are remembered to mark duplicates: bounded, as the receiver runs for hours. */
+const REMEMBERED_IDS = 10_000;
+
+/**
+ * The rows of the listener's table, each laid out at the terminal's width of the moment it
+ * arrives (a resized window gets rows of its new width, cli.md Output); the header is printed
+ * again whenever the columns shown change.
+ */
+class ListenTable {
+  private columnsKey: string | undefined;
+
+  constructor(
+    private readonly width: () => number,
+    private readonly color: boolean,
+  ) {}
+
+  /** The header line and the row at the current width; the header only when the columns changed. */
+  lines(row: Row): { header: string | undefined; row: string } {
+    const [header = '', line = ''] = renderTable(COLUMNS, [row], { width: this.width(), color: this.color }).split('\n');
+    const key = header.split(/\s+/).join(' ');
+    const changed = key !== this.columnsKey;
+    this.columnsKey = key;
+    return { header: changed ? header : undefined, row: line };
+  }
 }
 
 export async function run(ctx: Context, o: ListenOptions): Promise<number> {
   const secretSource = { secretEnv: o.secretEnv, secretFile: o.secretFile };
   // With --subscribe, the subscription's own secret, known once it is made (after binding).
-  let secret = o.subscribe ? randomBytes(32).toString('hex') : await readWebhookSecret(secretSource, { env: ctx.io.env });
+  let secret = o.subscribe
+    ? randomBytes(32).toString('hex')
+    : await readWebhookSecret(secretSource, { env: ctx.io.env, onSecret: ctx.knowSecret });
   const { io, ui } = ctx;
   const asTable = ctx.globals.output === 'table';
-  const fit = { width: io.columns, color: ctx.globals.color };
+  const table = new ListenTable(() => (io.columns > 0 ? io.columns : 80), ctx.globals.color);
+  const seen = new Set<string>();
   const chalk = new Chalk({ level: ctx.globals.color ? 1 : 0 });
 
   // Lines go out in arrival order; a failed write (the reader of stdout went away) stops the
@@ -133,11 +181,16 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
 
   const onDelivery = (d: ReceivedDelivery): void => {
     const at = io.now();
+    const duplicate = d.valid && d.deliveryId !== null && seen.has(d.deliveryId);
+    if (d.valid && d.deliveryId !== null && !duplicate) {
+      seen.add(d.deliveryId);
+      if (seen.size > REMEMBERED_IDS) seen.delete(seen.values().next().value as string);
+    }
     if (asTable) {
-      const line = tableLines({ at, delivery: d }, fit).row;
-      print(`${d.valid && d.status < 300 ? line : chalk.red(line)}\n`);
+      const { header, row } = table.lines({ at, delivery: laidOut(io, d), duplicate });
+      print(`${header === undefined ? '' : `${header}\n`}${d.valid && d.status < 300 ? row : chalk.red(row)}\n`);
     } else {
-      print(`${safeJson(deliveryJson(d))}\n`);
+      print(`${safeJson(deliveryJson(d, duplicate))}\n`);
     }
     const id = d.deliveryId ?? '(no x-service-delivery header)';
     if (!d.valid) ui.warn(`refused delivery ${id} (HTTP ${d.status}): ${d.reason ?? 'invalid'}: ${d.explanation}`);
@@ -159,11 +212,18 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
   let subscription: ListenSubscription | undefined;
   try {
     // Printed even with --quiet: with --port 0 this line is the only way to learn the port.
-    io.stderr.write(`listening on ${receiver.url}\n`);
+    // The address really bound; a wildcard also says how this machine reaches it.
+    const where =
+      receiver.wildcardUrl === undefined ? receiver.url : `${receiver.wildcardUrl} (every interface; ${receiver.url} from this machine)`;
+    io.stderr.write(`listening on ${where}\n`);
+    const exposed = beyondLoopbackWarning(o.host, `--host ${o.host}`, 'the receiver');
+    if (exposed !== undefined) ui.warn(exposed);
     if (o.subscribe) {
       subscription = await subscribe(ctx, { receiverUrl: receiver.url, ...o.subscribe });
       secret = subscription.secret;
+      // Shown once on stderr (cli.md), then redacted by every writer of this run.
       announceSubscription(ctx, subscription);
+      ctx.knowSecret(secret);
     }
     ui.notice(
       [
@@ -174,7 +234,7 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
         'Ctrl-C to stop',
       ].join('; '),
     );
-    if (asTable) print(`${tableLines(PLACEHOLDER, fit).header}\n`);
+    if (asTable) print(`${table.lines(PLACEHOLDER).header ?? ''}\n`);
     const interrupted = ctx.signal.aborted ? Promise.resolve(undefined) : once(ctx.signal, 'abort').then(() => undefined);
     stopped = await Promise.race([interrupted, outputFailure]);
   } finally {

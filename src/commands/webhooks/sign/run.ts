@@ -64,7 +64,10 @@ function payloadNames(body: Buffer): { deliveryId: string | undefined; event: st
 
 export async function run(ctx: Context, o: SignOptions): Promise<number> {
   // The secret first: without it the payload is not worth reading (and stdin stays unread).
-  const secret = await readWebhookSecret({ secretEnv: o.secretEnv, secretFile: o.secretFile }, { env: ctx.io.env });
+  const secret = await readWebhookSecret(
+    { secretEnv: o.secretEnv, secretFile: o.secretFile },
+    { env: ctx.io.env, onSecret: ctx.knowSecret },
+  );
   const body = await readPayload(ctx, o.payload);
   const named = payloadNames(body);
   const headers = deliveryHeaders({
@@ -74,7 +77,10 @@ export async function run(ctx: Context, o: SignOptions): Promise<number> {
     event: named.event ?? COMPLETED_EVENT,
     deliveryId: named.deliveryId ?? newDeliveryId(),
   });
-  const format = ctx.globals.output;
+  // cli.md: sign prints the header lines, `-o json` the object of them. Only -o/--json on this
+  // command line chooses the object: the json that a pipe (or a profile's default) would give
+  // other commands would hand `curl -H @-` a `{` as its first header (issue 26).
+  const format = ctx.globals.outputFlagged === true ? ctx.globals.output : 'table';
   // The signature is not the secret: it is what a delivery carries in the clear.
   if (format === 'json') ctx.io.stdout.write(`${safeJson(headers, 2)}\n`);
   else if (format === 'ndjson') ctx.io.stdout.write(`${safeJson(headers)}\n`);

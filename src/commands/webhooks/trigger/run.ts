@@ -71,7 +71,7 @@ const COLUMNS: readonly Column<Sent>[] = [
 
 export async function run(ctx: Context, o: TriggerOptions): Promise<number> {
   const secretSource = { secretEnv: o.secretEnv, secretFile: o.secretFile };
-  const secret = await readWebhookSecret(secretSource, { env: ctx.io.env });
+  const secret = await readWebhookSecret(secretSource, { env: ctx.io.env, onSecret: ctx.knowSecret });
   let recording: { id: string } & Record<string, unknown> = exampleRecording(ctx.io.now());
   if (o.recordingId !== undefined) {
     const client = await ctx.api();

@@ -1,0 +1,50 @@
+// What a build of rfs says about itself (`rfs --version --verbose`): the values esbuild puts in
+// place of RFS_VERSION, RFS_COMMIT and RFS_BUILD_DATE (src/globals.d.ts). Shared by every build:
+// scripts/build.mjs (dist/) and scripts/commonjs-bundle.mjs (dist/bundle/, the single executables).
+//
+// The commit is the checkout's HEAD, with "-dirty" when tracked files differ from it, or
+// "unknown" outside a git checkout. The build date is SOURCE_DATE_EPOCH when set (a rebuild of
+// the same commit then says the same), else now; to the second, in UTC.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+const ROOT = new URL('..', import.meta.url);
+
+function git(args) {
+  return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+}
+
+function commit() {
+  let head;
+  try {
+    head = git(['rev-parse', '--short=12', 'HEAD']);
+  } catch {
+    return 'unknown';
+  }
+  try {
+    git(['diff', '--quiet', 'HEAD', '--']);
+    return head;
+  } catch {
+    return `${head}-dirty`;
+  }
+}
+
+function buildDate() {
+  const epoch = process.env.SOURCE_DATE_EPOCH;
+  const date = epoch && /^\d+$/.test(epoch) ? new Date(Number(epoch) * 1000) : new Date();
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+let stamp;
+/** esbuild's `define` for this build: computed once per process, so every bundle agrees. */
+export function buildDefines() {
+  if (stamp === undefined) {
+    const { version } = JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8'));
+    stamp = {
+      RFS_VERSION: JSON.stringify(version),
+      RFS_COMMIT: JSON.stringify(commit()),
+      RFS_BUILD_DATE: JSON.stringify(buildDate()),
+    };
+  }
+  return stamp;
+}

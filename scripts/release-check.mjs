@@ -1,0 +1,443 @@
+// `npm run release:check [-- --version X]`: checks release/<version>/ as ../shared/spec/release.md
+// says ("Checked before it is called a release"), on this machine, after `npm run release`.
+//
+// - The executables: linux-x64 as is, linux-arm64 under qemu-user, windows-x64 under wine, each
+//   from its archive: it prints the version (and with --verbose the Node and platform it
+//   carries), lists recordings from a sandbox on 127.0.0.1 (the repository's build of
+//   `rfs sandbox --port 0`, stopped by its PID at the end) exactly as the repository's build
+//   lists them, and verifies a webhook signature (the README's example; a changed body fails).
+// - Each archive holds the executable, README.md, LICENSE, the man page and the completions.
+// - The .debs: dpkg-deb --info and --contents, installed by dpkg into a root of their own, run
+//   from there, and `man` finds the page there.
+// - SHA256SUMS (sha256sum -c), and the formula and the manifest name the same checksums.
+// - macOS: the x64 executable's Mach-O header (magic, CPU type, the blob's segment, no stale
+//   signature), no arm64 artifact and the release notes say why.
+// - The npm tarball: npm publish --dry-run, an install into an empty prefix with nothing on
+//   stderr, `man rfs` there, npx, publint, and @arethetypeswrong/cli for `rfs/sandbox`.
+// - CHANGELOG.md has the version's entry.
+//
+// Ends with "N passed, N failed"; exit 1 when anything failed.
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
+import { basename, dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { archiveName, changelogEntry, debName, debVersion, MACOS_ARM64, NODE_VERSION, TARGETS } from './release.mjs';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const require = createRequire(import.meta.url);
+const { values: flags } = parseArgs({ options: { version: { type: 'string' }, dir: { type: 'string' } } });
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+const version = flags.version ?? pkg.version;
+const dir = resolve(flags.dir ?? join(ROOT, 'release', version));
+
+/** The README's verify-signature example (README.md, verify-signature). */
+const SIGNED = {
+  body: '{"id":"evt_1","type":"filing.created"}',
+  secret: 'whsec_test_secret',
+  args: [
+    '--timestamp',
+    '1700000000',
+    '--now',
+    '1700000100',
+    '--signature',
+    'sha256=57b147fd6da72d808ece3014a78236a2effc7db6f448c57ab42e8d88c6d54c81',
+  ],
+};
+/**
+ * Wine 8 (Debian 12's) has no TCP_KEEPALIVE socket option ("fixme:winsock:setsockopt Unknown
+ * IPPROTO_TCP optname 0x00000003"), which libuv sets when a socket that asked for keep-alive
+ * before connecting connects; undici asks, so every request fails with "connect UNKNOWN" under
+ * wine, never on Windows. Under wine only, this preload (NODE_OPTIONS, which the executable
+ * honours) asks for keep-alive once connected, where Node ignores the option's failure.
+ */
+const WINE_KEEPALIVE_SHIM = `const net = require('node:net');
+const setKeepAlive = net.Socket.prototype.setKeepAlive;
+net.Socket.prototype.setKeepAlive = function (enable, delay) {
+  if (!this.connecting) return setKeepAlive.call(this, enable, delay);
+  this.once('connect', () => setKeepAlive.call(this, enable, delay));
+  return this;
+};
+`;
+/** How each platform reports itself in `--version --verbose` (process.platform-process.arch). */
+const REPORTED_PLATFORM = { 'linux-x64': 'linux-x64', 'linux-arm64': 'linux-arm64', 'win-x64': 'win32-x64' };
+
+let passed = 0;
+let failed = 0;
+async function check(name, body) {
+  const t = Date.now();
+  try {
+    await body();
+    passed += 1;
+    process.stdout.write(`ok      ${name} (${((Date.now() - t) / 1000).toFixed(1)} s)\n`);
+  } catch (error) {
+    failed += 1;
+    process.stdout.write(`FAILED  ${name}: ${error.message.replace(/\n/g, '\n        ')}\n`);
+  }
+}
+
+function assert(condition, message) {
+  if (!condition) throw new Error(message);
+}
+
+/**
+ * Runs a command to its end with stdout and stderr in files (wine's Node fails with EBADF on
+ * pipes), and returns what they hold.
+ */
+function runToFiles(work, file, args, { env = process.env, cwd = work, timeout = 180_000 } = {}) {
+  const out = join(work, `out-${process.hrtime.bigint()}`);
+  const fdOut = openSync(`${out}.stdout`, 'w');
+  const fdErr = openSync(`${out}.stderr`, 'w');
+  let result;
+  try {
+    result = spawnSync(file, args, { cwd, env, stdio: ['ignore', fdOut, fdErr], timeout });
+  } finally {
+    closeSync(fdOut);
+    closeSync(fdErr);
+  }
+  if (result.error) throw result.error;
+  return {
+    code: result.status,
+    signal: result.signal,
+    stdout: readFileSync(`${out}.stdout`, 'utf8'),
+    stderr: readFileSync(`${out}.stderr`, 'utf8'),
+  };
+}
+
+function succeeds(label, result) {
+  assert(
+    result.code === 0,
+    `${label} exited ${result.code ?? result.signal}: ${result.stderr.slice(0, 2000)}${result.stdout.slice(0, 500)}`,
+  );
+  return result;
+}
+
+/** `rfs sandbox --port 0` from the repository's build; resolves with its JSON line. */
+async function startSandbox() {
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'rfs.js'), 'sandbox', '--port', '0', '--seed', '25'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const line = await new Promise((resolveLine, reject) => {
+    createInterface({ input: child.stdout }).once('line', resolveLine);
+    child.once('exit', (code) => reject(new Error(`the sandbox exited ${code}: ${stderr}`)));
+  });
+  const { baseUrl, apiKeys } = JSON.parse(line);
+  assert(new URL(baseUrl).hostname === '127.0.0.1', `the sandbox listens on ${baseUrl}`);
+  return {
+    baseUrl,
+    apiKeys,
+    stop: () =>
+      new Promise((resolveStop) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolveStop();
+        child.once('exit', () => resolveStop());
+        process.kill(child.pid, 'SIGTERM');
+      }),
+  };
+}
+
+/** What each single executable must do, however it is started (`launch` turns rfs args into a command). */
+async function checkExecutable(work, platform, launch, sandbox, expectedList) {
+  const cwd = join(work, `run-${platform}`);
+  await mkdir(join(cwd, 'config'), { recursive: true, mode: 0o700 });
+  await writeFile(join(cwd, 'body.json'), SIGNED.body);
+  await writeFile(join(cwd, 'changed.json'), `${SIGNED.body} `);
+  // Relative paths only: under wine, Windows paths are another spelling of the same files.
+  const env = {
+    ...process.env,
+    NO_COLOR: '1',
+    RFS_CONFIG_DIR: 'config',
+    RFS_BASE_URL: sandbox.baseUrl,
+    RFS_API_KEY: sandbox.apiKeys.readOnly,
+    RFS_WEBHOOK_SECRET: SIGNED.secret,
+  };
+  if (platform === 'win-x64') {
+    await writeFile(join(cwd, 'wine-keepalive.cjs'), WINE_KEEPALIVE_SHIM);
+    env.NODE_OPTIONS = '--require ./wine-keepalive.cjs';
+  }
+  const rfs = (args) => {
+    const [file, ...rest] = launch([...args]);
+    return runToFiles(work, file, rest, { env, cwd });
+  };
+
+  const plain = succeeds('--version', rfs(['--version']));
+  assert(plain.stdout === `${version}\n`, `--version printed ${JSON.stringify(plain.stdout)}, not ${version}`);
+  const verbose = succeeds('--version --verbose', rfs(['--version', '--verbose'])).stdout;
+  for (const expected of [`node:      v${NODE_VERSION}`, `platform:  ${REPORTED_PLATFORM[platform]}`]) {
+    assert(verbose.includes(`\n${expected}\n`), `--version --verbose lacks "${expected}":\n${verbose}`);
+  }
+  assert(/\ncommit: +[0-9a-f]{12}(-dirty)?\n/.test(verbose), `--version --verbose names no commit:\n${verbose}`);
+
+  const list = succeeds('recordings list', rfs(['recordings', 'list', '-o', 'json', '--limit', '5']));
+  assert(list.stdout === expectedList, `recordings list printed\n${list.stdout.slice(0, 600)}\nnot what the repository's build printed`);
+
+  const valid = succeeds('verify-signature', rfs(['verify-signature', ...SIGNED.args, '--payload', 'body.json', '-o', 'json']));
+  assert(JSON.parse(valid.stdout).valid === true, `verify-signature printed ${valid.stdout}`);
+  const changed = rfs(['verify-signature', ...SIGNED.args, '--payload', 'changed.json', '-o', 'json']);
+  assert(changed.code === 1 && JSON.parse(changed.stdout).reason === 'mismatch', `a changed body: exit ${changed.code}, ${changed.stdout}`);
+}
+
+/** Unpacks an archive into `into` and checks it holds exactly what release.md lists. */
+async function unpack(work, file, into) {
+  await mkdir(into, { recursive: true });
+  if (file.endsWith('.zip')) succeeds('unzip', runToFiles(work, 'unzip', ['-q', file, '-d', into]));
+  else succeeds('tar', runToFiles(work, 'tar', ['-xzf', file, '-C', into]));
+  const [folder, ...others] = await readdir(into);
+  assert(others.length === 0, `${basename(file)} holds more than one folder`);
+  const root = join(into, folder);
+  const exe = file.endsWith('.zip') ? 'rfs.exe' : 'rfs';
+  const listed = (await readdir(root, { recursive: true })).sort();
+  const expected = [
+    exe,
+    'LICENSE',
+    'README.md',
+    'completions',
+    'completions/_rfs',
+    'completions/rfs.bash',
+    'completions/rfs.fish',
+    'man',
+    'man/rfs.1',
+  ].sort();
+  assert(JSON.stringify(listed) === JSON.stringify(expected), `${basename(file)} holds ${listed.join(', ')}`);
+  return join(root, exe);
+}
+
+/** The Mach-O header and load commands of a 64-bit little-endian executable. */
+function machO(buffer) {
+  const magic = buffer.readUInt32LE(0);
+  const cputype = buffer.readUInt32LE(4);
+  const filetype = buffer.readUInt32LE(12);
+  const ncmds = buffer.readUInt32LE(16);
+  const commands = [];
+  let offset = 32; // mach_header_64
+  for (let i = 0; i < ncmds; i += 1) {
+    const cmd = buffer.readUInt32LE(offset);
+    const size = buffer.readUInt32LE(offset + 4);
+    // LC_SEGMENT_64 names its segment in the 16 bytes after cmd and cmdsize.
+    const segment = cmd === 0x19 ? buffer.toString('latin1', offset + 8, offset + 24).replace(/\0+$/, '') : undefined;
+    commands.push({ cmd, segment });
+    offset += size;
+  }
+  return { magic, cputype, filetype, commands };
+}
+
+async function main() {
+  const started = Date.now();
+  const work = await mkdtemp(join(tmpdir(), 'rfs-release-check-'));
+  const files = await readdir(dir).catch(() => {
+    throw new Error(`${dir} does not exist: run npm run release first`);
+  });
+  process.stdout.write(`checking ${dir}\n`);
+  let sandbox;
+  let winePrefix;
+  try {
+    sandbox = await startSandbox();
+    const env = { ...process.env, NO_COLOR: '1', RFS_CONFIG_DIR: join(work, 'ref-config') };
+    const reference = succeeds(
+      'the repository build',
+      runToFiles(work, process.execPath, [join(ROOT, 'bin', 'rfs.js'), 'recordings', 'list', '-o', 'json', '--limit', '5'], {
+        env: { ...env, RFS_BASE_URL: sandbox.baseUrl, RFS_API_KEY: sandbox.apiKeys.readOnly },
+      }),
+    ).stdout;
+    assert(JSON.parse(reference).length === 5, 'the sandbox listed no recordings');
+
+    const launchers = {
+      'linux-x64': (exe) => (args) => [exe, ...args],
+      'linux-arm64': (exe) => (args) => ['qemu-aarch64-static', '-L', '/usr/aarch64-linux-gnu', exe, ...args],
+      'win-x64': (exe) => (args) => ['wine', exe, ...args],
+    };
+    for (const platform of Object.keys(launchers)) {
+      await check(`${platform}: the archive, --version, recordings list from the sandbox, verify-signature`, async () => {
+        const exe = await unpack(work, join(dir, archiveName(version, platform)), join(work, `archive-${platform}`));
+        if (platform === 'win-x64' && winePrefix === undefined) {
+          // A Wine prefix of its own, set to Windows 10 (Node 22 refuses older Windows).
+          winePrefix = await mkdtemp(join(tmpdir(), 'rfs-wine-'));
+          process.env.WINEPREFIX = winePrefix;
+          process.env.WINEDEBUG = '-all';
+          succeeds('winecfg -v win10', runToFiles(work, 'winecfg', ['-v', 'win10']));
+        }
+        await checkExecutable(work, platform, launchers[platform](exe), sandbox, reference);
+      });
+    }
+
+    await check('darwin-x64: the archive, a Mach-O x86_64 executable with the blob, unsigned', async () => {
+      const exe = await unpack(work, join(dir, archiveName(version, 'darwin-x64')), join(work, 'archive-darwin-x64'));
+      const header = machO(await readFile(exe));
+      assert(header.magic === 0xfeedfacf, `magic 0x${header.magic.toString(16)}, not MH_MAGIC_64`);
+      assert(header.cputype === 0x01000007, `CPU type 0x${header.cputype.toString(16)}, not CPU_TYPE_X86_64`);
+      assert(header.filetype === 2, `file type ${header.filetype}, not MH_EXECUTE`);
+      assert(
+        header.commands.some((c) => c.segment === 'NODE_SEA'),
+        'no NODE_SEA segment: the CLI was not injected',
+      );
+      // Node's signature was removed before the injection, and none made after: none at all,
+      // rather than one that no longer matches the file.
+      assert(!header.commands.some((c) => c.cmd === 0x1d), 'LC_CODE_SIGNATURE present: a stale signature');
+    });
+
+    await check('darwin-arm64: not shipped, and the release notes say why', async () => {
+      assert(
+        !files.some((file) => file.includes('darwin-arm64')),
+        `shipped: ${files.filter((f) => f.includes('darwin-arm64')).join(', ')}`,
+      );
+      const notes = await readFile(join(dir, 'RELEASE-NOTES.md'), 'utf8');
+      assert(notes.includes(MACOS_ARM64), 'RELEASE-NOTES.md does not say why there is no macOS arm64 executable');
+    });
+
+    for (const target of TARGETS.filter((t) => t.deb !== undefined)) {
+      const { deb: arch, platform } = target;
+      await check(`${debName(version, arch)}: info, contents, installed into a root of its own, run, man`, async () => {
+        const file = join(dir, debName(version, arch));
+        const info = succeeds('dpkg-deb --info', runToFiles(work, 'dpkg-deb', ['--info', file])).stdout;
+        for (const field of ['Package: rfs', `Version: ${debVersion(version)}`, `Architecture: ${arch}`]) {
+          assert(info.includes(` ${field}\n`), `dpkg-deb --info lacks "${field}"`);
+        }
+        const contents = succeeds('dpkg-deb --contents', runToFiles(work, 'dpkg-deb', ['--contents', file])).stdout;
+        const paths = [
+          './usr/bin/rfs',
+          './usr/share/man/man1/rfs.1.gz',
+          './usr/share/bash-completion/completions/rfs',
+          './usr/share/zsh/vendor-completions/_rfs',
+          './usr/share/fish/vendor_completions.d/rfs.fish',
+        ];
+        for (const path of paths) assert(contents.includes(` ${path}\n`), `the package lacks ${path}`);
+
+        // dpkg's own install, into an empty root with a database of its own. Its dependencies
+        // (libc6, libstdc++6) are the host's, so they are not looked for in that root.
+        const root = join(work, `root-${arch}`);
+        await mkdir(join(root, 'var/lib/dpkg/info'), { recursive: true });
+        await mkdir(join(root, 'var/lib/dpkg/updates'), { recursive: true });
+        await writeFile(join(root, 'var/lib/dpkg/status'), '');
+        await writeFile(join(root, 'var/lib/dpkg/available'), '');
+        const force = ['--force-depends', ...(platform === 'linux-x64' ? [] : ['--force-architecture'])];
+        succeeds('dpkg --root -i', runToFiles(work, 'dpkg', [`--root=${root}`, ...force, '-i', file]));
+        const status = succeeds('dpkg -s', runToFiles(work, 'dpkg', [`--root=${root}`, '-s', 'rfs'])).stdout;
+        assert(status.includes('Status: install ok installed'), `dpkg says: ${status}`);
+
+        const exe = join(root, 'usr/bin/rfs');
+        const launch = launchers[platform](exe);
+        const [bin, ...args] = launch(['--version']);
+        const ran = succeeds('/usr/bin/rfs --version', runToFiles(work, bin, args));
+        assert(ran.stdout === `${version}\n`, `/usr/bin/rfs --version printed ${JSON.stringify(ran.stdout)}`);
+
+        const manEnv = { ...process.env, MANPATH: join(root, 'usr/share/man'), MANPAGER: 'cat', MANWIDTH: '80', LANG: 'C.UTF-8' };
+        const where = succeeds('man -w rfs', runToFiles(work, 'man', ['-w', 'rfs'], { env: manEnv })).stdout.trim();
+        assert(where === join(root, 'usr/share/man/man1/rfs.1.gz'), `man -w rfs found ${where}`);
+        const page = succeeds('man rfs', runToFiles(work, 'man', ['rfs'], { env: manEnv })).stdout;
+        assert(/^RFS\(1\)/m.test(page) && page.includes('NAME'), `man rfs printed ${page.slice(0, 200)}`);
+
+        // bash-completion loads the file by the command's name; it must define rfs's completion.
+        const bash = runToFiles(work, 'bash', [
+          '-c',
+          `source ${join(root, 'usr/share/bash-completion/completions/rfs')} && complete -p rfs`,
+        ]);
+        assert(bash.code === 0 && bash.stdout.includes(' rfs\n'), `the bash completion defines nothing for rfs: ${bash.stderr}`);
+      });
+    }
+
+    const sums = new Map();
+    await check('SHA256SUMS: sha256sum -c, and it lists every artifact', async () => {
+      succeeds('sha256sum -c', runToFiles(work, 'sha256sum', ['--strict', '-c', 'SHA256SUMS'], { cwd: dir }));
+      for (const line of (await readFile(join(dir, 'SHA256SUMS'), 'utf8')).trim().split('\n')) {
+        const [hash, file] = line.split(/ [ *]/);
+        sums.set(file, hash);
+      }
+      const unlisted = files.filter((file) => file !== 'SHA256SUMS' && !sums.has(file));
+      assert(unlisted.length === 0, `not in SHA256SUMS: ${unlisted.join(', ')}`);
+    });
+
+    await check('the Homebrew formula and the Scoop manifest name the same checksums', async () => {
+      const formula = await readFile(join(dir, 'rfs.rb'), 'utf8');
+      const pairs = [...formula.matchAll(/url "([^"]+)"\s+sha256 "([0-9a-f]{64})"/g)].map((m) => [basename(m[1]), m[2]]);
+      const expected = ['linux-x64', 'linux-arm64', 'darwin-x64'].map((p) => archiveName(version, p)).sort();
+      assert(
+        JSON.stringify(pairs.map(([file]) => file).sort()) === JSON.stringify(expected),
+        `the formula names ${pairs.map(([f]) => f).join(', ')}`,
+      );
+      for (const [file, hash] of pairs) assert(sums.get(file) === hash, `the formula's sha256 of ${file} is not SHA256SUMS's`);
+      assert(formula.includes(`version "${version}"`), 'the formula names another version');
+      const manifest = JSON.parse(await readFile(join(dir, 'rfs.json'), 'utf8'));
+      const windows = manifest.architecture['64bit'];
+      assert(manifest.version === version, `the manifest is version ${manifest.version}`);
+      assert(basename(windows.url) === archiveName(version, 'win-x64'), `the manifest's URL is ${windows.url}`);
+      assert(sums.get(basename(windows.url)) === windows.hash, "the manifest's hash is not SHA256SUMS's");
+    });
+
+    const tarball = join(dir, `rfs-${version}.tgz`);
+    await check('npm publish --dry-run', async () => {
+      // The public registry's "rfs" is another project, already at a higher version: npm then
+      // wants the tag named, rather than moving "latest" down by itself.
+      succeeds('npm publish --dry-run', runToFiles(work, 'npm', ['publish', '--dry-run', '--tag', 'latest', tarball]));
+    });
+
+    await check('npm i -g into an empty prefix: no warning, rfs runs, man rfs works, npx', async () => {
+      const prefix = join(work, 'prefix');
+      await mkdir(prefix);
+      const installed = succeeds(
+        'npm i -g',
+        runToFiles(work, 'npm', ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', tarball], { cwd: prefix }),
+      );
+      assert(installed.stderr === '', `npm i -g printed on stderr:\n${installed.stderr}`);
+      const ran = succeeds('rfs --version', runToFiles(work, join(prefix, 'bin', 'rfs'), ['--version']));
+      assert(ran.stdout === `${version}\n`, `rfs --version printed ${JSON.stringify(ran.stdout)}`);
+      // man-db looks beside each PATH entry (<prefix>/bin → <prefix>/share/man).
+      const manEnv = { PATH: `${join(prefix, 'bin')}:/usr/bin:/bin`, MANPAGER: 'cat', MANWIDTH: '80', LANG: 'C.UTF-8' };
+      const where = succeeds('man -w rfs', runToFiles(work, 'man', ['-w', 'rfs'], { env: manEnv, cwd: prefix })).stdout.trim();
+      assert(where.startsWith(prefix), `man -w rfs found ${where}, not the prefix's page`);
+      const page = succeeds('man rfs', runToFiles(work, 'man', ['rfs'], { env: manEnv, cwd: prefix })).stdout;
+      assert(/^RFS\(1\)/m.test(page), `man rfs printed ${page.slice(0, 200)}`);
+      const empty = join(work, 'npx');
+      await mkdir(empty);
+      const npx = succeeds(
+        'npx',
+        runToFiles(work, 'npm', ['exec', '--yes', `--package=${tarball}`, '--', 'rfs', '--version'], { cwd: empty }),
+      );
+      assert(npx.stdout === `${version}\n`, `npx rfs --version printed ${JSON.stringify(npx.stdout)}`);
+    });
+
+    await check('publint reports nothing', async () => {
+      const { publint } = await import('publint');
+      const { formatMessage } = await import('publint/utils');
+      const bytes = await readFile(tarball);
+      const packed = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+      const { messages, pkg: linted } = await publint({ pack: { tarball: packed }, level: 'suggestion' });
+      const said = messages.map((m) => `${m.type}: ${formatMessage(m, linted, { color: false })}`);
+      assert(messages.length === 0, `publint:\n${said.join('\n')}`);
+    });
+
+    await check('@arethetypeswrong/cli passes for rfs/sandbox (an ES module package)', async () => {
+      // engines allows Node 20.18, where require() of an ES module is not there yet: ESM only.
+      const manifest = require.resolve('@arethetypeswrong/cli/package.json');
+      const attw = join(dirname(manifest), JSON.parse(await readFile(manifest, 'utf8')).bin.attw);
+      const args = [attw, tarball, '--entrypoints', './sandbox', '--profile', 'esm-only', '--format', 'ascii'];
+      succeeds('attw', runToFiles(work, process.execPath, args));
+    });
+
+    await check(`CHANGELOG.md has the entry of ${version}`, async () => {
+      const changelog = await readFile(join(ROOT, 'CHANGELOG.md'), 'utf8');
+      assert(
+        new RegExp(`^## \\[${version.replace(/\./g, '\\.')}\\] - \\d{4}-\\d\\d-\\d\\d$`, 'm').test(changelog),
+        `no "## [${version}] - YYYY-MM-DD"`,
+      );
+      assert((changelogEntry(changelog, version) ?? '') !== '', 'the entry is empty');
+    });
+  } finally {
+    await sandbox?.stop();
+    if (winePrefix !== undefined) {
+      // wineserver -k ends the server of this prefix only, the one winecfg started.
+      spawnSync('wineserver', ['-k'], { env: process.env, stdio: 'ignore' });
+      await rm(winePrefix, { recursive: true, force: true });
+    }
+    await rm(work, { recursive: true, force: true });
+  }
+  process.stdout.write(`release check of ${version} in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+  process.stdout.write(`${passed} passed, ${failed} failed\n`);
+  if (failed > 0) process.exitCode = 1;
+}
+
+await main();

