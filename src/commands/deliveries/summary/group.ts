@@ -20,6 +20,9 @@ export interface SummaryGroup {
   newestAttemptAt: string | null;
 }
 
+/** Ids in code-point order, the same on every machine and locale. */
+const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 const STATUS_ORDER = ['FAILED', 'PENDING'];
 
 export function groupDeliveries(slices: readonly Slice[], live: LiveSubscriptions): SummaryGroup[] {
@@ -67,8 +70,8 @@ export function groupDeliveries(slices: readonly Slice[], live: LiveSubscription
       (a, b) =>
         rank(a.status) - rank(b.status) ||
         b.count - a.count ||
-        a.subscriptionId.localeCompare(b.subscriptionId) ||
-        (a.lastError ?? '').localeCompare(b.lastError ?? ''),
+        byCodePoint(a.subscriptionId, b.subscriptionId) ||
+        byCodePoint(a.lastError ?? '', b.lastError ?? ''),
     )
     .map(({ oldestMs: _o, newestMs: _n, ...g }) => g);
 }

@@ -42,6 +42,6 @@ export class StatusTracker {
         ...(lastError === null ? {} : { lastError }),
       });
     }
-    return changes.sort((a, b) => a.id.localeCompare(b.id));
+    return changes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 }
