@@ -235,7 +235,7 @@ export async function packageExecutable({
   const unsupported = unsupportedReason();
   if (unsupported) {
     if (!ifSupported) throw new Error(`scripts/package.mjs: ${unsupported}`);
-    process.stdout.write(`scripts/package.mjs: no single executable built (${unsupported})\n`);
+    process.stderr.write(`scripts/package.mjs: no single executable built (${unsupported})\n`);
     return;
   }
   const destination = resolve(out);
@@ -259,11 +259,11 @@ export async function packageExecutable({
     const { size } = await stat(destination);
     const kib = (bytes) => `${Math.round(bytes / 1024)} KiB`;
     const cacheSize = assets[CACHE_ASSET] === undefined ? 'no code cache' : `code cache ${kib((await stat(assets[CACHE_ASSET])).size)}`;
-    process.stdout.write(
+    process.stderr.write(
       `${destination}: ${(size / 1024 / 1024).toFixed(1)} MiB (${target}, Node ${process.version}; bundle ${kib(app.length)}` +
         `${minify ? ', minified' : ', not minified'}; ${cacheSize}) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
     );
-    if (keep) process.stdout.write(`work folder kept: ${work}\n`);
+    if (keep) process.stderr.write(`work folder kept: ${work}\n`);
   } finally {
     if (!keep) await rm(work, { recursive: true, force: true });
   }

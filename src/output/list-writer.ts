@@ -18,6 +18,8 @@ export interface ListTable<T> {
   detail?: (row: T) => string | undefined;
   /** Headers of columns whose value the filter fixes (every row says the same): left out first. */
   fixed?: readonly string[];
+  /** The last column's long text wraps at words under itself instead of being cut (doctor's DETAIL). */
+  wrapLast?: boolean;
   /**
    * A progress line on stderr while pages are awaited (a spinner on a terminal), taken off the
    * screen while rows are written: a slow first page of an --all never leaves a blank screen.
@@ -214,11 +216,13 @@ export async function writeList<T>(
   // A table is written page by page as pages arrive (an --all of 20,000 rows shows its first
   // rows at once), each page laid out for the terminal's width of that moment (cli.md).
   const { TableStream, tableWidth } = await import('./table.js');
+  const wrap = table.wrapLast === true ? await import('./wrap.js') : undefined;
   const stream = new TableStream(table.columns, {
     color: table.color,
     width: () => tableWidth(io),
     detail: table.detail,
     fixed: table.fixed,
+    ...(wrap === undefined ? {} : { wrapLast: (text: string, width: number) => wrap.wrapWords(wrap.words(text), width, '') }),
   });
   const progress = table.progress;
   let failure: { error: unknown } | undefined;

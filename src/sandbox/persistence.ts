@@ -200,11 +200,12 @@ export type ExportedState = Omit<StoredState, 'seed'> & { seed?: string };
 
 /**
  * A state as GET /_sandbox/state exports it by default, without the seed its keys come from,
- * completed with `seed`; anything else (a list, a state with its own seed) as it is.
+ * completed with `seed`; anything else (a list, one recording of --fixtures, a state with its
+ * own seed) as it is. A state is what names its format.
  */
 export function withSeed(value: unknown, seed: string): unknown {
-  const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
-  return isObject && !Object.hasOwn(value, 'seed') ? { ...value, seed } : value;
+  const isState = typeof value === 'object' && value !== null && !Array.isArray(value) && Object.hasOwn(value, 'format');
+  return isState && !Object.hasOwn(value, 'seed') ? { ...value, seed } : value;
 }
 
 /** A zod issue path as a reader writes it: `changedRecordings[3].status`. */

@@ -186,6 +186,44 @@ describe('rfs doctor and the sync journal', () => {
   });
 });
 
+describe('rfs doctor on an 80-column terminal', () => {
+  it('wraps its advice at words under DETAIL instead of cutting it', async () => {
+    mkdirSync(join(dir, 'state', 'rfs'), { recursive: true });
+    const at = '2026-11-22T14:00:00Z';
+    // A long DETAIL: the journal's warnings and its path.
+    writeFileSync(
+      journal(),
+      [
+        { step: 'started', id: 'rec_s', attempt: 1, at },
+        { step: 'started', id: 'rec_f', attempt: 1, at },
+        { step: 'failed', id: 'rec_f', attempt: 1, failures: 1, error: { code: 'COMMAND_FAILED', title: 'exit 1' }, at },
+      ]
+        .map((e) => `${JSON.stringify(e)}\n`)
+        .join(''),
+    );
+    const env = {
+      RFS_CONFIG_DIR: configDir(),
+      XDG_STATE_HOME: join(dir, 'state'),
+      RFS_API_KEY: h.keys.admin,
+      RFS_BASE_URL: h.base,
+      NO_COLOR: '1',
+    };
+    const t = bufferIO({ now: Date.now(), stdoutIsTTY: true, columns: 80, env });
+    await runCli(['doctor', '-o', 'table'], t.io, { clock: fakeTime().clock });
+    const lines = t.stdout().split('\n');
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
+    // A cut DETAIL would end its line with an ellipsis (the redacted key holds one mid-line).
+    expect(t.stdout()).not.toMatch(/…$/m);
+    const start = lines.findIndex((l) => l.startsWith('sync-journal'));
+    const column = lines[0]?.indexOf('DETAIL') ?? -1;
+    const rest = lines.slice(start + 1).filter((l) => l.length > column && l.slice(0, column).trim() === '');
+    const detail = [lines[start]?.slice(column) ?? '', ...rest.map((l) => l.slice(column))].join(' ');
+    expect(detail).toMatch(
+      /1 pending \(a sync was stopped midway; the next rfs sync finishes them first\); 1 failing \(their command failed; rfs sync status says when each is tried again\)/,
+    );
+  });
+});
+
 describe('rfs doctor and a running sync', () => {
   it('a journal locked by a live process is in use, not stale: ok, and the lock is left alone', async () => {
     mkdirSync(join(dir, 'state', 'rfs'), { recursive: true });

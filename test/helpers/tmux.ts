@@ -18,6 +18,12 @@ export interface Terminal {
   screen(name: string): Promise<string>;
   /** Polls the screen until `check` holds (10 s at most). */
   waitFor(name: string, check: (screen: string) => boolean, what: string): Promise<string>;
+  /**
+   * As waitFor, and also until the pane's terminal is in raw mode: a prompt that reads keys now.
+   * Keys typed before that reach a terminal still in its own line mode, which echoes them (a
+   * masked key in clear) and may hand them to the prompt late or not at all.
+   */
+  waitForInput(name: string, check: (screen: string) => boolean, what: string): Promise<string>;
   exitStatus(name: string): Promise<number>;
   /** Stops the server, by its pid too. */
   stop(): Promise<void>;
@@ -70,6 +76,24 @@ export async function startTerminal(env: NodeJS.ProcessEnv): Promise<Terminal> {
       await new Promise((r) => setTimeout(r, 50));
     }
   };
+  /** Whether the pane's terminal reads keys one by one without echoing them (a prompt's raw mode). */
+  const rawMode = async (name: string): Promise<boolean> => {
+    const tty = (await tmux('display-message', '-p', '-t', name, '#{pane_tty}')).trim();
+    const settings = await new Promise<string>((resolve, reject) => {
+      execFile('stty', ['-F', tty, '-a'], { timeout: 5000 }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
+    });
+    const flags = settings.split(/[\s;]+/);
+    return flags.includes('-icanon') && flags.includes('-echo');
+  };
+  const waitForInput = async (name: string, check: (s: string) => boolean, what: string): Promise<string> => {
+    const shown = await waitFor(name, check, what);
+    const deadline = Date.now() + 10_000;
+    while (!(await rawMode(name))) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} to take input (the terminal stayed in line mode)`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return shown;
+  };
   return {
     async run(name, args, { columns, rows }, o = {}) {
       const argv = [process.execPath, RFS_BIN, ...args].map((a) => `'${a}'`).join(' ');
@@ -97,6 +121,7 @@ export async function startTerminal(env: NodeJS.ProcessEnv): Promise<Terminal> {
     },
     screen,
     waitFor,
+    waitForInput,
     async exitStatus(name) {
       const s = await waitFor(name, (text) => /\[exit \d+\]/.test(text), 'rfs to exit');
       return Number(/\[exit (\d+)\]/.exec(s)?.[1]);

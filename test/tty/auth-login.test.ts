@@ -40,13 +40,17 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'interactive auth login in a terminal'), 
   it('asks for the key again after a 401, keeping the URL, then saves the accepted key', async () => {
     server.queue(problem(401, 'UNAUTHORIZED', 'Invalid key'), { body: page([], null, 1) });
     await t().run('login', ['auth', 'login'], SIZE);
-    await t().waitFor('login', (s) => s.includes('Service base URL'), 'the URL question');
+    await t().waitForInput('login', (s) => s.includes('Service base URL'), 'the URL question');
     await t().keys('login', '-l', server.url);
     await t().keys('login', 'Enter');
-    await t().waitFor('login', (s) => s.includes('API key'), 'the key question');
+    await t().waitForInput('login', (s) => s.includes('API key'), 'the key question');
     await t().keys('login', '-l', BAD);
     await t().keys('login', 'Enter');
-    const again = await t().waitFor('login', (s) => count(s, '? API key') === 1 && s.includes('try another key'), 'the key asked again');
+    const again = await t().waitForInput(
+      'login',
+      (s) => count(s, '? API key') === 1 && s.includes('try another key'),
+      'the key asked again',
+    );
     expect(again).toContain('warning: the service refused the key service_pk_…0000 (401 UNAUTHORIZED); try another key (Ctrl-C to stop)');
     await t().keys('login', '-l', GOOD);
     await t().keys('login', 'Enter');
@@ -72,7 +76,7 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'interactive auth login in a terminal'), 
       },
     );
     await t().run('replace', ['auth', 'login', '--profile', 'ro'], SIZE);
-    const asked = await t().waitFor('replace', (s) => s.includes('(y/N)'), 'the question');
+    const asked = await t().waitForInput('replace', (s) => s.includes('(y/N)'), 'the question');
     expect(asked).toBe('? Profile "ro" already has the key service_pk_…1111. Replace it? (y/N)');
     await t().keys('replace', 'n', 'Enter');
     const done = await t().waitFor('replace', (s) => /\[exit \d+\]/.test(s), 'rfs to exit');
@@ -94,7 +98,7 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'interactive auth login in a terminal'), 
     );
     server.queue({ body: page([], null, 1) });
     await t().run('far', ['auth', 'login', '--profile', 'far'], SIZE);
-    const asked = await t().waitFor('far', (s) => s.includes('Service base URL'), 'the URL question');
+    const asked = await t().waitForInput('far', (s) => s.includes('Service base URL'), 'the URL question');
     expect(asked.split('\n')).toEqual([
       // One line: the helper joins the lines that the terminal wrapped (capture-pane -J).
       'warning: invalid base-url of profile "far": refusing plain http to rfs.example.com: an API key must not travel in clear text; fix it with `rfs config set base-url <value>` or `rfs config unset base-url`',
@@ -103,7 +107,7 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'interactive auth login in a terminal'), 
     // The offered default is replaced by what is typed.
     await t().keys('far', '-l', server.url);
     await t().keys('far', 'Enter');
-    await t().waitFor('far', (s) => s.includes('API key'), 'the key question');
+    await t().waitForInput('far', (s) => s.includes('API key'), 'the key question');
     await t().keys('far', '-l', GOOD);
     await t().keys('far', 'Enter');
     const done = await t().waitFor('far', (s) => /\[exit \d+\]/.test(s), 'rfs to exit');

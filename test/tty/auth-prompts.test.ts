@@ -44,7 +44,7 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'auth prompts in a terminal'), () => {
 
   it('auth switch without a name offers a picker of the profiles; Down and Enter choose staging', async () => {
     await term.run('switch', ['auth', 'switch'], SIZE);
-    const first = await term.waitFor('switch', (s) => s.includes('navigate'), 'the picker');
+    const first = await term.waitForInput('switch', (s) => s.includes('navigate'), 'the picker');
     expect(first).toBe(
       [
         '? Default profile',
@@ -56,7 +56,7 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'auth prompts in a terminal'), () => {
       ].join('\n'),
     );
     await term.keys('switch', 'Down');
-    await term.waitFor('switch', (s) => s.includes('❯ staging'), 'the cursor on staging');
+    await term.waitForInput('switch', (s) => s.includes('❯ staging'), 'the cursor on staging');
     await term.keys('switch', 'Enter');
     expect(await term.exitStatus('switch')).toBe(0);
     // The answered picker leaves its answer, then the outcome.
@@ -71,7 +71,7 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'auth prompts in a terminal'), () => {
 
   it('auth logout asks first; n keeps the profile', async () => {
     await term.run('logout-no', ['auth', 'logout'], SIZE);
-    const asked = await term.waitFor('logout-no', (s) => s.includes('(y/N)'), 'the question');
+    const asked = await term.waitForInput('logout-no', (s) => s.includes('(y/N)'), 'the question');
     expect(asked).toBe('? Remove the default profile "prod" and its key service_pk_…0001? (y/N)');
     await term.keys('logout-no', 'n', 'Enter');
     expect(await term.exitStatus('logout-no')).toBe(0);
@@ -84,7 +84,7 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'auth prompts in a terminal'), () => {
 
   it('auth logout --profile ci: y removes it', async () => {
     await term.run('logout-yes', ['auth', 'logout', '--profile', 'ci'], SIZE);
-    expect(await term.waitFor('logout-yes', (s) => s.includes('(y/N)'), 'the question')).toBe(
+    expect(await term.waitForInput('logout-yes', (s) => s.includes('(y/N)'), 'the question')).toBe(
       '? Remove the profile "ci" and its key service_pk_…0002? (y/N)',
     );
     await term.keys('logout-yes', 'y', 'Enter');

@@ -52,17 +52,17 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'auth login against a silent service'), (
       good.queue({ expect: { url: '/api/v1/recordings?limit=1' }, body: page([], null, 1) });
       const name = `hang-${columns}`;
       await term.run(name, ['auth', 'login', '--timeout', '3'], { columns, rows: 24 });
-      await term.waitFor(name, (s) => s.includes('Service base URL'), 'the URL question');
+      await term.waitForInput(name, (s) => s.includes('Service base URL'), 'the URL question');
       await term.keys(name, 'C-u');
       await term.keys(name, '-l', silentUrl);
       await term.keys(name, 'Enter');
-      await term.waitFor(name, (s) => s.includes('API key'), 'the key question');
+      await term.waitForInput(name, (s) => s.includes('API key'), 'the key question');
       await term.keys(name, '-l', KEY);
       await term.keys(name, 'Enter');
       // Within the 3 s the silent service is given: the spinner says what rfs waits for.
       const waiting = await term.waitFor(name, (s) => s.includes(`checking the key with ${silentUrl}…`), 'the spinner');
       expect(waiting).not.toContain('✔ API key');
-      const again = await term.waitFor(name, (s) => s.split('Service base URL').length === 3, 'the URL asked again');
+      const again = await term.waitForInput(name, (s) => s.split('Service base URL').length === 3, 'the URL asked again');
       expect(again).toContain('within 3 s');
       await term.keys(name, 'C-u');
       await term.keys(name, '-l', good.url);

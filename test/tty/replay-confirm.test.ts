@@ -57,7 +57,7 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'the replay confirmation in a terminal'),
       });
       const name = `replay-${columns}`;
       await term.run(name, ['deliveries', 'replay', '--all-failed'], { columns, rows: 20 });
-      const asked = await term.waitFor(name, (s) => s.includes('(y/N)'), 'the question');
+      const asked = await term.waitForInput(name, (s) => s.includes('(y/N)'), 'the question');
       const file = join(SCREENS, `replay-confirm-${columns}.txt`);
       if (RECORD) writeFileSync(file, `${asked}\n`);
       expect(asked).toBe(readFileSync(file, 'utf8').trimEnd());

@@ -32,6 +32,8 @@ export async function run(ctx: Context, flags: SettingFlags): Promise<number> {
         { header: 'RESULT', value: (r) => r.result },
         { header: 'DETAIL', value: (r) => r.detail, flex: true },
       ],
+      // Its advice is read whole: wrapped at words under the column, never cut (issue 26 item 8).
+      wrapLast: true,
     },
     { toJson: ({ check, result, detail }) => ({ check, result, detail }) },
   );
