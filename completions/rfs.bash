@@ -9,7 +9,7 @@ _rfs_subcommands() {
     'auth') echo 'login status switch logout help' ;;
     'recordings') echo 'list get help' ;;
     'webhooks') echo 'create list delete listen sign trigger help' ;;
-    'deliveries') echo 'list replay help' ;;
+    'deliveries') echo 'list replay summary watch help' ;;
     'sync') echo 'status' ;;
     'config') echo 'list get set unset help' ;;
   esac
@@ -48,6 +48,8 @@ _rfs_resolve() {
     'webhooks:help') _rfs_word='help' ;;
     'deliveries:list'|'deliveries:ls') _rfs_word='list' ;;
     'deliveries:replay') _rfs_word='replay' ;;
+    'deliveries:summary') _rfs_word='summary' ;;
+    'deliveries:watch') _rfs_word='watch' ;;
     'deliveries:help') _rfs_word='help' ;;
     'sync:status') _rfs_word='status' ;;
     'config:list') _rfs_word='list' ;;
@@ -68,11 +70,13 @@ _rfs_flags() {
     'file') echo '--provider --external-id --external-url --filed-at --metadata --from --fail-fast' ;;
     'webhooks create') echo '--url --event --idempotency-key' ;;
     'webhooks list') echo '--limit --cursor --all' ;;
-    'webhooks listen') echo '--host --port --secret-env --secret-file --tolerance --forward-to' ;;
+    'webhooks listen') echo '--host --port --secret-env --secret-file --tolerance --forward-to --subscribe --public-url --event' ;;
     'webhooks sign') echo '--payload --secret-env --secret-file --timestamp' ;;
     'webhooks trigger') echo '--to --secret-env --secret-file --recording --duplicate --stale --bad-signature' ;;
     'deliveries list') echo '--status --subscription --limit' ;;
     'deliveries replay') echo '--all-failed --subscription --dry-run --max --wait --wait-timeout' ;;
+    'deliveries summary') echo '--subscription' ;;
+    'deliveries watch') echo '--subscription --interval --max-time' ;;
     'verify-signature') echo '--timestamp --signature --headers --payload --secret-env --secret-file --tolerance --now' ;;
     'sync') echo '--exec --provider --watch --interval --listen --secret-env --journal --max-items --concurrency --order --exec-timeout --dry-run --max-attempts --retry-parked --metrics --log-format' ;;
     'sync status') echo '--journal' ;;
@@ -126,6 +130,8 @@ _rfs_value() {
     'webhooks listen:--secret-file') _rfs_kind=file ;;
     'webhooks listen:--tolerance') _rfs_kind=any ;;
     'webhooks listen:--forward-to') _rfs_kind=any ;;
+    'webhooks listen:--public-url') _rfs_kind=any ;;
+    'webhooks listen:--event') _rfs_kind=choices _rfs_values='recording.completed' ;;
     'webhooks sign:--payload') _rfs_kind=file ;;
     'webhooks sign:--secret-env') _rfs_kind=any ;;
     'webhooks sign:--secret-file') _rfs_kind=file ;;
@@ -140,6 +146,10 @@ _rfs_value() {
     'deliveries replay:--subscription') _rfs_kind=any ;;
     'deliveries replay:--max') _rfs_kind=any ;;
     'deliveries replay:--wait-timeout') _rfs_kind=any ;;
+    'deliveries summary:--subscription') _rfs_kind=any ;;
+    'deliveries watch:--subscription') _rfs_kind=any ;;
+    'deliveries watch:--interval') _rfs_kind=any ;;
+    'deliveries watch:--max-time') _rfs_kind=any ;;
     'verify-signature:--timestamp') _rfs_kind=any ;;
     'verify-signature:--signature') _rfs_kind=any ;;
     'verify-signature:--headers') _rfs_kind=file ;;
@@ -201,7 +211,7 @@ _rfs_argument() {
     'webhooks delete:0') _rfs_kind=any ;;
     'webhooks help:0') _rfs_kind=choices _rfs_values='create list delete listen sign trigger' ;;
     'deliveries replay:'*) _rfs_kind=any ;;
-    'deliveries help:0') _rfs_kind=choices _rfs_values='list replay' ;;
+    'deliveries help:0') _rfs_kind=choices _rfs_values='list replay summary watch' ;;
     'api:0') _rfs_kind=file ;;
     'config get:0') _rfs_kind=choices _rfs_values='base-url output rate timeout max-retries provider' ;;
     'config set:0') _rfs_kind=choices _rfs_values='base-url output rate timeout max-retries provider' ;;
@@ -217,7 +227,7 @@ _rfs_argument() {
 # Commands that take no positional argument: an empty word offers their options.
 _rfs_no_arguments() {
   case "$1" in
-    'auth login'|'auth status'|'auth logout'|'recordings list'|'webhooks create'|'webhooks list'|'webhooks listen'|'webhooks sign'|'webhooks trigger'|'deliveries list'|'verify-signature'|'sync status'|'config list'|'doctor'|'sandbox') return 0 ;;
+    'auth login'|'auth status'|'auth logout'|'recordings list'|'webhooks create'|'webhooks list'|'webhooks listen'|'webhooks sign'|'webhooks trigger'|'deliveries list'|'deliveries summary'|'deliveries watch'|'verify-signature'|'sync status'|'config list'|'doctor'|'sandbox') return 0 ;;
   esac
   return 1
 }

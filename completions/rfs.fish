@@ -16,7 +16,7 @@ function __rfs_takes_value --argument-names path flag
             return 0
         case 'rfs webhooks list --limit' 'rfs webhooks list --cursor'
             return 0
-        case 'rfs webhooks listen --host' 'rfs webhooks listen --port' 'rfs webhooks listen --secret-env' 'rfs webhooks listen --secret-file' 'rfs webhooks listen --tolerance' 'rfs webhooks listen --forward-to'
+        case 'rfs webhooks listen --host' 'rfs webhooks listen --port' 'rfs webhooks listen --secret-env' 'rfs webhooks listen --secret-file' 'rfs webhooks listen --tolerance' 'rfs webhooks listen --forward-to' 'rfs webhooks listen --public-url' 'rfs webhooks listen --event'
             return 0
         case 'rfs webhooks sign --payload' 'rfs webhooks sign --secret-env' 'rfs webhooks sign --secret-file' 'rfs webhooks sign --timestamp'
             return 0
@@ -25,6 +25,10 @@ function __rfs_takes_value --argument-names path flag
         case 'rfs deliveries list --status' 'rfs deliveries list --subscription' 'rfs deliveries list --limit'
             return 0
         case 'rfs deliveries replay --subscription' 'rfs deliveries replay --max' 'rfs deliveries replay --wait-timeout'
+            return 0
+        case 'rfs deliveries summary --subscription'
+            return 0
+        case 'rfs deliveries watch --subscription' 'rfs deliveries watch --interval' 'rfs deliveries watch --max-time'
             return 0
         case 'rfs verify-signature --timestamp' 'rfs verify-signature --signature' 'rfs verify-signature --headers' 'rfs verify-signature --payload' 'rfs verify-signature --secret-env' 'rfs verify-signature --secret-file' 'rfs verify-signature --tolerance' 'rfs verify-signature --now'
             return 0
@@ -103,6 +107,10 @@ function __rfs_resolve --argument-names path word
             echo 'list'
         case 'rfs deliveries replay'
             echo 'replay'
+        case 'rfs deliveries summary'
+            echo 'summary'
+        case 'rfs deliveries watch'
+            echo 'watch'
         case 'rfs deliveries help'
             echo 'help'
         case 'rfs sync status'
@@ -263,6 +271,9 @@ complete -c rfs -n '__rfs_at \'rfs webhooks listen\'' -l secret-env -x -d 'envir
 complete -c rfs -n '__rfs_at \'rfs webhooks listen\'' -l secret-file -r -F -d 'file holding the secret'
 complete -c rfs -n '__rfs_at \'rfs webhooks listen\'' -l tolerance -x -d 'allowed clock difference, both ways'
 complete -c rfs -n '__rfs_at \'rfs webhooks listen\'' -l forward-to -x -d 'pass valid deliveries on to this local URL and answer with its status'
+complete -c rfs -n '__rfs_at \'rfs webhooks listen\'' -l subscribe -d 'create a subscription for this receiver, verify with its secret, delete it on stop'
+complete -c rfs -n '__rfs_at \'rfs webhooks listen\'' -l public-url -x -d 'with --subscribe: the https URL of a tunnel in front of this receiver'
+complete -c rfs -n '__rfs_at \'rfs webhooks listen\'' -l event -x -a 'recording.completed' -d 'with --subscribe: event to subscribe to (repeatable)'
 complete -c rfs -n '__rfs_at \'rfs webhooks sign\'' -l payload -r -F -d 'raw body: a file, or - for stdin'
 complete -c rfs -n '__rfs_at \'rfs webhooks sign\'' -l secret-env -x -d 'environment variable holding the secret (default RFS_WEBHOOK_SECRET)'
 complete -c rfs -n '__rfs_at \'rfs webhooks sign\'' -l secret-file -r -F -d 'file holding the secret'
@@ -277,6 +288,8 @@ complete -c rfs -n '__rfs_at \'rfs webhooks trigger\'' -l bad-signature -d 'sign
 complete -c rfs -n '__rfs_at \'rfs webhooks help\' 0' -a 'create list delete listen sign trigger' -d 'command'
 complete -c rfs -n '__rfs_at \'rfs deliveries\' 0' -a 'list' -d 'list webhook deliveries, newest first'
 complete -c rfs -n '__rfs_at \'rfs deliveries\' 0' -a 'replay' -d 'send deliveries again, by id or every FAILED one'
+complete -c rfs -n '__rfs_at \'rfs deliveries\' 0' -a 'summary' -d 'FAILED and PENDING deliveries grouped by subscription and last error (exit 8 while any is FAILED)'
+complete -c rfs -n '__rfs_at \'rfs deliveries\' 0' -a 'watch' -d 'follow deliveries as their status changes: one ndjson line per change (Ctrl-C stops)'
 complete -c rfs -n '__rfs_at \'rfs deliveries\' 0' -a 'help' -d 'show help for a command, or a topic: exit-codes, environment'
 complete -c rfs -n '__rfs_at \'rfs deliveries list\'' -l status -x -a 'PENDING SUCCEEDED FAILED' -d 'delivery status'
 complete -c rfs -n '__rfs_at \'rfs deliveries list\'' -l subscription -x -d 'only this subscription'
@@ -287,7 +300,11 @@ complete -c rfs -n '__rfs_at \'rfs deliveries replay\'' -l dry-run -d 'with --al
 complete -c rfs -n '__rfs_at \'rfs deliveries replay\'' -l max -x -d 'with --all-failed: replay at most this many'
 complete -c rfs -n '__rfs_at \'rfs deliveries replay\'' -l wait -d 'after replaying, wait until each replayed delivery has left PENDING; exit 0 only when all SUCCEEDED'
 complete -c rfs -n '__rfs_at \'rfs deliveries replay\'' -l wait-timeout -x -d 'with --wait: give up after this long (default 300)'
-complete -c rfs -n '__rfs_at \'rfs deliveries help\' 0' -a 'list replay' -d 'command'
+complete -c rfs -n '__rfs_at \'rfs deliveries summary\'' -l subscription -x -d 'only this subscription'
+complete -c rfs -n '__rfs_at \'rfs deliveries watch\'' -l subscription -x -d 'only this subscription'
+complete -c rfs -n '__rfs_at \'rfs deliveries watch\'' -l interval -x -d 'seconds between polls, within --rate'
+complete -c rfs -n '__rfs_at \'rfs deliveries watch\'' -l max-time -x -d 'stop after this many seconds (exit 0)'
+complete -c rfs -n '__rfs_at \'rfs deliveries help\' 0' -a 'list replay summary watch' -d 'command'
 complete -c rfs -n '__rfs_at \'rfs verify-signature\'' -l timestamp -x -d 'the x-service-timestamp value'
 complete -c rfs -n '__rfs_at \'rfs verify-signature\'' -l signature -x -d 'the x-service-signature value'
 complete -c rfs -n '__rfs_at \'rfs verify-signature\'' -l headers -r -F -d 'read both values from a raw header dump instead'

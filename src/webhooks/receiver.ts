@@ -45,7 +45,8 @@ export interface ReceiverOptions {
   host: string;
   /** 0 picks any free port. */
   port: number;
-  secret: string;
+  /** The secret, or where to read it at each delivery (listen --subscribe learns it after binding). */
+  secret: string | (() => string);
   toleranceSeconds: number;
   /** A loopback http(s) URL that valid deliveries are passed on to (see forwardTarget). */
   forwardTo?: string;
@@ -160,7 +161,7 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<Ru
       return;
     }
     const check = verdict({
-      secret: options.secret,
+      secret: typeof options.secret === 'function' ? options.secret() : options.secret,
       timestamp: header(req.headers, SIGNATURE_HEADERS.timestamp),
       signature: header(req.headers, SIGNATURE_HEADERS.signature),
       body,

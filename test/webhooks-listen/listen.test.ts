@@ -382,6 +382,9 @@ describe('webhooks listen: flags', () => {
       '--secret-file <path>',
       '--tolerance <seconds>',
       '--forward-to <url>',
+      '--subscribe',
+      '--public-url <url>',
+      '--event <name>',
       '-h,',
     ]);
     expect(t.stdout()).toMatch(/--host <host> +address to bind \(default: 127\.0\.0\.1\)/);

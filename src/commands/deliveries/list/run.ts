@@ -3,7 +3,7 @@ import { listDeliveries } from '../../../api/webhooks.js';
 import type { Context } from '../../context.js';
 import { EXIT } from '../../../core/errors.js';
 import { numberFlag } from '../../../core/flags.js';
-import { DELIVERY_COLUMNS } from '../../../output/deliveries.js';
+import { deliveryColumns } from '../../../output/deliveries.js';
 import { writeList } from '../../../output/list-writer.js';
 import { emptyNotice } from '../../notices.js';
 import type { Input } from './index.js';
@@ -26,7 +26,7 @@ export async function run(ctx: Context, params: ListOptions): Promise<number> {
   const client = await ctx.api();
   const deliveries = await listDeliveries(client, { ...params, signal: ctx.signal });
   const count = await writeList(ctx.io, ctx.globals.output, deliveries, {
-    columns: DELIVERY_COLUMNS,
+    columns: deliveryColumns(ctx.io.now()),
     // What the filter fixes says the same on every row: those columns go first (issue 26).
     fixed: [...(params.status === undefined ? [] : ['STATUS']), ...(params.subscriptionId === undefined ? [] : ['SUBSCRIPTION'])],
     color: ctx.globals.color,

@@ -18,7 +18,7 @@ import { ApiError, EXIT, UsageError } from '../../../core/errors.js';
 import { numberFlag } from '../../../core/flags.js';
 import { canPrompt } from '../../../core/io.js';
 import { sanitize } from '../../../core/sanitize.js';
-import { DELIVERY_COLUMNS } from '../../../output/deliveries.js';
+import { deliveryColumns } from '../../../output/deliveries.js';
 import { field } from '../../../output/fields.js';
 import { writeList } from '../../../output/list-writer.js';
 import { renderTable } from '../../../output/table.js';
@@ -216,7 +216,7 @@ async function firstRound(ctx: Context, o: ReplayOptions, orphans: Orphans): Pro
   const shown = o.max === undefined ? listed : listed.slice(0, o.max);
   const maybeMore = all.length >= LIST_LIMIT && (o.max === undefined || o.max > LIST_LIMIT);
   // Every row is FAILED: STATUS says nothing, SUBSCRIPTION and LAST ANSWER say why (issue 26).
-  const table = { columns: DELIVERY_COLUMNS, fixed: ['STATUS'] };
+  const table = { columns: deliveryColumns(ctx.io.now()), fixed: ['STATUS'] };
   if (o.dryRun) {
     await writeList(ctx.io, ctx.globals.output, shown, { ...table, color: ctx.globals.color });
     ctx.ui.notice(`${deliveries(shown.length)} would be replayed (dry run: nothing sent)`);

@@ -4,7 +4,7 @@ import { listWebhooks } from '../../../api/webhooks.js';
 import type { Context } from '../../context.js';
 import { EXIT } from '../../../core/errors.js';
 import { writeList } from '../../../output/list-writer.js';
-import { formatLocalTime } from '../../../output/time.js';
+import { formatAge } from '../../../output/time.js';
 import { numberFlag } from '../../../core/flags.js';
 import type { Input } from './index.js';
 import { emptyNotice, moreNotice } from '../../notices.js';
@@ -35,6 +35,8 @@ export async function run(ctx: Context, { limit, cursor, all }: ListOptions): Pr
     more = c;
   };
   const items = listWebhooks(client, { limit, cursor, all, signal: ctx.signal, onMore });
+  // CREATED as an age, as `recordings list` shows its times (one time style, issue 26 item 13).
+  const now = ctx.io.now();
   const count = await writeList(ctx.io, ctx.globals.output, items, {
     color: ctx.globals.color,
     // A URL is cut (never below 56 cells) only on a terminal too narrow for it once CREATED, then
@@ -44,7 +46,7 @@ export async function run(ctx: Context, { limit, cursor, all }: ListOptions): Pr
       { header: 'ID', value: (w) => field(w, 'id') },
       { header: 'URL', value: (w) => w.url, flex: true, minWidth: 56 },
       { header: 'EVENTS', value: (w) => w.events.join(', '), dropOrder: 2 },
-      { header: 'CREATED', value: (w) => formatLocalTime(field(w, 'createdAt') || null), dropOrder: 1 },
+      { header: 'CREATED', value: (w) => formatAge(field(w, 'createdAt') || null, now), dropOrder: 1 },
     ],
     fixed: WEBHOOK_EVENTS.length === 1 ? ['EVENTS'] : [],
   });

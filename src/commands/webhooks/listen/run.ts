@@ -1,6 +1,7 @@
 // rfs webhooks listen (cli.md, webhooks): a local receiver for debugging an integration. Each
 // delivery is verified as verify-signature does (src/webhooks/receiver.ts) and printed as one
 // line: a table row on a terminal, ndjson otherwise. Runs until Ctrl-C, then exits 0.
+import { randomBytes } from 'node:crypto';
 import type { IO } from '../../../core/io.js';
 import { once } from 'node:events';
 import { Chalk } from 'chalk';
@@ -15,6 +16,7 @@ import { describeSecretSource, readWebhookSecret } from '../../../webhooks/secre
 import { beyondLoopbackWarning } from '../../../core/listen.js';
 import { MAX_UNIX_SECONDS } from '../../../webhooks/verify.js';
 import { numberFlag } from '../../../core/flags.js';
+import { announceSubscription, type ListenSubscription, removeSubscription, subscribe, subscribeOptions } from './subscribe.js';
 import type { Input } from './index.js';
 
 export interface ListenOptions {
@@ -25,6 +27,8 @@ export interface ListenOptions {
   forwardTo: string | undefined;
   secretEnv: string | undefined;
   secretFile: string | undefined;
+  /** --subscribe: a subscription made for this receiver (subscribe.ts); undefined without. */
+  subscribe: { publicUrl: string | undefined; events: string[] } | undefined;
 }
 
 export function options({ flags }: Input): ListenOptions {
@@ -39,6 +43,7 @@ export function options({ flags }: Input): ListenOptions {
     forwardTo: flags.forwardTo === undefined ? undefined : forwardTarget(flags.forwardTo),
     secretEnv: flags.secretEnv,
     secretFile: flags.secretFile,
+    subscribe: subscribeOptions(flags),
   };
 }
 
@@ -155,7 +160,10 @@ class ListenTable {
 
 export async function run(ctx: Context, o: ListenOptions): Promise<number> {
   const secretSource = { secretEnv: o.secretEnv, secretFile: o.secretFile };
-  const secret = await readWebhookSecret(secretSource, { env: ctx.io.env, onSecret: ctx.knowSecret });
+  // With --subscribe, the subscription's own secret, known once it is made (after binding).
+  let secret = o.subscribe
+    ? randomBytes(32).toString('hex')
+    : await readWebhookSecret(secretSource, { env: ctx.io.env, onSecret: ctx.knowSecret });
   const { io, ui } = ctx;
   const asTable = ctx.globals.output === 'table';
   const table = new ListenTable(() => (io.columns > 0 ? io.columns : 80), ctx.globals.color);
@@ -193,7 +201,7 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
   const receiver = await startWebhookReceiver({
     host: o.host,
     port: o.port,
-    secret,
+    secret: () => secret,
     toleranceSeconds: o.toleranceSeconds,
     ...(o.forwardTo === undefined ? {} : { forwardTo: o.forwardTo }),
     now: io.now,
@@ -201,6 +209,7 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
     onRefused: (r) => ui.warn(`refused a ${r.method} request (HTTP ${r.status}): ${r.message}`),
   });
   let stopped: { error: unknown } | undefined;
+  let subscription: ListenSubscription | undefined;
   try {
     // Printed even with --quiet: with --port 0 this line is the only way to learn the port.
     // The address really bound; a wildcard also says how this machine reaches it.
@@ -209,9 +218,18 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
     io.stderr.write(`listening on ${where}\n`);
     const exposed = beyondLoopbackWarning(o.host, `--host ${o.host}`, 'the receiver');
     if (exposed !== undefined) ui.warn(exposed);
+    if (o.subscribe) {
+      subscription = await subscribe(ctx, { receiverUrl: receiver.url, ...o.subscribe });
+      secret = subscription.secret;
+      // Shown once on stderr (cli.md), then redacted by every writer of this run.
+      announceSubscription(ctx, subscription);
+      ctx.knowSecret(secret);
+    }
     ui.notice(
       [
-        `verifying with the secret from ${describeSecretSource(secretSource)}, tolerance ${o.toleranceSeconds} s`,
+        subscription
+          ? `verifying with the secret of subscription ${subscription.id}, tolerance ${o.toleranceSeconds} s`
+          : `verifying with the secret from ${describeSecretSource(secretSource)}, tolerance ${o.toleranceSeconds} s`,
         ...(o.forwardTo === undefined ? [] : [`forwarding valid deliveries to ${o.forwardTo}`]),
         'Ctrl-C to stop',
       ].join('; '),
@@ -220,7 +238,11 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
     const interrupted = ctx.signal.aborted ? Promise.resolve(undefined) : once(ctx.signal, 'abort').then(() => undefined);
     stopped = await Promise.race([interrupted, outputFailure]);
   } finally {
-    await receiver.close();
+    try {
+      if (subscription) await removeSubscription(ctx, subscription);
+    } finally {
+      await receiver.close();
+    }
   }
   await output;
   if (stopped) throw stopped.error;

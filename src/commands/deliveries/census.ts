@@ -1,0 +1,67 @@
+// The FAILED and PENDING deliveries of the workspace, as far as the API's lists reach (issue 27:
+// `deliveries summary` and `deliveries watch`). A list holds at most 50 rows (api.md, Limits):
+// when one comes back full, the same status is listed again per subscription, so one busy
+// subscription does not hide the others; a list that is still full marks its counts as a lower
+// bound. Every request goes through the one client, which paces them within --rate.
+import type { ApiClient } from '../../api/types.js';
+import { listDeliveries } from '../../api/webhooks.js';
+import type { Delivery } from '../../shared/schemas.js';
+import { field } from '../../output/fields.js';
+
+/** Rows a deliveries list holds at most (api.md, Limits). */
+export const DELIVERY_LIST_ROWS = 50;
+
+export interface Slice {
+  status: string;
+  deliveries: Delivery[];
+  /** The list came back full: more deliveries of this kind may exist than it shows. */
+  full: boolean;
+}
+
+export interface CensusOptions {
+  statuses: readonly string[];
+  /** Only this subscription (one list per status). */
+  subscriptionId?: string | undefined;
+  /** Subscriptions to list one by one when a status's list comes back full. */
+  known: Iterable<string>;
+  signal?: AbortSignal | undefined;
+}
+
+/** One list per status, and per subscription for a status whose list was full. */
+export async function takeCensus(client: ApiClient, o: CensusOptions): Promise<Slice[]> {
+  const slices: Slice[] = [];
+  const list = async (status: string, subscriptionId: string | undefined): Promise<Slice> => {
+    const deliveries = await listDeliveries(client, { status, subscriptionId, limit: DELIVERY_LIST_ROWS, signal: o.signal });
+    return { status, deliveries, full: deliveries.length >= DELIVERY_LIST_ROWS };
+  };
+  for (const status of o.statuses) {
+    const all = await list(status, o.subscriptionId);
+    if (!all.full || o.subscriptionId !== undefined) {
+      slices.push(all);
+      continue;
+    }
+    const ids = new Set(o.known);
+    for (const d of all.deliveries) {
+      const id = field(d, 'subscriptionId');
+      if (id !== '') ids.add(id);
+    }
+    const seen = new Set<string>();
+    for (const id of [...ids].sort()) {
+      const slice = await list(status, id);
+      for (const d of slice.deliveries) seen.add(d.id);
+      slices.push(slice);
+    }
+    // Rows of the full list that no subscription's list showed (no subscription id): kept, as a lower bound.
+    const rest = all.deliveries.filter((d) => !seen.has(d.id));
+    if (rest.length > 0) slices.push({ status, deliveries: rest, full: true });
+  }
+  return slices;
+}
+
+/** What a delivery's last attempt went wrong with, in the server's words (`HTTP 500`), or null before any. */
+export function lastErrorOf(d: Delivery): string | null {
+  const error = field(d, 'lastError');
+  if (error !== '') return error;
+  const status = field(d, 'lastResponseStatus');
+  return status === '' ? null : `HTTP ${status}`;
+}

@@ -1,0 +1,82 @@
+// `deliveries summary`'s groups: deliveries of one subscription, one status and one last error.
+import type { LiveSubscriptions } from '../../../api/subscription-exists.js';
+import { INSTANT, parseIsoTime } from '../../../shared/iso-time.js';
+import { field } from '../../../output/fields.js';
+import { lastErrorOf, type Slice } from '../census.js';
+
+export interface SummaryGroup {
+  subscriptionId: string;
+  /** The subscription's URL; null when it was deleted (or the server sent none). */
+  url: string | null;
+  /** False when the subscription was deleted: these deliveries can never be replayed. */
+  exists: boolean;
+  status: string;
+  /** The last attempt's error as the server gave it (`HTTP 500`, a connection error), or null before any. */
+  lastError: string | null;
+  count: number;
+  /** The count is a lower bound: it came from a list that came back full (50 rows). */
+  countIsLowerBound: boolean;
+  oldestAttemptAt: string | null;
+  newestAttemptAt: string | null;
+}
+
+/** Ids in code-point order, the same on every machine and locale. */
+const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+const STATUS_ORDER = ['FAILED', 'PENDING'];
+
+export function groupDeliveries(slices: readonly Slice[], live: LiveSubscriptions): SummaryGroup[] {
+  const groups = new Map<string, SummaryGroup & { oldestMs: number; newestMs: number }>();
+  const counted = new Set<string>();
+  for (const slice of slices) {
+    for (const d of slice.deliveries) {
+      if (counted.has(d.id)) continue;
+      counted.add(d.id);
+      const subscriptionId = field(d, 'subscriptionId');
+      const lastError = lastErrorOf(d);
+      const status = field(d, 'status') || slice.status;
+      const key = JSON.stringify([subscriptionId, status, lastError]);
+      let g = groups.get(key);
+      if (!g) {
+        const url = live.byId.get(subscriptionId)?.url ?? null;
+        g = {
+          subscriptionId,
+          url,
+          exists: !live.isDeleted(subscriptionId),
+          status,
+          lastError,
+          count: 0,
+          countIsLowerBound: false,
+          oldestAttemptAt: null,
+          newestAttemptAt: null,
+          oldestMs: Number.POSITIVE_INFINITY,
+          newestMs: Number.NEGATIVE_INFINITY,
+        };
+        groups.set(key, g);
+      }
+      g.count++;
+      if (slice.full) g.countIsLowerBound = true;
+      const at = field(d, 'lastAttemptAt');
+      const ms = at === '' ? null : parseIsoTime(at, INSTANT);
+      if (ms !== null) {
+        if (ms < g.oldestMs) [g.oldestMs, g.oldestAttemptAt] = [ms, at];
+        if (ms > g.newestMs) [g.newestMs, g.newestAttemptAt] = [ms, at];
+      }
+    }
+  }
+  const rank = (s: string): number => (STATUS_ORDER.includes(s) ? STATUS_ORDER.indexOf(s) : STATUS_ORDER.length);
+  return [...groups.values()]
+    .sort(
+      (a, b) =>
+        rank(a.status) - rank(b.status) ||
+        b.count - a.count ||
+        byCodePoint(a.subscriptionId, b.subscriptionId) ||
+        byCodePoint(a.lastError ?? '', b.lastError ?? ''),
+    )
+    .map(({ oldestMs: _o, newestMs: _n, ...g }) => g);
+}
+
+/** `12`, or `12+` when the count is a lower bound (`50+` for a full list). */
+export function countText(g: Pick<SummaryGroup, 'count' | 'countIsLowerBound'>): string {
+  return g.countIsLowerBound ? `${g.count}+` : String(g.count);
+}

@@ -1,0 +1,20 @@
+// rfs deliveries watch: the declaration; the code is in run.ts.
+import { Command } from '@commander-js/extra-typings';
+import { defineCommand, examples, type Parsed } from '../../define.js';
+
+const declare = () =>
+  new Command('watch')
+    .description('follow deliveries as their status changes: one ndjson line per change (Ctrl-C stops)')
+    .option('--subscription <id>', 'only this subscription')
+    .option('--interval <seconds>', 'seconds between polls, within --rate', '5')
+    .option('--max-time <seconds>', 'stop after this many seconds (exit 0)')
+    .addHelpText(
+      'after',
+      examples([
+        'rfs deliveries watch | jq -c "select(.to == \\"FAILED\\")"',
+        'rfs deliveries watch --subscription wh_123 --interval 2 --max-time 600',
+      ]),
+    );
+
+export type Input = Parsed<ReturnType<typeof declare>>;
+export default defineCommand(declare, () => import('./run.js'));
