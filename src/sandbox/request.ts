@@ -136,5 +136,9 @@ export function jsonBody<T extends core.$ZodType>(
     const where = issue && issue.path.length > 0 ? issue.path.join('.') : 'body';
     throw invalid(`${where}: ${issue?.message ?? 'not of the documented shape'}`);
   }
-  return parsed.data;
+  // zod builds its output by assigning each key, and `out["__proto__"] = …` sets a prototype
+  // instead of a key: free-form JSON (a filing's metadata) would lose such a key. A schema that
+  // only checks (no transform, as every body schema here) accepts the value as sent, so that is
+  // what is kept.
+  return value as Infer<T>;
 }

@@ -65,7 +65,8 @@ describe('filing bodies', () => {
         expect(res.json.data.syncMetadata.metadata).toEqual(JSON.parse(meta));
         expect((await h.control('/state')).status).toBe(200);
       }),
-      { numRuns: 40 },
+      // Always tried: a "__proto__" key (fast-check found it; zod's copy of the body lost it).
+      { numRuns: 40, examples: [[0, '{"__proto__":[]}'], [1, '{"__proto__":{"a":1},"b":2}']] },
     );
     await h.sandbox.close();
     expect(h.logs.filter((line) => /could not save|failed/.test(line))).toEqual([]);
