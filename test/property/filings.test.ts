@@ -66,7 +66,13 @@ describe('filing bodies', () => {
         expect((await h.control('/state')).status).toBe(200);
       }),
       // Always tried: a "__proto__" key (fast-check found it; zod's copy of the body lost it).
-      { numRuns: 40, examples: [[0, '{"__proto__":[]}'], [1, '{"__proto__":{"a":1},"b":2}']] },
+      {
+        numRuns: 40,
+        examples: [
+          [0, '{"__proto__":[]}'],
+          [1, '{"__proto__":{"a":1},"b":2}'],
+        ],
+      },
     );
     await h.sandbox.close();
     expect(h.logs.filter((line) => /could not save|failed/.test(line))).toEqual([]);
