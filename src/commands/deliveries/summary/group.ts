@@ -1,5 +1,5 @@
 // `deliveries summary`'s groups: deliveries of one subscription, one status and one last error.
-import type { LiveSubscriptions } from '../../../api/subscription-exists.js';
+import type { SubscriptionCheck } from '../../../api/subscriptions.js';
 import { INSTANT, parseIsoTime } from '../../../shared/iso-time.js';
 import { field } from '../../../output/fields.js';
 import { lastErrorOf, type Slice } from '../census.js';
@@ -25,7 +25,7 @@ const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 
 
 const STATUS_ORDER = ['FAILED', 'PENDING'];
 
-export function groupDeliveries(slices: readonly Slice[], live: LiveSubscriptions): SummaryGroup[] {
+export function groupDeliveries(slices: readonly Slice[], live: SubscriptionCheck): SummaryGroup[] {
   const groups = new Map<string, SummaryGroup & { oldestMs: number; newestMs: number }>();
   const counted = new Set<string>();
   for (const slice of slices) {

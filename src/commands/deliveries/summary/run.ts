@@ -1,5 +1,5 @@
 // rfs deliveries summary (cli.md, deliveries; issue 27): the first command of an incident.
-import { listLiveSubscriptions } from '../../../api/subscription-exists.js';
+import { checkSubscriptions } from '../../../api/subscriptions.js';
 import { deletedSubscriptionText } from '../../../api/subscriptions.js';
 import { EXIT } from '../../../core/errors.js';
 import { writeList } from '../../../output/list-writer.js';
@@ -37,7 +37,7 @@ function columns(now: number): Column<SummaryGroup>[] {
 
 export async function run(ctx: Context, o: SummaryOptions): Promise<number> {
   const client = await ctx.api();
-  const live = await listLiveSubscriptions(client, ctx.signal);
+  const live = await checkSubscriptions(client, ctx.signal);
   const slices = await takeCensus(client, {
     statuses: ['FAILED', 'PENDING'],
     subscriptionId: o.subscriptionId,

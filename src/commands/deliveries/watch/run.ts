@@ -2,7 +2,7 @@
 // one client, so within --rate) and prints one line per change of a delivery's status, as
 // `kubectl get -w` does: ndjson off a terminal, a readable line on one. Ctrl-C → 130,
 // --max-time → 0.
-import { listLiveSubscriptions } from '../../../api/subscription-exists.js';
+import { checkSubscriptions } from '../../../api/subscriptions.js';
 import { CancelError, EXIT, UsageError } from '../../../core/errors.js';
 import { numberFlag } from '../../../core/flags.js';
 import { sanitize } from '../../../core/sanitize.js';
@@ -52,7 +52,7 @@ export async function run(ctx: Context, o: WatchOptions): Promise<number> {
   try {
     for (;;) {
       // Which subscriptions exist, once per poll: a full list is listed again per subscription.
-      const live = o.subscriptionId === undefined ? await listLiveSubscriptions(client, signal) : undefined;
+      const live = o.subscriptionId === undefined ? await checkSubscriptions(client, signal) : undefined;
       const slices = await takeCensus(client, {
         statuses: DELIVERY_STATUSES,
         subscriptionId: o.subscriptionId,
