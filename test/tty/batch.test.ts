@@ -2,15 +2,14 @@
 // rows line up under one header whatever the length of each id (the one table layout of
 // output/table.ts), a long DETAIL wraps at words under itself instead of mid-word at column
 // one, and the summary counts lines filed before (`already filed`) apart from those filed now.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { problem } from '../helpers/fixtures.js';
 import { needs, TMUX } from '../helpers/platform.js';
-import { type ScenarioServer, startScenarioServer } from '../helpers/scenario-server.js';
-import { rfsLines, startTerminal, type Terminal, terminalEnv } from '../helpers/tmux.js';
+import { scenarioTerminal } from '../helpers/scenario-terminal.js';
+import { rfsLines } from '../helpers/tmux.js';
 
 const SCREENS = fileURLToPath(new URL('./__screens__/', import.meta.url));
 const RECORD = process.env.RFS_TTY_RECORD === '1';
@@ -29,13 +28,8 @@ const filed = (id: string, syncCount: number, replayed: boolean) => ({
   },
 });
 
-let home: string;
-let term: Terminal;
-let server: ScenarioServer;
-
 describe.skipIf(!TMUX.met)(needs(TMUX, 'batch results in a terminal'), () => {
-  beforeAll(async () => {
-    home = mkdtempSync(join(tmpdir(), 'rfs-tty-batch-'));
+  const t = scenarioTerminal('rfs-tty-batch-', KEY, (home) => {
     writeFileSync(
       join(home, 'lines.ndjson'),
       [
@@ -45,19 +39,11 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'batch results in a terminal'), () => {
         '{"id":"rec_22","externalId":"A-4"}',
       ].join('\n'),
     );
-    server = await startScenarioServer();
-    term = await startTerminal(terminalEnv(home, { RFS_API_KEY: KEY, RFS_BASE_URL: server.url }));
-  });
-  afterEach(() => server.verify());
-  afterAll(async () => {
-    await term?.stop();
-    await server?.close();
-    rmSync(home, { recursive: true, force: true });
   });
 
   for (const columns of [80, 120]) {
     it(`file --from at ${columns} columns: one header, rows lined up, DETAIL wrapped at words`, async () => {
-      server.queue(
+      t.server.queue(
         filed('rec_1', 2, true),
         filed('rec_0123456789abcdef', 1, false),
         problem(
@@ -69,9 +55,9 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'batch results in a terminal'), () => {
         filed('rec_22', 4, true),
       );
       const name = `batch-${columns}`;
-      await term.run(name, ['file', '--from', join(home, 'lines.ndjson'), '--provider', 'crm'], { columns, rows: 20 });
-      expect(await term.exitStatus(name)).toBe(8);
-      const screen = rfsLines(await term.screen(name)).join('\n');
+      await t.term.run(name, ['file', '--from', join(t.home, 'lines.ndjson'), '--provider', 'crm'], { columns, rows: 20 });
+      expect(await t.term.exitStatus(name)).toBe(8);
+      const screen = rfsLines(await t.term.screen(name)).join('\n');
       const file = join(SCREENS, `batch-file-${columns}.txt`);
       if (RECORD) writeFileSync(file, `${screen}\n`);
       expect(screen).toBe(readFileSync(file, 'utf8').trimEnd());

@@ -4,15 +4,14 @@
 // event), then columns go in the documented order (README, "Tables"); `--sync-state all`
 // keeps FILED, `deliveries list --status failed` keeps SUBSCRIPTION, `webhooks list` keeps the
 // URL whole. Each screen is compared exactly with the one under test/tty/__screens__/.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { page, recording } from '../helpers/fixtures.js';
 import { needs, TMUX } from '../helpers/platform.js';
-import { type ScenarioServer, startScenarioServer } from '../helpers/scenario-server.js';
-import { rfsLines, startTerminal, type Terminal, terminalEnv } from '../helpers/tmux.js';
+import { scenarioTerminal } from '../helpers/scenario-terminal.js';
+import { rfsLines } from '../helpers/tmux.js';
 
 const SCREENS = fileURLToPath(new URL('./__screens__/', import.meta.url));
 const RECORD = process.env.RFS_TTY_RECORD === '1';
@@ -55,10 +54,6 @@ const webhooks = [
   { id: 'wh_fixedColumnsHook02', url: 'http://127.0.0.1:8787/', events: ['recording.completed'], createdAt: OLD },
 ];
 
-let home: string;
-let term: Terminal;
-let server: ScenarioServer;
-
 const cases: { name: string; args: string[]; body: unknown }[] = [
   { name: 'recordings-default', args: ['recordings', 'list'], body: page(recordings, null) },
   { name: 'recordings-all', args: ['recordings', 'list', '--sync-state', 'all'], body: page(filed, null) },
@@ -71,26 +66,16 @@ const cases: { name: string; args: string[]; body: unknown }[] = [
 ];
 
 describe.skipIf(!TMUX.met)(needs(TMUX, 'columns fixed by the filter, in a terminal'), () => {
-  beforeAll(async () => {
-    home = mkdtempSync(join(tmpdir(), 'rfs-tty-fixed-'));
-    server = await startScenarioServer();
-    term = await startTerminal(terminalEnv(home, { RFS_API_KEY: KEY, RFS_BASE_URL: server.url }));
-  });
-  afterEach(() => server.verify());
-  afterAll(async () => {
-    await term?.stop();
-    await server?.close();
-    rmSync(home, { recursive: true, force: true });
-  });
+  const t = scenarioTerminal('rfs-tty-fixed-', KEY);
 
   for (const c of cases) {
     for (const columns of [80, 120]) {
       it(`${c.args.join(' ')} at ${columns} columns`, async () => {
-        server.queue({ body: c.body });
+        t.server.queue({ body: c.body });
         const name = `${c.name}-${columns}`;
-        await term.run(name, c.args, { columns, rows: 20 });
-        expect(await term.exitStatus(name)).toBe(0);
-        const screen = rfsLines(await term.screen(name)).join('\n');
+        await t.term.run(name, c.args, { columns, rows: 20 });
+        expect(await t.term.exitStatus(name)).toBe(0);
+        const screen = rfsLines(await t.term.screen(name)).join('\n');
         const file = join(SCREENS, `fixed-${c.name}-${columns}.txt`);
         if (RECORD) writeFileSync(file, `${screen}\n`);
         expect(screen).toBe(readFileSync(file, 'utf8').trimEnd());

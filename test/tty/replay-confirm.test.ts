@@ -3,14 +3,13 @@
 // list wrapped mid-id), at 60, 80, 120 and 200 columns. Each screen is compared exactly with the
 // one recorded under test/tty/__screens__/ (RFS_TTY_RECORD=1 writes them anew; read the diff
 // before committing one). Answering n sends nothing: the scenario server gets only the list.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { needs, TMUX } from '../helpers/platform.js';
-import { type ScenarioServer, startScenarioServer } from '../helpers/scenario-server.js';
-import { rfsLines, startTerminal, type Terminal, terminalEnv } from '../helpers/tmux.js';
+import { scenarioTerminal } from '../helpers/scenario-terminal.js';
+import { rfsLines } from '../helpers/tmux.js';
 
 const SCREENS = fileURLToPath(new URL('./__screens__/', import.meta.url));
 const RECORD = process.env.RFS_TTY_RECORD === '1';
@@ -27,45 +26,31 @@ const failed = (n: number) => ({
   lastResponseStatus: 503,
 });
 
-let home: string;
-let term: Terminal;
-let server: ScenarioServer;
-
 describe.skipIf(!TMUX.met)(needs(TMUX, 'the replay confirmation in a terminal'), () => {
-  beforeAll(async () => {
-    home = mkdtempSync(join(tmpdir(), 'rfs-tty-replay-'));
-    server = await startScenarioServer();
-    term = await startTerminal(terminalEnv(home, { RFS_API_KEY: KEY, RFS_BASE_URL: server.url }));
-  });
-  afterEach(() => server.verify());
-  afterAll(async () => {
-    await term?.stop();
-    await server?.close();
-    rmSync(home, { recursive: true, force: true });
-  });
+  const t = scenarioTerminal('rfs-tty-replay-', KEY);
 
   for (const columns of WIDTHS) {
     it(`at ${columns} columns: the --dry-run table, then the question; n replays nothing`, async () => {
-      server.queue({
+      t.server.queue({
         expect: { method: 'GET', url: /^\/api\/v1\/webhooks\/deliveries\?(?=.*status=FAILED)/ },
         body: { data: [1, 2, 3].map(failed), meta: { count: 3 } },
       });
       // Whether their subscription still exists (issue 26: those of a deleted one are left out).
-      server.queue({
+      t.server.queue({
         expect: { method: 'GET', url: '/api/v1/webhooks?limit=50' },
         body: { data: [{ id: 'wh_subscription0001', url: 'https://x.test/h', events: ['recording.completed'] }], meta: { count: 1 } },
       });
       const name = `replay-${columns}`;
-      await term.run(name, ['deliveries', 'replay', '--all-failed'], { columns, rows: 20 });
-      const asked = await term.waitForInput(name, (s) => s.includes('(y/N)'), 'the question');
+      await t.term.run(name, ['deliveries', 'replay', '--all-failed'], { columns, rows: 20 });
+      const asked = await t.term.waitForInput(name, (s) => s.includes('(y/N)'), 'the question');
       const file = join(SCREENS, `replay-confirm-${columns}.txt`);
       if (RECORD) writeFileSync(file, `${asked}\n`);
       expect(asked).toBe(readFileSync(file, 'utf8').trimEnd());
       for (const n of [1, 2, 3]) expect(asked).toContain(`dlv_failedDelivery000${n}`);
-      await term.keys(name, 'n', 'Enter');
-      expect(await term.exitStatus(name)).toBe(0);
-      expect(rfsLines(await term.screen(name)).slice(-1)).toEqual(['Nothing replayed.']);
-      expect(server.requests.filter((r) => r.method === 'POST')).toEqual([]);
+      await t.term.keys(name, 'n', 'Enter');
+      expect(await t.term.exitStatus(name)).toBe(0);
+      expect(rfsLines(await t.term.screen(name)).slice(-1)).toEqual(['Nothing replayed.']);
+      expect(t.server.requests.filter((r) => r.method === 'POST')).toEqual([]);
     });
   }
 });

@@ -4,27 +4,22 @@
 // "[ora] Multiple concurrent spinners detected…" stayed on the screen, glued to the spinner's
 // line. The screen after the run is compared exactly at 80 and 120 columns: the table and
 // nothing else (the one spinner has cleared itself).
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { page, problem, recording } from '../helpers/fixtures.js';
 import { needs, TMUX } from '../helpers/platform.js';
-import { type ScenarioServer, startScenarioServer } from '../helpers/scenario-server.js';
-import { rfsLines, startTerminal, type Terminal, terminalEnv } from '../helpers/tmux.js';
+import { scenarioTerminal } from '../helpers/scenario-terminal.js';
+import { rfsLines, type Terminal } from '../helpers/tmux.js';
 
 const SCREENS = fileURLToPath(new URL('./__screens__/', import.meta.url));
 const RECORD = process.env.RFS_TTY_RECORD === '1';
 const KEY = 'service_pk_ttyRetryKEY_0123456789';
 const OLD = '2025-06-28T10:00:00.000Z';
 
-let home: string;
-let term: Terminal;
-let server: ScenarioServer;
-
 /** The screen once rfs has exited; the waits are 6 s of real time, so up to 30 s. */
-async function finished(name: string): Promise<string> {
+async function finished(term: Terminal, name: string): Promise<string> {
   const deadline = Date.now() + 30_000;
   for (;;) {
     const s = await term.screen(name);
@@ -35,29 +30,19 @@ async function finished(name: string): Promise<string> {
 }
 
 describe.skipIf(!TMUX.met)(needs(TMUX, 'retries on a terminal'), () => {
-  beforeAll(async () => {
-    home = mkdtempSync(join(tmpdir(), 'rfs-tty-retry-'));
-    server = await startScenarioServer();
-    term = await startTerminal(terminalEnv(home, { RFS_API_KEY: KEY, RFS_BASE_URL: server.url }));
-  });
-  afterEach(() => server.verify());
-  afterAll(async () => {
-    await term?.stop();
-    await server?.close();
-    rmSync(home, { recursive: true, force: true });
-  });
+  const t = scenarioTerminal('rfs-tty-retry-', KEY);
 
   for (const columns of [80, 120]) {
     it(`at ${columns} columns: one countdown at a time, then the table alone`, async () => {
       const failure = problem(503, 'SERVICE_UNAVAILABLE', 'busy');
       const busy = { ...failure, headers: { ...failure.headers, 'retry-after': '3' } };
-      server.queue(busy, busy, { body: page([recording(1, { updatedAt: OLD }), recording(2, { updatedAt: OLD })], null) });
+      t.server.queue(busy, busy, { body: page([recording(1, { updatedAt: OLD }), recording(2, { updatedAt: OLD })], null) });
       const name = `retry-${columns}`;
-      await term.run(name, ['recordings', 'list'], { columns, rows: 20 });
+      await t.term.run(name, ['recordings', 'list'], { columns, rows: 20 });
       // The countdown is there while rfs waits: one line.
-      const waiting = await term.waitFor(name, (s) => s.includes('retrying in'), 'the countdown');
+      const waiting = await t.term.waitFor(name, (s) => s.includes('retrying in'), 'the countdown');
       expect(waiting.split('\n').filter((l) => l.includes('retrying in'))).toHaveLength(1);
-      const screen = rfsLines(await finished(name)).join('\n');
+      const screen = rfsLines(await finished(t.term, name)).join('\n');
       const file = join(SCREENS, `retry-spinner-${columns}.txt`);
       if (RECORD) writeFileSync(file, `${screen}\n`);
       expect(screen).toBe(readFileSync(file, 'utf8').trimEnd());
