@@ -2,6 +2,7 @@
 // rfs through sh (which prints `[exit N]` once rfs has ended: tmux can mark a pane dead before it
 // has collected the exit status), and screens read with capture-pane, to be compared exactly.
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +26,13 @@ export interface Terminal {
    */
   waitForInput(name: string, check: (screen: string) => boolean, what: string): Promise<string>;
   exitStatus(name: string): Promise<number>;
+  /** The pid of rfs, the one child of the pane's sh (read it before a Ctrl-C, which ends sh too). */
+  commandPid(name: string): Promise<number>;
+  /**
+   * Polls until that process has exited (10 s at most): after a Ctrl-C tmux may take long to
+   * call the pane dead; the process itself is what counts.
+   */
+  waitForExit(pid: number): Promise<void>;
   /** Stops the server, by its pid too. */
   stop(): Promise<void>;
 }
@@ -122,6 +130,29 @@ export async function startTerminal(env: NodeJS.ProcessEnv): Promise<Terminal> {
     screen,
     waitFor,
     waitForInput,
+    async commandPid(name) {
+      const sh = (await tmux('display-message', '-p', '-t', name, '#{pane_pid}')).trim();
+      // The pane's sh runs rfs as its one child (Linux lists a task's children in /proc).
+      const children = await readFile(`/proc/${sh}/task/${sh}/children`, 'utf8');
+      const pid = Number(children.trim().split(/\s+/)[0]);
+      if (!(pid > 1)) throw new Error(`no command runs in pane ${name} (sh ${sh})`);
+      return pid;
+    },
+    async waitForExit(pid) {
+      const alive = (): boolean => {
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      const deadline = Date.now() + 10_000;
+      while (alive()) {
+        if (Date.now() > deadline) throw new Error(`rfs (pid ${pid}) did not exit`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
     async exitStatus(name) {
       const s = await waitFor(name, (text) => /\[exit \d+\]/.test(text), 'rfs to exit');
       return Number(/\[exit (\d+)\]/.exec(s)?.[1]);

@@ -77,8 +77,10 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'webhooks listen in a terminal'), () => {
       await term.waitFor(name, (s) => rows(s) === 3, 'the duplicate');
 
       // Ctrl-C stops rfs (and the sh around it): the last thing rfs says is its own.
+      const pid = await term.commandPid(name);
       await term.keys(name, 'C-c');
-      const stopped = await term.waitFor(name, (s) => /^Pane is dead/m.test(s), 'rfs to stop');
+      await term.waitForExit(pid);
+      const stopped = await term.waitFor(name, (s) => s.includes('stopped listening'), 'rfs to say it stopped');
       const port = new URL(url).port;
       const screen = stopped
         .split('\n')
