@@ -346,3 +346,25 @@ it('gives the terminal back on Ctrl-C (exit 130)', async () => {
   expect(await term.exitStatus('interrupted')).toBe(130);
   expect(rfsLines(await term.screen('interrupted'))).toEqual(['interrupted (Ctrl-C): stopped before finishing']);
 });
+
+it('gives the terminal back before it reports an error it did not expect', async () => {
+  // A service that answers the list of subscriptions with something that is not one.
+  const broken = createServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"data": "not a list"}');
+  });
+  await new Promise<void>((resolve) => broken.listen(0, '127.0.0.1', () => resolve()));
+  try {
+    const { port } = broken.address() as AddressInfo;
+    await term.run('crashed', ['deliveries', 'watch', '--base-url', `http://127.0.0.1:${port}`], { columns: 80, rows: 12 });
+    const code = await term.exitStatus('crashed');
+    expect(code).not.toBe(0);
+    const lines = rfsLines(await term.screen('crashed'));
+    // The report, on the main screen; nothing of the view left there.
+    expect(lines[0]).toMatch(/^error: /);
+    expect(lines.filter((l) => /deliveries watch|FAILURES\/MIN|polling/.test(l))).toEqual([]);
+  } finally {
+    broken.closeAllConnections();
+    await new Promise<void>((resolve) => broken.close(() => resolve()));
+  }
+});
