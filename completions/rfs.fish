@@ -289,7 +289,7 @@ complete -c rfs -n '__rfs_at \'rfs webhooks help\' 0' -a 'create list delete lis
 complete -c rfs -n '__rfs_at \'rfs deliveries\' 0' -a 'list' -d 'list webhook deliveries, newest first'
 complete -c rfs -n '__rfs_at \'rfs deliveries\' 0' -a 'replay' -d 'send deliveries again, by id or every FAILED one'
 complete -c rfs -n '__rfs_at \'rfs deliveries\' 0' -a 'summary' -d 'FAILED and PENDING deliveries grouped by subscription and last error (exit 8 while any is FAILED)'
-complete -c rfs -n '__rfs_at \'rfs deliveries\' 0' -a 'watch' -d 'follow deliveries as their status changes: one ndjson line per change (Ctrl-C stops)'
+complete -c rfs -n '__rfs_at \'rfs deliveries\' 0' -a 'watch' -d 'follow deliveries as their status changes: a full-screen view on a terminal (arrows select, r replays, q quits), one ndjson line per change off one'
 complete -c rfs -n '__rfs_at \'rfs deliveries\' 0' -a 'help' -d 'show help for a command, or a topic: exit-codes, environment'
 complete -c rfs -n '__rfs_at \'rfs deliveries list\'' -l status -x -a 'PENDING SUCCEEDED FAILED' -d 'delivery status'
 complete -c rfs -n '__rfs_at \'rfs deliveries list\'' -l subscription -x -d 'only this subscription'

@@ -21,6 +21,11 @@ export interface Ui {
   warn(message: string): void;
   /** One line on stderr with -v / RFS_DEBUG=1. */
   verbose(line: string): void;
+  /**
+   * For a full-screen view (`deliveries watch`), which owns the terminal: until the function it
+   * returns is called, no spinner is drawn and stderr's lines wait, to be written then.
+   */
+  hold?(): () => void;
   /** A spinner on a terminal stderr without --quiet; a no-op object otherwise. */
   spinner(text: string): Promise<Spinner>;
   /**

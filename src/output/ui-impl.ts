@@ -34,8 +34,14 @@ export async function createUi(io: IO, o: UiOptions): Promise<Ui> {
   // and sanitised here once for every caller.
   const redact = o.redact ?? ((text: string): string => redactSecrets(text));
   const clean = (text: string, multiline = true): string => sanitize(redact(text), { multiline });
+  // While a full-screen view holds the terminal (Ui.hold), stderr's lines wait here.
+  let held: string[] | undefined;
+  const write = (text: string): void => {
+    if (held === undefined) io.stderr.write(text);
+    else held.push(text);
+  };
   const line = (text: string): void => {
-    io.stderr.write(`${clean(text)}\n`);
+    write(`${clean(text)}\n`);
   };
 
   const spinners = new SpinnerStack(io, err, line, (text) => clean(text, false));
@@ -49,14 +55,22 @@ export async function createUi(io: IO, o: UiOptions): Promise<Ui> {
       if (!o.quiet) line(message);
     },
     warn(message) {
-      io.stderr.write(`${err.yellow('warning:')} ${clean(message)}\n`);
+      write(`${err.yellow('warning:')} ${clean(message)}\n`);
     },
     verbose(text) {
-      if (o.verbose) io.stderr.write(`${err.dim(clean(text))}\n`);
+      if (o.verbose) write(`${err.dim(clean(text))}\n`);
+    },
+    hold() {
+      held ??= [];
+      return () => {
+        const lines = held ?? [];
+        held = undefined;
+        for (const text of lines) io.stderr.write(text);
+      };
     },
     async spinner(text) {
       if (o.quiet) return NO_SPINNER;
-      if (!io.stderrIsTTY) {
+      if (!io.stderrIsTTY || held !== undefined) {
         // No animation off a terminal; the final text is still worth a line.
         return {
           update: () => undefined,

@@ -23,7 +23,10 @@ const OFF_THE_PATH: ReadonlyArray<readonly [what: string, pattern: RegExp]> = [
   // All but its options' ranges, which the declaration of `rfs sandbox` checks its flags with.
   ['the sandbox', /^src\/sandbox\/(?!config\.ts$)/],
   ['undici', /^node_modules\/undici\//],
-  ['a full-screen terminal UI', /^node_modules\/(ink|react|blessed|neo-blessed|terminal-kit)\//],
+  [
+    'a full-screen terminal UI',
+    /^node_modules\/(ansi-escapes|environment|ink|react|blessed|neo-blessed|terminal-kit)\/|^src\/commands\/deliveries\/watch\/(screen|render|board)\.ts$/,
+  ],
   ['sync', /^src\/sync\//],
   ['webhooks', /^src\/webhooks\//],
 ];

@@ -114,3 +114,20 @@ describe('spinner', () => {
     expect(coloured.stderr()).toContain('\x1b[36m');
   });
 });
+
+describe('hold (a full-screen view owns the terminal)', () => {
+  test('keeps notices and warnings until released, then writes them in order; no spinner meanwhile', async () => {
+    const t = await setup({ stderrIsTTY: true, env: { NO_COLOR: '1' } });
+    const release = t.ui.hold?.();
+    t.ui.notice('first');
+    t.ui.warn('second');
+    const spinner = await t.ui.spinner('waiting 5s before retrying');
+    spinner.update('waiting 4s before retrying');
+    spinner.stop();
+    expect(t.stderr()).toBe('');
+    release?.();
+    expect(t.stderr()).toBe('first\nwarning: second\n');
+    t.ui.notice('third');
+    expect(t.stderr()).toBe('first\nwarning: second\nthird\n');
+  });
+});

@@ -4,7 +4,9 @@ import { defineCommand, examples, type Parsed } from '../../define.js';
 
 const declare = () =>
   new Command('watch')
-    .description('follow deliveries as their status changes: one ndjson line per change (Ctrl-C stops)')
+    .description(
+      'follow deliveries as their status changes: a full-screen view on a terminal (arrows select, r replays, q quits), one ndjson line per change off one',
+    )
     .option('--subscription <id>', 'only this subscription')
     .option('--interval <seconds>', 'seconds between polls, within --rate', '5')
     .option('--max-time <seconds>', 'stop after this many seconds (exit 0)')

@@ -1,7 +1,7 @@
 // rfs deliveries watch (cli.md, deliveries; issue 27): polls the deliveries lists (through the
 // one client, so within --rate) and prints one line per change of a delivery's status, as
-// `kubectl get -w` does: ndjson off a terminal, a readable line on one. Ctrl-C → 130,
-// --max-time → 0.
+// `kubectl get -w` does: ndjson off a terminal, a readable line on one (with --quiet or -o on a
+// terminal). Ctrl-C → 130, --max-time → 0. On a terminal: the full-screen view of screen.ts.
 import { checkSubscriptions } from '../../../api/subscriptions.js';
 import { CancelError, EXIT, UsageError } from '../../../core/errors.js';
 import { numberFlag } from '../../../core/flags.js';
@@ -41,7 +41,17 @@ function line(change: StatusChange, asText: boolean): string {
   return `${clockTime(change.time)}  ${change.id}  ${sanitize(change.subscriptionId)}  ${change.from ?? 'new'} → ${change.to}${error}\n`;
 }
 
+/** The full-screen view: both ends of a terminal, a table, and not --quiet. */
+function wantsScreen(ctx: Context): boolean {
+  return ctx.io.stdoutIsTTY && ctx.io.stderrIsTTY && ctx.globals.output === 'table' && !ctx.globals.quiet;
+}
+
 export async function run(ctx: Context, o: WatchOptions): Promise<number> {
+  if (wantsScreen(ctx)) {
+    // The view and its library load only here (ARCHITECTURE.md, "How rfs starts").
+    const { runScreen } = await import('./screen.js');
+    return runScreen(ctx, o);
+  }
   const client = await ctx.api();
   const { clock, signal } = ctx;
   const asText = ctx.globals.output === 'table' && ctx.io.stdoutIsTTY;

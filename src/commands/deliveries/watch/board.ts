@@ -1,0 +1,158 @@
+// What the full-screen view of `deliveries watch` shows (cli.md, deliveries; issue 27), as data:
+// one row per subscription with its counts (lower bounds where a list came back full), its most
+// common last error and its failures per minute since the watch began, and the latest failures.
+// Pure: fed one census per poll and the poll's changes, with the time of the poll, so that a
+// screen is a function of what the polls saw.
+import type { SubscriptionCheck } from '../../../api/subscriptions.js';
+import { field } from '../../../output/fields.js';
+import { lastErrorOf, type Slice } from '../census.js';
+import type { StatusChange } from './changes.js';
+
+/** The statuses a row counts, in the order it shows them. */
+export const BOARD_STATUSES = ['FAILED', 'PENDING', 'SUCCEEDED'] as const;
+type BoardStatus = (typeof BOARD_STATUSES)[number];
+
+/** How many minutes a sparkline covers at most. */
+export const SPARK_MINUTES = 30;
+const MINUTE_MS = 60_000;
+/** How many latest failures the board keeps. */
+const LATEST = 50;
+
+export interface Count {
+  n: number;
+  /** A list came back full: there may be more. */
+  lowerBound: boolean;
+}
+
+export interface BoardRow {
+  subscriptionId: string;
+  /** The subscription's URL, or null when it no longer exists. */
+  url: string | null;
+  counts: Record<BoardStatus, Count>;
+  /** The most common last error of its FAILED deliveries (the server's words), or null. */
+  topError: string | null;
+  /** The FAILED deliveries' ids, for a replay. */
+  failedIds: string[];
+  /** Failures seen per minute, oldest first, the last the current minute; null: before the watch began. */
+  perMinute: (number | null)[];
+}
+
+export interface LatestFailure {
+  id: string;
+  subscriptionId: string;
+  error: string | null;
+}
+
+export interface BoardState {
+  rows: BoardRow[];
+  latest: LatestFailure[];
+}
+
+export class Board {
+  /** Per subscription: minute index since the start → failures seen in it. */
+  private readonly failures = new Map<string, Map<number, number>>();
+  /** Failures seen, newest last. */
+  private latest: LatestFailure[] = [];
+  private state: BoardState = { rows: [], latest: [] };
+
+  constructor(private readonly started: number) {}
+
+  get current(): BoardState {
+    return this.state;
+  }
+
+  /** One poll: the census it took, the changes it saw, the subscriptions that exist; `only`: one subscription's row. */
+  update(slices: readonly Slice[], changes: readonly StatusChange[], live: SubscriptionCheck, now: number, only?: string): BoardState {
+    const minute = Math.floor((now - this.started) / MINUTE_MS);
+    for (const change of changes) {
+      if (change.to !== 'FAILED') continue;
+      const perSub = this.failures.get(change.subscriptionId) ?? new Map<number, number>();
+      perSub.set(minute, (perSub.get(minute) ?? 0) + 1);
+      this.failures.set(change.subscriptionId, perSub);
+      this.latest = this.latest.filter((f) => f.id !== change.id);
+      this.latest.push({ id: change.id, subscriptionId: change.subscriptionId, error: change.lastError ?? null });
+    }
+
+    const ids = new Set<string>(only === undefined ? live.byId.keys() : [only]);
+    const rows = new Map<string, BoardRow>();
+    const rowOf = (id: string): BoardRow => {
+      let row = rows.get(id);
+      if (row === undefined) {
+        row = {
+          subscriptionId: id,
+          url: live.byId.get(id)?.url ?? null,
+          counts: emptyCounts(),
+          topError: null,
+          failedIds: [],
+          perMinute: [],
+        };
+        rows.set(id, row);
+      }
+      return row;
+    };
+    for (const id of ids) rowOf(id);
+    const errors = new Map<string, Map<string, number>>();
+    const failedNow = new Map<string, LatestFailure>();
+    for (const slice of slices) {
+      const status = slice.status as BoardStatus;
+      if (!BOARD_STATUSES.includes(status)) continue;
+      const touched = new Set<string>();
+      for (const d of slice.deliveries) {
+        const id = field(d, 'subscriptionId');
+        const row = rowOf(id);
+        row.counts[status].n += 1;
+        touched.add(id);
+        if (status !== 'FAILED') continue;
+        const error = lastErrorOf(d);
+        failedNow.set(d.id, { id: d.id, subscriptionId: id, error });
+        row.failedIds.push(d.id);
+        if (error === null) continue;
+        const tally = errors.get(id) ?? new Map<string, number>();
+        tally.set(error, (tally.get(error) ?? 0) + 1);
+        errors.set(id, tally);
+      }
+      if (slice.full) for (const id of touched) rowOf(id).counts[status].lowerBound = true;
+    }
+    for (const row of rows.values()) {
+      row.topError = mostCommon(errors.get(row.subscriptionId));
+      row.perMinute = sparkData(this.failures.get(row.subscriptionId), minute);
+    }
+    // A failure replayed (or cleared) since leaves the list of latest failures; one FAILED before
+    // the watch began (the first poll) counts as older than any it saw happen.
+    const kept = new Set(this.latest.map((f) => f.id));
+    const before = [...failedNow.values()].filter((f) => !kept.has(f.id)).sort((a, b) => byCodePoint(a.id, b.id));
+    this.latest = [...before, ...this.latest.filter((f) => failedNow.has(f.id))].slice(-LATEST);
+    // By URL (then id), the same order at every poll; deleted subscriptions last.
+    const order = (r: BoardRow): string => (r.url === null ? `\u{10ffff}${r.subscriptionId}` : `${r.url}\u0000${r.subscriptionId}`);
+    const sorted = [...rows.values()].sort((a, b) => byCodePoint(order(a), order(b)));
+    this.state = { rows: sorted, latest: [...this.latest].reverse() };
+    return this.state;
+  }
+}
+
+function emptyCounts(): Record<BoardStatus, Count> {
+  return {
+    FAILED: { n: 0, lowerBound: false },
+    PENDING: { n: 0, lowerBound: false },
+    SUCCEEDED: { n: 0, lowerBound: false },
+  };
+}
+
+function byCodePoint(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function mostCommon(tally: Map<string, number> | undefined): string | null {
+  let best: string | null = null;
+  let most = 0;
+  for (const [error, n] of [...(tally ?? [])].sort(([a], [b]) => byCodePoint(a, b))) {
+    if (n > most) [best, most] = [error, n];
+  }
+  return best;
+}
+
+function sparkData(perMinute: Map<number, number> | undefined, current: number): (number | null)[] {
+  const out: (number | null)[] = [];
+  for (let m = current - SPARK_MINUTES + 1; m <= current; m++) out.push(m < 0 ? null : (perMinute?.get(m) ?? 0));
+  return out;
+}

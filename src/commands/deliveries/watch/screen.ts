@@ -1,0 +1,244 @@
+// The terminal path of `deliveries watch` (cli.md, deliveries; issue 27): the board of board.ts,
+// drawn by render.ts in the alternate screen and redrawn in place after every poll, every key
+// and every resize, at the terminal's size of that moment. Keys come from stdin in raw mode:
+// ↑/↓ select, `r` asks on the bottom line before replaying a subscription's FAILED deliveries,
+// `q` quits (0), Ctrl-C quits (130). The terminal is given back on every way out: the end of
+// the run, a thrown error (before its report), and an exception nobody caught.
+//
+// ansi-escapes (the escape sequences) is loaded here only, by import(): README, "The incident
+// kit", says why this library; test/build/startup-path.test.ts keeps it off other commands.
+import { writeSync } from 'node:fs';
+import { emitKeypressEvents } from 'node:readline';
+import type { ReadStream, WriteStream } from 'node:tty';
+import { checkSubscriptions } from '../../../api/subscriptions.js';
+import { replayDelivery } from '../../../api/webhooks.js';
+import { ApiError, CancelError, EXIT, NetworkError } from '../../../core/errors.js';
+import { sanitize } from '../../../core/sanitize.js';
+import { writeOut } from '../../../output/list-writer.js';
+import { DELIVERY_STATUSES } from '../../../shared/vocabulary.js';
+import type { Context } from '../../context.js';
+import { takeCensus } from '../census.js';
+import { Board } from './board.js';
+import { StatusTracker } from './changes.js';
+import { renderView, type ViewSize } from './render.js';
+import type { WatchOptions } from './run.js';
+
+interface Key {
+  name?: string;
+  ctrl?: boolean;
+  sequence?: string;
+}
+
+/** The terminal of the view: its size now, and its resizes. */
+export interface ViewTerminal {
+  size(): ViewSize;
+  onResize(listener: () => void): () => void;
+}
+
+function processTerminal(): ViewTerminal {
+  const out = process.stdout as WriteStream;
+  return {
+    size: () => ({ columns: out.columns || 80, rows: out.rows || 24 }),
+    onResize(listener) {
+      out.on('resize', listener);
+      return () => out.off('resize', listener);
+    },
+  };
+}
+
+type Ending = { code: number } | { error: unknown };
+
+export async function runScreen(ctx: Context, o: WatchOptions, terminal: ViewTerminal = processTerminal()): Promise<number> {
+  const esc = await import('ansi-escapes');
+  const client = await ctx.api();
+  const { clock, signal, io } = ctx;
+  const started = clock.now();
+  const deadline = o.maxTimeMs === undefined ? Number.POSITIVE_INFINITY : started + o.maxTimeMs;
+  const tracker = new StatusTracker();
+  const board = new Board(started);
+  let selected = 0;
+  let line: string | undefined = 'polling…';
+  let question: { subscriptionId: string; ids: string[] } | undefined;
+  let replaying = false;
+
+  // How the run ends: the first of a key (q, Ctrl-C), the deadline, Ctrl-C from outside, or an error.
+  let end: (ending: Ending) => void = () => undefined;
+  const ended = new Promise<Ending>((resolve) => {
+    end = resolve;
+  });
+  const stop = new AbortController();
+  let wake = new AbortController();
+  void ended.then(() => stop.abort());
+  // Requests stop on Ctrl-C and when the view ends.
+  const requests = AbortSignal.any([signal, stop.signal]);
+  const onAbort = (): void => end({ error: new CancelError('stopped watching (Ctrl-C)') });
+  signal.addEventListener('abort', onAbort, { once: true });
+
+  const draw = (): void => {
+    // Once the view has ended, nothing more is drawn: a poll answered late would draw on the main screen.
+    if (stop.signal.aborted) return;
+    const size = terminal.size();
+    const lines = renderView({ board: board.current, selected, line, intervalMs: o.intervalMs }, size);
+    let text = esc.beginSynchronizedOutput;
+    lines.forEach((l, i) => {
+      text += `${esc.cursorTo(0, i)}${l}${esc.eraseEndLine}`;
+    });
+    if (lines.length < size.rows) text += `${esc.cursorTo(0, lines.length)}${esc.eraseDown}`;
+    io.stdout.write(text + esc.endSynchronizedOutput);
+  };
+  const guard =
+    (f: (...args: never[]) => void) =>
+    (...args: never[]): void => {
+      try {
+        f(...args);
+      } catch (error) {
+        end({ error });
+      }
+    };
+
+  const replay = async (subscriptionId: string, ids: string[]): Promise<void> => {
+    replaying = true;
+    let done = 0;
+    let failed = 0;
+    try {
+      for (const id of ids) {
+        if (stop.signal.aborted) return;
+        line = `replaying ${done + failed + 1} of ${ids.length} FAILED deliveries of ${sanitize(subscriptionId)}…`;
+        draw();
+        try {
+          await replayDelivery(client, id, requests);
+          done += 1;
+        } catch (error) {
+          if (!(error instanceof ApiError || error instanceof NetworkError)) throw error;
+          failed += 1;
+        }
+      }
+      line = `replayed ${done} FAILED deliveries of ${sanitize(subscriptionId)}${failed > 0 ? `; ${failed} refused` : ''}`;
+      wake.abort();
+      draw();
+    } finally {
+      replaying = false;
+    }
+  };
+
+  const onKey = guard((_text: string | undefined, key: Key | undefined) => {
+    if (key === undefined) return;
+    if (key.ctrl === true && key.name === 'c') return end({ error: new CancelError('stopped watching (Ctrl-C)') });
+    const rows = board.current.rows;
+    if (question !== undefined) {
+      const asked = question;
+      question = undefined;
+      if (key.name === 'y') {
+        void replay(asked.subscriptionId, asked.ids).catch((error: unknown) => end({ error }));
+      } else {
+        line = 'nothing replayed';
+      }
+      return draw();
+    }
+    if (key.name === 'q') return end({ code: EXIT.OK });
+    if (key.name === 'up') selected = Math.max(0, selected - 1);
+    else if (key.name === 'down') selected = Math.min(Math.max(0, rows.length - 1), selected + 1);
+    else if (key.name === 'r') {
+      const row = rows[selected];
+      if (row === undefined || replaying) return;
+      const id = sanitize(row.subscriptionId);
+      if (row.url === null) line = `subscription ${id} was deleted: its deliveries cannot be replayed`;
+      else if (row.failedIds.length === 0) line = `no FAILED deliveries of ${id}`;
+      else {
+        question = { subscriptionId: row.subscriptionId, ids: [...row.failedIds] };
+        const n = row.counts.FAILED.lowerBound ? `${row.failedIds.length} (of ${row.counts.FAILED.n}+)` : String(row.failedIds.length);
+        line = `replay ${n} FAILED deliveries of ${id}? (y/N)`;
+      }
+    } else return;
+    if (key.name !== 'r') line = undefined;
+    draw();
+  });
+
+  const stdin = io.stdinIsTTY ? (io.stdin as ReadStream) : undefined;
+  const keys = stdin !== undefined && typeof stdin.setRawMode === 'function';
+  let restored = false;
+  const leave = `${esc.cursorShow}${esc.exitAlternativeScreen}`;
+  const restoreNow = (): void => {
+    if (restored) return;
+    restored = true;
+    if (keys) stdin.setRawMode(false);
+    // Synchronous: this runs where nothing asynchronous will (process exit, an uncaught exception).
+    writeSync(1, leave);
+  };
+  process.on('exit', restoreNow);
+  process.on('uncaughtExceptionMonitor', restoreNow);
+  const offResize = terminal.onResize(guard(draw));
+  const onKeypress = onKey as (text: string | undefined, key: Key | undefined) => void;
+  // Nothing else draws on the terminal meanwhile: the client's wait spinner and notices wait.
+  const release = ctx.ui.hold?.() ?? (() => undefined);
+  await writeOut(io.stdout, `${esc.enterAlternativeScreen}${esc.cursorHide}`);
+  if (keys) {
+    emitKeypressEvents(stdin);
+    stdin.setRawMode(true);
+    stdin.on('keypress', onKeypress);
+    stdin.resume();
+  }
+
+  const poll = async (): Promise<void> => {
+    for (;;) {
+      try {
+        const live = await checkSubscriptions(client, requests);
+        const slices = await takeCensus(client, {
+          statuses: DELIVERY_STATUSES,
+          subscriptionId: o.subscriptionId,
+          known: live.byId.keys(),
+          signal: requests,
+        });
+        const now = clock.now();
+        board.update(
+          slices,
+          tracker.poll(
+            slices.flatMap((s) => s.deliveries),
+            now,
+          ),
+          live,
+          now,
+          o.subscriptionId,
+        );
+        selected = Math.min(selected, Math.max(0, board.current.rows.length - 1));
+        if (line === 'polling…' || (line?.startsWith('poll failed') ?? false)) line = undefined;
+      } catch (error) {
+        if (stop.signal.aborted || signal.aborted) return;
+        if (!(error instanceof ApiError || error instanceof NetworkError)) throw error;
+        line = `poll failed: ${sanitize(error.message)}; trying again`;
+      }
+      draw();
+      const left = deadline - clock.now();
+      if (left <= 0) return end({ code: EXIT.OK });
+      wake = new AbortController();
+      const waiting = AbortSignal.any([stop.signal, wake.signal]);
+      await clock.sleep(Math.min(o.intervalMs, left), waiting).catch(() => undefined);
+      if (stop.signal.aborted) return;
+      if (clock.now() >= deadline) return end({ code: EXIT.OK });
+    }
+  };
+
+  try {
+    draw();
+    void poll().catch((error: unknown) => end({ error }));
+    const ending = await ended;
+    if ('error' in ending) throw ending.error;
+    return ending.code;
+  } finally {
+    stop.abort();
+    signal.removeEventListener('abort', onAbort);
+    offResize();
+    if (keys) {
+      stdin.off('keypress', onKeypress);
+      stdin.setRawMode(false);
+      stdin.pause();
+    }
+    if (!restored) {
+      restored = true;
+      await writeOut(io.stdout, leave);
+    }
+    process.off('exit', restoreNow);
+    process.off('uncaughtExceptionMonitor', restoreNow);
+    release();
+  }
+}
