@@ -121,7 +121,7 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
       // loaded only here, never on a run without the flag.
       if (g.jq !== undefined) {
         const { openJqOutput } = await import('../output/jq-output.js');
-        jq = await openJqOutput(redactedIo, g.jq, name, signal);
+        jq = await openJqOutput(redactedIo, g.jq, signal);
       }
       const ctx: Context = {
         io: jq?.io ?? redactedIo,

@@ -6,14 +6,10 @@
 import { Writable } from 'node:stream';
 import { CancelError } from '../core/errors.js';
 import type { IO } from '../core/io.js';
-import { UsageError } from '../core/errors.js';
 import { sanitize } from '../core/sanitize.js';
 import { type JqOutcome, type JqRun, startJq } from './jq.js';
 import { writeOut } from './list-writer.js';
 import { onPageMarks } from './page-marks.js';
-
-/** Commands whose output is not JSON: --jq has nothing to filter there. */
-const NOT_JSON = new Set(['completion', 'sandbox']);
 
 export interface JqOutput {
   /** The run's IO with stdout replaced by the filter. */
@@ -27,8 +23,7 @@ export interface JqOutput {
 }
 
 /** Compiles the program (a UsageError, before anything is sent) and sets the filter up. */
-export async function openJqOutput(io: IO, expression: string, command: string, signal: AbortSignal): Promise<JqOutput> {
-  if (NOT_JSON.has(command.split(' ')[0] ?? '')) throw new UsageError(`--jq filters JSON output, and rfs ${command} prints none`);
+export async function openJqOutput(io: IO, expression: string, signal: AbortSignal): Promise<JqOutput> {
   const decoder = new TextDecoder();
   const run = await startJq(expression, {
     out: (bytes) => {
