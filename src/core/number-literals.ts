@@ -15,9 +15,29 @@ export interface NumberLiteral {
 /** A literal that could differ from its JavaScript number: a trailing 0 after a point, an exponent, 16+ digits. */
 const MAYBE = /\d\.\d*0(?=[\s,\]}])|\d[eE][+-]?\d|\d{16}|-0(?=[\s,\]}])/;
 
+/**
+ * A JSON text's strings and numbers, strings first so that a digit inside one is never taken for
+ * a number; the string pattern is the unrolled loop, linear without backtracking per character.
+ */
+const TOKENS = /"[^"\\]*(?:\\.[^"\\]*)*"|-?\d[\d.eE+-]*/g;
+
+/**
+ * Whether a number outside the strings of `text` is one JSON.parse + JSON.stringify would not
+ * give back. The native regular expression skips strings (most of an answer: titles, notes,
+ * transcripts) far faster than the walk below, which runs only when this finds one.
+ */
+function anyLossyNumber(text: string): boolean {
+  TOKENS.lastIndex = 0;
+  for (let m = TOKENS.exec(text); m !== null; m = TOKENS.exec(text)) {
+    const token = m[0];
+    if (token.charCodeAt(0) !== 0x22 && JSON.stringify(Number(token)) !== token) return true;
+  }
+  return false;
+}
+
 /** The number literals of a JSON text that JSON.parse + JSON.stringify would not give back. */
 export function lossyNumbers(text: string): NumberLiteral[] {
-  if (!MAYBE.test(text)) return [];
+  if (!MAYBE.test(text) || !anyLossyNumber(text)) return [];
   const found: NumberLiteral[] = [];
   const path: (string | number)[] = [];
   // Per open container: an array's next index, or an object (whose key is set before its value).
