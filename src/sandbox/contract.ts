@@ -149,18 +149,10 @@ export const DeliveryList = z.strictObject({ data: z.array(Delivery).check(z.max
 export const ReplayResponse = z.strictObject({ data: Delivery });
 
 /** data of a recording.completed payload (api.md, Events, Payload shape). */
+// A delivery's recording: a list item's fields without audio and content, and where to fetch it.
+const { audioDuration: _duration, audioSize: _size, notes: _notes, documents: _documents, ...payloadFields } = recordingFields;
 export const WebhookPayloadData = z.strictObject({
-  id: RecordingId,
-  title: z.string(),
-  status: z.enum(RECORDING_STATUSES),
-  priority: z.enum(PRIORITIES),
-  author: Person,
-  client: z.nullable(Reference),
-  matter: z.nullable(Reference),
-  createdAt: DateTime,
-  updatedAt: DateTime,
-  lastSyncedAt: z.nullable(DateTime),
-  syncCount: whole(0),
+  ...payloadFields,
   apiUrl: z.string().check(z.startsWith('/api/v1/recordings/')),
 });
 export type WebhookPayloadData = z.infer<typeof WebhookPayloadData>;
