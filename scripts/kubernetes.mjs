@@ -3,8 +3,11 @@
 //
 //   node scripts/kubernetes.mjs prometheus-rule   rewrites deploy/kubernetes/monitoring/prometheusrule.yaml
 //                                                 from deploy/prometheus/rfs-sync-alerts.yml
-//   node scripts/kubernetes.mjs check             renders every kustomization with `kubectl kustomize`
-//                                                 and validates every object (below); exit 1 if any fails
+//   node scripts/kubernetes.mjs check             checks the PrometheusRule against the rules file, renders
+//                                                 every kustomization with `kubectl kustomize` and validates
+//                                                 every object (below); exit 1 if any fails
+//   node scripts/kubernetes.mjs render <dir>      one kustomization, validated, as JSON
+//   node scripts/kubernetes.mjs validate <file>   the objects of a YAML file
 //
 // Validation: each object by the validator of its kind from `kubernetes-models` (the Kubernetes
 // API schemas) and `@kubernetes-models/prometheus-operator` (the operator's CRDs). The supported
@@ -72,6 +75,7 @@ export function render(dir) {
 const MODELS = {
   'v1/ConfigMap': [Core134.ConfigMap, Core130.ConfigMap],
   'v1/Service': [Core134.Service, Core130.Service],
+  'v1/PersistentVolumeClaim': [Core134.PersistentVolumeClaim, Core130.PersistentVolumeClaim],
   'apps/v1/StatefulSet': [Apps134.StatefulSet, Apps130.StatefulSet],
   'monitoring.coreos.com/v1/ServiceMonitor': [Prometheus.ServiceMonitor],
   'monitoring.coreos.com/v1/PrometheusRule': [Prometheus.PrometheusRule],
@@ -100,16 +104,33 @@ export function validate(objects) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const [command] = process.argv.slice(2);
-  if (command === 'prometheus-rule') {
-    writeFileSync(PROMETHEUS_RULE, prometheusRule());
-  } else if (command === 'check') {
-    for (const dir of KUSTOMIZATIONS) {
-      const objects = render(dir);
-      process.stdout.write(`${dir}: ${validate(objects)} objects valid (${objects.map((o) => o.kind).join(', ')})\n`);
+  const [command, argument] = process.argv.slice(2);
+  try {
+    if (command === 'prometheus-rule') {
+      writeFileSync(PROMETHEUS_RULE, prometheusRule());
+    } else if (command === 'check') {
+      const rule = readFileSync(PROMETHEUS_RULE, 'utf8');
+      if (rule !== prometheusRule())
+        throw new Error(`${PROMETHEUS_RULE} is not the rules file: run node scripts/kubernetes.mjs prometheus-rule`);
+      for (const dir of KUSTOMIZATIONS) {
+        const objects = render(dir);
+        process.stdout.write(`${dir}: ${validate(objects)} objects valid (${objects.map((o) => o.kind).join(', ')})\n`);
+      }
+    } else if (command === 'render' && argument !== undefined) {
+      // One kustomization, validated, as JSON (for the tests).
+      const objects = render(argument);
+      validate(objects);
+      process.stdout.write(`${JSON.stringify(objects)}\n`);
+    } else if (command === 'validate' && argument !== undefined) {
+      // The objects of a YAML file (the tests hand it a broken one).
+      const objects = parseAllDocuments(readFileSync(argument, 'utf8')).map((doc) => doc.toJS());
+      process.stdout.write(`${validate(objects)} objects valid\n`);
+    } else {
+      process.stderr.write('usage: node scripts/kubernetes.mjs prometheus-rule | check | render <dir> | validate <file>\n');
+      process.exitCode = 2;
     }
-  } else {
-    process.stderr.write('usage: node scripts/kubernetes.mjs prometheus-rule|check\n');
-    process.exitCode = 2;
+  } catch (error) {
+    process.stderr.write(`${error.message}\n`);
+    process.exitCode = 1;
   }
 }
