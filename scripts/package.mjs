@@ -60,7 +60,7 @@ const HOST = `${process.platform === 'win32' ? 'win' : process.platform}-${proce
 // only be loaded on the same platform where they are compiled": for another platform neither
 // Node's code cache of the main script nor the trained cache of the bundle goes in (entry.ts
 // then compiles the bundle; slower start-up, nothing else), and the executable is not run here
-// (scripts/release-check.mjs runs it under qemu-user or wine, or checks its format).
+// (scripts/release-check.mjs runs it under qemu-user, or checks its format).
 // A macOS Node is signed; the injection would leave a broken signature, worse than none, so it
 // is removed first (macho-unsign), and postject puts the blob in a segment of its own.
 // Not darwin-arm64: macOS starts arm64 code only with a code signature, which nothing here can
