@@ -1,5 +1,5 @@
 // `import { startSandbox } from 'rfs-cli/sandbox'` as an integrator's test suite writes it: a child
-// Node process in a folder of its own, where node_modules/rfs is this package, resolves the name
+// Node process in a folder of its own, where node_modules/rfs-cli is this package, resolves the name
 // through package.json `exports`. A resolve hook lists every module the import loads.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -19,7 +19,7 @@ beforeAll(async () => {
   if (!existsSync(LIBRARY)) throw new Error('dist/sandbox/index.js is missing: run npm run build first');
   dir = await mkdtemp(join(tmpdir(), 'rfs-integrator-'));
   await mkdir(join(dir, 'node_modules', '@types'), { recursive: true });
-  await symlink(ROOT, join(dir, 'node_modules', 'rfs'), 'dir');
+  await symlink(ROOT, join(dir, 'node_modules', 'rfs-cli'), 'dir');
   await symlink(join(ROOT, 'node_modules', '@types', 'node'), join(dir, 'node_modules', '@types', 'node'), 'dir');
   await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'an-integration', private: true, type: 'module' }));
 });
