@@ -129,6 +129,8 @@ async function main() {
   // One build date for every artifact (scripts/build-stamp.mjs reads it in each build).
   process.env.SOURCE_DATE_EPOCH ??= String(Math.floor(started / 1000));
   const mtime = new Date(Number(process.env.SOURCE_DATE_EPOCH) * 1000);
+  // The image's revision is taken now, with the build date: the commit the executables are built from.
+  const labels = imageLabels(pkg, mtime);
 
   const out = resolve(flags.out, version);
   await rm(out, { recursive: true, force: true });
@@ -193,7 +195,7 @@ async function main() {
         executables: exes,
         file: join(out, imageName(version)),
         mtime,
-        labels: imageLabels(pkg, mtime),
+        labels,
       });
       say(`  ${imageName(version)}`);
     });
