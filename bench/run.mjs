@@ -21,7 +21,7 @@ const sections = [
   [
     'Start-up',
     startup,
-    'On each of Node 20, 22, 24 and 26 (Node\'s own binaries, the newest of each line: `bench/nodes.mjs`), ' +
+    "On each of Node 20, 22, 24 and 26 (Node's own binaries, the newest of each line: `bench/nodes.mjs`), " +
       `${process.env.RFS_BENCH_ROUNDS ?? 60} rounds (after 3 warm-ups, which also make rfs's code cache), each running every command of that Node once, the order rotated every round; output discarded. ` +
       'Every timed process runs with NODE_EXTRA_CA_CERTS and NODE_OPTIONS unset. "floor" is `bench/floor-http.cjs`: the same page fetched with node:http and its items printed, by a bare CommonJS script. ' +
       '"median" is over the runs; a ratio is the median over the rounds of the two commands\' times in the same round (bench/lib.mjs, `interleaved`). The load average is read before and after each Node\'s rounds.',

@@ -42,7 +42,10 @@ function executableNode(file, env) {
   return /^node:\s+v(\S+)$/m.exec(out.stdout ?? '')?.[1];
 }
 
-const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
 
 export async function startup({ before } = {}) {
   const nodes = benchNodes();
@@ -84,13 +87,30 @@ export async function startup({ before } = {}) {
           rows.push([version, r.name, ms(r.median), '1', '', '', during]);
           continue;
         }
-        const kind = r.name.endsWith('--version') ? 'version' : r.name.endsWith('--help') ? 'help' : r.name === 'floor' ? undefined : 'page';
+        const kind = r.name.endsWith('--version')
+          ? 'version'
+          : r.name.endsWith('--help')
+            ? 'help'
+            : r.name === 'floor'
+              ? undefined
+              : 'page';
         const vsNode = r.ratio('node -e 0');
         const vsFloor = r.name === 'floor' || kind === 'page' ? r.ratio('floor') : undefined;
         const target = TARGETS[kind];
         const judged = kind === 'page' ? vsFloor : vsNode;
-        const verdict = target === undefined || r.name.startsWith('before') ? '' : `≤ ${target}× ${kind === 'page' ? 'floor' : 'node'}: ${judged <= target ? 'met' : 'MISSED'}`;
-        rows.push([version, r.name, ms(r.median), `${fmt(vsNode, 2)}×`, vsFloor === undefined ? '' : `${fmt(vsFloor, 2)}×`, verdict, during]);
+        const verdict =
+          target === undefined || r.name.startsWith('before')
+            ? ''
+            : `≤ ${target}× ${kind === 'page' ? 'floor' : 'node'}: ${judged <= target ? 'met' : 'MISSED'}`;
+        rows.push([
+          version,
+          r.name,
+          ms(r.median),
+          `${fmt(vsNode, 2)}×`,
+          vsFloor === undefined ? '' : `${fmt(vsFloor, 2)}×`,
+          verdict,
+          during,
+        ]);
       }
     }
   } finally {

@@ -119,16 +119,28 @@ function runBundle() {
   script.runInThisContext()(module.exports, require, module, filename, dir);
 }
 
-/** Writes the cache atomically (a reader never sees half a file), 0600 in a 0700 folder. */
+/** A cache of another build or Node that has not been written for this long goes. */
+const STALE_CACHE_MS = 30 * 24 * 60 * 60 * 1000;
+
+/**
+ * Writes the cache atomically (a reader never sees half a file), 0600 in a 0700 folder; then
+ * removes the caches that older builds and Nodes left and nothing has rewritten for 30 days.
+ */
 function saveCache(cache, script, debug) {
   const fs = require('node:fs');
-  const { dirname } = require('node:path');
+  const { basename, dirname, join } = require('node:path');
+  const folder = dirname(cache);
   const temporary = `${cache}.${process.pid}.tmp`;
   try {
-    fs.mkdirSync(dirname(cache), { recursive: true, mode: 0o700 });
+    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
     fs.writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
     fs.renameSync(temporary, cache);
     debug('code cache written to %s', cache);
+    for (const name of fs.readdirSync(folder)) {
+      const file = join(folder, name);
+      if (!name.endsWith('.cache') || name === basename(cache)) continue;
+      if (Date.now() - fs.statSync(file).mtimeMs > STALE_CACHE_MS) fs.rmSync(file, { force: true });
+    }
   } catch (error) {
     // A read-only home or a full disk: the next run compiles again, nothing else.
     fs.rmSync(temporary, { force: true });

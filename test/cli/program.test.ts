@@ -67,7 +67,8 @@ describe('the tree of one run', () => {
       expect(narrowed, noun).toEqual(noun === 'completion' ? all : [noun]);
     }
     // Anything else first: the whole tree.
-    for (const first of ['-q', 'recording', 'help', 'recordngs']) expect(names(buildProgram(async () => undefined, quiet, [first]))).toEqual(all);
+    for (const first of ['-q', 'recording', 'help', 'recordngs'])
+      expect(names(buildProgram(async () => undefined, quiet, [first]))).toEqual(all);
   });
 
   it('gives the same help and the same errors as the whole tree', async () => {

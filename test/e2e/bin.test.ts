@@ -1,7 +1,7 @@
 // End to end: the built bin/rfs.js as a child process, against `rfs sandbox` as a child
 // process, the way a script on a server would use them.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,7 +40,10 @@ describe('bin/rfs.js', () => {
   });
 
   it('prints the pre-rendered overview exactly as the bundle renders it', async () => {
-    const fromBundle = spawnSync(process.execPath, [BUNDLE, '--help'], { encoding: 'utf8', env: { PATH: process.env.PATH, COLUMNS: '80', NO_COLOR: '1' } });
+    const fromBundle = spawnSync(process.execPath, [BUNDLE, '--help'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, COLUMNS: '80', NO_COLOR: '1' },
+    });
     const fromShim = await runRfs(['--help']);
     expect(fromShim.code).toBe(0);
     expect(fromShim.stdout).toBe(fromBundle.stdout);
@@ -84,7 +87,6 @@ describe('bin/rfs.js', () => {
   it("answers a list without loading node:http2 or Node's own undici", async () => {
     // A preload that reports, at exit, which built-in modules the process compiled.
     const probe = join(configDir, 'modules-probe.cjs');
-    const { writeFileSync } = await import('node:fs');
     writeFileSync(
       probe,
       "process.on('exit', () => process.stderr.write('\\nMODULES ' + JSON.stringify(process.moduleLoadList) + '\\n'));\n",
@@ -108,7 +110,9 @@ describe('bin/rfs.js', () => {
     expect(first.stderr).toMatch(/RFS-BUNDLE \d+: no code cache yet at /);
     expect(first.stderr).toMatch(/RFS-BUNDLE \d+: code cache written to /);
     const caches = readdirSync(join(cacheHome, 'rfs'));
-    expect(caches).toEqual([expect.stringMatching(new RegExp(`^[0-9a-f]{16}-v8-${process.versions.v8.replace(/\./g, '\\.')}-${process.arch}\\.cache$`))]);
+    expect(caches).toEqual([
+      expect.stringMatching(new RegExp(`^[0-9a-f]{16}-v8-${process.versions.v8.replace(/\./g, '\\.')}-${process.arch}\\.cache$`)),
+    ]);
     // The user's own: 0700 folder, 0600 file.
     expect(statSync(join(cacheHome, 'rfs')).mode & 0o777).toBe(0o700);
     expect(statSync(join(cacheHome, 'rfs', caches[0] as string)).mode & 0o777).toBe(0o600);
@@ -118,7 +122,9 @@ describe('bin/rfs.js', () => {
     expect(second.stderr).not.toMatch(/code cache written/);
     expect(JSON.parse(second.stdout)).toEqual(JSON.parse(first.stdout));
     expect((JSON.parse(second.stdout) as unknown[]).length).toBe(3);
-    const off = await runRfs(args, { env: { ...env, XDG_CACHE_HOME: cacheHome, NODE_DEBUG: 'rfs-bundle', NODE_DISABLE_COMPILE_CACHE: '1' } });
+    const off = await runRfs(args, {
+      env: { ...env, XDG_CACHE_HOME: cacheHome, NODE_DEBUG: 'rfs-bundle', NODE_DISABLE_COMPILE_CACHE: '1' },
+    });
     expect(off.code).toBe(0);
     expect(off.stderr).toMatch(/RFS-BUNDLE \d+: NODE_DISABLE_COMPILE_CACHE is set: no code cache/);
     expect(JSON.parse(off.stdout)).toEqual(JSON.parse(first.stdout));
@@ -134,6 +140,26 @@ describe('bin/rfs.js', () => {
     expect(readdirSync(join(cacheHome, 'rfs'))).toEqual([`${id}-v8-${process.versions.v8}-${process.arch}.cache`]);
   });
 
+  // Caches of older builds or other Nodes go when a new one is written, once 30 days unused.
+  it('removes the caches nothing has rewritten for 30 days when it writes one', async () => {
+    const cacheHome = mkdtempSync(join(configDir, 'cache-'));
+    const folder = join(cacheHome, 'rfs');
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    const stale = join(folder, '0123456789abcdef-v8-1.0-x64.cache');
+    const recent = join(folder, 'fedcba9876543210-v8-1.0-x64.cache');
+    const other = join(folder, 'notes.txt');
+    for (const file of [stale, recent, other]) writeFileSync(file, 'x');
+    const old = new Date(Date.now() - 31 * 24 * 60 * 60 * 1000);
+    utimesSync(stale, old, old);
+    utimesSync(other, old, old);
+    const r = await runRfs(['recordings', 'list', '--limit', '1'], { env: { ...env, XDG_CACHE_HOME: cacheHome } });
+    expect(r.code).toBe(0);
+    const left = readdirSync(folder);
+    expect(left).not.toContain('0123456789abcdef-v8-1.0-x64.cache');
+    expect(left).toEqual(expect.arrayContaining(['fedcba9876543210-v8-1.0-x64.cache', 'notes.txt']));
+    expect(left.filter((f) => f.endsWith(`-v8-${process.versions.v8}-${process.arch}.cache`))).toHaveLength(1);
+  });
+
   // V8 takes a code cache only under the flags it was made with: a user's NODE_OPTIONS with a
   // V8 flag makes it reject the cache; the bundle is then compiled as any script is, and the
   // cache written again.
@@ -141,7 +167,9 @@ describe('bin/rfs.js', () => {
     const cacheHome = mkdtempSync(join(configDir, 'cache-'));
     const args = ['recordings', 'list', '--limit', '2'];
     expect((await runRfs(args, { env: { ...env, XDG_CACHE_HOME: cacheHome } })).code).toBe(0);
-    const r = await runRfs(args, { env: { ...env, XDG_CACHE_HOME: cacheHome, NODE_DEBUG: 'rfs-bundle', NODE_OPTIONS: '--max-old-space-size=300' } });
+    const r = await runRfs(args, {
+      env: { ...env, XDG_CACHE_HOME: cacheHome, NODE_DEBUG: 'rfs-bundle', NODE_OPTIONS: '--max-old-space-size=300' },
+    });
     expect(r.code).toBe(0);
     expect((JSON.parse(r.stdout) as unknown[]).length).toBe(2);
     expect(r.stderr).toMatch(/RFS-BUNDLE \d+: code cache rejected/);
