@@ -168,7 +168,7 @@ describe('bin/rfs.js', () => {
     const args = ['recordings', 'list', '--limit', '2'];
     expect((await runRfs(args, { env: { ...env, XDG_CACHE_HOME: cacheHome } })).code).toBe(0);
     const r = await runRfs(args, {
-      env: { ...env, XDG_CACHE_HOME: cacheHome, NODE_DEBUG: 'rfs-bundle', NODE_OPTIONS: '--max-old-space-size=300' },
+      env: { ...env, XDG_CACHE_HOME: cacheHome, NODE_DEBUG: 'rfs-bundle', NODE_OPTIONS: '--stack-trace-limit=20' },
     });
     expect(r.code).toBe(0);
     expect((JSON.parse(r.stdout) as unknown[]).length).toBe(2);
