@@ -4,6 +4,7 @@
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { describe, expect, it } from 'vitest';
 import { buildProgram, type Dispatch } from '../../src/cli/program.js';
+import { runCli } from '../../src/cli/run.js';
 import type { Context } from '../../src/commands/context.js';
 import { options as fileOptions } from '../../src/commands/file/run.js';
 import { options as listOptions } from '../../src/commands/recordings/list/run.js';
@@ -50,6 +51,38 @@ describe('the command tree', () => {
     expect(second).not.toBe(first);
     expect(second.opts().quiet).toBeUndefined();
     expect(ran).toEqual(['sync']);
+  });
+});
+
+// A run's tree holds only the noun its command line starts with (start-up: bench/RESULTS.md).
+describe('the tree of one run', () => {
+  const quiet = { writeOut: () => undefined, writeErr: () => undefined };
+  const names = (program: CommandUnknownOpts): string[] => program.commands.map((c) => c.name()).filter((n) => !n.startsWith('__'));
+
+  it('holds only the noun argv starts with, for every noun but completion, which reads the whole tree', () => {
+    const all = names(buildProgram(async () => undefined, quiet));
+    expect(all).toContain('recordings');
+    for (const noun of all) {
+      const narrowed = names(buildProgram(async () => undefined, quiet, [noun, '--help']));
+      expect(narrowed, noun).toEqual(noun === 'completion' ? all : [noun]);
+    }
+    // Anything else first: the whole tree.
+    for (const first of ['-q', 'recording', 'help', 'recordngs'])
+      expect(names(buildProgram(async () => undefined, quiet, [first]))).toEqual(all);
+  });
+
+  it('gives the same help and the same errors as the whole tree', async () => {
+    const run = async (argv: string[]): Promise<[number, string, string]> => {
+      const t = bufferIO();
+      const code = await runCli(argv, t.io);
+      return [code, t.stdout(), t.stderr()];
+    };
+    expect(await run(['recordings', 'list', '--help'])).toEqual(await run(['help', 'recordings', 'list']));
+    expect(await run(['deliveries', '--help'])).toEqual(await run(['help', 'deliveries']));
+    const [code, , stderr] = await run(['recordings', 'lst']);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/unknown command 'lst'/);
+    expect(stderr).toMatch(/list/);
   });
 });
 
