@@ -85,10 +85,10 @@ async function checkFixtureUrls(config: SandboxConfig, state: StoredState): Prom
  * The state of a data file: the file as last written whole, with its journal's flushes on top.
  * Temporary files of writes a kill cut short are removed first: they are never read.
  */
-async function loadDataFile(file: string): Promise<StoredState | null> {
+async function loadDataFile(file: string, seed: string): Promise<StoredState | null> {
   removeStaleTemporaryFiles(file);
   removeStaleTemporaryFiles(journalPath(file));
-  const snapshot = await readSnapshot(file);
+  const snapshot = await readSnapshot(file, seed);
   const batches = await readJournal(file, snapshot?.bytes ?? null);
   return snapshot && applyJournal(snapshot.state, batches);
 }
@@ -122,14 +122,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const config = resolveConfig(options);
   if (config.dataFile !== null) await checkDataFolder(config.dataFile);
   let stored: StoredState | null;
+  // What a data file without its seed (an export of GET /_sandbox/state) is taken as made with.
+  const seedForExport = config.seed ?? randomSeed();
   try {
-    stored = config.dataFile === null ? null : await loadDataFile(config.dataFile);
+    stored = config.dataFile === null ? null : await loadDataFile(config.dataFile, seedForExport);
   } catch (error) {
     if (error instanceof DataFileError) throw new SandboxStartError(error.message, { cause: error });
     throw error;
   }
   // Checked even when a data file wins over them, so a bad fixtures file never goes unnoticed.
-  const fallbackSeed = config.seed ?? stored?.seed ?? randomSeed();
+  const fallbackSeed = config.seed ?? stored?.seed ?? seedForExport;
   const fixtures = await loadFixtures(config, fallbackSeed);
   if (fixtures?.kind === 'state') await checkFixtureUrls(config, fixtures.state);
   const list = stored === null && fixtures?.kind === 'recordings' ? fixtures.recordings : null;

@@ -241,7 +241,12 @@ export interface Snapshot {
 }
 
 /** The saved state, or null when the file does not exist yet. */
-export async function readSnapshot(file: string): Promise<Snapshot | null> {
+/**
+ * `seed`: the one a state without its seed is taken as made with. GET /_sandbox/state leaves the
+ * seed out by default, and sandbox.md says the state is the format of --data: such an export
+ * must start a sandbox (issue 33, item 12); its first save writes the seed in.
+ */
+export async function readSnapshot(file: string, seed: string): Promise<Snapshot | null> {
   let bytes: Buffer;
   try {
     bytes = await readStateFile(file, `the data file ${file}`);
@@ -267,7 +272,7 @@ export async function readSnapshot(file: string): Promise<Snapshot | null> {
       `the data file ${file} claims ${claimed} recordings; a sandbox holds ${describeRange('recordings')} (as --recordings); move it away to start fresh`,
     );
   }
-  const parsed = StoredState.safeParse(value);
+  const parsed = StoredState.safeParse(withSeed(value, seed));
   if (!parsed.success) {
     throw new DataFileError(
       `the data file ${file} is not a sandbox state file (${describeIssue(parsed.error)}); move it away to start fresh`,
