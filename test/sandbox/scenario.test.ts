@@ -226,6 +226,19 @@ describe('rfs sandbox --scenario incident: the receivers', () => {
     await h.sandbox.control.setReceiver('deleted', 'down');
   });
 
+  it('comes back whole on POST /_sandbox/reset: the history made again, the receivers in their first modes', async () => {
+    await h.sandbox.control.setReceiver('failing', 'ok');
+    await h.sandbox.control.reset();
+    expect((await h.sandbox.control.receivers()).map((r) => [r.name, r.mode])).toEqual([
+      ['healthy', 'ok'],
+      ['failing', 'fail'],
+      ['deleted', 'down'],
+    ]);
+    const state = await h.sandbox.control.exportState();
+    expect(state.deliveries.length).toBeGreaterThanOrEqual(300);
+    expect(state.subscriptions.map((s) => s.id)).toEqual([subscription('healthy'), subscription('failing')]);
+  });
+
   it('refuses an unknown receiver (404), a bad body (400) and a foreign Host (403)', async () => {
     expect((await h.control('/receivers/nobody', { mode: 'ok' })).status).toBe(404);
     const bad = await h.control('/receivers/failing', { mode: 'sideways' });
