@@ -1,5 +1,5 @@
 // An incident at the scale of issue 30: one live subscription with 55 FAILED deliveries over the
-// last 20 minutes (HTTP 503 and HTTP 500 in turn), and a subscription that rfs saw (`webhooks
+// last 20 minutes (HTTP 503, HTTP 500 and a refused connection in turn), and a subscription that rfs saw (`webhooks
 // list`) and that was deleted after its 2 deliveries FAILED 25 minutes ago: every FAILED list
 // the API gives comes back full of the live one's newer deliveries. Each delivery carries the
 // attempt its fields say (GET /_sandbox/deliveries/:id/attempts), so a filter can be checked
@@ -33,7 +33,7 @@ export interface ScaleIncident {
 
 const MINUTE = 60_000;
 
-/** `live` FAILED deliveries of the live subscription, attempt i at (20 − 20·i/live) min + 30 s before now. */
+/** `live` FAILED deliveries of the live subscription, attempt i at (20 − ⌊20·i/live⌋) min + 30 s before now. */
 export async function incidentAtScale(o: { now?: number; live?: number } = {}): Promise<ScaleIncident> {
   const now = o.now ?? Date.now();
   const liveCount = o.live ?? 55;
@@ -75,11 +75,11 @@ export async function incidentAtScale(o: { now?: number; live?: number } = {}): 
       if (d === undefined) throw new Error(`no delivery for ${sub}`);
       return d;
     };
-    const copy = (sub: string, n: number, minutesAgo: number, status: number) => {
+    const copy = (sub: string, n: number, minutesAgo: number, status: number | null) => {
       const template = made(sub);
       const id = `dlv_scale${sub === live ? 'L' : 'D'}${String(n).padStart(14, '0')}`;
       const at = now - minutesAgo * MINUTE - 30_000;
-      const error = `HTTP ${status}`;
+      const error = status === null ? 'connect ECONNREFUSED 127.0.0.1:9' : `HTTP ${status}`;
       return {
         ...template,
         id,
@@ -94,8 +94,9 @@ export async function incidentAtScale(o: { now?: number; live?: number } = {}): 
       };
     };
     const deletedRows = [copy(deleted, 0, 25, 503), copy(deleted, 1, 24, 503)];
+    const answers = [503, 500, null] as const;
     const liveRows = Array.from({ length: liveCount }, (_, i) =>
-      copy(live, i, 20 - Math.floor((20 * i) / liveCount), i % 2 === 0 ? 503 : 500),
+      copy(live, i, 20 - Math.floor((20 * i) / liveCount), answers[i % 3] ?? null),
     );
     state.deliveries = [...deletedRows, ...liveRows];
     await sandbox.control.importState(state);

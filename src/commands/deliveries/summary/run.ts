@@ -33,7 +33,9 @@ const DELETED = '(deleted)';
 function columns(now: number, groups: readonly SummaryGroup[]): Column<SummaryGroup>[] {
   return [
     { header: 'SUBSCRIPTION', value: (g) => g.subscriptionId },
-    { header: 'STATUS', value: (g) => g.status },
+    // Said on every row when every group has one status (FAILED): then it goes last, before
+    // LAST ERROR would be cut into its code (60 columns, issue 33 item 3).
+    { header: 'STATUS', value: (g) => g.status, ...(new Set(groups.map((g) => g.status)).size === 1 ? { dropOrder: 4 } : {}) },
     { header: 'COUNT', value: (g) => countText(g), align: 'right' },
     // Never cut before its code (`connect ECONNREFUSED…`, issue 33 item 3): columns go first.
     {
@@ -42,11 +44,12 @@ function columns(now: number, groups: readonly SummaryGroup[]): Column<SummaryGr
       flex: true,
       minWidth: errorColumnMinWidth(groups.map((g) => g.lastError ?? '')),
     },
-    { header: 'OLDEST', value: (g) => oldestText(g.oldestAttemptAt, g.oldestIsLowerBound, now), dropOrder: 1 },
-    { header: 'NEWEST', value: (g) => formatAge(g.newestAttemptAt, now), dropOrder: 2 },
-    // The URL whole (a cut URL names no endpoint): on a narrow terminal the times go first, then
-    // the URL (the ids say which subscription; a deleted one is also named on stderr).
-    { header: 'URL', value: (g) => (g.exists ? (g.url ?? '') : DELETED), dropOrder: 3 },
+    // "Since when?" outlives the URL (the id says which subscription) and NEWEST (issue 30 item 2).
+    { header: 'OLDEST', value: (g) => oldestText(g.oldestAttemptAt, g.oldestIsLowerBound, now), dropOrder: 3 },
+    { header: 'NEWEST', value: (g) => formatAge(g.newestAttemptAt, now), dropOrder: 1 },
+    // The URL whole (a cut URL names no endpoint); the id says which subscription, and a deleted
+    // one is also named on stderr.
+    { header: 'URL', value: (g) => (g.exists ? (g.url ?? '') : DELETED), dropOrder: 2 },
   ];
 }
 
