@@ -82,7 +82,7 @@ _rfs_flags() {
     'sync status') echo '--journal' ;;
     'api') echo '-X --method -f --field --input -H --header -i --include --paginate --idempotency-key' ;;
     'completion') echo '-h --help' ;;
-    'sandbox') echo '--host --port --seed --recordings --data --fixtures --rate-limit --rate-window --faults --delivery-attempts --delivery-backoff --allow-private-webhooks --allow-remote-control -h --help' ;;
+    'sandbox') echo '--host --port --seed --recordings --data --fixtures --rate-limit --rate-window --faults --delivery-attempts --delivery-backoff --scenario --allow-private-webhooks --allow-remote-control -h --help' ;;
   esac
 }
 
@@ -188,6 +188,7 @@ _rfs_value() {
     'sandbox:--faults') _rfs_kind=any ;;
     'sandbox:--delivery-attempts') _rfs_kind=any ;;
     'sandbox:--delivery-backoff') _rfs_kind=any ;;
+    'sandbox:--scenario') _rfs_kind=choices _rfs_values='incident' ;;
     'completion':*|'sandbox':*) return 1 ;;
     *:-p|*:--profile) _rfs_kind=profile ;;
     *:--base-url) _rfs_kind=any ;;

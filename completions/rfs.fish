@@ -38,7 +38,7 @@ function __rfs_takes_value --argument-names path flag
             return 0
         case 'rfs api -X' 'rfs api --method' 'rfs api -f' 'rfs api --field' 'rfs api --input' 'rfs api -H' 'rfs api --header' 'rfs api --idempotency-key'
             return 0
-        case 'rfs sandbox --host' 'rfs sandbox --port' 'rfs sandbox --seed' 'rfs sandbox --recordings' 'rfs sandbox --data' 'rfs sandbox --fixtures' 'rfs sandbox --rate-limit' 'rfs sandbox --rate-window' 'rfs sandbox --faults' 'rfs sandbox --delivery-attempts' 'rfs sandbox --delivery-backoff'
+        case 'rfs sandbox --host' 'rfs sandbox --port' 'rfs sandbox --seed' 'rfs sandbox --recordings' 'rfs sandbox --data' 'rfs sandbox --fixtures' 'rfs sandbox --rate-limit' 'rfs sandbox --rate-window' 'rfs sandbox --faults' 'rfs sandbox --delivery-attempts' 'rfs sandbox --delivery-backoff' 'rfs sandbox --scenario'
             return 0
     end
     return 1
@@ -362,6 +362,7 @@ complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l rate-window -x -d 'rate-limit w
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l faults -x -d 'fraction 0-1 of API requests that fail on purpose'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l delivery-attempts -x -d 'attempts per webhook delivery'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l delivery-backoff -x -d 'first retry delay of a delivery, x4 each time'
+complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l scenario -x -a 'incident' -d 'start with a prepared state (below); not with --data or --fixtures'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l allow-private-webhooks -d 'allow webhook URLs on private networks'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l allow-remote-control -d 'bind beyond loopback without the warning (the control API has no key)'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -s h -l help -d 'show help for a command'
