@@ -130,14 +130,22 @@ async function notFoundTitle(ctx: Context, id: string, error: ApiError, o: Repla
       signal: ctx.signal,
     });
     let delivery = failed.find((d) => d.id === id);
+    /** Deleted subscriptions whose FAILED list came back full: the delivery may sit behind it. */
+    const behind: string[] = [];
     for (const subscriptionId of known.deleted) {
       if (delivery !== undefined) break;
-      const rows = await listDeliveries(client, { subscriptionId, limit: LIST_LIMIT, signal: ctx.signal });
+      const rows = await listDeliveries(client, { status: 'FAILED', subscriptionId, limit: LIST_LIMIT, signal: ctx.signal });
       delivery = rows.find((d) => d.id === id);
+      if (isFull(rows.length)) behind.push(subscriptionId);
     }
     const subscription = delivery === undefined ? '' : subscriptionOf(delivery);
     if (subscription !== '' && known.isDeleted(subscription)) {
       return `${deletedSubscriptionText(subscription)}: its deliveries cannot be replayed`;
+    }
+    if (delivery === undefined && behind.length > 0) {
+      // Not listed anywhere the API reaches: say what it may be, never as a fact (issue 30).
+      const which = behind.map((sub) => deletedSubscriptionText(sanitize(sub))).join(', ');
+      return `${error.title}: it may be an older delivery of a deleted subscription (${which}; the API lists only its newest ${LIST_LIMIT})`;
     }
   } catch {
     // The explanation is a courtesy: the 404 itself is the result.
