@@ -12,11 +12,14 @@ export const FILTER_FLAG_HELP = {
   error: 'only deliveries whose last error contains this text, in any letter case (an HTTP status, an error code, any words)',
 } as const;
 
-/** Adds `--since <when>`, `--until <when>` and `--error <text>` to a command's declaration. */
+/**
+ * Adds `--since <when>`, `--until <when>` and `--error <text>` to a command's declaration;
+ * `when` prefixes their help where they go with another flag (`with --all-failed: `).
+ */
 // biome-ignore lint/suspicious/noExplicitAny: any command's arguments, as commander's own bound
-export function deliveryFilterFlags<A extends any[], O extends OptionValues, G extends OptionValues>(command: Command<A, O, G>) {
+export function deliveryFilterFlags<A extends any[], O extends OptionValues, G extends OptionValues>(command: Command<A, O, G>, when = '') {
   return command
-    .option('--since <when>', FILTER_FLAG_HELP.since)
-    .option('--until <when>', FILTER_FLAG_HELP.until)
-    .option('--error <text>', FILTER_FLAG_HELP.error);
+    .option('--since <when>', `${when}${FILTER_FLAG_HELP.since}`)
+    .option('--until <when>', `${when}${FILTER_FLAG_HELP.until}`)
+    .option('--error <text>', `${when}${FILTER_FLAG_HELP.error}`);
 }

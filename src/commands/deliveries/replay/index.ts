@@ -14,6 +14,7 @@ const declare = () =>
       .option('--max <n>', 'with --all-failed: replay at most this many')
       .option('--wait', 'after replaying, wait until each replayed delivery has left PENDING; exit 0 only when all SUCCEEDED')
       .option('--wait-timeout <seconds>', 'with --wait: give up after this long (default 300)'),
+    'with --all-failed: ',
   ).addHelpText(
     'after',
     examples([
