@@ -81,6 +81,14 @@ describe('deliveries summary at incident scale', () => {
     }
     // The live subscription's full list: its 50 rows, no more, no fewer.
     expect(live.reduce((n, g) => n + g.count, 0)).toBe(50);
+    // ndjson: the same groups, one a line, the same flags.
+    const nd = await rfs(['deliveries', 'summary', '-o', 'ndjson']);
+    expect(
+      nd.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Group),
+    ).toEqual(groups);
   });
 
   it("shows a 50+ group's OLDEST as a bound and the deleted subscription as such (table, 120 columns)", async () => {
