@@ -37,7 +37,7 @@ export async function createUi(io: IO, o: UiOptions): Promise<Ui> {
   // On a terminal a long notice or warning wraps at words, as doctor's advice does, never
   // mid-word by the terminal (issue 33 item 4). The layout module (string-width) loads only
   // for a terminal's stderr; elsewhere lines stay whole, for logs and grep.
-  const fit = io.stderrIsTTY ? await stderrWrap(io) : (text: string, lead = ''): string => lead + text;
+  const layOut = io.stderrIsTTY ? await stderrWrap(io) : (text: string, lead = ''): string => lead + text;
   // While a full-screen view holds the terminal (Ui.hold), stderr's lines wait here.
   let held: string[] | undefined;
   const write = (text: string): void => {
@@ -45,7 +45,7 @@ export async function createUi(io: IO, o: UiOptions): Promise<Ui> {
     else held.push(text);
   };
   const line = (text: string): void => {
-    write(`${fit(clean(text))}\n`);
+    write(`${layOut(clean(text))}\n`);
   };
 
   const spinners = new SpinnerStack(io, err, line, (text) => clean(text, false));
@@ -59,7 +59,7 @@ export async function createUi(io: IO, o: UiOptions): Promise<Ui> {
       if (!o.quiet) line(message);
     },
     warn(message) {
-      const text = fit(clean(message), 'warning: ');
+      const text = layOut(clean(message), 'warning: ');
       write(`${err.yellow('warning:')}${text.slice('warning:'.length)}\n`);
     },
     verbose(text) {
