@@ -40,9 +40,7 @@ export type AttemptFailure =
   | { kind: 'status'; status: number; retryAfter?: string | string[] | undefined }
   | { kind: 'network'; retryable: boolean; reason: string; code: string };
 
-export type RetryPlan =
-  | { retry: true; ms: number; reason: string }
-  | { retry: false; because: 'final' | 'exhausted' | 'not-idempotent' };
+export type RetryPlan = { retry: true; ms: number; reason: string } | { retry: false; because: 'final' | 'exhausted' | 'not-idempotent' };
 
 export interface PlanInput {
   failure: AttemptFailure;
@@ -93,7 +91,11 @@ function planWait(input: PlanInput): RetryPlan {
   if (asked !== undefined) {
     // A server asking for days (or a garbled 999999999) still gets a retry, after the cap.
     if (asked > MAX_RETRY_AFTER_MS) {
-      return { retry: true, ms: MAX_RETRY_AFTER_MS, reason: `HTTP ${failure.status}, the server asked to wait ${formatSeconds(asked)} (rfs waits at most ${formatSeconds(MAX_RETRY_AFTER_MS)})` };
+      return {
+        retry: true,
+        ms: MAX_RETRY_AFTER_MS,
+        reason: `HTTP ${failure.status}, the server asked to wait ${formatSeconds(asked)} (rfs waits at most ${formatSeconds(MAX_RETRY_AFTER_MS)})`,
+      };
     }
     return { retry: true, ms: asked, reason: `HTTP ${failure.status}, the server asked to wait ${formatSeconds(asked)}` };
   }

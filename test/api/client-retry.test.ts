@@ -94,13 +94,18 @@ describe('retries', () => {
   });
 
   it('waits the capped 120 s when Retry-After asks for 999999999 s, then retries (cli.md, Retries)', async () => {
-    scenario.server.queue({ ...problem(429, 'RATE_LIMIT_EXCEEDED', 'Slow down'), headers: { 'retry-after': '999999999' } }, { body: { ok: true } });
+    scenario.server.queue(
+      { ...problem(429, 'RATE_LIMIT_EXCEEDED', 'Slow down'), headers: { 'retry-after': '999999999' } },
+      { body: { ok: true } },
+    );
     const waits: { ms: number; reason: string; attempt: number }[] = [];
     const res = await scenario.client({ onWait: (w) => waits.push(w) }).request(GET);
     expect(res).toMatchObject({ status: 200, data: { ok: true }, attempts: 2 });
     expect(scenario.server.requests).toHaveLength(2);
     expect(scenario.time.waits).toEqual([120_000]);
-    expect(waits).toEqual([{ ms: 120_000, reason: 'HTTP 429, the server asked to wait 999999999 s (rfs waits at most 120 s)', attempt: 2 }]);
+    expect(waits).toEqual([
+      { ms: 120_000, reason: 'HTTP 429, the server asked to wait 999999999 s (rfs waits at most 120 s)', attempt: 2 },
+    ]);
   });
 
   it('waits the capped 120 s on a 503 whose Retry-After date is 121 s away', async () => {
@@ -111,7 +116,8 @@ describe('retries', () => {
   });
 
   it('still gives up with exit 6 when every capped Retry-After wait ends in another 429', async () => {
-    for (let i = 0; i < 3; i++) scenario.server.queue({ ...problem(429, 'RATE_LIMIT_EXCEEDED', 'Slow down'), headers: { 'retry-after': '999999999' } });
+    for (let i = 0; i < 3; i++)
+      scenario.server.queue({ ...problem(429, 'RATE_LIMIT_EXCEEDED', 'Slow down'), headers: { 'retry-after': '999999999' } });
     const error = (await rejection(scenario.client({ maxRetries: 2 }).request(GET))) as ApiError;
     expect(exitCodeFor(error)).toBe(6);
     expect(error.hint).toContain('after 3 attempts');

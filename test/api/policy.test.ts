@@ -52,7 +52,10 @@ describe('planRetry', () => {
   it('lets Retry-After decide, up to 120 s', () => {
     expect(planRetry({ ...base, failure: { kind: 'status', status: 503, retryAfter: '120' } })).toMatchObject({ retry: true, ms: 120_000 });
     expect(planRetry({ ...base, failure: { kind: 'status', status: 503, retryAfter: '121' } })).toMatchObject({ retry: true, ms: 120_000 });
-    expect(planRetry({ ...base, failure: { kind: 'status', status: 429, retryAfter: '999999999' } })).toMatchObject({ retry: true, ms: 120_000 });
+    expect(planRetry({ ...base, failure: { kind: 'status', status: 429, retryAfter: '999999999' } })).toMatchObject({
+      retry: true,
+      ms: 120_000,
+    });
   });
 
   it('keeps the jitter when it is longer than the 429 window', () => {
