@@ -121,6 +121,32 @@ function readBody(req: IncomingMessage): Promise<Buffer | null> {
   });
 }
 
+/** How long, and how much, of a refused body is read and thrown away before the connection is cut. */
+const DISCARD_MS = 10_000;
+const DISCARD_BYTES = 256 * 1024 * 1024;
+
+/**
+ * After a 413, the rest of the body is read and thrown away (never kept): a sender that writes its
+ * whole body before reading the answer (Node's http, fetch) would otherwise have its connection
+ * reset under it and never see the 413 (issue 32, item 12). Bounded, so a body that never ends
+ * costs at most DISCARD_MS and DISCARD_BYTES of reading before the connection is cut.
+ */
+function discardRest(req: IncomingMessage): void {
+  let discarded = 0;
+  const cut = (): void => {
+    clearTimeout(timer);
+    req.socket.destroy();
+  };
+  const timer = setTimeout(cut, DISCARD_MS);
+  timer.unref();
+  req.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > DISCARD_BYTES) cut();
+  });
+  req.once('close', () => clearTimeout(timer));
+  req.resume();
+}
+
 function answer(res: ServerResponse, status: number, text: string, extra: Record<string, string> = {}): void {
   if (res.headersSent || res.destroyed) return;
   res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', ...extra });
@@ -155,8 +181,8 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<Ru
     const declared = Number(req.headers['content-length']);
     const body = Number.isFinite(declared) && declared > MAX_BODY_BYTES ? null : await readBody(req);
     if (body === null) {
-      // Connection: close, since the rest of the body is never read.
-      answer(res, 413, `payload too large: the limit is ${MAX_BODY_BYTES} bytes`, { connection: 'close' });
+      answer(res, 413, `payload too large: the limit is ${MAX_BODY_BYTES} bytes`);
+      discardRest(req);
       options.onRefused?.({ method, status: 413, message: `a body larger than ${MAX_BODY_BYTES} bytes` });
       return;
     }
