@@ -88,8 +88,7 @@ export async function run(ctx: Context, o: ApiOptions): Promise<number> {
     // As `webhooks create` does: one key per invocation, the same on every retry.
     headers['Idempotency-Key'] = newIdempotencyKey();
   }
-  const key = Object.entries(headers).find(([n]) => n.toLowerCase() === 'idempotency-key');
-  if (key) ctx.ui.verbose(`idempotency key: ${key[1]}`);
+  // The key shows once with -v, in the verbose line of each attempt (api/client.ts).
 
   let body: string | Buffer | undefined;
   if (o.input !== undefined) {
