@@ -8,7 +8,7 @@ import { withQuery } from '../../api/client.js';
 import { apiRequestPath, isAbsoluteUrl } from '../../api/raw-path.js';
 import type { RawResponse } from '../../api/types.js';
 import { readBounded } from '../../core/bounded-read.js';
-import { ContractError, EXIT, UsageError } from '../../core/errors.js';
+import { EXIT, UsageError } from '../../core/errors.js';
 import { sanitize } from '../../core/sanitize.js';
 import { writeList, writeOut } from '../../output/list-writer.js';
 import { safeJson } from '../../output/safe-json.js';
