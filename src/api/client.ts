@@ -10,7 +10,7 @@ import { redactKey } from '../core/redact.js';
 import { apiRoot, checkKeyFormat } from '../config/credentials.js';
 import { TokenBucket } from './pacing.js';
 import { firstHeader, problemFromResponse } from './problem.js';
-import { classifyNetworkError, formatSeconds, MAX_RETRY_AFTER_MS, planRetry, SendLog } from './retry.js';
+import { classifyNetworkError, formatSeconds, planRetry, SendLog } from './retry.js';
 import type { AttemptFailure, RetryPlan } from './retry.js';
 import { isIdempotent } from './idempotency.js';
 import { openTransport } from './transport.js';
@@ -209,9 +209,7 @@ export function createApiClient(options: ClientOptions): ApiClient {
     const tries = `${made} attempt${made === 1 ? '' : 's'}`;
     const error = last.error;
     if (error instanceof ApiError) {
-      if (plan.retry === false && plan.because === 'retry-after-too-long') {
-        error.hint = `the server asked to wait ${formatSeconds(plan.askedMs)} before retrying (rfs waits at most ${formatSeconds(MAX_RETRY_AFTER_MS)}); try again later`;
-      } else if (plan.retry === false && plan.because === 'exhausted') {
+      if (plan.retry === false && plan.because === 'exhausted') {
         error.hint = `still HTTP ${error.status} after ${tries}; ${error.status === 429 ? 'lower --rate, or ' : ''}try again later`;
       }
       return error;
@@ -427,8 +425,6 @@ function whyNotRetried(plan: Extract<RetryPlan, { retry: false }>): string | und
   switch (plan.because) {
     case 'exhausted':
       return 'giving up';
-    case 'retry-after-too-long':
-      return `not retrying: the server asked to wait ${formatSeconds(plan.askedMs)}`;
     case 'not-idempotent':
       return 'not retrying: a POST without an Idempotency-Key may already have been carried out';
     case 'final':

@@ -10,6 +10,8 @@ export interface Page<T> {
   items: T[];
   /** meta.nextCursor when meta.hasMore, else null. */
   nextCursor: string | null;
+  /** meta.hasMore: true with no cursor is an answer that breaks the contract. */
+  hasMore?: boolean;
 }
 
 /** What a page reader can tell from the raw answer, before checking it against its schema. */
@@ -171,6 +173,13 @@ async function* pagesOf<T>(client: ApiClient, o: PaginateOptions<T>): AsyncGener
           `the server's answer repeats a cursor: page ${pageNo} says there is more, with the cursor of a page already asked for, so the listing would never end`,
         );
       }
+      if (next === null && page.hasMore === true && wanted(through)) {
+        // Where the cursor is needed (to follow it, or to offer it for --cursor), ending here
+        // would print a silently short list with exit 0 (issue 32, item 9).
+        throw new ContractError(
+          `the server's answer says there is more after page ${pageNo} but gives no cursor (meta.nextCursor is null), so the rest of the listing cannot be read`,
+        );
+      }
       if (next === null) return;
       if (!follow) {
         o.onMore?.(next);
@@ -203,8 +212,8 @@ export function listPage<T, S extends core.$ZodType<{ data: T[]; meta?: { hasMor
     const onJson = peek ? (value: unknown): void => peek(peekList(value)) : undefined;
     const response = await client.request({ method: 'GET', path, query, schema, signal, ...(onJson ? { onJson } : {}) });
     const body = response.data as Infer<S>;
-    const next = body.meta?.hasMore === true ? (body.meta.nextCursor ?? null) : null;
-    return { items: body.data, nextCursor: next };
+    const hasMore = body.meta?.hasMore === true;
+    return { items: body.data, nextCursor: hasMore ? (body.meta?.nextCursor ?? null) : null, hasMore };
   };
 }
 

@@ -8,7 +8,7 @@ export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 5
 
 export const BACKOFF_BASE_MS = 1_000;
 export const BACKOFF_CAP_MS = 30_000;
-/** A Retry-After asking for more than this is not waited for: the command fails at once. */
+/** cli.md, Retries: a Retry-After sets the wait up to this; asking for more waits this long. */
 export const MAX_RETRY_AFTER_MS = 120_000;
 /** api.md, Limits: 120 requests per minute per workspace, so a 429's window is one minute. */
 export const RATE_WINDOW_MS = 60_000;
@@ -40,10 +40,7 @@ export type AttemptFailure =
   | { kind: 'status'; status: number; retryAfter?: string | string[] | undefined }
   | { kind: 'network'; retryable: boolean; reason: string; code: string };
 
-export type RetryPlan =
-  | { retry: true; ms: number; reason: string }
-  | { retry: false; because: 'final' | 'exhausted' | 'not-idempotent' }
-  | { retry: false; because: 'retry-after-too-long'; askedMs: number };
+export type RetryPlan = { retry: true; ms: number; reason: string } | { retry: false; because: 'final' | 'exhausted' | 'not-idempotent' };
 
 export interface PlanInput {
   failure: AttemptFailure;
@@ -92,7 +89,14 @@ function planWait(input: PlanInput): RetryPlan {
 
   const asked = parseRetryAfter(failure.retryAfter, input.now);
   if (asked !== undefined) {
-    if (asked > MAX_RETRY_AFTER_MS) return { retry: false, because: 'retry-after-too-long', askedMs: asked };
+    // A server asking for days (or a garbled 999999999) still gets a retry, after the cap.
+    if (asked > MAX_RETRY_AFTER_MS) {
+      return {
+        retry: true,
+        ms: MAX_RETRY_AFTER_MS,
+        reason: `HTTP ${failure.status}, the server asked to wait ${formatSeconds(asked)} (rfs waits at most ${formatSeconds(MAX_RETRY_AFTER_MS)})`,
+      };
+    }
     return { retry: true, ms: asked, reason: `HTTP ${failure.status}, the server asked to wait ${formatSeconds(asked)}` };
   }
   if (failure.status === 429) {

@@ -1,68 +1,46 @@
 // Reads NDJSON input line by line from raw bytes, so that each damaged line can be reported by
-// number instead of failing the batch: a BOM, CRLF ends, invalid UTF-8 and over-long lines
-// are all handled here, and a line of any length costs at most MAX_LINE_BYTES of memory.
+// number instead of failing the batch: a BOM, CRLF ends, invalid UTF-8 and blank lines are
+// handled here. A line longer than MAX_LINE_BYTES ends the read with exit 2
+// (core/bounded-read.ts, `boundedLines`): its end may never come (/dev/zero), so a line of any
+// length costs at most MAX_LINE_BYTES of memory and the read stops there.
 import type { Readable } from 'node:stream';
+import { boundedLines } from '../core/bounded-read.js';
 
+/** One filing is at most 1 MiB (a filing's whole body, as `file --metadata @file` takes). */
 export const MAX_LINE_BYTES = 1024 * 1024;
 
-export type InputLine = { line: number; text: string } | { line: number; problem: 'blank' | 'invalid-utf8' | 'too-long'; bytes: number };
+export type InputLine = { line: number; text: string } | { line: number; problem: 'blank' | 'invalid-utf8'; bytes: number };
 
-export async function* readLines(input: Readable, maxBytes = MAX_LINE_BYTES): AsyncGenerator<InputLine> {
+export interface LineSource {
+  /** What the input is, for the message of a line too long: "stdin", "the file given to --from". */
+  what: string;
+  signal?: AbortSignal | undefined;
+}
+
+export async function* readLines(input: Readable, source: LineSource, maxBytes = MAX_LINE_BYTES): AsyncGenerator<InputLine> {
   const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
-  let parts: Buffer[] = [];
-  let size = 0;
-  let tooLong = false;
   let lineNo = 0;
-
-  const finish = (): InputLine => {
+  for await (let bytes of boundedLines(input, { limit: maxBytes, what: source.what, kind: 'one filing', signal: source.signal })) {
     lineNo += 1;
-    if (tooLong) return { line: lineNo, problem: 'too-long', bytes: size };
-    let bytes = Buffer.concat(parts, Math.min(size, maxBytes + 1));
     if (bytes.length > 0 && bytes[bytes.length - 1] === 0x0d) bytes = bytes.subarray(0, -1);
     if (lineNo === 1 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
     let text: string;
     try {
       text = decoder.decode(bytes);
     } catch {
-      return { line: lineNo, problem: 'invalid-utf8', bytes: bytes.length };
+      yield { line: lineNo, problem: 'invalid-utf8', bytes: bytes.length };
+      continue;
     }
-    if (text.trim() === '') return { line: lineNo, problem: 'blank', bytes: bytes.length };
-    return { line: lineNo, text };
-  };
-
-  for await (const chunk of input as AsyncIterable<Buffer | string>) {
-    let data = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
-    for (;;) {
-      const nl = data.indexOf(0x0a);
-      const piece = nl === -1 ? data : data.subarray(0, nl);
-      if (!tooLong) {
-        if (size + piece.length > maxBytes) {
-          tooLong = true;
-          parts = [];
-        } else {
-          parts.push(piece);
-        }
-      }
-      size += piece.length;
-      if (nl === -1) break;
-      yield finish();
-      parts = [];
-      size = 0;
-      tooLong = false;
-      data = data.subarray(nl + 1);
-    }
+    if (text.trim() === '') yield { line: lineNo, problem: 'blank', bytes: bytes.length };
+    else yield { line: lineNo, text };
   }
-  // After a final newline there is no further line, even when a chunk ended right on it.
-  if (size > 0) yield finish();
 }
 
-export function describeProblem(problem: 'blank' | 'invalid-utf8' | 'too-long', bytes: number, maxBytes = MAX_LINE_BYTES): string {
+export function describeProblem(problem: 'blank' | 'invalid-utf8'): string {
   switch (problem) {
     case 'blank':
       return 'blank line';
     case 'invalid-utf8':
       return 'the line is not valid UTF-8';
-    case 'too-long':
-      return `the line is ${bytes} bytes long; at most ${maxBytes} are read`;
   }
 }

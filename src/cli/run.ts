@@ -116,7 +116,7 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
         connection ??= (async () => {
           const { openProfiles } = await import('../config/profiles.js');
           const { resolveConnection } = await import('../config/connection.js');
-          return resolveConnection(g, io.env, openProfiles(io.env, { cache: configCache }));
+          return resolveConnection(g, io.env, openProfiles(io.env, { cache: configCache, warn: (m) => u.warn(m) }));
         })();
         return connection;
       };

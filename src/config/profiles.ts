@@ -89,6 +89,8 @@ export interface OpenOptions {
   clock?: Clock;
   /** The run's copy of the file; without it the store keeps its own. */
   cache?: ConfigCache;
+  /** Told (once per run) of a config folder others can reach, which rfs does not change. */
+  warn?: (message: string) => void;
 }
 
 /** `RFS_CONFIG_DIR`, else `$XDG_CONFIG_HOME/rfs`, else `~/.config/rfs`. */
@@ -119,14 +121,32 @@ function fsFailure(what: string, target: string, error: unknown): UsageError {
 
 const isPosix = process.platform !== 'win32';
 
-/** Creates the folder 0700, or tightens an existing one that others could read. */
-function ensurePrivateDir(dir: string): void {
+/** Folders already warned about, per run (its cache): one warning however often the store opens. */
+const warnedFolders = new WeakMap<ConfigCache, Set<string>>();
+
+/**
+ * Creates the folder 0700 when it is missing. A folder rfs did not create is never changed: it
+ * may be shared on purpose (RFS_CONFIG_DIR=/tmp, whose mode 1777 and sticky bit other programs
+ * rely on); one that others can reach is warned about instead (issue 32, item 5).
+ */
+function ensurePrivateDir(dir: string, notice: (dir: string, mode: number) => void): void {
+  let made: string | undefined;
   try {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    if (isPosix && (fs.statSync(dir).mode & 0o077) !== 0) fs.chmodSync(dir, 0o700);
+    made = fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // Made here: exactly 0700, whatever the umask took away.
+    if (isPosix && made !== undefined) fs.chmodSync(dir, 0o700);
   } catch (error) {
     throw fsFailure('folder', dir, error);
   }
+  if (isPosix && made === undefined) {
+    const mode = fs.statSync(dir).mode & 0o7777;
+    if ((mode & 0o077) !== 0) notice(dir, mode);
+  }
+}
+
+/** The warning for a config folder that others can reach, which rfs leaves as it is. */
+function looseFolderWarning(dir: string, mode: number): string {
+  return `the config folder ${dir} has mode ${mode.toString(8).padStart(4, '0')}, not 0700; rfs did not create it and leaves its mode as it is: \`chmod 700 ${dir}\` if it is yours alone, or set RFS_CONFIG_DIR to a folder of your own`;
 }
 
 /** A config file left readable by others (made by hand, or by an old version) is tightened. */
@@ -197,10 +217,18 @@ function readConfigFile(file: string): string {
 export function openProfiles(env: NodeJS.ProcessEnv, options: OpenOptions = {}): ProfileStore {
   const dir = configDir(env);
   const file = path.join(dir, CONFIG_FILE_NAME);
-  // A folder or file that others can read is tightened as soon as rfs sees it; a missing
-  // folder is created (0700) only when there is something to write.
+  const cache: ConfigCache = options.cache ?? new Map();
+  const notice = (folder: string, mode: number): void => {
+    const warned = warnedFolders.get(cache) ?? new Set<string>();
+    warnedFolders.set(cache, warned);
+    if (warned.has(folder)) return;
+    warned.add(folder);
+    options.warn?.(looseFolderWarning(folder, mode));
+  };
+  // A file that others can read is tightened as soon as rfs sees it (the file is rfs's own); a
+  // missing folder is created (0700) only when there is something to write.
   if (!options.readOnly) {
-    if (fs.existsSync(dir)) ensurePrivateDir(dir);
+    if (fs.existsSync(dir)) ensurePrivateDir(dir, notice);
     tightenFile(file);
   }
 
@@ -222,7 +250,6 @@ export function openProfiles(env: NodeJS.ProcessEnv, options: OpenOptions = {}):
     return parsed.data;
   };
 
-  const cache: ConfigCache = options.cache ?? new Map();
   /** The file as this run first read it (or last wrote it); a damaged file's error is kept too. */
   const look = (): StoredConfig => {
     let known = cache.get(file);
@@ -240,7 +267,7 @@ export function openProfiles(env: NodeJS.ProcessEnv, options: OpenOptions = {}):
   };
 
   const write = (value: StoredConfig): void => {
-    ensurePrivateDir(dir);
+    ensurePrivateDir(dir, notice);
     try {
       // Tab-indented, as conf wrote it before, so that a diff of an old and a new file is small.
       writeFileAtomicSync(file, JSON.stringify(value, undefined, '\t'), { mode: 0o600 });
@@ -253,7 +280,7 @@ export function openProfiles(env: NodeJS.ProcessEnv, options: OpenOptions = {}):
   // The folder is created (0700) for the lock, as it would be for the write; a change that
   // finds no folder has no file to change either, and creates nothing.
   const change = async <T>(step: () => T): Promise<T> => {
-    ensurePrivateDir(dir);
+    ensurePrivateDir(dir, notice);
     try {
       return await withLock(`${file}.lock`, step, {
         waitMs: LOCK_WAIT_MS,

@@ -1,6 +1,7 @@
-// The one way rfs reads a small local input whole (a key, a webhook secret, a header dump): at
-// most `limit` bytes, then it stops reading and fails. A path given as /dev/zero, a FIFO that
-// never ends or an endless stdin must not grow the process until the machine swaps.
+// The one way rfs reads a local input (a key, a webhook secret, a header dump, a payload, the
+// lines of a batch): at most `limit` bytes — of the whole input, or of each line — then it stops
+// reading and fails with exit 2. A path given as /dev/zero, a FIFO that never ends or an endless
+// stdin must neither grow the process until the machine swaps nor run until interrupted.
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { CancelError, UsageError } from './errors.js';
@@ -60,23 +61,80 @@ export async function* abortableChunks(stream: Readable, signal: AbortSignal | u
   }
 }
 
-/** A file path, or a stream (stdin), read whole up to `limit` bytes. */
-export async function readBounded(source: string | Readable, o: BoundedReadOptions): Promise<Buffer> {
+/** The input as a stream: a path is opened with reads no larger than the bound needs. */
+function openSource(source: string | Readable, limit: number): Readable {
   // highWaterMark caps each read of a file: /dev/zero is never asked for 64 KiB at a time.
-  const stream = typeof source === 'string' ? createReadStream(source, { highWaterMark: Math.min(o.limit + 1, 64 * 1024) }) : source;
-  const chunks: Buffer[] = [];
+  return typeof source === 'string' ? createReadStream(source, { highWaterMark: Math.min(limit + 1, 64 * 1024) }) : source;
+}
+
+function tooMuch(o: BoundedReadOptions): UsageError {
+  return new UsageError(`${o.what} holds more than ${o.limit} bytes: too much for ${o.kind}`);
+}
+
+/**
+ * A file path, or a stream (stdin), as its chunks while they stay within `limit` bytes in all:
+ * for an input read as it streams (a payload whose HMAC is computed on the way), never held.
+ */
+export async function* boundedChunks(source: string | Readable, o: BoundedReadOptions): AsyncGenerator<Buffer> {
+  const stream = openSource(source, o.limit);
   let total = 0;
   try {
     for await (const chunk of abortableChunks(stream, o.signal, o.what)) {
       total += chunk.length;
-      if (total > o.limit) {
-        throw new UsageError(`${o.what} holds more than ${o.limit} bytes: too much for ${o.kind}`);
-      }
+      if (total > o.limit) throw tooMuch(o);
       o.inspect?.(chunk);
-      chunks.push(chunk);
+      yield chunk;
     }
   } finally {
     if (typeof source === 'string') stream.destroy();
   }
+}
+
+/** A file path, or a stream (stdin), read whole up to `limit` bytes. */
+export async function readBounded(source: string | Readable, o: BoundedReadOptions): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of boundedChunks(source, o)) {
+    chunks.push(chunk);
+    total += chunk.length;
+  }
   return Buffer.concat(chunks, total);
+}
+
+/**
+ * A stream of lines (JSON Lines), each line's bytes without its `\n`, while every line stays
+ * within `limit` bytes: the input may go on for ever (a producer's pipe), a line may not. The
+ * line that passes the bound ends the read there with exit 2, naming its number: its end
+ * may never come (/dev/zero has no line break), so nothing after it can be found.
+ */
+export async function* boundedLines(source: string | Readable, o: BoundedReadOptions): AsyncGenerator<Buffer> {
+  const stream = openSource(source, o.limit);
+  let parts: Buffer[] = [];
+  let size = 0;
+  let lineNo = 1;
+  try {
+    for await (let data of abortableChunks(stream, o.signal, o.what)) {
+      for (;;) {
+        const nl = data.indexOf(0x0a);
+        const piece = nl === -1 ? data : data.subarray(0, nl);
+        size += piece.length;
+        if (size > o.limit) {
+          throw new UsageError(`line ${lineNo} of ${o.what} holds more than ${o.limit} bytes: too much for ${o.kind}`, {
+            hint: 'each line is one JSON object; check that the input is the JSON Lines file you meant',
+          });
+        }
+        parts.push(piece);
+        if (nl === -1) break;
+        yield Buffer.concat(parts, size);
+        parts = [];
+        size = 0;
+        lineNo += 1;
+        data = data.subarray(nl + 1);
+      }
+    }
+    // After a final newline there is no further line, even when a chunk ended right on it.
+    if (size > 0) yield Buffer.concat(parts, size);
+  } finally {
+    if (typeof source === 'string') stream.destroy();
+  }
 }

@@ -10,7 +10,7 @@
 // Part of the base layer: it imports nothing of rfs but the base.
 import { Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { API_KEY_PREFIX, MIN_KNOWN_SECRET_LENGTH, redactKey } from './redact.js';
+import { API_KEY_PREFIX, MIN_KNOWN_SECRET_LENGTH, redactKey, secretForms } from './redact.js';
 
 interface Form {
   text: string;
@@ -19,21 +19,6 @@ interface Form {
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-/** JSON string content of a text (without the quotes), as rfs and servers write it. */
-function jsonForms(text: string): string[] {
-  const json = JSON.stringify(text).slice(1, -1);
-  return [json, json.replaceAll('/', '\\/')];
-}
-
-/**
- * Every form a secret takes in text: as is, percent-encoded, inside a JSON string, and inside
- * a JSON string that was itself put in JSON (a server that echoes `\/`, printed by rfs as JSON).
- */
-function formsOf(secret: string): string[] {
-  const once = [secret, encodeURIComponent(secret), ...jsonForms(secret)];
-  return [...new Set([...once, ...once.flatMap(jsonForms)])];
 }
 
 /** The exact secrets of one run, and the matcher of their forms. */
@@ -52,7 +37,7 @@ export class StdoutSecrets {
     // In a JSON string, the shown form is escaped as the key was (its last 4 may hold a quote).
     const shownInJson = JSON.stringify(shown).slice(1, -1);
     this.#add(key, shown);
-    for (const form of formsOf(key)) this.#add(form, form === encodeURIComponent(key) ? shown : shownInJson);
+    for (const form of secretForms(key)) this.#add(form, form === encodeURIComponent(key) ? shown : shownInJson);
     this.#rebuild();
   }
 
@@ -60,7 +45,7 @@ export class StdoutSecrets {
   addSecret(secret: string): void {
     if (secret.length < MIN_KNOWN_SECRET_LENGTH || this.#replacements.has(secret)) return;
     const shown = secret.startsWith('whsec_') ? 'whsec_…' : '…';
-    for (const form of formsOf(secret)) this.#add(form, shown);
+    for (const form of secretForms(secret)) this.#add(form, shown);
     this.#rebuild();
   }
 
@@ -72,13 +57,14 @@ export class StdoutSecrets {
 
   #rebuild(): void {
     const exact = [...this.#forms].sort((a, b) => b.text.length - a.text.length).map((f) => escapeRegExp(f.text));
-    // A key cut short (a table cell ends it with `…`) still shows its start: the prefix and the
-    // longest run of the key's own characters that follow it.
+    // A key cut short, as a table cell ends it: the prefix and a run of the key's own
+    // characters, then the `…` of the cut. Only that is a cut key: text that merely shares the
+    // prefix and a first letter (`service_pk_sandbox_docs`) is left alone (issue 32, item 14).
     const cuts = this.#keys.map((key) => {
       const rest = [...key.slice(API_KEY_PREFIX.length)].map(escapeRegExp);
       let nested = '';
       for (let i = rest.length - 1; i >= 1; i -= 1) nested = `(?:${rest[i]}${nested})?`;
-      return `${escapeRegExp(API_KEY_PREFIX)}${rest[0]}${nested}`;
+      return `${escapeRegExp(API_KEY_PREFIX)}${rest[0]}${nested}(?=…)`;
     });
     this.#pattern = new RegExp([...exact, ...cuts].join('|'), 'g');
     this.#longest = Math.max(...this.#forms.map((f) => f.text.length));

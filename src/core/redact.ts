@@ -29,24 +29,30 @@ const SIGNATURE = /sha256(=|%3D)[0-9a-fA-F]{16,}/g;
  */
 const SECRET_PARAM = /([?&](?:[^=&#]*?)(?:key|secret|token|signature|password)(?:[^=&#]*)=)[^&#\s"'<>\\]*/gi;
 
+/** JSON string content of a text (without the quotes), as rfs and servers write it. */
+function jsonForms(text: string): string[] {
+  const json = JSON.stringify(text).slice(1, -1);
+  return [json, json.replaceAll('/', '\\/')];
+}
+
 /**
- * The forms in which a known key can come back inside text: as sent, percent-encoded (a query,
- * a URL in a problem), and escaped as in a JSON string (`\"`, `\\`, and `\/` as some servers
- * write it). A key with a `/` or a quote in it escapes the key pattern, so these are matched
- * exactly, before the pattern runs.
+ * The one list of the forms in which a known secret (a key, a webhook secret) can come back
+ * inside text: as sent, percent-encoded (a query, a URL in a problem), escaped as in a JSON
+ * string (`\"`, `\\`, and `\/` as some servers write it), and escaped twice (a server's JSON
+ * text printed by rfs inside JSON). A key with a `/` or a quote in it escapes the key pattern,
+ * so these are matched exactly. Longest first: a form that contains another is replaced whole.
+ * Used by every redaction, stderr's (below) and stdout's (redact-stream.ts).
  */
-function knownForms(apiKey: string): string[] {
-  const json = JSON.stringify(apiKey).slice(1, -1);
-  const forms = new Set([apiKey, encodeURIComponent(apiKey), json, json.replaceAll('/', '\\/')]);
-  // Longest first: a form that contains another is replaced whole.
-  return [...forms].sort((a, b) => b.length - a.length);
+export function secretForms(secret: string): string[] {
+  const once = [secret, encodeURIComponent(secret), ...jsonForms(secret)];
+  return [...new Set([...once, ...once.flatMap(jsonForms)])].sort((a, b) => b.length - a.length);
 }
 
 /** Redacts secrets in any text: keys keep their last 4 characters, other secrets nothing. */
 export function redactSecrets(text: string, apiKey?: string): string {
   let out = text;
   if (apiKey) {
-    for (const form of knownForms(apiKey)) out = out.split(form).join(redactKey(apiKey));
+    for (const form of secretForms(apiKey)) out = out.split(form).join(redactKey(apiKey));
   }
   return out
     .replace(API_KEY, (key) => (key.includes('…') ? key : redactKey(key)))
@@ -98,7 +104,9 @@ export class KnownSecrets {
   /** Also a plain function (`secrets.redact`), to hand to a writer. */
   readonly redact = (text: string): string => {
     let out = text;
-    for (const secret of this.#secrets) out = out.split(secret).join(secret.startsWith('whsec_') ? 'whsec_…' : '…');
+    for (const secret of this.#secrets) {
+      for (const form of secretForms(secret)) out = out.split(form).join(secret.startsWith('whsec_') ? 'whsec_…' : '…');
+    }
     for (const key of this.#keys) out = redactSecrets(out, key);
     return this.#keys.size === 0 ? redactSecrets(out) : out;
   };

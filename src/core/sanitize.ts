@@ -1,7 +1,10 @@
 // Server text (titles, names, transcripts, error titles) must never drive the terminal: an ESC
 // or an 8-bit CSI (U+009B) in a title could retitle the window, clear the screen or hide what
 // follows, and bidi overrides can make text read differently from what it is ("Trojan Source").
-// Every such character is shown as an escape, so the user sees it instead of obeying it.
+// Characters that show nothing (zero-width spaces and joiners, the BOM, the soft hyphen, tag
+// characters) would let two different ids look the same (issue 32, item 1). Every such
+// character is shown as an escape, so the user sees it instead of obeying it or missing it.
+// The one escaping function for the terminal: messages, prompts, notices, error lines, tables.
 
 export interface SanitizeOptions {
   /** Keep \n and \t as real line breaks and tabs (text blocks); otherwise they are shown escaped. */
@@ -20,6 +23,39 @@ function hex4(code: number): string {
  * also reorder what a terminal shows around them. */
 function isBidiControl(code: number): boolean {
   return (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069) || code === 0x200e || code === 0x200f || code === 0x061c;
+}
+
+/**
+ * Characters that a terminal shows as nothing (or as a blank indistinguishable from a space):
+ * the soft hyphen, the combining grapheme joiner, the Hangul fillers, the Mongolian vowel
+ * separator, zero-width spaces and joiners, the word joiner and invisible operators, the
+ * deprecated format controls, the line and paragraph separators, the BOM (zero-width no-break
+ * space) and the interlinear annotation controls. Tag characters (U+E0000–U+E007F) are astral:
+ * see `isTagPair`.
+ */
+function isInvisible(code: number): boolean {
+  return (
+    code === 0x00ad ||
+    code === 0x034f ||
+    code === 0x115f ||
+    code === 0x1160 ||
+    code === 0x17b4 ||
+    code === 0x17b5 ||
+    code === 0x180e ||
+    (code >= 0x200b && code <= 0x200d) ||
+    (code >= 0x2028 && code <= 0x2029) ||
+    (code >= 0x2060 && code <= 0x2064) ||
+    (code >= 0x206a && code <= 0x206f) ||
+    code === 0x3164 ||
+    code === 0xfeff ||
+    code === 0xffa0 ||
+    (code >= 0xfff9 && code <= 0xfffb)
+  );
+}
+
+/** A surrogate pair that encodes a tag character, U+E0000–U+E007F (invisible ASCII look-alikes). */
+function isTagPair(high: number, low: number): boolean {
+  return high === 0xdb40 && low >= 0xdc00 && low <= 0xdc7f;
 }
 
 /** Text from the server, made safe to print on a terminal. */
@@ -42,10 +78,16 @@ export function sanitize(text: string, o: SanitizeOptions = {}): string {
       replacement = hex2(code);
     } else if (code >= 0x80 && code <= 0x9f) {
       replacement = hex4(code);
-    } else if (isBidiControl(code)) {
+    } else if (isBidiControl(code) || isInvisible(code)) {
       replacement = hex4(code);
     } else if (code >= 0xd800 && code <= 0xdbff) {
       const next = text.charCodeAt(i + 1);
+      if (isTagPair(code, next)) {
+        out += `${text.slice(start, i)}\\u{${(text.codePointAt(i) as number).toString(16)}}`;
+        i++;
+        start = i + 1;
+        continue;
+      }
       if (next >= 0xdc00 && next <= 0xdfff) {
         i++; // a valid pair: keep both halves
         continue;

@@ -3,6 +3,7 @@
 import type { Session } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { canPrompt } from '../core/io.js';
+import { sanitize } from '../core/sanitize.js';
 import { ask } from './ask.js';
 
 /** Resolves true when confirmed (or --yes), false when the person says no. */
@@ -13,5 +14,6 @@ export async function confirmAction(ctx: Session, message: string): Promise<bool
       hint: 'pass --yes to confirm',
     });
   }
-  return ask(ctx, (p, on) => p.confirm({ message, default: false }, on));
+  // Escaped here too: a prompt is a place where server text (an id, a URL) reaches the terminal.
+  return ask(ctx, (p, on) => p.confirm({ message: sanitize(message), default: false }, on));
 }

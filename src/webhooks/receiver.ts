@@ -121,6 +121,39 @@ function readBody(req: IncomingMessage): Promise<Buffer | null> {
   });
 }
 
+/** How long, and how much, of a refused body is read and thrown away before the answer. */
+const DISCARD_MS = 10_000;
+const DISCARD_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Before a 413 is sent, the rest of the body is read and thrown away (never kept): a sender that
+ * writes its whole body before reading the answer (Node's http, fetch) would otherwise have its
+ * connection reset under it and never see the 413 (issue 32, item 12). Bounded, so a body that
+ * never ends costs at most DISCARD_MS and DISCARD_BYTES of reading: `false` then, and the
+ * connection is closed after the answer.
+ */
+function discardRest(req: IncomingMessage): Promise<boolean> {
+  return new Promise((resolve) => {
+    let discarded = 0;
+    const done = (ended: boolean): void => {
+      clearTimeout(timer);
+      req.off('data', onData);
+      if (!ended) req.pause();
+      resolve(ended);
+    };
+    const onData = (chunk: Buffer): void => {
+      discarded += chunk.length;
+      if (discarded > DISCARD_BYTES) done(false);
+    };
+    const timer = setTimeout(() => done(false), DISCARD_MS);
+    timer.unref();
+    req.on('data', onData);
+    req.once('end', () => done(true));
+    req.once('close', () => done(false));
+    req.resume();
+  });
+}
+
 function answer(res: ServerResponse, status: number, text: string, extra: Record<string, string> = {}): void {
   if (res.headersSent || res.destroyed) return;
   res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', ...extra });
@@ -155,8 +188,8 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<Ru
     const declared = Number(req.headers['content-length']);
     const body = Number.isFinite(declared) && declared > MAX_BODY_BYTES ? null : await readBody(req);
     if (body === null) {
-      // Connection: close, since the rest of the body is never read.
-      answer(res, 413, `payload too large: the limit is ${MAX_BODY_BYTES} bytes`, { connection: 'close' });
+      const ended = await discardRest(req);
+      answer(res, 413, `payload too large: the limit is ${MAX_BODY_BYTES} bytes`, ended ? {} : { connection: 'close' });
       options.onRefused?.({ method, status: 413, message: `a body larger than ${MAX_BODY_BYTES} bytes` });
       return;
     }

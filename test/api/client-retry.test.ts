@@ -93,21 +93,35 @@ describe('retries', () => {
     expect(scenario.time.waits).toEqual([60_000]);
   });
 
-  it('fails at once when Retry-After asks for more than 120 s, saying how long', async () => {
-    scenario.server.queue({ ...problem(429, 'RATE_LIMIT_EXCEEDED', 'Slow down'), headers: { 'retry-after': '300' } });
-    const error = (await rejection(scenario.client().request(GET))) as ApiError;
-    expect(error).toBeInstanceOf(ApiError);
-    expect(exitCodeFor(error)).toBe(6);
-    expect(error.hint).toContain('300 s');
-    expect(scenario.server.requests).toHaveLength(1);
-    expect(scenario.time.waits).toEqual([]);
+  it('waits the capped 120 s when Retry-After asks for 999999999 s, then retries (cli.md, Retries)', async () => {
+    scenario.server.queue(
+      { ...problem(429, 'RATE_LIMIT_EXCEEDED', 'Slow down'), headers: { 'retry-after': '999999999' } },
+      { body: { ok: true } },
+    );
+    const waits: { ms: number; reason: string; attempt: number }[] = [];
+    const res = await scenario.client({ onWait: (w) => waits.push(w) }).request(GET);
+    expect(res).toMatchObject({ status: 200, data: { ok: true }, attempts: 2 });
+    expect(scenario.server.requests).toHaveLength(2);
+    expect(scenario.time.waits).toEqual([120_000]);
+    expect(waits).toEqual([
+      { ms: 120_000, reason: 'HTTP 429, the server asked to wait 999999999 s (rfs waits at most 120 s)', attempt: 2 },
+    ]);
   });
 
-  it('fails at once on a 503 whose Retry-After date is 121 s away', async () => {
-    scenario.server.queue({ status: 503, headers: { 'retry-after': new Date(scenario.time.now + 121_000).toUTCString() } });
-    const error = (await rejection(scenario.client().request(GET))) as ApiError;
-    expect(error.hint).toContain('121 s');
-    expect(scenario.server.requests).toHaveLength(1);
+  it('waits the capped 120 s on a 503 whose Retry-After date is 121 s away', async () => {
+    scenario.server.queue({ status: 503, headers: { 'retry-after': new Date(scenario.time.now + 121_000).toUTCString() } }, { body: {} });
+    const res = await scenario.client().request(GET);
+    expect(res.attempts).toBe(2);
+    expect(scenario.time.waits).toEqual([120_000]);
+  });
+
+  it('still gives up with exit 6 when every capped Retry-After wait ends in another 429', async () => {
+    for (let i = 0; i < 3; i++)
+      scenario.server.queue({ ...problem(429, 'RATE_LIMIT_EXCEEDED', 'Slow down'), headers: { 'retry-after': '999999999' } });
+    const error = (await rejection(scenario.client({ maxRetries: 2 }).request(GET))) as ApiError;
+    expect(exitCodeFor(error)).toBe(6);
+    expect(error.hint).toContain('after 3 attempts');
+    expect(scenario.time.waits).toEqual([120_000, 120_000]);
   });
 
   it('sends the identical Idempotency-Key and body on every attempt', async () => {

@@ -60,4 +60,35 @@ describe('a cursor the server gives twice', () => {
     expect(await run()).toBe(0);
     expect(t.stderr()).toContain('--cursor C1');
   });
+
+  it('recordings list --all: hasMore true with nextCursor null is exit 7, with the items read printed (issue 32, item 9)', async () => {
+    scenario.server.queue(
+      { body: page([recording(1)], 'C1', 100) },
+      { expect: { url: /cursor=C1/ }, body: { data: [recording(2)], meta: { count: 1, limit: 100, hasMore: true, nextCursor: null } } },
+    );
+    const { t, run } = cli(['recordings', 'list', '--all', '-o', 'ndjson']);
+    expect(await run()).toBe(7);
+    expect(
+      t
+        .stdout()
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { id: string }).id),
+    ).toEqual(['rec_0001', 'rec_0002']);
+    expect(t.stderr()).toMatch(/^error: the server's answer says there is more after page 2 but gives no cursor/m);
+  });
+
+  it('api --paginate: hasMore true without any nextCursor is exit 7', async () => {
+    scenario.server.queue({ body: { data: [{ id: 'wh_1' }], meta: { hasMore: true } } });
+    const { t, run } = cli(['api', '/webhooks', '--paginate']);
+    expect(await run()).toBe(7);
+    expect((JSON.parse(t.stdout()) as { id: string }[]).map((w) => w.id)).toEqual(['wh_1']);
+    expect(t.stderr()).toContain('gives no cursor');
+  });
+
+  it('a page that fills --max-items exactly needs no cursor: hasMore true with nextCursor null there is exit 0', async () => {
+    scenario.server.queue({ body: { data: [recording(1), recording(2)], meta: { count: 2, limit: 2, hasMore: true, nextCursor: null } } });
+    const { run } = cli(['recordings', 'list', '--all', '--max-items', '2', '-o', 'ndjson']);
+    expect(await run()).toBe(0);
+  });
 });

@@ -33,7 +33,7 @@ describe('prompts', () => {
 });
 
 describe('webhooks create --verbose', () => {
-  it('shows the generated Idempotency-Key, the same one that was sent', async () => {
+  it('shows the generated Idempotency-Key once, the same one that was sent (issue 33, item 8)', async () => {
     server.queue({
       status: 201,
       body: {
@@ -47,9 +47,10 @@ describe('webhooks create --verbose', () => {
     });
     const t = bufferIO({ env: env() });
     expect(await runCli(['webhooks', 'create', '--url', 'https://h.example.com/x', '-v'], t.io)).toBe(0);
-    const shown = /idempotency key: (rfs-[0-9a-f-]{36})/.exec(t.stderr())?.[1];
+    const shown = /idempotency-key (rfs-[0-9a-f-]{36})/.exec(t.stderr())?.[1];
     expect(shown).toBeDefined();
     expect(server.requests.at(-1)?.headers['idempotency-key']).toBe(shown);
+    expect(t.stderr().split(shown as string)).toHaveLength(2);
   });
 });
 

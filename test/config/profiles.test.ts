@@ -79,12 +79,42 @@ describe('file and folder permissions', () => {
     }
   });
 
-  test('tightens a folder that already exists at 0755', async () => {
+  test('leaves a folder it did not create at 0755, and warns once per run (issue 32, item 5)', async () => {
     fs.mkdirSync(dir, { mode: 0o755 });
     fs.chmodSync(dir, 0o755);
+    const warnings: string[] = [];
+    const cache = new Map();
+    const store = openProfiles(env, { cache, warn: (m) => warnings.push(m) });
+    await store.save('work', { baseUrl: 'https://api.example.com', apiKey: KEY_A });
+    openProfiles(env, { cache, warn: (m) => warnings.push(m) });
     expect(mode(dir)).toBe(0o755);
-    openProfiles(env);
+    expect(mode(store.path)).toBe(0o600);
+    expect(warnings).toEqual([
+      `the config folder ${dir} has mode 0755, not 0700; rfs did not create it and leaves its mode as it is: \`chmod 700 ${dir}\` if it is yours alone, or set RFS_CONFIG_DIR to a folder of your own`,
+    ]);
+  });
+
+  test('keeps the mode and sticky bit of a shared 1777 folder, reading and writing (issue 32, item 5)', async () => {
+    fs.mkdirSync(dir);
+    fs.chmodSync(dir, 0o1777);
+    const warnings: string[] = [];
+    const store = openProfiles(env, { warn: (m) => warnings.push(m) });
+    expect(store.list()).toEqual([]);
+    expect(fs.statSync(dir).mode & 0o7777).toBe(0o1777);
+    await store.save('work', { baseUrl: 'https://api.example.com', apiKey: KEY_A });
+    expect(fs.statSync(dir).mode & 0o7777).toBe(0o1777);
+    expect(mode(store.path)).toBe(0o600);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('has mode 1777, not 0700');
+  });
+
+  test('a folder it creates itself is 0700 and never warned about', async () => {
+    const warnings: string[] = [];
+    const store = openProfiles(env, { warn: (m) => warnings.push(m) });
+    await store.save('work', { baseUrl: 'https://api.example.com', apiKey: KEY_A });
+    openProfiles(env, { warn: (m) => warnings.push(m) }).list();
     expect(mode(dir)).toBe(0o700);
+    expect(warnings).toEqual([]);
   });
 
   test('tightens a config file that others could read', async () => {

@@ -26,6 +26,8 @@ export interface Terminal {
    */
   waitForInput(name: string, check: (screen: string) => boolean, what: string): Promise<string>;
   exitStatus(name: string): Promise<number>;
+  /** The pane's title, as an OSC 0 or 2 sequence sets it (tmux keeps it per pane). */
+  title(name: string): Promise<string>;
   /** The pid of rfs, the one child of the pane's sh (read it before a Ctrl-C, which ends sh too). */
   commandPid(name: string): Promise<number>;
   /**
@@ -152,6 +154,9 @@ export async function startTerminal(env: NodeJS.ProcessEnv): Promise<Terminal> {
         if (Date.now() > deadline) throw new Error(`rfs (pid ${pid}) did not exit`);
         await new Promise((r) => setTimeout(r, 50));
       }
+    },
+    async title(name) {
+      return (await tmux('display-message', '-p', '-t', name, '#{pane_title}')).trim();
     },
     async exitStatus(name) {
       const s = await waitFor(name, (text) => /\[exit \d+\]/.test(text), 'rfs to exit');

@@ -70,7 +70,7 @@ function chunked(bytes: Buffer, size: number): Readable {
 }
 
 describe('file --from - with hostile lines', () => {
-  it('reports a 10 MB line as too long, reading at most 1 MiB of it, and files the lines around it', async () => {
+  it('stops at a 10 MB line with exit 2, having read at most 1 MiB of it; the lines before it are filed (issue 32, item 11)', async () => {
     const [a, b] = take(2) as [string, string];
     const huge = Buffer.alloc(10 * 1024 * 1024, 0x61);
     const input = Buffer.concat([
@@ -86,37 +86,29 @@ describe('file --from - with hostile lines', () => {
     const started = performance.now();
     const run = await fileFrom(chunked(input, 64 * 1024));
     clearInterval(timer);
-    expect(run.code).toBe(8);
-    expect(run.results).toEqual([
-      { line: 1, id: a, ok: true, replayed: false, syncCount: 1 },
-      {
-        line: 2,
-        id: null,
-        ok: false,
-        error: {
-          status: null,
-          code: 'INVALID_LINE',
-          title: `the line is ${`{"id":"${a}","externalId":"`.length + huge.length + 2} bytes long; at most ${MAX_LINE_BYTES} are read`,
-          requestId: null,
-        },
-      },
-      { line: 3, id: b, ok: true, replayed: false, syncCount: 1 },
-    ]);
-    expect(run.stderr).toBe('2 filed, 1 failed\n');
+    expect(run.code).toBe(2);
+    expect(run.results).toEqual([{ line: 1, id: a, ok: true, replayed: false, syncCount: 1 }]);
+    expect(run.stderr).toContain(`error: line 2 of stdin holds more than ${MAX_LINE_BYTES} bytes: too much for one filing\n`);
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(peak - before).toBeLessThan(40 * 1024 * 1024);
-    expect(await syncCount(b)).toBe(1);
+    // Nothing after the line that ended the read was filed.
+    expect(await syncCount(b)).toBe(0);
   }, 20_000);
 
-  it('reports a too-long last line that has no newline', async () => {
+  it('stops at a too-long last line that has no newline, with exit 2', async () => {
     const [a] = take(1) as [string];
     const input = Buffer.concat([Buffer.from(line(a, 'LAST-A')), Buffer.alloc(MAX_LINE_BYTES + 1, 0x7b)]);
     const run = await fileFrom(chunked(input, 100_000));
+    expect(run.code).toBe(2);
+    expect(run.results.map((r) => [r.line, r.ok])).toEqual([[1, true]]);
+    expect(run.stderr).toContain('error: line 2 of stdin holds more than');
+  });
+
+  it('a line of exactly 1 MiB is still read (and judged as a line)', async () => {
+    const input = Buffer.concat([Buffer.alloc(MAX_LINE_BYTES, 0x7b), Buffer.from('\n')]);
+    const run = await fileFrom(chunked(input, 100_000));
     expect(run.code).toBe(8);
-    expect(run.results.map((r) => [r.line, r.ok, r.error?.code ?? null])).toEqual([
-      [1, true, null],
-      [2, false, 'INVALID_LINE'],
-    ]);
+    expect(run.results.map((r) => [r.line, r.ok, r.error?.code ?? null])).toEqual([[1, false, 'INVALID_LINE']]);
   });
 
   it('reads lines split anywhere between chunks: one byte at a time, through a multi-byte character and a CRLF', async () => {

@@ -264,6 +264,27 @@ describe('broken success answers', () => {
     }
   });
 
+  it('rfs api: an answer nested 5,000 levels deep exits 7 like every other command, not 1 (issue 32, item 4)', async () => {
+    for (const depth of [5_000, 50_000]) {
+      const body = `{"data":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+      server.queue({ headers: { 'content-type': 'application/json' }, body });
+      const run = await rfs(['api', '/recordings']);
+      expect(run.code).toBe(7);
+      expectCleanFailure(run, /^error: the server's answer is nested more than 256 levels deep$/);
+      expect(run.stdout).toBe('');
+    }
+  });
+
+  it('rfs api: an error answer nested thousands of levels deep keeps its exit code and shows the text as it came', async () => {
+    const depth = 5_000;
+    const body = `{"title":"Recording not found","status":404,"code":"RESOURCE_NOT_FOUND","extra":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+    server.queue({ status: 404, headers: { 'content-type': 'application/problem+json' }, body });
+    const run = await rfs(['api', '/recordings/rec_1']);
+    expect(run.code).toBe(4);
+    expectCleanFailure(run, /^error: Not Found \(HTTP_404, HTTP 404, request none\)$/);
+    expect(run.stdout).toBe(`${body}\n`);
+  });
+
   it('an error answer nested thousands of levels deep still gives its exit code and a problem line with -o json', async () => {
     const depth = 30_000;
     const body = `{"title":"Recording not found","status":404,"code":"RESOURCE_NOT_FOUND","extra":${'['.repeat(depth)}${']'.repeat(depth)}}`;
@@ -305,16 +326,32 @@ describe('answers that never end, and waits that are too long', () => {
   it.each([
     [503, 'INTERNAL_ERROR'],
     [429, 'RATE_LIMIT_EXCEEDED'],
-  ])('a %i with Retry-After: 86400 exits 6 at once, saying the server asked to wait 86400 s', async (status, code) => {
-    const answer = problem(status, code, 'come back tomorrow');
-    server.queue({ ...answer, headers: { ...answer.headers, 'retry-after': '86400' } });
-    const run = await rfs(['recordings', 'list', '--max-retries', '5']);
+  ])(
+    'a %i with Retry-After: 86400 waits the capped 120 s (injected clock), says so, and retries (issue 32, item 13)',
+    async (status, code) => {
+      const answer = problem(status, code, 'come back tomorrow');
+      server.queue({ ...answer, headers: { ...answer.headers, 'retry-after': '86400' } }, { body: page([recording(1)], null) });
+      const run = await rfs(['recordings', 'list', '--max-retries', '5', '-o', 'ndjson']);
+      expect(run.code).toBe(0);
+      expect(run.stderr).toContain('the server asked to wait 86400 s (rfs waits at most 120 s)');
+      expect(server.requests).toHaveLength(2);
+      expect(run.waits).toEqual([120_000]);
+      expect(run.ms).toBeLessThan(2_000);
+    },
+  );
+
+  it('Retry-After: 999999999 on every answer still ends with exit 6 after the retries, each wait capped at 120 s', async () => {
+    const answer = problem(503, 'INTERNAL_ERROR', 'come back much later');
+    for (let i = 0; i < 3; i++) server.queue({ ...answer, headers: { ...answer.headers, 'retry-after': '999999999' } });
+    const run = await rfs(['recordings', 'list', '--max-retries', '2']);
     expect(run.code).toBe(6);
-    expectCleanFailure(run, new RegExp(`^error: come back tomorrow \\(${code}, HTTP ${status}, request req_test\\)$`));
-    expect(run.stderr).toContain('the server asked to wait 86400 s before retrying (rfs waits at most 120 s); try again later');
-    expect(server.requests).toHaveLength(1);
-    expect(run.waits).toEqual([]);
-    expect(run.ms).toBeLessThan(2_000);
+    // Each wait says so first (cli.md: a wait longer than 2 s is told on stderr), then the error.
+    expect(run.stderr).toMatch(/^error: come back much later \(INTERNAL_ERROR, HTTP 503, request req_test\)$/m);
+    expect(run.stderr).toContain(
+      'the server asked to wait 999999999 s (rfs waits at most 120 s): waiting 120.0s before retrying (attempt 2/3)',
+    );
+    expect(run.stderr).not.toMatch(STACK_FRAME);
+    expect(run.waits).toEqual([120_000, 120_000]);
   });
 });
 

@@ -33,6 +33,20 @@ describe('sanitize', () => {
     expect(sanitize('end\ud83d')).toBe('end\ufffd');
   });
 
+  test('shows zero-width and invisible characters escaped, so that two ids cannot look the same (issue 32, item 1)', () => {
+    expect(sanitize('wh_a\u200bb')).toBe('wh_a\\u200bb');
+    expect(sanitize('wh_a\u200bb')).not.toBe(sanitize('wh_ab'));
+    expect(sanitize('\ufeffx\u00ady\u200cz\u200d\u2060\u2028\u2029\u180e\u3164\u034f')).toBe(
+      '\\ufeffx\\u00ady\\u200cz\\u200d\\u2060\\u2028\\u2029\\u180e\\u3164\\u034f',
+    );
+    // Tag characters (U+E0000–U+E007F) are invisible look-alikes of ASCII, one code point each.
+    expect(sanitize('id\u{e0041}\u{e007f}.')).toBe('id\\u{e0041}\\u{e007f}.');
+    // Other astral characters (emoji) stay as they are.
+    expect(sanitize('ok 😀 \u{1f3f4}')).toBe('ok 😀 \u{1f3f4}');
+    // In multiline text too: the line and paragraph separators are not line breaks for a terminal.
+    expect(sanitize('a\u2028b\n', { multiline: true })).toBe('a\\u2028b\n');
+  });
+
   test('escapes NUL and every other C0 control', () => {
     expect(sanitize('\x00\x01\x1f')).toBe('\\x00\\x01\\x1f');
   });

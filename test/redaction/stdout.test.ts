@@ -360,3 +360,15 @@ describe('a webhook secret rfs read, echoed in a delivery', () => {
     }
   });
 });
+
+describe('text that only looks like the start of the key (issue 32, item 14)', () => {
+  const scenario = scenarioCli({ name: 'lookalike', key: 'service_pk_sEcretKey0123456789abcdef3grU', env: { NO_COLOR: '1' } });
+
+  it.each(['json', 'ndjson', 'table'])('a title "see service_pk_sandbox_docs" comes out unchanged with -o %s', async (format) => {
+    scenario.server.queue({ body: page([recording(1, { title: 'see service_pk_sandbox_docs' })], null) });
+    const { t, run } = scenario.cli(['recordings', 'list', '-o', format]);
+    expect(await run()).toBe(0);
+    expect(t.stdout()).toContain('see service_pk_sandbox_docs');
+    expect(t.stdout()).not.toContain('3grU');
+  });
+});

@@ -5,6 +5,7 @@ import { PassThrough, Writable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { finishRedacting, RedactingStream, StdoutSecrets } from '../../src/core/redact-stream.js';
+import { redactSecrets, secretForms } from '../../src/core/redact.js';
 
 const KEY = 'service_pk_LeakAAAA1111/LeakBBBB2222+LeakCCCC3333=wxyz';
 const WHSEC = 'whsec_LeakWhsecDDDD4444LeakGGGG7777';
@@ -88,5 +89,47 @@ describe('stdout redaction as a stream', () => {
     stream.write('one\n');
     await new Promise((resolve) => stream.once('close', resolve));
     expect(stream.destroyed).toBe(true);
+  });
+});
+
+describe('only what is the secret is redacted (issue 32, item 14)', () => {
+  // A key whose first letter after the prefix is an `s`, as in the report.
+  const S_KEY = 'service_pk_sEcretKey0123456789abcdef3grU';
+
+  async function throughKey(pieces: string[]): Promise<string> {
+    const { target, text } = sink();
+    const s = new StdoutSecrets();
+    s.addKey(S_KEY);
+    const stream = new RedactingStream(target, s);
+    for (const piece of pieces) stream.write(piece);
+    await finishRedacting(stream);
+    return text();
+  }
+
+  it('leaves text that only shares the prefix and a first letter with the key', async () => {
+    expect(await throughKey(['see service_pk_sandbox_docs\n'])).toBe('see service_pk_sandbox_docs\n');
+    expect(await throughKey(['see service_pk_', 'sandbox_docs\n'])).toBe('see service_pk_sandbox_docs\n');
+    // Even a longer run of the key's own start is not the key unless it is cut (`…`) or whole.
+    expect(await throughKey(['service_pk_sEcretKey and more\n'])).toBe('service_pk_sEcretKey and more\n');
+  });
+
+  it('still removes the whole key, and a key cut short by a table cell', async () => {
+    expect(await throughKey([`key ${S_KEY} end\n`])).toBe('key service_pk_…3grU end\n');
+    expect(await throughKey(['| service_pk_sEcretK… |\n'])).toBe('| service_pk_…3grU… |\n');
+  });
+});
+
+describe('one list of a secret’s forms for stdout and stderr (issue 32, item 14)', () => {
+  it('is secretForms: each form is removed by both redactions', async () => {
+    for (const form of secretForms(KEY)) {
+      const text = `before ${form} after`;
+      expect(redactSecrets(text, KEY), form).not.toMatch(/Leak/);
+      expect(await through([text]), form).not.toMatch(/Leak/);
+    }
+    // A key with a `/`, escaped twice (a server's JSON text inside rfs's JSON): stderr missed it.
+    const twice = JSON.stringify(KEY.replaceAll('/', '\\/')).slice(1, -1);
+    expect(twice).toContain('1111\\\\/Leak');
+    expect(secretForms(KEY)).toContain(twice);
+    expect(redactSecrets(`title ${twice}`, KEY)).not.toMatch(/Leak/);
   });
 });

@@ -127,14 +127,49 @@ describe.skipIf(!LINUX.met)(needs(LINUX, 'bounded local reads (issue 16, item 5)
     expect(r.stderr).toMatch(/not an API key/);
   });
 
-  it('a valid signature over a payload streamed from a file still verifies, and one changed byte does not', async () => {
-    // 8 MB in 64 KiB reads: many chunks through the HMAC, with a multi-byte character across reads.
-    const body = Buffer.concat([Buffer.from('{"notes":"'), Buffer.alloc(8 * 1024 * 1024 - 20, 'é'), Buffer.from('"}')]);
+  it('a valid signature over a payload of exactly 1 MiB streamed from a file still verifies, and one changed byte does not', async () => {
+    // 1 MiB (the most a delivery holds) in 64 KiB reads: many chunks through the HMAC, with a
+    // multi-byte character across reads.
+    const body = Buffer.concat([Buffer.from('{"notes":"'), Buffer.alloc(1024 * 1024 - 12, 'é'), Buffer.from('"}')]);
+    expect(body.length).toBe(1024 * 1024);
     const path = join(dir, 'large.json');
     writeFileSync(path, body);
     const at = ['--timestamp', String(NOW), '--now', String(NOW), '--payload', path];
     expect(await rfs(['verify-signature', ...at, '--signature', sig(NOW, body)])).toMatchObject({ code: 0, stderr: '' });
     body.writeUInt8(body.readUInt8(body.length - 3) ^ 1, body.length - 3);
     expect((await rfs(['verify-signature', ...at, '--signature', sig(NOW, body)])).code).toBe(1);
+  });
+
+  it('verify-signature --payload /dev/zero (and --payload - < /dev/zero) exits 2 at the 1 MiB of a delivery (issue 32, item 11)', async () => {
+    const at = ['--timestamp', String(NOW), '--now', String(NOW), '--signature', sig(NOW, '')];
+    refusedQuickly(
+      await rfs(['verify-signature', ...at, '--payload', '/dev/zero']),
+      /^error: the --payload file holds more than 1048576 bytes: too much for a delivery payload$/m,
+    );
+    refusedQuickly(
+      await rfs(['verify-signature', ...at, '--payload', '-'], '/dev/zero'),
+      /^error: the payload on stdin holds more than 1048576 bytes: too much for a delivery payload$/m,
+    );
+  });
+
+  it('a payload one byte over 1 MiB is refused as webhooks sign refuses it', async () => {
+    const path = join(dir, 'over.json');
+    writeFileSync(path, Buffer.alloc(1024 * 1024 + 1, 'a'));
+    const at = ['--timestamp', String(NOW), '--now', String(NOW), '--signature', sig(NOW, '')];
+    refusedQuickly(await rfs(['verify-signature', ...at, '--payload', path]), /--payload file holds more than 1048576 bytes/);
+    refusedQuickly(await rfs(['webhooks', 'sign', '--payload', path]), /--payload file holds more than 1048576 bytes/);
+  });
+
+  it('file --from /dev/zero (and --from - < /dev/zero) exits 2 at the first line past 1 MiB, sending nothing (issue 32, item 11)', async () => {
+    // A closed loopback port: the first line never ends, so nothing may be sent.
+    const env = { RFS_API_KEY: 'service_pk_bounded_0123456789abcdef', RFS_BASE_URL: 'http://127.0.0.1:9', RFS_CONFIG_DIR: join(dir, 'c3') };
+    refusedQuickly(
+      await rfs(['file', '--from', '/dev/zero', '--provider', 'crm'], '/dev/null', env),
+      /^error: line 1 of the file given to --from holds more than 1048576 bytes: too much for one filing$/m,
+    );
+    refusedQuickly(
+      await rfs(['file', '--from', '-', '--provider', 'crm'], '/dev/zero', env),
+      /^error: line 1 of stdin holds more than 1048576 bytes: too much for one filing$/m,
+    );
   });
 });

@@ -1,6 +1,7 @@
 // `rfs webhooks listen` run in-process through runCli, receiving real deliveries from the
 // in-process sandbox: a subscription points at the listener, a recording is completed, and the
 // sandbox's signed POST arrives. Tampered copies of a real delivery are sent by the test.
+import { execFile } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import { bufferIO, type BufferIO } from '../helpers/io.js';
@@ -478,5 +479,49 @@ describe('webhooks listen: stopping', () => {
     const l = await listen(['--port', '0', '-q'], { env: { RFS_WEBHOOK_SECRET: 'whsec_quiet' } });
     expect(await stop(l)).toBe(0);
     expect(l.t.stderr()).toBe(`listening on ${l.url}\n`);
+  });
+});
+
+describe('a body over the cap (issue 32, item 12)', () => {
+  /**
+   * A POST of `size` bytes written whole before the answer is read, as Node's http does, from a
+   * process of its own (in the test's own process the two ends share one event loop, and the
+   * reset never shows): its status, or the error code that ended it.
+   */
+  function postWhole(url: string, size: number, chunked: boolean): Promise<string> {
+    const script = `
+      const [url, size, chunked] = [process.argv[1], Number(process.argv[2]), process.argv[3] === 'true'];
+      const req = require('node:http').request(url, { method: 'POST', agent: false, headers: chunked ? {} : { 'content-length': String(size) } }, (res) => {
+        res.resume();
+        console.log(res.statusCode);
+      });
+      req.on('error', (error) => console.log(error.code || error.message));
+      const chunk = Buffer.alloc(64 * 1024, 0x61);
+      let left = Math.ceil(size / chunk.length);
+      const pump = () => {
+        while (left > 0) {
+          left -= 1;
+          if (!req.write(chunk)) return void req.once('drain', pump);
+        }
+        req.end();
+      };
+      pump();`;
+    return new Promise((resolve, reject) => {
+      execFile(process.execPath, ['-e', script, url, String(size), String(chunked)], { timeout: 20_000 }, (error, stdout) =>
+        error ? reject(error) : resolve(stdout.trim()),
+      );
+    });
+  }
+
+  it.each([
+    ['with a Content-Length', false],
+    ['chunked', true],
+  ])('answers a 16 MB body sent %s with 413, not a reset connection, and prints a line saying so', async (_how, chunked) => {
+    const l = await listen(['--port', '0', '--secret-env', 'LISTEN_SECRET'], { env: { LISTEN_SECRET: 'whsec_listen_413_secret' } });
+    expect(await postWhole(`${l.url}/hooks`, 16 * 1024 * 1024, chunked)).toBe('413');
+    expect(l.t.stderr()).toContain('warning: refused a POST request (HTTP 413): a body larger than 1048576 bytes\n');
+    // The listener goes on receiving.
+    expect(await postWhole(`${l.url}/hooks`, 64 * 1024, false)).toBe('401');
+    expect(await stop(l)).toBe(0);
   });
 });

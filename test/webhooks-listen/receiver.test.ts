@@ -179,7 +179,7 @@ describe('webhook receiver: requests that are not deliveries', () => {
     ]);
   });
 
-  it('answers 413 to a body declared larger than 1 MiB without reading it', async () => {
+  it('answers 413 to a body declared larger than 1 MiB, once the body is read away unkept', async () => {
     const { r, got, refused } = await receiver();
     const status = await new Promise<number>((resolve, reject) => {
       const req = request(
@@ -190,9 +190,8 @@ describe('webhook receiver: requests that are not deliveries', () => {
           resolve(res.statusCode ?? 0);
         },
       );
-      // The receiver answers and closes before the body is sent: a write error is expected.
-      req.on('error', (error) => (req.destroyed ? undefined : reject(error)));
-      req.flushHeaders();
+      req.on('error', reject);
+      req.end(Buffer.alloc(MAX_BODY_BYTES + 1, 0x61));
     });
     expect(status).toBe(413);
     expect(got).toEqual([]);

@@ -2,15 +2,17 @@
 // key, retries, pacing, --verbose and the exit codes of every other command — for an endpoint
 // or a field that rfs has no command for yet.
 import { needsIdempotencyKey, newIdempotencyKey } from '../../api/idempotency.js';
+import { parseJson } from '../../api/contract.js';
 import { paginateRaw } from '../../api/raw.js';
 import { withQuery } from '../../api/client.js';
 import { apiRequestPath, isAbsoluteUrl } from '../../api/raw-path.js';
 import type { RawResponse } from '../../api/types.js';
 import { readBounded } from '../../core/bounded-read.js';
-import { ContractError, EXIT, UsageError } from '../../core/errors.js';
+import { EXIT, UsageError } from '../../core/errors.js';
 import { sanitize } from '../../core/sanitize.js';
 import { writeList, writeOut } from '../../output/list-writer.js';
 import { safeJson } from '../../output/safe-json.js';
+import { MAX_JSON_DEPTH, bytesNestDeeperThan } from '../../shared/json-depth.js';
 import { IdempotencyKey } from '../../shared/schemas.js';
 import type { Context } from '../context.js';
 import type { ApiMethod, Input } from './index.js';
@@ -86,8 +88,7 @@ export async function run(ctx: Context, o: ApiOptions): Promise<number> {
     // As `webhooks create` does: one key per invocation, the same on every retry.
     headers['Idempotency-Key'] = newIdempotencyKey();
   }
-  const key = Object.entries(headers).find(([n]) => n.toLowerCase() === 'idempotency-key');
-  if (key) ctx.ui.verbose(`idempotency key: ${key[1]}`);
+  // The key shows once with -v, in the verbose line of each attempt (api/client.ts).
 
   let body: string | Buffer | undefined;
   if (o.input !== undefined) {
@@ -114,13 +115,19 @@ async function printBody(ctx: Context, answer: RawResponse): Promise<void> {
   if (bytes === undefined || bytes.length === 0) return;
   const text = bytes.toString('utf8');
   let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (cause) {
-    if (!answer.error) throw new ContractError("the server's answer is not JSON", { cause });
-    // An error page from a proxy: shown as it came, made safe for a terminal.
-    await writeOut(ctx.io.stdout, `${ctx.io.stdoutIsTTY ? sanitize(text, { multiline: true }) : text}\n`);
-    return;
+  if (!answer.error) {
+    // The contract's reading of an answer, as every command's: not JSON, or nested deeper than
+    // any printer can walk (issue 32, item 4), is exit 7.
+    value = parseJson(bytes);
+  } else {
+    try {
+      if (bytesNestDeeperThan(bytes, MAX_JSON_DEPTH)) throw new Error('nested too deep to print as JSON');
+      value = JSON.parse(text);
+    } catch {
+      // An error page from a proxy: shown as it came, made safe for a terminal.
+      await writeOut(ctx.io.stdout, `${ctx.io.stdoutIsTTY ? sanitize(text, { multiline: true }) : text}\n`);
+      return;
+    }
   }
   // Indented for people on a terminal (cli.md, api); one line for scripts and for -o ndjson.
   const pretty = ctx.io.stdoutIsTTY && ctx.globals.output !== 'ndjson';

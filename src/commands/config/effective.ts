@@ -13,7 +13,7 @@ export function givenFlags(command: CommandUnknownOpts): SettingFlags {
 
 /** The profile `config` reads or changes: --profile, RFS_PROFILE, the default one, else `default`. */
 export function chosenProfile(ctx: Context): { name: string; named: boolean; store: ReturnType<typeof openProfiles> } {
-  const store = openProfiles(ctx.io.env, { clock: ctx.clock, cache: ctx.configCache });
+  const store = openProfiles(ctx.io.env, { clock: ctx.clock, cache: ctx.configCache, warn: (m) => ctx.ui.warn(m) });
   return { ...selectProfile(ctx.globals, ctx.io.env, store), store };
 }
 

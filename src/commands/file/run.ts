@@ -188,7 +188,7 @@ async function runBatch(ctx: Context, { from, defaultProvider, failFast }: Extra
         blank += 1;
         return undefined;
       }
-      return { line: item.line, id: null, ok: false, error: localError(describeProblem(item.problem, item.bytes)) };
+      return { line: item.line, id: null, ok: false, error: localError(describeProblem(item.problem)) };
     }
     const checked = checkLine(item.text, defaultProvider, ctx.io.now());
     const id = checked.id;
@@ -224,7 +224,14 @@ async function runBatch(ctx: Context, { from, defaultProvider, failFast }: Extra
       return { line: item.line, id, ok: false, error: error instanceof UsageError ? localError(error.message) : itemError(error) };
     }
   };
-  const report = await runLines({ items: readLines(input), work: fileLine, writer, signal: ctx.signal, failFast, progress });
+  const report = await runLines({
+    items: readLines(input, { what: from === '-' ? 'stdin' : 'the file given to --from' }),
+    work: fileLine,
+    writer,
+    signal: ctx.signal,
+    failFast,
+    progress,
+  });
   summary(ctx, writer, report, { blank, alreadyFiled });
   return report.exitCode;
 }

@@ -1,12 +1,12 @@
 // `rfs verify-signature`: checks a webhook signature against the raw body with the one
 // implementation in src/shared/signature.ts (the sandbox signs with the same module). Exit 0
 // when valid, 1 when not (cli.md), 2 for bad flags or unreadable local input.
-import { createReadStream } from 'node:fs';
 import { Chalk } from 'chalk';
 import type { Context } from '../context.js';
-import { abortableChunks, readBounded } from '../../core/bounded-read.js';
+import { boundedChunks, readBounded } from '../../core/bounded-read.js';
 import { RfsError, UsageError } from '../../core/errors.js';
 import { safeJson } from '../../output/safe-json.js';
+import { MAX_DELIVERY_BYTES } from '../../shared/delivery.js';
 import { signatureHeadersFromDump } from '../../webhooks/header-dump.js';
 import { readWebhookSecret } from '../../webhooks/secret.js';
 import { MAX_UNIX_SECONDS, verdictOfStream } from '../../webhooks/verify.js';
@@ -73,9 +73,15 @@ function unreadable(source: string, flag: string, error: unknown): unknown {
 /** The payload's bytes as they arrive, never held whole: its HMAC is computed as it streams. */
 async function* payloadChunks(ctx: Context, source: string): AsyncGenerator<Buffer> {
   if (source === '-') stdinNotice(ctx, '--payload');
-  const stream = source === '-' ? ctx.io.stdin : createReadStream(source);
   try {
-    yield* abortableChunks(stream, ctx.signal, source === '-' ? 'stdin' : 'the --payload file');
+    // A delivery's body is at most 1 MiB, as `webhooks sign --payload` and the receivers take:
+    // /dev/zero or a wrong file stops there with exit 2 instead of running until interrupted.
+    yield* boundedChunks(source === '-' ? ctx.io.stdin : source, {
+      limit: MAX_DELIVERY_BYTES,
+      what: source === '-' ? 'the payload on stdin' : 'the --payload file',
+      kind: 'a delivery payload',
+      signal: ctx.signal,
+    });
   } catch (error) {
     throw unreadable(source, '--payload', error);
   }

@@ -43,7 +43,7 @@ export function options({ flags }: Input): LoginOptions {
 
 export async function run(ctx: Context, o: LoginOptions): Promise<number> {
   const { io, globals } = ctx;
-  const store = openProfiles(io.env, { clock: ctx.clock, cache: ctx.configCache });
+  const store = openProfiles(io.env, { clock: ctx.clock, cache: ctx.configCache, warn: (m) => ctx.ui.warn(m) });
   const profile = checkProfileName(selectProfile(globals, io.env, store).name);
   const existing = store.get(profile);
   const interactive = !o.withKey && canPrompt(io);

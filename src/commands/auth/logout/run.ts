@@ -13,7 +13,7 @@ export function options(): undefined {
 }
 
 export async function run(ctx: Context): Promise<number> {
-  const store = openProfiles(ctx.io.env, { clock: ctx.clock, cache: ctx.configCache });
+  const store = openProfiles(ctx.io.env, { clock: ctx.clock, cache: ctx.configCache, warn: (m) => ctx.ui.warn(m) });
   const { name } = selectProfile(ctx.globals, ctx.io.env, store);
   const names = () => store.list().map((p) => p.name);
   const profile = store.get(name);

@@ -30,7 +30,7 @@ export function options(): undefined {
 
 export async function run(ctx: Context): Promise<number> {
   const { io, globals } = ctx;
-  const store = openProfiles(io.env, { clock: ctx.clock, cache: ctx.configCache });
+  const store = openProfiles(io.env, { clock: ctx.clock, cache: ctx.configCache, warn: (m) => ctx.ui.warn(m) });
   // One rule for "which rows": a profile named by --profile or RFS_PROFILE (the same choice,
   // cli.md's precedence) shows its row alone; otherwise every profile (issue 26).
   const choice = selectProfile(globals, io.env, store);

@@ -14,7 +14,7 @@ export function options({ args: [name] }: Input): { name: string | undefined } {
 }
 
 export async function run(ctx: Context, o: { name: string | undefined }): Promise<number> {
-  const store = openProfiles(ctx.io.env, { clock: ctx.clock, cache: ctx.configCache });
+  const store = openProfiles(ctx.io.env, { clock: ctx.clock, cache: ctx.configCache, warn: (m) => ctx.ui.warn(m) });
   let name = o.name;
   if (name === undefined) {
     const profiles = store.list();

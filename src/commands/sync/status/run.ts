@@ -50,7 +50,10 @@ interface Row {
 export async function run(ctx: Context, o: StatusOptions): Promise<number> {
   const path =
     o.journalPath ??
-    defaultJournalPath(ctx.io.env, selectProfile(ctx.globals, ctx.io.env, openProfiles(ctx.io.env, { cache: ctx.configCache })).name);
+    defaultJournalPath(
+      ctx.io.env,
+      selectProfile(ctx.globals, ctx.io.env, openProfiles(ctx.io.env, { cache: ctx.configCache, warn: (m) => ctx.ui.warn(m) })).name,
+    );
   const journal = Journal.peek(path);
   journal.warnProblems(ctx.ui);
   const rows: Row[] = [];

@@ -38,9 +38,8 @@ export function options({ flags }: Input): CreateOptions {
 }
 
 export async function run(ctx: Context, { url, events, idempotencyKey }: CreateOptions): Promise<number> {
+  // With -v the key shows once, in the verbose line of each attempt (api/client.ts).
   const key = idempotencyKey ?? newIdempotencyKey();
-  ctx.ui.verbose(`idempotency key: ${key}`);
-
   const client = await ctx.api();
   let subscription: Awaited<ReturnType<typeof createWebhook>>;
   try {

@@ -158,10 +158,17 @@ export function subscribeOptions(flags: Input['flags']): { publicUrl: string | u
   };
 }
 
-/** The subscription and its secret, once, on stderr (as `webhooks create` shows it once). */
+/**
+ * The subscription and its secret, once, on stderr (as `webhooks create` shows it once): the
+ * server's text escaped as all of it is (a hostile id or secret must not drive the terminal,
+ * issue 32 item 1). With --verbose the secret is shown redacted: cli.md says -v output is safe
+ * to paste, and listen verifies with the secret itself (issue 33, item 8).
+ */
 export function announceSubscription(ctx: Context, s: ListenSubscription): void {
-  ctx.io.stderr.write(`subscribed ${s.id} to ${sanitize(s.url)}\n`);
-  ctx.io.stderr.write(`secret of ${s.id} (shown only this once; the subscription is deleted when listen stops): ${s.secret}\n`);
+  ctx.io.stderr.write(`subscribed ${sanitize(s.id)} to ${sanitize(s.url)}\n`);
+  const hidden = s.secret.startsWith('whsec_') ? 'whsec_…' : '…';
+  const secret = ctx.globals.verbose ? `${hidden} (left out with --verbose, whose output is safe to paste)` : sanitize(s.secret);
+  ctx.io.stderr.write(`secret of ${sanitize(s.id)} (shown only this once; the subscription is deleted when listen stops): ${secret}\n`);
 }
 
 /** Deletes the subscription when listen stops; if that fails, says how to do it by hand. */
