@@ -148,6 +148,10 @@ export async function runPass(
       // (exec.ts).
     });
     ended?.(ran);
+    // Stopped for printing too much, it ends by rfs's signal: what it printed is the failure.
+    if (ran.stdoutTooLong) {
+      return { id, ok: false, attempt, stage: 'command', error: failure('COMMAND_OUTPUT', 'the command printed more than 1 MiB and was stopped') };
+    }
     if (ran.timedOut || ran.code !== 0) {
       const why = ran.timedOut
         ? `the command did not finish within ${s.execTimeoutMs / 1000} s and was stopped`
@@ -162,7 +166,7 @@ export async function runPass(
         error: failure(ran.timedOut ? 'COMMAND_TIMEOUT' : 'COMMAND_FAILED', ran.stderr ? `${why}: ${ran.stderr}` : why),
       };
     }
-    const record = ran.stdoutTooLong ? { problem: 'the command printed more than 1 MiB' } : parseExternalRecord(ran.stdout);
+    const record = parseExternalRecord(ran.stdout);
     if ('problem' in record) return { id, ok: false, attempt, stage: 'command', error: failure('COMMAND_OUTPUT', record.problem) };
     // A filing the service would refuse, or whose answer could not be read back, fails here as
     // the command's answer: journaled as a result, it would be sent again on every pass.
