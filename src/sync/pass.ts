@@ -122,7 +122,8 @@ export async function runPass(
     // Handed to the command in its environment and named in the request paths: an id that
     // cannot be is the service's mistake about this recording alone, not the run's.
     const unusable = unusableId(id);
-    if (unusable !== undefined) return { id, ok: false, stage: 'fetch', error: itemError(new ContractError(unusable, { path: 'data[].id' })) };
+    if (unusable !== undefined)
+      return { id, ok: false, stage: 'fetch', error: itemError(new ContractError(unusable, { path: 'data[].id' })) };
     progress.update(`#${n} ${id}: fetching`);
     run.doing(`fetching ${id}`);
     let detail: unknown;
@@ -150,7 +151,13 @@ export async function runPass(
     ended?.(ran);
     // Stopped for printing too much, it ends by rfs's signal: what it printed is the failure.
     if (ran.stdoutTooLong) {
-      return { id, ok: false, attempt, stage: 'command', error: failure('COMMAND_OUTPUT', 'the command printed more than 1 MiB and was stopped') };
+      return {
+        id,
+        ok: false,
+        attempt,
+        stage: 'command',
+        error: failure('COMMAND_OUTPUT', 'the command printed more than 1 MiB and was stopped'),
+      };
     }
     if (ran.timedOut || ran.code !== 0) {
       const why = ran.timedOut

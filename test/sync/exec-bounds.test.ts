@@ -49,7 +49,7 @@ describe.skipIf(!LINUX.met)(needs(LINUX, '--exec-timeout'), () => {
 
 // Issue 32 item 7: over 1 MiB in many short lines used to be read to the end (--exec-timeout,
 // 300 s by default); the cap stops the command the moment it is passed, whatever the lines.
-describe.skipIf(!LINUX.met)(needs(LINUX, 'the 1 MiB cap on the command\'s output'), () => {
+describe.skipIf(!LINUX.met)(needs(LINUX, "the 1 MiB cap on the command's output"), () => {
   it('stops a command that prints without end, in many short lines, at the cap and not at its timeout', async () => {
     const began = performance.now();
     const ran = await runCommand({ command: 'yes "a short line"', stdin: '{}\n', env: { PATH: process.env.PATH }, timeoutMs: 120_000 });

@@ -24,6 +24,7 @@ describe('/healthz of sync --metrics', () => {
       waiting: 0,
       parked: 0,
       interrupted: false,
+      durationMs: 2000,
       error: '500 INTERNAL: Down\x1b]0;owned\x07\x1b[2J\r\nsecond line\u009b31m',
     });
     time.advance(3000);

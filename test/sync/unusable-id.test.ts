@@ -32,7 +32,17 @@ describe('rfs sync, a listed id that cannot be passed to the command', () => {
       { expect: { method: 'POST', url: '/api/v1/recordings/rec_0004/filings' }, status: 201, body: filed('rec_0004') },
     );
     const journal = join(scenario.dir, 'journal.jsonl');
-    const { t, run } = scenario.cli(['sync', '--exec', 'echo "EXT-$RFS_RECORDING_ID"', '--provider', 'crm', '--journal', journal, '-o', 'ndjson']);
+    const { t, run } = scenario.cli([
+      'sync',
+      '--exec',
+      'echo "EXT-$RFS_RECORDING_ID"',
+      '--provider',
+      'crm',
+      '--journal',
+      journal,
+      '-o',
+      'ndjson',
+    ]);
     const code = await run();
     expect(code).toBe(8);
     const lines = t
