@@ -82,7 +82,7 @@ function views() {
 }
 
 function flush() {
-  flushedAt = Date.now();
+  flushedAt = performance.now();
   if (outLength === 0) return;
   const bytes = out.slice(0, outLength);
   outLength = 0;
@@ -144,7 +144,7 @@ function writeStdout(iov, count, pnum) {
   }
   view.setUint32(pnum, total, true);
   // In batches, yet never held long: the first output after a pause goes out at once.
-  if (outLength >= OUT_BATCH || Date.now() - flushedAt >= OUT_DELAY_MS) flush();
+  if (outLength >= OUT_BATCH || performance.now() - flushedAt >= OUT_DELAY_MS) flush();
   return 0;
 }
 
