@@ -22,7 +22,7 @@ export const JQ_WASM_VERSION = '3.0.0-jq-1.8.2';
  * loudly rather than running jq without its stdio. Expects `readStdin`, `writeStdout`,
  * `writeStderr` and a `memory` variable in the worker's scope.
  */
-export const JQ_WASM_HOOK = String.raw`
+export const JQ_WASM_HOOK = `
 const instantiate = WebAssembly.instantiate;
 WebAssembly.instantiate = async (binary, imports) => {
   const env = imports.a;
