@@ -157,8 +157,9 @@ async function syncWith(
 }
 
 /**
- * The line of a --watch stopped between passes, text or a `stop` event; exit 0. The reason is the
- * one the process gave its signal (main.ts: which signal), else "interrupted".
+ * The line of a --watch stopped between passes, text or a `stop` event; exit 0. It names the
+ * reason the process gave its signal (main.ts: which signal), when it gave one; nothing was
+ * interrupted (cli.md: 130 only when a pass was cut short).
  */
 function stoppedBetweenPasses(signal: AbortSignal, watching: Observing): number {
   const reason: unknown = signal.reason;
@@ -167,8 +168,8 @@ function stoppedBetweenPasses(signal: AbortSignal, watching: Observing): number 
       ? reason
       : reason instanceof Error && reason.name !== 'AbortError' && reason.message !== ''
         ? reason.message
-        : 'interrupted';
-  watching.stopped(`sync: stopped between passes (${why}); no pass was cut short`);
+        : undefined;
+  watching.stopped(`sync: stopped between passes${why === undefined ? '' : ` (${why})`}; no pass was cut short`);
   return EXIT.OK;
 }
 

@@ -54,7 +54,8 @@ describe.skipIf(!LINUX.met)(needs(LINUX, "the 1 MiB cap on the command's output"
     const began = performance.now();
     const ran = await runCommand({ command: 'yes "a short line"', stdin: '{}\n', env: { PATH: process.env.PATH }, timeoutMs: 120_000 });
     expect((performance.now() - began) / 1000).toBeLessThan(30);
-    expect(ran).toMatchObject({ stdoutTooLong: true, timedOut: false, signal: 'SIGTERM' });
+    // Ended by rfs's SIGTERM, or by its own failed write to the closed pipe, whichever came first.
+    expect(ran).toMatchObject({ stdoutTooLong: true, timedOut: false });
     expect(ran.stdout).toHaveLength(1024 * 1024);
   }, 60_000);
 
