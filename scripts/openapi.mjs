@@ -1,7 +1,7 @@
 // npm run openapi: writes openapi.json at the package root, the document the sandbox serves at
 // GET /api/v1/openapi.json, for integrators who generate clients without running the sandbox,
-// and the client types generated from it by openapi-typescript (test/contract/openapi-types.ts,
-// which test/contract/typed-client.test.ts compiles against and checks fresh).
+// and the client types generated from it (scripts/openapi-types.mjs), which
+// test/contract/typed-client.test.ts compiles against and checks fresh.
 // Taken from the built library (npm run build first), so the file is what the sandbox serves;
 // test/sandbox/openapi.test.ts fails when the two drift apart.
 import { execFileSync } from 'node:child_process';
@@ -18,6 +18,4 @@ try {
   await sandbox.close();
 }
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const generator = fileURLToPath(new URL('../node_modules/openapi-typescript/bin/cli.js', import.meta.url));
-execFileSync(process.execPath, [generator, 'openapi.json', '-o', 'test/contract/openapi-types.ts'], { cwd: root, stdio: 'inherit' });
+execFileSync(process.execPath, [fileURLToPath(new URL('./openapi-types.mjs', import.meta.url))], { stdio: 'inherit' });

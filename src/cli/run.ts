@@ -15,10 +15,12 @@ import { HELP_TOPICS } from '../commands/topics.js';
 import { givenGlobals, refuseGlobals, resolveGlobals } from './globals.js';
 import { helpArgv } from './help.js';
 import { buildProgram, type Dispatch } from './program.js';
+import type { Needs } from '../commands/define.js';
+import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { reportError } from './report.js';
 import { asksVerboseVersion, verboseVersion } from './version.js';
 import type { JqOutput } from '../output/jq-output.js';
-import { asksJsonLog, createJsonLog, errorObject, errorSentence, speakJson } from '../output/json-log.js';
+import { asksJsonLog, createJsonLog, errorObject, errorSentence, type JsonLog, speakJson } from '../output/json-log.js';
 
 export interface RunOptions {
   /** Aborted on Ctrl-C by the process entry point; tests abort it themselves. */
@@ -72,106 +74,25 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
   // errors and warnings before the command starts included.
   const jsonLog = asksJsonLog(argv) ? createJsonLog((line) => io.stderr.write(line), secrets.redact, clock) : undefined;
 
+  // One command's run, in named steps: its session (setUp), the command, the outcome through
+  // --jq (throughJq), then the connections closed and the outcome kept for the report below.
+  const run: RunState = { io, redactedIo, clock, signal, secrets, stdoutSecrets, knowSecret, configCache, jsonLog };
   const dispatch: Dispatch = async (name, execute, needs = {}) => {
-    let globals: GlobalOptions | undefined;
-    let client: Promise<ApiClient> | undefined;
-    let jq: JqOutput | undefined;
     const clients: Promise<ApiClient>[] = [];
-    const afterJq: string[] = [];
-    let notify: ((message: string) => void) | undefined;
+    const session: Session = {};
+    let outcome: Outcome;
     try {
-      const flags = givenGlobals(program);
-      if (needs.standalone === true) refuseGlobals(program, flags, name);
-      // The selected profile's settings stand in for flags not given (cli.md, config); read
-      // here, after parsing, so that --help and --version never touch the config file, nor do
-      // the commands that use no profile.
-      let profile: ProfileSettings | undefined;
-      if (needs.standalone !== true) {
-        const { readProfileSettings } = await import('../config/profile-settings.js');
-        profile = readProfileSettings(flags, io.env, configCache);
-      }
-      const problems: string[] = [];
-      globals = resolveGlobals(flags, io, profile, (p) => problems.push(p));
-      const g = globals;
-      const { createUi } = await import('../output/ui-impl.js');
-      const u = await createUi(io, {
-        quiet: g.quiet,
-        verbose: g.verbose,
-        stdoutColor: g.color,
-        stderrColor: colorEnabled(io, flags.color === false ? false : undefined, 'stderr'),
-        redact: secrets.redact,
-      });
-      if (jsonLog) speakJson(u, jsonLog);
-      notify = (message) => u.notice(message);
-      for (const problem of problems) u.warn(problem);
-      const connect = (connection: Connection, how: ConnectOptions = {}): Promise<ApiClient> => {
-        secrets.add(connection.apiKey);
-        stdoutSecrets.addKey(connection.apiKey);
-        const made = makeClient(connection, how.check ? checkOptions(g) : g, u, io, clock, signal);
-        clients.push(made);
-        return made;
-      };
-      let connection: Promise<Connection> | undefined;
-      const resolveOnce = (): Promise<Connection> => {
-        connection ??= (async () => {
-          const { openProfiles } = await import('../config/profiles.js');
-          const { resolveConnection } = await import('../config/connection.js');
-          return resolveConnection(g, io.env, openProfiles(io.env, { cache: configCache, warn: (m) => u.warn(m) }));
-        })();
-        return connection;
-      };
-      // --jq: compiled before the command runs, so a bad program sends nothing; the engine is
-      // loaded only here, never on a run without the flag.
-      let ui = u;
-      if (g.jq !== undefined) {
-        const { openJqOutput } = await import('../output/jq-output.js');
-        jq = await openJqOutput(redactedIo, g.jq, signal);
-        // jq prints after the command has handed it the items: a notice written when the
-        // command ends (more results, a --max-items cut) would come before jq's last lines.
-        // It waits for jq's end, so that it is the last thing on the screen (cli.md, Output).
-        ui = { ...u, notice: (message) => void afterJq.push(message) };
-      }
-      const ctx: Context = {
-        io: jq?.io ?? redactedIo,
-        // The program reads JSON whatever -o says: one value per line.
-        globals: jq ? { ...g, output: 'ndjson' } : g,
-        ui,
-        signal,
-        clock,
-        connect,
-        knowSecret,
-        configCache,
-        connection: resolveOnce,
-        api: () => {
-          client ??= resolveOnce().then(connect);
-          return client;
-        },
-      };
-      exitCode = await execute(ctx);
-      if (jq) {
-        await jq.finish();
-        // halt_error, or halt with a status: jq's exit status is the run's, as in a pipe to jq.
-        exitCode = jq.exitStatus() || exitCode;
-      }
-    } catch (caught) {
-      let error = caught;
-      if (jq) {
-        // What was printed before the failure still goes through the program.
-        await jq.finish().catch(() => undefined);
-        // A program that failed on an item closed the command's output: its error is the one.
-        const filterError = jq.failure();
-        if (filterError !== undefined && (isClosedOutput(caught) || caught === filterError)) error = filterError;
-        // jq ended the run itself (halt): what the command had left is not wanted.
-        const status = jq.exitStatus();
-        if (filterError === undefined && status !== undefined && isClosedOutput(caught)) {
-          exitCode = status;
-          return;
-        }
-      }
-      failure = { error: signal.aborted && !(error instanceof UsageError) ? asCancel(error) : error, globals, name };
-    } finally {
-      for (const message of afterJq) notify?.(message);
-      if (!options.processExits) for (const made of clients) await made.then((c) => c.close()).catch(() => undefined);
+      outcome = { exitCode: await execute(await setUp(run, program, name, needs, clients, session)) };
+    } catch (error) {
+      outcome = { error };
+    }
+    if (session.jq) outcome = await throughJq(session.jq, outcome);
+    for (const message of session.afterJq?.notices ?? []) session.afterJq?.ui.notice(message);
+    if (!options.processExits) for (const made of clients) await made.then((c) => c.close()).catch(() => undefined);
+    if ('exitCode' in outcome) exitCode = outcome.exitCode;
+    else {
+      const error = signal.aborted && !(outcome.error instanceof UsageError) ? asCancel(outcome.error) : outcome.error;
+      failure = { error, globals: session.globals, name };
     }
   };
 
@@ -181,7 +102,7 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
     if (jsonLog) commanderText += text;
     else io.stderr.write(text);
   };
-  const program = buildProgram(dispatch, { writeOut: (text) => io.stdout.write(text), writeErr }, argv);
+  const program = buildProgram(dispatch, { writeOut: (text) => io.stdout.write(text), writeErr });
   try {
     // `rfs help recordings list` is `rfs recordings list --help`; commander's own help command
     // reads one word only.
@@ -213,6 +134,149 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
     return code;
   }
   return exitCode;
+}
+
+/** What every command of one runCli shares: the streams, the clock, the secrets, the config cache, the JSON log. */
+interface RunState {
+  io: IO;
+  /** stdout through the run's redaction. */
+  redactedIo: IO;
+  clock: Clock;
+  signal: AbortSignal;
+  secrets: KnownSecrets;
+  stdoutSecrets: StdoutSecrets;
+  knowSecret: (secret: string) => void;
+  configCache: ConfigCache;
+  jsonLog: JsonLog | undefined;
+}
+
+/** What setUp has made of one command so far: its global options, once resolved, and its --jq, once compiled. */
+interface Session {
+  globals?: GlobalOptions;
+  jq?: JqOutput;
+  /**
+   * With --jq, the notices the command gave, for after jq's last line: jq prints after the
+   * command has handed it the items, so a notice written when the command ends (more results,
+   * a --max-items cut) would come before jq's output (cli.md, Output: the notice comes last).
+   */
+  afterJq?: { ui: Ui; notices: string[] };
+}
+
+/** How a command ended: an exit code, or an error for the report. */
+type Outcome = { exitCode: number } | { error: unknown };
+
+/**
+ * The command's session: the global flags refused (a standalone command) or resolved with the
+ * profile's settings, the stderr Ui, --jq compiled (a bad program sends nothing), and the
+ * Context with the API client on first use. `session` gets the global options and --jq as soon
+ * as they exist, so that an error after them is reported with them and --jq still ends.
+ */
+async function setUp(
+  run: RunState,
+  program: CommandUnknownOpts,
+  name: string,
+  needs: Needs,
+  clients: Promise<ApiClient>[],
+  session: Session,
+): Promise<Context> {
+  const { io, clock, signal, secrets, stdoutSecrets, configCache } = run;
+  const flags = givenGlobals(program);
+  if (needs.standalone === true) refuseGlobals(program, flags, name);
+  // The selected profile's settings stand in for flags not given (cli.md, config); read here,
+  // after parsing, so that --help and --version never touch the config file, nor do the
+  // commands that use no profile.
+  let profile: ProfileSettings | undefined;
+  if (needs.standalone !== true) {
+    const { readProfileSettings } = await import('../config/profile-settings.js');
+    profile = readProfileSettings(flags, io.env, configCache);
+  }
+  const problems: string[] = [];
+  const g = resolveGlobals(flags, io, profile, (p) => problems.push(p));
+  session.globals = g;
+  const u = await uiFor(run, g, flags.color === false, problems);
+  const connect = (connection: Connection, how: ConnectOptions = {}): Promise<ApiClient> => {
+    secrets.add(connection.apiKey);
+    stdoutSecrets.addKey(connection.apiKey);
+    const made = makeClient(connection, how.check ? checkOptions(g) : g, u, io, clock, signal);
+    clients.push(made);
+    return made;
+  };
+  let connection: Promise<Connection> | undefined;
+  const resolveOnce = (): Promise<Connection> => {
+    connection ??= (async () => {
+      const { openProfiles } = await import('../config/profiles.js');
+      const { resolveConnection } = await import('../config/connection.js');
+      return resolveConnection(g, io.env, openProfiles(io.env, { cache: configCache, warn: (m) => u.warn(m) }));
+    })();
+    return connection;
+  };
+  let client: Promise<ApiClient> | undefined;
+  const ctx: Context = {
+    io: run.redactedIo,
+    globals: g,
+    ui: u,
+    signal,
+    clock,
+    connect,
+    knowSecret: run.knowSecret,
+    configCache,
+    connection: resolveOnce,
+    api: () => {
+      client ??= resolveOnce().then(connect);
+      return client;
+    },
+  };
+  // --jq: compiled before the command runs, so a bad program sends nothing; the engine is
+  // loaded only here, never on a run without the flag.
+  if (g.jq === undefined) return ctx;
+  const { openJqOutput } = await import('../output/jq-output.js');
+  const jq = await openJqOutput(run.redactedIo, g.jq, signal);
+  session.jq = jq;
+  const notices: string[] = [];
+  session.afterJq = { ui: u, notices };
+  // The program reads JSON whatever -o says: one value per line.
+  return { ...ctx, io: jq.io, globals: { ...g, output: 'ndjson' }, ui: { ...u, notice: (message) => void notices.push(message) } };
+}
+
+/** The stderr Ui of a command: quiet, verbose, colour, the run's redaction; JSON events with --log-format json. */
+async function uiFor(run: RunState, g: GlobalOptions, noColor: boolean, problems: readonly string[]): Promise<Ui> {
+  const { createUi } = await import('../output/ui-impl.js');
+  const u = await createUi(run.io, {
+    quiet: g.quiet,
+    verbose: g.verbose,
+    stdoutColor: g.color,
+    stderrColor: colorEnabled(run.io, noColor ? false : undefined, 'stderr'),
+    redact: run.secrets.redact,
+  });
+  if (run.jsonLog) speakJson(u, run.jsonLog);
+  for (const problem of problems) u.warn(problem);
+  return u;
+}
+
+/**
+ * A command's outcome through --jq (cli.md, Output), as in a pipe to jq: jq's exit status is the
+ * run's (halt, halt_error); a program that failed on an item is the run's error; and a run that
+ * jq ended itself (halt closed the command's output) ends with jq's status, not as a failure.
+ */
+async function throughJq(jq: JqOutput, outcome: Outcome): Promise<Outcome> {
+  if ('exitCode' in outcome) {
+    try {
+      await jq.finish();
+    } catch (error) {
+      return throughJq(jq, { error });
+    }
+    return { exitCode: jq.exitStatus() || outcome.exitCode };
+  }
+  // What was printed before the failure still goes through the program.
+  await jq.finish().catch(() => undefined);
+  const filterError = jq.failure();
+  const closed = isClosedOutput(outcome.error);
+  // A program that failed on an item closed the command's output: its error is the one.
+  if (filterError !== undefined && (closed || outcome.error === filterError)) return { error: filterError };
+  // jq ended the run itself (halt): what the command had left is not wanted.
+  const status = jq.exitStatus();
+  if (filterError === undefined && status !== undefined && closed) return { exitCode: status };
+  return outcome;
 }
 
 function commanderExit(error: CommanderError): number {

@@ -1,6 +1,7 @@
 // The standard streams and what is known about them, passed into every command so that tests
 // can say "terminal" or "not a terminal" explicitly (gh's IOStreams).
 import type { Readable, Writable } from 'node:stream';
+import { systemClock } from './clock.js';
 import { isatty } from 'node:tty';
 
 export interface IO {
@@ -40,7 +41,8 @@ export function processIO(): IO {
       return process.stdout.columns || Number(process.env.COLUMNS) || 80;
     },
     env: process.env,
-    now: () => Date.now(),
+    // The machine's time, read in one place (core/clock.ts).
+    now: () => systemClock.now(),
   };
 }
 

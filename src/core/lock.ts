@@ -30,6 +30,12 @@ export interface LockOptions extends TryLockOptions {
   clock?: Clock;
 }
 
+/**
+ * What a lock is stamped with and judged by: the machine's time of core/clock.ts, never a run's
+ * injected clock, since other processes read the stamp and the file times are the machine's.
+ */
+const machineNow = (): number => systemClock.now();
+
 /** The lock stayed with a live owner for the whole wait. */
 export class LockBusyError extends Error {
   constructor(
@@ -83,7 +89,7 @@ function ageMs(file: string, now: number): number | undefined {
 }
 
 /** `<pid>\n<ISO time>\n`; the sync journal's older locks hold the pid alone. */
-function parseOwner(text: string, lockPath: string): LockOwner | undefined {
+function parseOwner(text: string, lockPath: string, now: number): LockOwner | undefined {
   const [pidText, sinceText] = text.split('\n');
   const pid = Number(pidText?.trim());
   if (!Number.isInteger(pid) || pid <= 0) return undefined;
@@ -92,12 +98,11 @@ function parseOwner(text: string, lockPath: string): LockOwner | undefined {
   try {
     return { pid, since: statSync(lockPath).mtime };
   } catch {
-    return { pid, since: new Date() };
+    return { pid, since: new Date(now) };
   }
 }
 
-function isStale(owner: LockOwner | undefined, lockPath: string, options: TryLockOptions): boolean {
-  const now = Date.now();
+function isStale(owner: LockOwner | undefined, lockPath: string, options: TryLockOptions, now: number): boolean {
   if (owner === undefined) return (ageMs(lockPath, now) ?? 0) > UNREADABLE_GRACE_MS;
   // This process never waits on itself (withLock queues its own callers first): a lock with
   // our pid was left by an earlier process that had the same pid (containers reuse them).
@@ -112,8 +117,9 @@ function isStale(owner: LockOwner | undefined, lockPath: string, options: TryLoc
 export function inspectLock(lockPath: string, options: TryLockOptions = {}): { owner: LockOwner | undefined; stale: boolean } | undefined {
   const seen = readLock(lockPath);
   if (seen === undefined) return undefined;
-  const owner = parseOwner(seen, lockPath);
-  return { owner, stale: isStale(owner, lockPath, options) };
+  const now = machineNow();
+  const owner = parseOwner(seen, lockPath, now);
+  return { owner, stale: isStale(owner, lockPath, options, now) };
 }
 
 /**
@@ -121,7 +127,7 @@ export function inspectLock(lockPath: string, options: TryLockOptions = {}): { o
  * the same stale lock, and the slower must not delete the fresh lock the faster then took. So
  * only the holder of a second lock (the breaker) deletes, after reading the lock again.
  */
-function breakStale(lockPath: string, judged: string): void {
+function breakStale(lockPath: string, judged: string, now: number): void {
   const breaker = `${lockPath}.break`;
   let fd: number;
   try {
@@ -129,7 +135,7 @@ function breakStale(lockPath: string, judged: string): void {
   } catch (error) {
     if (errno(error) !== 'EEXIST') throw error;
     // Someone else is breaking it; theirs is the retry's to see.
-    if ((ageMs(breaker, Date.now()) ?? 0) > BREAKER_STALE_MS) {
+    if ((ageMs(breaker, now) ?? 0) > BREAKER_STALE_MS) {
       try {
         unlinkSync(breaker);
       } catch {
@@ -157,7 +163,7 @@ function breakStale(lockPath: string, judged: string): void {
  * waits, so a synchronous caller that refuses rather than waits (the sync journal) can use it.
  */
 export function tryLockSync(lockPath: string, options: TryLockOptions = {}): HeldLock | { owner: LockOwner | undefined } {
-  const text = `${process.pid}\n${new Date().toISOString()}\n`;
+  const text = `${process.pid}\n${new Date(machineNow()).toISOString()}\n`;
   for (let attempt = 0; attempt < 3; attempt++) {
     let fd: number;
     try {
@@ -166,9 +172,10 @@ export function tryLockSync(lockPath: string, options: TryLockOptions = {}): Hel
       if (errno(error) !== 'EEXIST') throw error;
       const seen = readLock(lockPath);
       if (seen === undefined) continue; // released just now
-      const owner = parseOwner(seen, lockPath);
-      if (!isStale(owner, lockPath, options)) return { owner };
-      breakStale(lockPath, seen);
+      const now = machineNow();
+      const owner = parseOwner(seen, lockPath, now);
+      if (!isStale(owner, lockPath, options, now)) return { owner };
+      breakStale(lockPath, seen, now);
       continue;
     }
     try {
@@ -187,7 +194,7 @@ export function tryLockSync(lockPath: string, options: TryLockOptions = {}): Hel
     };
   }
   const seen = readLock(lockPath);
-  return { owner: seen === undefined ? undefined : parseOwner(seen, lockPath) };
+  return { owner: seen === undefined ? undefined : parseOwner(seen, lockPath, machineNow()) };
 }
 
 // Callers in this process queue here, per lock file, before they try the file: they never

@@ -17,6 +17,9 @@
 // the ES module build, the CommonJS bundle and the single executable, where no file of it exists
 // (bundlers also add helpers to a function's text, so a function's toString() would not do).
 // The engine is jq-wasm's inline build: a file to require, or its text (an executable's asset).
+// Where it reaches into jq-wasm's internals is ./jq-wasm-internals.ts, with the version it fits.
+
+import { JQ_WASM_HOOK } from './jq-wasm-internals.js';
 
 /** What the worker is started with. */
 export interface JqWorkerData {
@@ -79,7 +82,7 @@ function views() {
 }
 
 function flush() {
-  flushedAt = Date.now();
+  flushedAt = performance.now();
   if (outLength === 0) return;
   const bytes = out.slice(0, outLength);
   outLength = 0;
@@ -141,7 +144,7 @@ function writeStdout(iov, count, pnum) {
   }
   view.setUint32(pnum, total, true);
   // In batches, yet never held long: the first output after a pause goes out at once.
-  if (outLength >= OUT_BATCH || Date.now() - flushedAt >= OUT_DELAY_MS) flush();
+  if (outLength >= OUT_BATCH || performance.now() - flushedAt >= OUT_DELAY_MS) flush();
   return 0;
 }
 
@@ -163,24 +166,7 @@ function writeStderr(iov, count, pnum) {
   return 0;
 }
 
-// The engine calls WebAssembly.instantiate once, with its imports: three of them are replaced.
-// jq-wasm is pinned (package.json): its import names are those of this build, checked here.
-const instantiate = WebAssembly.instantiate;
-WebAssembly.instantiate = async (binary, imports) => {
-  const env = imports.a;
-  const fdRead = env.h;
-  const fdWrite = env.d;
-  if (typeof fdRead !== 'function' || fdRead.length !== 4 || typeof fdWrite !== 'function' || fdWrite.length !== 4) {
-    throw new Error('jq-wasm is not the build rfs was made for (its fd_read/fd_write imports moved)');
-  }
-  env.h = (fd, iov, count, pnum) => (fd === 0 ? readStdin(iov, count, pnum) : fdRead(fd, iov, count, pnum));
-  env.d = (fd, iov, count, pnum) => (fd === 1 ? writeStdout(iov, count, pnum) : fd === 2 ? writeStderr(iov, count, pnum) : fdWrite(fd, iov, count, pnum));
-  const result = await instantiate(binary, imports);
-  const instance = result instanceof WebAssembly.Instance ? result : result.instance;
-  memory = Object.values(instance.exports).find((e) => e instanceof WebAssembly.Memory);
-  return result;
-};
-
+${JQ_WASM_HOOK}
 function loadEngine() {
   if ('path' in engine) return require(engine.path);
   const vm = require('node:vm');
@@ -194,9 +180,7 @@ function loadEngine() {
   const jq = await loadEngine().loadJq(engine.wasm ? { wasmModule: engine.wasm } : {});
   let code;
   try {
-    // jq-wasm adds '-M' and a file name after the program: '-L' takes that name as a module
-    // directory, so that jq reads its own stdin, as a pipe would give it.
-    code = jq.raw(null, '-L', ['-r', '-c', '--unbuffered', program]).exitCode;
+    code = runJqMain(jq, ['-r', '-c', '--unbuffered', program]);
   } catch (error) {
     if (error === STOP) return;
     if (errorText !== undefined) { flush(); parentPort.postMessage({ type: 'fail', text: errorText }); return; }

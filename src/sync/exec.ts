@@ -144,12 +144,17 @@ export function runCommand(o: CommandOptions): Promise<CommandRun> {
 
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => {
-      if (stdout.length + chunk.length > MAX_STDOUT) {
-        stdoutTooLong = true;
-        stdout += chunk.slice(0, Math.max(0, MAX_STDOUT - stdout.length));
-      } else {
+      if (stdoutTooLong) return;
+      if (stdout.length + chunk.length <= MAX_STDOUT) {
         stdout += chunk;
+        return;
       }
+      // Past the cap the answer is refused whatever follows: the command is stopped now, not at
+      // --exec-timeout, and its stdout is no longer read (a write into it fails, EPIPE).
+      stdoutTooLong = true;
+      stdout += chunk.slice(0, Math.max(0, MAX_STDOUT - stdout.length));
+      child.stdout.destroy();
+      stop();
     });
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => {
@@ -164,8 +169,9 @@ export function runCommand(o: CommandOptions): Promise<CommandRun> {
     });
     child.once('exit', (code, signal) => {
       exit = { code, signal };
-      // Stopped for its deadline, it has ended: its output may follow for a moment, not longer.
-      if (timedOut && !settled) drainTimer = setTimeout(abandonPipes, DRAIN_MS);
+      // Stopped for its deadline or its output, it has ended: what is left may follow for a
+      // moment, not longer.
+      if ((timedOut || stdoutTooLong) && !settled) drainTimer = setTimeout(abandonPipes, DRAIN_MS);
     });
     child.once('close', (code, signal) => finish(code, signal));
   });

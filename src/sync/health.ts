@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { Clock } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
 import { boundUrl, ListenError, listenOn } from '../core/listen.js';
+import { sanitize } from '../core/sanitize.js';
 import type { PassEnd, SyncObserver } from './observer.js';
 
 export interface Verdict {
@@ -95,7 +96,9 @@ export async function startMonitorServer(
     if (path === '/healthz') {
       const v = health.verdict();
       res.writeHead(v.healthy ? 200 : 503, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
-      res.end(`${v.reason}\n`);
+      // The reason can hold the server's problem title: one line, every control character escaped
+      // (curl on a terminal, a monitor that reads lines).
+      res.end(`${sanitize(v.reason)}\n`);
       return;
     }
     if (path === '/metrics') {

@@ -8,6 +8,8 @@
 import { closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import * as z from 'zod/mini';
+import { formatPath } from '../api/contract.js';
 import { writeFileAtomicSync } from '../core/atomic-write.js';
 import { UsageError } from '../core/errors.js';
 import { type HeldLock, tryLockSync } from '../core/lock.js';
@@ -60,38 +62,39 @@ export function defaultJournalPath(env: NodeJS.ProcessEnv, profile: string): str
   return join(folder, `sync-${profile.replace(/[^A-Za-z0-9._-]/g, '_')}.jsonl`);
 }
 
-function isEntry(value: unknown): value is JournalEntry {
-  if (value === null || typeof value !== 'object') return false;
-  const v = value as Record<string, unknown>;
-  if (typeof v.id !== 'string' || v.id === '') return false;
-  switch (v.step) {
-    case 'started':
-      return typeof v.attempt === 'number';
-    case 'result':
-      return typeof v.attempt === 'number' && typeof v.externalId === 'string' && v.externalId !== '';
-    case 'filed':
-      return typeof v.externalId === 'string';
-    case 'dropped':
-      return true;
-    case 'failed': {
-      const e = v.error as Record<string, unknown> | null;
-      return (
-        typeof v.attempt === 'number' &&
-        typeof v.failures === 'number' &&
-        typeof v.at === 'string' &&
-        e !== null &&
-        typeof e === 'object' &&
-        typeof e.code === 'string' &&
-        typeof e.title === 'string'
-      );
-    }
-    default:
-      return false;
-  }
-}
+const RecordingId = z.string().check(z.minLength(1));
+
+/**
+ * What a line must be to be read as a step (zod, as at every other boundary): the fields the
+ * replay uses, of their types. Unknown fields pass (a newer rfs may add some); an unknown step
+ * is a damaged line, as is a step missing what it needs.
+ */
+const JournalLine = z.discriminatedUnion('step', [
+  z.looseObject({ step: z.literal('started'), id: RecordingId, attempt: z.number() }),
+  z.looseObject({
+    step: z.literal('result'),
+    id: RecordingId,
+    attempt: z.number(),
+    externalId: z.string().check(z.minLength(1)),
+    externalUrl: z.optional(z.string()),
+    metadata: z.optional(z.record(z.string(), z.unknown())),
+  }),
+  z.looseObject({ step: z.literal('filed'), id: RecordingId, externalId: z.string() }),
+  z.looseObject({ step: z.literal('dropped'), id: RecordingId }),
+  z.looseObject({
+    step: z.literal('failed'),
+    id: RecordingId,
+    attempt: z.number(),
+    at: z.string(),
+    failures: z.number(),
+    error: z.looseObject({ code: z.string(), title: z.string() }),
+    parked: z.optional(z.boolean()),
+  }),
+]);
+type JournalLine = z.infer<typeof JournalLine>;
 
 /** One step into per-recording state: shared by the replay and by append. */
-function applyEntry(states: Map<string, RecordingState>, entry: JournalEntry): void {
+function applyEntry(states: Map<string, RecordingState>, entry: JournalEntry | JournalLine): void {
   const state = states.get(entry.id) ?? { attempts: 0 };
   switch (entry.step) {
     case 'started':
@@ -132,17 +135,20 @@ class Replay {
   line(line: string, last: boolean): void {
     this.number += 1;
     if (line.trim() === '') return;
-    let entry: unknown;
+    let value: unknown;
     try {
-      entry = JSON.parse(line);
+      value = JSON.parse(line);
     } catch {
       this.problem(last ? 'the last line is incomplete (rfs was stopped while writing it); skipped' : 'the line is not JSON; skipped');
       return;
     }
-    if (!isEntry(entry)) {
-      this.problem('the line is not a journal step; skipped');
+    const parsed = z.safeParse(JournalLine, value);
+    if (!parsed.success) {
+      const where = parsed.error.issues[0] === undefined ? '' : formatPath(parsed.error.issues[0].path);
+      this.problem(`the line is not a journal step${where === '' ? '' : ` (${where})`}; skipped`);
       return;
     }
+    const entry = parsed.data;
     // An answer rfs could not send (it refuses such answers before journaling them, so the line
     // was written by something else): the command runs again rather than rfs crashing on it.
     if (entry.step === 'result' && metadataTooDeep(entry.metadata)) {

@@ -122,22 +122,28 @@ export function createSyncMetrics(clock: Clock): SyncMetrics {
   let oldest: number | undefined;
   let unsynced = 0;
   let listing: { oldest?: number; count: number } = { count: 0 };
-  new Gauge({
-    name: 'rfs_sync_unsynced_recordings',
-    help: 'COMPLETED, unsynced recordings the last pass listed (within --max-items), journaled ones included',
-    registers,
-    collect() {
-      this.set(unsynced);
-    },
-  });
-  new Gauge({
-    name: 'rfs_sync_oldest_unsynced_age_seconds',
-    help: 'Age of the oldest COMPLETED, unsynced recording the last listing found; 0 when it found none',
-    registers,
-    collect() {
-      this.set(oldest === undefined ? 0 : Math.max(0, (clock.now() - oldest) / 1000));
-    },
-  });
+  // The backlog, like the last success, is registered when the first pass has ended without
+  // error: before it the series are absent, not 0 (nor the part of the listing read so far), so
+  // that delta() over the first hour compares the backlog with itself, not with nothing, and
+  // RfsSyncBacklogGrowing does not fire after a fresh start while the backlog shrinks.
+  const backlog = [
+    new Gauge({
+      name: 'rfs_sync_unsynced_recordings',
+      help: 'COMPLETED, unsynced recordings the last pass listed (within --max-items), journaled ones included; absent before the first pass ends',
+      registers: [],
+      collect() {
+        this.set(unsynced);
+      },
+    }),
+    new Gauge({
+      name: 'rfs_sync_oldest_unsynced_age_seconds',
+      help: 'Age of the oldest COMPLETED, unsynced recording the last listing found; 0 when it found none; absent before the first pass ends',
+      registers: [],
+      collect() {
+        this.set(oldest === undefined ? 0 : Math.max(0, (clock.now() - oldest) / 1000));
+      },
+    }),
+  ];
 
   const onAttempt = (message: unknown): void => {
     const a = message as { method: string; status: number | null; durationMs: number };
@@ -164,7 +170,7 @@ export function createSyncMetrics(clock: Clock): SyncMetrics {
       passes.inc({ result: end.interrupted ? 'interrupted' : end.error === undefined ? 'ok' : 'failed' });
       passSeconds.observe(end.durationMs / 1000);
       if (end.error === undefined && !end.interrupted) {
-        if (!succeeded) registry.registerMetric(lastSuccess);
+        if (!succeeded) for (const metric of [lastSuccess, ...backlog]) registry.registerMetric(metric);
         succeeded = true;
         lastSuccess.set(clock.now() / 1000);
         // A pass that listed nothing found no backlog; one cut short keeps what it knew.

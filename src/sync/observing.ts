@@ -14,6 +14,8 @@ export interface Observing {
   log?: EventLog;
   /** The pass's summary line: text on stderr, or a `summary` event. */
   summary(text: string): void;
+  /** The run stopped between passes (Ctrl-C, SIGTERM): text on stderr, or a `stop` event. */
+  stopped(text: string): void;
   close(): Promise<void>;
 }
 
@@ -79,6 +81,7 @@ export async function startObserving(
     observer,
     ...(log === undefined ? {} : { log }),
     summary: (text) => (log ? log.emit('info', 'summary', text) : writeSummary(ctx.io, text)),
+    stopped: (text) => (log ? log.emit('info', 'stop', text) : writeSummary(ctx.io, text)),
     close: async () => {
       ctx.signal.removeEventListener('abort', onInterrupt);
       for (const close of closers) await close();

@@ -8,7 +8,7 @@ import { Progress } from '../batch/progress.js';
 import { itemError, type ItemError, type ItemResult, type ResultWriter } from '../batch/results.js';
 import { runBatch, type ItemRun } from '../batch/runner.js';
 import type { Session } from '../core/context.js';
-import { ApiError, CancelError } from '../core/errors.js';
+import { ApiError, CancelError, ContractError } from '../core/errors.js';
 import { checkFiling } from '../shared/filing.js';
 import { parseExternalRecord, runCommand } from './exec.js';
 import type { ExternalRecord, Journal } from './journal.js';
@@ -45,6 +45,17 @@ export interface PassOutcome {
 
 function failure(code: string, title: string): ItemError {
   return { status: null, code, title, requestId: null };
+}
+
+/**
+ * Why a listed recording's id cannot be handled, if it cannot: an empty id names no recording
+ * (its path would be `/recordings//filings`), and an environment variable (RFS_RECORDING_ID)
+ * cannot hold a NUL byte.
+ */
+export function unusableId(id: string): string | undefined {
+  if (id === '') return 'the service listed a recording with an empty id';
+  if (id.includes('\0')) return 'the service listed a recording whose id holds a NUL byte, which RFS_RECORDING_ID cannot carry';
+  return undefined;
 }
 
 export async function runPass(
@@ -108,6 +119,11 @@ export async function runPass(
       return file(item.id, item.record, item.attempts, 'journal');
     }
     const { id, n } = item;
+    // Handed to the command in its environment and named in the request paths: an id that
+    // cannot be is the service's mistake about this recording alone, not the run's.
+    const unusable = unusableId(id);
+    if (unusable !== undefined)
+      return { id, ok: false, stage: 'fetch', error: itemError(new ContractError(unusable, { path: 'data[].id' })) };
     progress.update(`#${n} ${id}: fetching`);
     run.doing(`fetching ${id}`);
     let detail: unknown;
@@ -133,6 +149,16 @@ export async function runPass(
       // (exec.ts).
     });
     ended?.(ran);
+    // Stopped for printing too much, it ends by rfs's signal: what it printed is the failure.
+    if (ran.stdoutTooLong) {
+      return {
+        id,
+        ok: false,
+        attempt,
+        stage: 'command',
+        error: failure('COMMAND_OUTPUT', 'the command printed more than 1 MiB and was stopped'),
+      };
+    }
     if (ran.timedOut || ran.code !== 0) {
       const why = ran.timedOut
         ? `the command did not finish within ${s.execTimeoutMs / 1000} s and was stopped`
@@ -147,7 +173,7 @@ export async function runPass(
         error: failure(ran.timedOut ? 'COMMAND_TIMEOUT' : 'COMMAND_FAILED', ran.stderr ? `${why}: ${ran.stderr}` : why),
       };
     }
-    const record = ran.stdoutTooLong ? { problem: 'the command printed more than 1 MiB' } : parseExternalRecord(ran.stdout);
+    const record = parseExternalRecord(ran.stdout);
     if ('problem' in record) return { id, ok: false, attempt, stage: 'command', error: failure('COMMAND_OUTPUT', record.problem) };
     // A filing the service would refuse, or whose answer could not be read back, fails here as
     // the command's answer: journaled as a result, it would be sent again on every pass.

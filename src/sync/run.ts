@@ -12,7 +12,7 @@ import { Backoff, type BackoffOptions, describePending, standingOf } from './bac
 import type { Address } from './health.js';
 import { Journal, JournalLostError } from './journal.js';
 import { passItems } from './listing.js';
-import { startObserving } from './observing.js';
+import { type Observing, startObserving } from './observing.js';
 import { type PassOutcome, runPass, type SyncSettings } from './pass.js';
 
 /** What a sync needs of the run: the session, and the API client on first use. */
@@ -58,7 +58,7 @@ async function syncWith(
   flags: SyncOptions,
   journalPath: string,
   secret: string | undefined,
-  watching: Awaited<ReturnType<typeof startObserving>>,
+  watching: Observing,
 ): Promise<number> {
   const { observer, summary } = watching;
   const client = await ctx.api();
@@ -138,14 +138,15 @@ async function syncWith(
         }
         if (!flags.watch) return anyFailed ? EXIT.BATCH_FAILED : EXIT.OK;
         // Stopped between passes: nothing was cut short, as `webhooks listen` stops on Ctrl-C.
-        if (ctx.signal.aborted) return EXIT.OK;
+        // A service manager's log still gets a line saying why the sync ended (cli.md, sync).
+        if (ctx.signal.aborted) return stoppedBetweenPasses(ctx.signal, watching);
         if (!triggered) {
           wake = new AbortController();
           // Rejected when woken or interrupted: either way the loop goes on to look at why.
           await ctx.clock.sleep(flags.intervalMs, AbortSignal.any([wake.signal, ctx.signal])).catch(() => undefined);
           wake = undefined;
         }
-        if (ctx.signal.aborted) return EXIT.OK;
+        if (ctx.signal.aborted) return stoppedBetweenPasses(ctx.signal, watching);
       }
     } finally {
       await receiver?.close();
@@ -153,6 +154,23 @@ async function syncWith(
   } finally {
     journal.close();
   }
+}
+
+/**
+ * The line of a --watch stopped between passes, text or a `stop` event; exit 0. It names the
+ * reason the process gave its signal (main.ts: which signal), when it gave one; nothing was
+ * interrupted (cli.md: 130 only when a pass was cut short).
+ */
+function stoppedBetweenPasses(signal: AbortSignal, watching: Observing): number {
+  const reason: unknown = signal.reason;
+  const why =
+    typeof reason === 'string' && reason !== ''
+      ? reason
+      : reason instanceof Error && reason.name !== 'AbortError' && reason.message !== ''
+        ? reason.message
+        : undefined;
+  watching.stopped(`sync: stopped between passes${why === undefined ? '' : ` (${why})`}; no pass was cut short`);
+  return EXIT.OK;
 }
 
 /** The failure policy the flags ask for: a pass and its dry run leave out the same recordings. */

@@ -232,6 +232,14 @@ describe.skipIf(!LINUX_X64.met)(needs(LINUX_X64, 'the single executable, alone i
       expect(items.length).toBeGreaterThan(0);
       const id = items[0]!.id;
 
+      // --jq runs jq from the executable's own asset (src/lazy/jq-engine.cjs: node:sea's
+      // getAsset), over the same listing: each item is one input of jq's stream.
+      const jq = await rfs(['recordings', 'list', '--jq', '.id'], undefined, api);
+      expect(jq.code, jq.stderr).toBe(0);
+      expect(jq.stdout).toBe(items.map((item) => `${item.id}\n`).join(''));
+      const slurped = await rfs(['recordings', 'list', '--jq', '[., inputs] | length'], undefined, api);
+      expect(slurped).toMatchObject({ code: 0, stdout: `${items.length}\n` });
+
       // stdout is not a terminal, so the output is JSON without asking.
       const detail = await rfs(['recordings', 'get', id], undefined, api);
       expect(detail.code, detail.stderr).toBe(0);

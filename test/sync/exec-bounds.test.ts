@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { processAlive } from '../../src/core/lock.js';
 import { runCommand } from '../../src/sync/exec.js';
-import { RFS_BIN } from '../helpers/child.js';
+import { RFS_BIN, runRfs } from '../helpers/child.js';
 import { LINUX, needs } from '../helpers/platform.js';
 import { start, type Harness } from '../sandbox/helpers.js';
 import { COMMAND, syncEnv } from './helpers.js';
@@ -45,6 +45,49 @@ describe.skipIf(!LINUX.met)(needs(LINUX, '--exec-timeout'), () => {
       process.kill(grandchild, 'SIGKILL');
     }
   });
+});
+
+// Issue 32 item 7: over 1 MiB in many short lines used to be read to the end (--exec-timeout,
+// 300 s by default); the cap stops the command the moment it is passed, whatever the lines.
+describe.skipIf(!LINUX.met)(needs(LINUX, "the 1 MiB cap on the command's output"), () => {
+  it('stops a command that prints without end, in many short lines, at the cap and not at its timeout', async () => {
+    const began = performance.now();
+    const ran = await runCommand({ command: 'yes "a short line"', stdin: '{}\n', env: { PATH: process.env.PATH }, timeoutMs: 120_000 });
+    expect((performance.now() - began) / 1000).toBeLessThan(30);
+    // Ended by rfs's SIGTERM, or by its own failed write to the closed pipe, whichever came first.
+    expect(ran).toMatchObject({ stdoutTooLong: true, timedOut: false });
+    expect(ran.stdout).toHaveLength(1024 * 1024);
+  }, 60_000);
+
+  it('rfs sync reports that recording as printing more than 1 MiB and files the others, well before --exec-timeout', async () => {
+    const h = await start({ rateLimit: 0, recordings: 3 });
+    try {
+      const ids = ((await h.api('/recordings?limit=100')).json.data as { id: string }[]).map((r) => r.id);
+      expect(ids.length).toBeGreaterThan(1);
+      const bad = ids[0];
+      // The first recording's command prints lines without end; the others answer at once.
+      const command = `if [ "$RFS_RECORDING_ID" = "${bad}" ]; then yes '{"externalId":"never"}'; else echo "EXT-$RFS_RECORDING_ID"; fi`;
+      const began = performance.now();
+      const run = await runRfs(
+        ['sync', '--exec', command, '--provider', 'crm', '--journal', join(dir, 'j.jsonl'), '--exec-timeout', '120', '-o', 'ndjson'],
+        { env: syncEnv(h, dir), timeoutMs: 110_000 },
+      );
+      expect((performance.now() - began) / 1000).toBeLessThan(60);
+      expect(run.code).toBe(8);
+      const lines = run.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { id: string; ok: boolean; error?: { code: string; title: string } });
+      expect(lines.find((l) => l.id === bad)).toMatchObject({
+        ok: false,
+        stage: 'command',
+        error: { code: 'COMMAND_OUTPUT', title: 'the command printed more than 1 MiB and was stopped' },
+      });
+      expect(lines.filter((l) => l.ok).map((l) => l.id)).toEqual(ids.filter((id) => id !== bad));
+    } finally {
+      await h.close();
+    }
+  }, 120_000);
 });
 
 describe('rfs sync --concurrency 16 --log-format json (the built CLI)', () => {

@@ -58,3 +58,39 @@ it('lets the running command finish, journals its answer, exits 130; the next ru
   expect(lines.find((l) => l.id === record!.recordingId)).toMatchObject({ ok: true, from: 'journal', externalId: record!.externalId });
   expect(externalRecords(join(dir, 'external.jsonl')).filter((r) => r.recordingId === record!.recordingId)).toHaveLength(1);
 }, 60_000);
+
+// Issue 33 item 10: a --watch stopped by SIGTERM while it waits for its next pass ended with no
+// line at all, so a service manager's log could not tell a stop from a crash.
+it.each([
+  ['text', [] as string[]],
+  ['json', ['--log-format', 'json']],
+])(
+  'stopped by SIGTERM between passes, writes a line that says so (%s) and exits 0',
+  async (format, extra) => {
+    const env = syncEnv(h, dir);
+    const args = ['sync', '--exec', COMMAND, '--provider', 'crm', '--journal', join(dir, 'j.jsonl'), '-o', 'ndjson', '--watch', ...extra];
+    const child = spawn(process.execPath, [RFS_BIN, ...args, '--interval', '3600'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      // The first pass has ended: rfs now waits an hour for the next one.
+      await eventually(async () => (/pass done|pass 1 ended/.test(stderr) ? true : undefined), 30_000);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+    const last = stderr.trim().split('\n').at(-1) ?? '';
+    if (format === 'text') {
+      expect(last).toMatch(/^sync: stopped between passes( \(.+\))?; no pass was cut short$/);
+    } else {
+      expect(JSON.parse(last)).toMatchObject({
+        level: 'info',
+        event: 'stop',
+        msg: expect.stringMatching(/^sync: stopped between passes( \(.+\))?; no pass was cut short$/),
+      });
+    }
+  },
+  60_000,
+);

@@ -9,6 +9,7 @@ import { createWebhook, deleteWebhook, listWebhooks } from '../../../api/webhook
 import { rememberSubscriptions } from '../../remembered.js';
 import { ContractError, UsageError } from '../../../core/errors.js';
 import { canPrompt } from '../../../core/io.js';
+import { processAlive } from '../../../core/lock.js';
 import { sanitize } from '../../../core/sanitize.js';
 import type { WebhookSubscription } from '../../../shared/schemas.js';
 import { confirmAction } from '../../../prompt/confirm.js';
@@ -66,16 +67,6 @@ export function leftoverPid(url: string, host: string): number | null {
   return match ? Number(match[1]) : null;
 }
 
-/** Whether a process with this id runs on this host (EPERM: it runs, as another user). */
-export function processRuns(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 interface Leftover {
   subscription: WebhookSubscription & { id: string };
   pid: number;
@@ -85,7 +76,7 @@ async function findLeftovers(client: ApiClient, host: string, signal: AbortSigna
   const found: Leftover[] = [];
   for await (const s of listWebhooks(client, { limit: 50, all: true, signal })) {
     const pid = leftoverPid(s.url, host);
-    if (pid === null || s.id === undefined || pid === process.pid || processRuns(pid)) continue;
+    if (pid === null || s.id === undefined || pid === process.pid || processAlive(pid)) continue;
     found.push({ subscription: { ...s, id: s.id }, pid });
   }
   return found;

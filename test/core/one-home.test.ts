@@ -1,0 +1,39 @@
+// Rules with one home (issue 33 item 15), checked over the source so that a second copy cannot
+// come back unnoticed: the machine's time is read in core/clock.ts alone (the lock file's stamp
+// and staleness, core/lock.ts, and the process's IO, core/io.ts, take it from there), and whether
+// a process is alive is asked in core/lock.ts alone (`processAlive`: the lock, the atomic
+// write's leftovers, and `webhooks listen --subscribe`'s leftover subscriptions).
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
+
+/** `file:line` of every line of src/ that matches. */
+function linesMatching(pattern: RegExp): string[] {
+  const found: string[] = [];
+  for (const name of readdirSync(SRC, { recursive: true }) as string[]) {
+    if (!/\.(ts|cjs|mjs)$/.test(name)) continue;
+    readFileSync(join(SRC, name), 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        if (pattern.test(line)) found.push(`${name}:${i + 1}`);
+      });
+  }
+  return found;
+}
+
+describe('rules with one home', () => {
+  it("reads the machine's time (Date.now(), new Date() without a value) only in core/clock.ts", () => {
+    const readers = linesMatching(/\bDate\.now\(\)|\bnew Date\(\)/);
+    expect(readers.filter((r) => !r.startsWith('core/clock.ts:'))).toEqual([]);
+    expect(readers.some((r) => r.startsWith('core/clock.ts:'))).toBe(true);
+  });
+
+  it('asks whether a process is alive (signal 0) only in core/lock.ts', () => {
+    const askers = linesMatching(/process\.kill\([^,]+,\s*0\)/);
+    expect(askers.filter((r) => !r.startsWith('core/lock.ts:'))).toEqual([]);
+    expect(askers).toHaveLength(1);
+  });
+});
