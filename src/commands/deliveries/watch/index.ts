@@ -8,7 +8,8 @@ const declare = () =>
       'follow deliveries as their status changes: a full-screen view on a terminal (arrows select, r replays, q quits), one ndjson line per change off one',
     )
     .option('--subscription <id>', 'only this subscription')
-    .option('--interval <seconds>', 'seconds between polls, within --rate', '5')
+    .option('--interval <seconds>', 'seconds between polls at least; longer when --budget needs it', '5')
+    .option('--budget <n>', "requests a minute watch may send, of the workspace's 120 (1-120)", '12')
     .option('--max-time <seconds>', 'stop after this many seconds (exit 0)')
     .addHelpText(
       'after',
