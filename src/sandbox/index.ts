@@ -14,8 +14,12 @@ import { applyJournal, journalPath, readJournal } from './journal.js';
 import { DataFileError, readSnapshot, withSeed, type StoredState } from './persistence.js';
 import { randomSeed, seedMaterial } from './random.js';
 import { createSandboxServer } from './server.js';
+import { Receivers, type ReceiverView } from './receivers.js';
+import { INCIDENT_RECEIVERS } from './scenario.js';
+import type { ScenarioName } from './config.js';
 
-export type { SandboxOptions } from './config.js';
+export type { SandboxOptions, ScenarioName } from './config.js';
+export type { ReceiverMode, ReceiverView } from './receivers.js';
 export type { SandboxKeys } from './keys.js';
 export type { FixtureRecording } from './fixtures.js';
 export {
@@ -30,6 +34,7 @@ export {
   type FaultsInForce,
   type LoggedRequest,
   type NewRecording,
+  type ScenarioReceiver,
   type SandboxState,
   type SandboxStats,
 } from './control-client.js';
@@ -40,6 +45,8 @@ export interface RunningSandbox {
   apiKeys: SandboxKeys;
   /** The control API under /_sandbox as typed methods. */
   control: SandboxControl;
+  /** What --scenario started with: its name and receivers (each with its subscription); null without one. */
+  scenario: { name: ScenarioName; receivers: (ReceiverView & { subscriptionId: string })[] } | null;
   /** Stops it: requests in flight finish, deliveries stop, --data is saved. */
   close(): Promise<void>;
 }
@@ -132,6 +139,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       throw error;
     }
   }
+  if (config.scenario === 'incident') {
+    try {
+      app.startIncident(await Receivers.start(INCIDENT_RECEIVERS));
+    } catch (error) {
+      await app.close();
+      throw error;
+    }
+  }
   if (config.dataFile !== null) await firstSave(app, config.dataFile);
   const { server, shutdown } = createSandboxServer(app, config.log, config.host);
 
@@ -150,6 +165,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     baseUrl,
     apiKeys: app.keys,
     control: new SandboxControl(baseUrl),
+    scenario: config.scenario === null ? null : { name: config.scenario, receivers: app.receivers() },
     close() {
       closing ??= (async () => {
         await shutdown();

@@ -12,6 +12,10 @@ import { options as syncOptions } from '../../src/commands/sync/run.js';
 import { options as listenOptions } from '../../src/commands/webhooks/listen/run.js';
 import { UsageError } from '../../src/core/errors.js';
 import { bufferIO } from '../helpers/io.js';
+import { fakeTime } from '../helpers/clock.js';
+
+/** What options() reads of the run: its clock (the filters' durations count back from it). */
+const atNoon = { clock: fakeTime(Date.parse('2026-11-22T12:00:00Z')).clock } as unknown as Context;
 
 /** Parses argv with the real tree; returns the command it names and what commander made of it. */
 async function parse(argv: string[]): Promise<{ name: string; args: unknown; flags: unknown; command: CommandUnknownOpts }> {
@@ -104,7 +108,7 @@ describe("a command's run receives typed, checked options", () => {
   });
 
   it('deliveries replay: ids from the variadic argument; flags that do not go together are refused', async () => {
-    expect(replayOptions(asInput(await parse(['deliveries', 'replay', 'dlv_1', 'dlv_2'])))).toEqual({
+    expect(replayOptions(asInput(await parse(['deliveries', 'replay', 'dlv_1', 'dlv_2'])), atNoon)).toEqual({
       ids: ['dlv_1', 'dlv_2'],
       allFailed: false,
       subscriptionId: undefined,
@@ -112,8 +116,9 @@ describe("a command's run receives typed, checked options", () => {
       max: undefined,
       wait: false,
       waitTimeoutSeconds: 300,
+      filter: {},
     });
-    expect(() => replayOptions(asInput({ args: [[]], flags: { dryRun: true } } as never))).toThrow(
+    expect(() => replayOptions(asInput({ args: [[]], flags: { dryRun: true } } as never), atNoon)).toThrow(
       'give one or more delivery ids, or --all-failed',
     );
   });

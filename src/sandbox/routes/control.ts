@@ -4,6 +4,7 @@ import * as z from 'zod/mini';
 import '../../shared/zod-messages.js';
 import { PRIORITIES, RECORDING_STATUSES } from '../../shared/schemas.js';
 import { FAULT_KINDS } from '../faults.js';
+import { RECEIVER_MODES } from '../receivers.js';
 import { MAX_STATE_DEPTH, checkState, issuePath, withSeed } from '../persistence.js';
 import { ProblemError, json, notFound, type Reply } from '../problem.js';
 import { jsonBody, parseQuery } from '../request.js';
@@ -41,6 +42,7 @@ const FaultChange = z
     }),
   );
 const DeliveryFaultChange = z.strictObject({ duplicate: z.optional(Rate), stale: z.optional(Rate), badSignature: z.optional(Rate) });
+const ReceiverChange = z.strictObject({ mode: z.enum(RECEIVER_MODES) });
 const SnapshotName = z.string().check(z.regex(/^[A-Za-z0-9._-]{1,100}$/, 'must be 1 to 100 letters, digits, or . _ -'));
 const NewSnapshot = z.strictObject({ name: SnapshotName });
 
@@ -126,6 +128,19 @@ function setDeliveryFaults(ctx: RequestContext): Reply {
   const input = body(ctx, DeliveryFaultChange);
   ctx.app.deliveryFaults.set({ duplicate: input.duplicate ?? 0, stale: input.stale ?? 0, badSignature: input.badSignature ?? 0 });
   return json(200, { data: ctx.app.deliveryFaults.current });
+}
+
+function listReceivers(ctx: RequestContext): Reply {
+  parseQuery(ctx.query, []);
+  return json(200, { data: ctx.app.receivers() });
+}
+
+async function setReceiver(ctx: RequestContext): Promise<Reply> {
+  parseQuery(ctx.query, []);
+  const { mode } = body(ctx, ReceiverChange);
+  const view = await ctx.app.setReceiverMode(ctx.params.name ?? '', mode);
+  if (!view) throw notFound('no receiver of that name (the receivers are those of --scenario incident: healthy, failing, deleted)');
+  return json(200, { data: view });
 }
 
 function health(ctx: RequestContext): Reply {
@@ -221,6 +236,8 @@ export const controlRoutes: ControlRoute[] = [
   { kind: 'control', method: 'GET', path: 'faults', handle: getFaults },
   { kind: 'control', method: 'POST', path: 'faults', handle: setFaults },
   { kind: 'control', method: 'POST', path: 'delivery-faults', handle: setDeliveryFaults },
+  { kind: 'control', method: 'GET', path: 'receivers', handle: listReceivers },
+  { kind: 'control', method: 'POST', path: 'receivers/:name', handle: setReceiver },
   { kind: 'control', method: 'GET', path: 'health', handle: health },
   { kind: 'control', method: 'GET', path: 'requests', handle: listRequests },
   { kind: 'control', method: 'DELETE', path: 'requests', handle: clearRequests },
