@@ -30,7 +30,7 @@ import { RequestLog } from './request-log.js';
 import { Saver, type PendingChanges } from './saver.js';
 import { MAX_SNAPSHOTS, copyRecording, copyWebhookStore, type Snapshot } from './snapshots.js';
 import { WORKSPACES, WORKSPACE_TABLE, type Change, type FilingData, type Recording, type Scope, type WorkspaceId } from './types.js';
-import { defaultResolver } from './url-guard.js';
+import { defaultResolver, firstRefusedUrl, type UrlPolicy } from './url-guard.js';
 import { Views } from './views.js';
 import { WebhookService } from './webhook-service.js';
 import { WebhookStore, type IdempotencyEntry } from './webhooks-store.js';
@@ -46,6 +46,8 @@ export class App {
   readonly webhooks: WebhookService;
   readonly stats = { requests: 0, filings: 0, filingReplays: 0 };
   readonly now: () => number;
+  /** What a webhook URL may be (POST /webhooks, every delivery attempt, and a state's subscriptions). */
+  readonly urlPolicy: UrlPolicy;
   private readonly ring: KeyRing;
   private readonly material: Buffer;
   private readonly saver: Saver | null;
@@ -84,8 +86,9 @@ export class App {
     this.views = new Views((ws) => this.people[ws]);
     this.recordings = this.seededRecordings(stored);
     this.saver = config.dataFile === null ? null : new Saver(config.dataFile, this, config.log);
+    this.urlPolicy = { allowPrivate: config.allowPrivateWebhooks, resolveHost: config.resolveHost ?? defaultResolver };
     this.webhooks = new WebhookService(storedWebhooks(stored), {
-      policy: { allowPrivate: config.allowPrivateWebhooks, resolveHost: config.resolveHost ?? defaultResolver },
+      policy: this.urlPolicy,
       maxAttempts: config.deliveryAttempts,
       backoffMs: config.deliveryBackoffMs,
       timeoutMs: config.deliveryTimeoutMs,

@@ -14,6 +14,7 @@ import { applyJournal, journalPath, readJournal } from './journal.js';
 import { DataFileError, readSnapshot, withSeed, type StoredState } from './persistence.js';
 import { randomSeed, seedMaterial } from './random.js';
 import { createSandboxServer } from './server.js';
+import { defaultResolver, firstRefusedUrl } from './url-guard.js';
 import { Receivers, type ReceiverView } from './receivers.js';
 import { INCIDENT_RECEIVERS } from './scenario.js';
 import type { ScenarioName } from './config.js';
@@ -68,6 +69,18 @@ async function loadFixtures(config: SandboxConfig, seed: string): Promise<Fixtur
   }
 }
 
+/** A fixtures state's subscriptions under the rule of POST /webhooks (url-guard.ts). */
+async function checkFixtureUrls(config: SandboxConfig, state: StoredState): Promise<void> {
+  const policy = { allowPrivate: config.allowPrivateWebhooks, resolveHost: config.resolveHost ?? defaultResolver };
+  const refused = await firstRefusedUrl(
+    state.subscriptions.map((s) => s.url),
+    policy,
+  );
+  if (refused === null) return;
+  const where = typeof config.fixtures === 'string' ? `the fixtures file ${config.fixtures}` : 'the fixtures';
+  throw new SandboxStartError(`${where} has a bad field at subscriptions[${refused.index}].url: ${refused.reason}`);
+}
+
 /**
  * The state of a data file: the file as last written whole, with its journal's flushes on top.
  * Temporary files of writes a kill cut short are removed first: they are never read.
@@ -118,6 +131,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   // Checked even when a data file wins over them, so a bad fixtures file never goes unnoticed.
   const fallbackSeed = config.seed ?? stored?.seed ?? randomSeed();
   const fixtures = await loadFixtures(config, fallbackSeed);
+  if (fixtures?.kind === 'state') await checkFixtureUrls(config, fixtures.state);
   const list = stored === null && fixtures?.kind === 'recordings' ? fixtures.recordings : null;
   const fromFixtures = stored === null && fixtures?.kind === 'state';
   if (fromFixtures) stored = fixtures.state;

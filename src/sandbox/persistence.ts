@@ -11,6 +11,7 @@ import { MAX_SUBSCRIPTIONS } from './webhooks-store.js';
 import { RANGES, describeRange, inRange } from './config.js';
 import { StateFileError, readStateFile } from './state-file.js';
 import { WORKSPACES } from './types.js';
+import { checkFiling } from '../shared/filing.js';
 import type { Delivery, Recording, Subscription } from './types.js';
 
 const FORMAT = 'rfs-sandbox-state';
@@ -146,6 +147,26 @@ const StoredState = z
       uniqueIds(state.changedRecordings, 'changedRecordings', issues);
       uniqueIds(state.subscriptions, 'subscriptions', issues);
       uniqueIds(state.deliveries, 'deliveries', issues);
+      // What POST /recordings/:id/filings would refuse is not taken through a state either
+      // (issue 32, item 10): the API's own check, field by field, with the path of the field.
+      state.changedRecordings.forEach((rec, i) => {
+        rec.filings?.forEach((filing, j) => {
+          const { provider, externalId, externalUrl, filedAt, metadata } = filing.data.syncMetadata;
+          const fields = {
+            provider,
+            externalId,
+            filedAt,
+            ...(externalUrl === undefined ? {} : { externalUrl }),
+            ...(metadata === undefined ? {} : { metadata }),
+          };
+          const check = checkFiling(fields, Number.POSITIVE_INFINITY);
+          if ('problem' in check)
+            issues.push({
+              message: check.problem.replace(/^"\w+" /, ''),
+              path: ['changedRecordings', i, 'filings', j, 'data', 'syncMetadata', ...(check.field === null ? [] : [check.field])],
+            });
+        });
+      });
       // api.md, Limits: what POST /webhooks refuses past the limit cannot come in through a state.
       const perWorkspace = new Map<string, number>();
       state.subscriptions.forEach((sub, i) => {

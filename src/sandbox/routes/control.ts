@@ -7,6 +7,7 @@ import { FAULT_KINDS } from '../faults.js';
 import { RECEIVER_MODES } from '../receivers.js';
 import { MAX_STATE_DEPTH, checkState, issuePath, withSeed } from '../persistence.js';
 import { ProblemError, json, notFound, type Reply } from '../problem.js';
+import { firstRefusedUrl } from '../url-guard.js';
 import { jsonBody, parseQuery } from '../request.js';
 import { WORKSPACES } from '../types.js';
 import type { ControlRoute, RequestContext } from './route.js';
@@ -186,6 +187,11 @@ async function importState(ctx: RequestContext): Promise<Reply> {
   if (!checked.ok) throw invalidBody(checked.path, checked.message);
   if (checked.state.seed !== ctx.app.seed)
     throw invalidBody('seed', `the state was made with another seed; this sandbox's keys come from ${JSON.stringify(ctx.app.seed)}`);
+  const refused = await firstRefusedUrl(
+    checked.state.subscriptions.map((s) => s.url),
+    ctx.app.urlPolicy,
+  );
+  if (refused) throw invalidBody(`subscriptions[${refused.index}].url`, refused.reason);
   await ctx.app.replaceState(checked.state);
   return { status: 204 };
 }
