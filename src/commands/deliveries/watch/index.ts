@@ -1,9 +1,10 @@
 // rfs deliveries watch: the declaration; the code is in run.ts.
 import { Command } from '@commander-js/extra-typings';
 import { defineCommand, examples, type Parsed } from '../../define.js';
+import { deliveryFilterFlags } from '../filter-flags.js';
 
 const declare = () =>
-  new Command('watch')
+  deliveryFilterFlags(new Command('watch'))
     .description(
       'follow deliveries as their status changes: a full-screen view on a terminal (arrows select, r replays, q quits), one ndjson line per change off one',
     )
@@ -16,6 +17,7 @@ const declare = () =>
       examples([
         'rfs deliveries watch | jq -c "select(.to == \\"FAILED\\")"',
         'rfs deliveries watch --subscription wh_123 --interval 2 --max-time 600',
+        'rfs deliveries watch --since 30m --error 503',
       ]),
     );
 

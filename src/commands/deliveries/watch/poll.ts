@@ -3,11 +3,16 @@
 // and the subscriptions that started failing or recovered, every request within watch's budget
 // (budget.ts). After each poll, how long to wait: the interval asked for, or longer when the
 // poll's cost needs it to keep to the budget; that is the interval watch then shows.
-import { checkSubscriptions, type SubscriptionCheck } from '../../../api/subscriptions.js';
+import type { SubscriptionCheck } from '../../../api/subscriptions.js';
 import type { ApiClient } from '../../../api/types.js';
 import type { Clock } from '../../../core/clock.js';
 import { DELIVERY_STATUSES } from '../../../shared/vocabulary.js';
+import type { Context } from '../../context.js';
+import { incompleteNotice } from '../bounds.js';
 import { type Slice, takeCensus } from '../census.js';
+import { applyDeliveryFilter, readDeliveryFilter } from '../filters.js';
+import { knowSubscriptions } from '../known-subscriptions.js';
+import { sanitize } from '../../../core/sanitize.js';
 import { Budget, type Throttled, withinBudget } from './budget.js';
 import { type StatusChange, StatusTracker, type SubscriptionEvent, SubscriptionHealth } from './changes.js';
 import type { WatchOptions } from './run.js';
@@ -18,6 +23,8 @@ export interface PollResult {
   changes: StatusChange[];
   events: SubscriptionEvent[];
   at: number;
+  /** The notice of a filtered result drawn from a full list (bounds.ts), when there is one. */
+  incomplete: string | undefined;
 }
 
 /** The pace watch keeps, as it shows it. */
@@ -38,13 +45,15 @@ export class WatchPoller {
   private readonly unlisten: () => void;
   private last: Pace;
   private startedAt: number | undefined;
+  private readonly clock: Clock;
 
   constructor(
+    private readonly ctx: Context,
     client: ApiClient,
     private readonly o: WatchOptions,
-    private readonly clock: Clock,
   ) {
-    this.budget = new Budget(o.budget, clock);
+    this.clock = ctx.clock;
+    this.budget = new Budget(o.budget, this.clock);
     this.unlisten = this.budget.listen();
     this.client = withinBudget(client, this.budget);
     this.last = { intervalMs: o.intervalMs, requests: 0, budget: o.budget, throttled: undefined };
@@ -55,18 +64,23 @@ export class WatchPoller {
     this.startedAt = this.clock.now();
     this.budget.takeCount();
     try {
-      const check = live ? await checkSubscriptions(this.client, signal) : undefined;
-      const slices = await takeCensus(this.client, {
+      // The live subscriptions and the remembered deleted ones (their FAILED deliveries behind a full list).
+      const known = live ? await knowSubscriptions(this.ctx, this.client) : undefined;
+      const listed = await takeCensus(this.client, {
         statuses: DELIVERY_STATUSES,
         subscriptionId: this.o.subscriptionId,
-        known: check?.byId.keys() ?? [],
+        known: known?.ids ?? [],
         signal,
       });
+      await known?.learn(listed);
       const at = this.clock.now();
+      // Durations (--since 30m) count back from each poll: the window moves with the watch.
+      const filter = readDeliveryFilter(this.o.filterFlags, at);
+      const slices = listed.map((s) => ({ ...s, deliveries: applyDeliveryFilter(s.deliveries, filter) }));
       const deliveries = slices.flatMap((s) => s.deliveries);
       const changes = this.tracker.poll(deliveries, at);
       const events = this.health.poll(deliveries, changes, at);
-      return { live: check, slices, changes, events, at };
+      return { live: known, slices, changes, events, at, incomplete: incompleteNotice(filter, fullLists(listed)) };
     } finally {
       this.pace();
     }
@@ -109,4 +123,9 @@ export function paceText(p: Pace): string {
 function secondsText(ms: number): string {
   const s = ms / 1000;
   return s >= 10 ? String(Math.round(s)) : String(Math.round(s * 10) / 10);
+}
+
+/** `the FAILED list`, `the FAILED list of wh_…`: the lists that came back full, as summary names them. */
+function fullLists(slices: readonly Slice[]): string[] {
+  return slices.filter((s) => s.full).map((s) => `the ${s.status} list${s.listedFor === undefined ? '' : ` of ${sanitize(s.listedFor)}`}`);
 }

@@ -7,6 +7,7 @@
 // too long for its column keeps what tells two subscriptions apart (cutUrl).
 import { sanitize } from '../../../core/sanitize.js';
 import { displayWidth, pad, truncate } from '../../../output/table.js';
+import { countText as boundedCount } from '../bounds.js';
 import { BOARD_STATUSES, type BoardRow, type BoardState, type Count, SPARK_MINUTES } from './board.js';
 
 export interface ViewSize {
@@ -22,6 +23,8 @@ export interface ViewState {
   line?: string | undefined;
   /** The pace watch keeps, as the top line says it: "every 20 s (…)". */
   pace: string;
+  /** A filtered result drawn from a full list: what may be missing (bounds.ts). */
+  incomplete?: string | undefined;
 }
 
 const SPARKS = '▁▂▃▄▅▆▇█';
@@ -87,7 +90,7 @@ function middleCut(text: string, width: number): string {
 }
 
 function countText(c: Count): string {
-  return c.lowerBound ? `${c.n}+` : String(c.n);
+  return boundedCount({ count: c.n, countIsLowerBound: c.lowerBound });
 }
 
 function spark(values: readonly (number | null)[], max: number): string {
@@ -151,6 +154,7 @@ export function renderView(view: ViewState, size: ViewSize): string[] {
   ];
   const bottom = [
     ...(lowerBound ? ['50+: a list came back full (50 rows); there are at least that many'] : []),
+    ...(view.incomplete === undefined ? [] : [sanitize(view.incomplete)]),
     ...(marked ? [`${MARKS.failing} started failing, ${MARKS.recovered} recovered, while watched`] : []),
     view.line ?? selectedLine(rows[view.selected]),
   ];

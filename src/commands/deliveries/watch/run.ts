@@ -10,6 +10,7 @@ import { sanitize } from '../../../core/sanitize.js';
 import { writeOut } from '../../../output/list-writer.js';
 import { safeJson } from '../../../output/safe-json.js';
 import type { Context } from '../../context.js';
+import { type FilterFlags, readDeliveryFilter } from '../filters.js';
 import { MAX_BUDGET } from './budget.js';
 import type { StatusChange, SubscriptionEvent } from './changes.js';
 import type { Input } from './index.js';
@@ -21,10 +22,15 @@ export interface WatchOptions {
   intervalMs: number;
   /** Requests a minute. */
   budget: number;
+  /** --since, --until, --error as given: read again at each poll, so that durations count back from it. */
+  filterFlags: FilterFlags;
   maxTimeMs: number | undefined;
 }
 
-export function options({ flags }: Input): WatchOptions {
+export function options({ flags }: Input, ctx: Context): WatchOptions {
+  const filterFlags: FilterFlags = { since: flags.since, until: flags.until, error: flags.error };
+  // Checked before anything is sent (exit 2).
+  readDeliveryFilter(filterFlags, ctx.clock.now());
   const interval = numberFlag('--interval', flags.interval, { min: 0.1, max: 3600 });
   const maxTime = numberFlag('--max-time', flags.maxTime, { min: 0, max: 31_536_000 });
   const budget = numberFlag('--budget', flags.budget, { min: 1, max: MAX_BUDGET, integer: true });
@@ -33,6 +39,7 @@ export function options({ flags }: Input): WatchOptions {
     subscriptionId: flags.subscription,
     intervalMs: Math.round(interval * 1000),
     budget,
+    filterFlags,
     maxTimeMs: maxTime === undefined ? undefined : Math.round(maxTime * 1000),
   };
 }
@@ -60,11 +67,12 @@ export async function run(ctx: Context, o: WatchOptions): Promise<number> {
     return runScreen(ctx, o);
   }
   const { clock, signal } = ctx;
-  const poller = new WatchPoller(await ctx.api(), o, clock);
+  const poller = new WatchPoller(ctx, await ctx.api(), o);
   const asText = ctx.globals.output === 'table' && ctx.io.stdoutIsTTY;
   const started = clock.now();
   const deadline = o.maxTimeMs === undefined ? Number.POSITIVE_INFINITY : started + o.maxTimeMs;
   let shown: string | undefined;
+  let incomplete: string | undefined;
   // Said once at the start and again whenever the pace changes (a fuller list, a 429).
   const tell = (pace: Pace): void => {
     const text = paceText(pace);
@@ -80,6 +88,8 @@ export async function run(ctx: Context, o: WatchOptions): Promise<number> {
       for (const change of polled.changes) await writeOut(ctx.io.stdout, line(change, asText));
       for (const event of polled.events) await writeOut(ctx.io.stdout, line(event, asText));
       tell(poller.current);
+      if (polled.incomplete !== undefined && polled.incomplete !== incomplete) ctx.ui.notice(polled.incomplete);
+      incomplete = polled.incomplete;
       const left = deadline - clock.now();
       if (left <= 0) return EXIT.OK;
       await clock.sleep(Math.min(poller.waitMs(), left), signal);

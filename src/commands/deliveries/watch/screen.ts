@@ -50,7 +50,7 @@ export async function runScreen(ctx: Context, o: WatchOptions, terminal: ViewTer
   const esc = await import('ansi-escapes');
   const { clock, signal, io } = ctx;
   // Every request of the view, its replays too, within the budget.
-  const poller = new WatchPoller(await ctx.api(), o, clock);
+  const poller = new WatchPoller(ctx, await ctx.api(), o);
   const client = poller.client;
   const started = clock.now();
   const deadline = o.maxTimeMs === undefined ? Number.POSITIVE_INFINITY : started + o.maxTimeMs;
@@ -59,6 +59,7 @@ export async function runScreen(ctx: Context, o: WatchOptions, terminal: ViewTer
   let line: string | undefined = 'polling…';
   let question: { subscriptionId: string; ids: string[] } | undefined;
   let replaying = false;
+  let incomplete: string | undefined;
 
   // How the run ends: the first of a key (q, Ctrl-C), the deadline, Ctrl-C from outside, or an error.
   let end: (ending: Ending) => void = () => undefined;
@@ -77,7 +78,7 @@ export async function runScreen(ctx: Context, o: WatchOptions, terminal: ViewTer
     // Once the view has ended, nothing more is drawn: a poll answered late would draw on the main screen.
     if (stop.signal.aborted) return;
     const size = terminal.size();
-    const lines = renderView({ board: board.current, selected, line, pace: paceText(poller.current) }, size);
+    const lines = renderView({ board: board.current, selected, line, pace: paceText(poller.current), incomplete }, size);
     let text = esc.beginSynchronizedOutput;
     lines.forEach((l, i) => {
       text += `${esc.cursorTo(0, i)}${l}${esc.eraseEndLine}`;
@@ -183,6 +184,7 @@ export async function runScreen(ctx: Context, o: WatchOptions, terminal: ViewTer
       try {
         const polled = await poller.poll(requests, true);
         if (polled.live !== undefined) board.update(polled.slices, polled.changes, polled.live, polled.at, o.subscriptionId, polled.events);
+        incomplete = polled.incomplete;
         selected = Math.min(selected, Math.max(0, board.current.rows.length - 1));
         if (line === 'polling…' || (line?.startsWith('poll failed') ?? false)) line = undefined;
       } catch (error) {
