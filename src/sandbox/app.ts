@@ -30,7 +30,7 @@ import { RequestLog } from './request-log.js';
 import { Saver, type PendingChanges } from './saver.js';
 import { MAX_SNAPSHOTS, copyRecording, copyWebhookStore, type Snapshot } from './snapshots.js';
 import { WORKSPACES, WORKSPACE_TABLE, type Change, type FilingData, type Recording, type Scope, type WorkspaceId } from './types.js';
-import { defaultResolver, firstRefusedUrl, type UrlPolicy } from './url-guard.js';
+import { defaultResolver, type UrlPolicy } from './url-guard.js';
 import { Views } from './views.js';
 import { WebhookService } from './webhook-service.js';
 import { WebhookStore, type IdempotencyEntry } from './webhooks-store.js';

@@ -10,7 +10,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { RFS_BIN } from '../helpers/child.js';
 import { LINUX, needs } from '../helpers/platform.js';
-import { COMMAND, syncEnv } from '../sync/helpers.js';
 import { startFloodServer } from './flood-server.js';
 import { until } from './support.js';
 

@@ -10,8 +10,6 @@ import { ATTEMPT_CHANNEL } from '../../../api/client.js';
 import type { ApiClient } from '../../../api/types.js';
 import type { Clock } from '../../../core/clock.js';
 
-/** The default budget: a tenth of the workspace's 120 requests a minute (api.md, Limits). */
-export const DEFAULT_BUDGET = 12;
 /** A budget above the workspace's whole limit would only meet 429s. */
 export const MAX_BUDGET = 120;
 const WINDOW_MS = 60_000;

@@ -10,6 +10,7 @@ const declare = () =>
     )
     .option('--subscription <id>', 'only this subscription')
     .option('--interval <seconds>', 'seconds between polls at least; longer when --budget needs it', '5')
+    // A tenth of the workspace's 120 requests a minute (api.md, Limits), shared with sync.
     .option('--budget <n>', "requests a minute watch may send, of the workspace's 120 (1-120)", '12')
     .option('--max-time <seconds>', 'stop after this many seconds (exit 0)')
     .addHelpText(
