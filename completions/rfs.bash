@@ -76,7 +76,7 @@ _rfs_flags() {
     'deliveries list') echo '--status --subscription --limit --since --until --error' ;;
     'deliveries replay') echo '--all-failed --subscription --dry-run --max --wait --wait-timeout --since --until --error' ;;
     'deliveries summary') echo '--subscription --since --until --error' ;;
-    'deliveries watch') echo '--subscription --interval --max-time' ;;
+    'deliveries watch') echo '--since --until --error --subscription --interval --budget --max-time' ;;
     'verify-signature') echo '--timestamp --signature --headers --payload --secret-env --secret-file --tolerance --now' ;;
     'sync') echo '--exec --provider --watch --interval --listen --secret-env --journal --max-items --concurrency --order --exec-timeout --dry-run --max-attempts --retry-parked --metrics --log-format' ;;
     'sync status') echo '--journal' ;;
@@ -156,8 +156,12 @@ _rfs_value() {
     'deliveries summary:--since') _rfs_kind=any ;;
     'deliveries summary:--until') _rfs_kind=any ;;
     'deliveries summary:--error') _rfs_kind=any ;;
+    'deliveries watch:--since') _rfs_kind=any ;;
+    'deliveries watch:--until') _rfs_kind=any ;;
+    'deliveries watch:--error') _rfs_kind=any ;;
     'deliveries watch:--subscription') _rfs_kind=any ;;
     'deliveries watch:--interval') _rfs_kind=any ;;
+    'deliveries watch:--budget') _rfs_kind=any ;;
     'deliveries watch:--max-time') _rfs_kind=any ;;
     'verify-signature:--timestamp') _rfs_kind=any ;;
     'verify-signature:--signature') _rfs_kind=any ;;

@@ -28,7 +28,7 @@ function __rfs_takes_value --argument-names path flag
             return 0
         case 'rfs deliveries summary --subscription' 'rfs deliveries summary --since' 'rfs deliveries summary --until' 'rfs deliveries summary --error'
             return 0
-        case 'rfs deliveries watch --subscription' 'rfs deliveries watch --interval' 'rfs deliveries watch --max-time'
+        case 'rfs deliveries watch --since' 'rfs deliveries watch --until' 'rfs deliveries watch --error' 'rfs deliveries watch --subscription' 'rfs deliveries watch --interval' 'rfs deliveries watch --budget' 'rfs deliveries watch --max-time'
             return 0
         case 'rfs verify-signature --timestamp' 'rfs verify-signature --signature' 'rfs verify-signature --headers' 'rfs verify-signature --payload' 'rfs verify-signature --secret-env' 'rfs verify-signature --secret-file' 'rfs verify-signature --tolerance' 'rfs verify-signature --now'
             return 0
@@ -310,8 +310,12 @@ complete -c rfs -n '__rfs_at \'rfs deliveries summary\'' -l subscription -x -d '
 complete -c rfs -n '__rfs_at \'rfs deliveries summary\'' -l since -x -d 'only deliveries whose last attempt is at or after this: ISO 8601 time, or a duration back from now (15m, 2h, 3d)'
 complete -c rfs -n '__rfs_at \'rfs deliveries summary\'' -l until -x -d 'only deliveries whose last attempt is at or before this: ISO 8601 time, or a duration back from now'
 complete -c rfs -n '__rfs_at \'rfs deliveries summary\'' -l error -x -d 'only deliveries whose last error contains this text, in any letter case (an HTTP status, an error code, any words)'
+complete -c rfs -n '__rfs_at \'rfs deliveries watch\'' -l since -x -d 'only deliveries whose last attempt is at or after this: ISO 8601 time, or a duration back from now (15m, 2h, 3d)'
+complete -c rfs -n '__rfs_at \'rfs deliveries watch\'' -l until -x -d 'only deliveries whose last attempt is at or before this: ISO 8601 time, or a duration back from now'
+complete -c rfs -n '__rfs_at \'rfs deliveries watch\'' -l error -x -d 'only deliveries whose last error contains this text, in any letter case (an HTTP status, an error code, any words)'
 complete -c rfs -n '__rfs_at \'rfs deliveries watch\'' -l subscription -x -d 'only this subscription'
-complete -c rfs -n '__rfs_at \'rfs deliveries watch\'' -l interval -x -d 'seconds between polls, within --rate'
+complete -c rfs -n '__rfs_at \'rfs deliveries watch\'' -l interval -x -d 'seconds between polls at least; longer when --budget needs it'
+complete -c rfs -n '__rfs_at \'rfs deliveries watch\'' -l budget -x -d 'requests a minute watch may send, of the workspace\'s 120 (1-120)'
 complete -c rfs -n '__rfs_at \'rfs deliveries watch\'' -l max-time -x -d 'stop after this many seconds (exit 0)'
 complete -c rfs -n '__rfs_at \'rfs deliveries help\' 0' -a 'list replay summary watch' -d 'command'
 complete -c rfs -n '__rfs_at \'rfs verify-signature\'' -l timestamp -x -d 'the x-service-timestamp value'

@@ -1,17 +1,21 @@
 // The process entry point: wires the real streams and signals to runCli, then ends the process
 // with its exit code once the output is flushed.
+import { Interruption, STOP_SIGNALS, type StopSignal } from './core/interrupt.js';
+
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const controller = new AbortController();
   let interrupts = 0;
-  const onSignal = (): void => {
+  // Ctrl-C, SIGTERM (a service manager, `kill`) and SIGHUP (a closed terminal or SSH session)
+  // all stop the command the same way, so that each cleans up (a `listen --subscribe`
+  // subscription, a sync journal, the terminal); its messages name the signal (cli.md, 130).
+  const onSignal = (name: StopSignal): void => {
     interrupts += 1;
-    // The first Ctrl-C lets the command finish its report; a second one means "now".
+    // The first signal lets the command finish its report; a second one means "now".
     if (interrupts > 1) process.exit(130);
-    controller.abort();
+    controller.abort(new Interruption(name));
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  for (const name of STOP_SIGNALS) process.on(name, () => onSignal(name));
   // A reader that goes away (`rfs … | head -1`) is not an error worth a stack trace: the
   // writers see the failed write and stop; this keeps the event from crashing the process.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {

@@ -3,6 +3,7 @@
 // helps, the problem-details JSON with -o json/ndjson, and a stack trace only with --verbose.
 import type { GlobalOptions } from '../commands/context.js';
 import { ApiError, CancelError, ContractError, RfsError, exitCodeFor } from '../core/errors.js';
+import { interruptionText, type StopSignal } from '../core/interrupt.js';
 import type { IO } from '../core/io.js';
 import { safeJson } from '../output/safe-json.js';
 import { redactSecrets } from '../core/redact.js';
@@ -59,6 +60,8 @@ export interface ReportContext {
   name: string;
   /** The run's redaction (with its key when one is known); default: the patterns alone. */
   redact?: (text: string) => string;
+  /** The signal that stopped the run, named in the report of a CancelError; none: Ctrl-C's words. */
+  stoppedBy?: StopSignal | undefined;
 }
 
 export function reportError(io: IO, error: unknown, context: ReportContext): void {
@@ -70,7 +73,7 @@ export function reportError(io: IO, error: unknown, context: ReportContext): voi
     const advice = error.hint ?? adviceFor(error, context.name);
     if (advice) lines.push(advice);
   } else if (error instanceof CancelError) {
-    lines.push('interrupted (Ctrl-C): stopped before finishing');
+    lines.push(`${interruptionText(context.stoppedBy)}: stopped before finishing`);
   } else if (error instanceof RfsError) {
     lines.push(`error: ${sanitize(error.message)}`);
     if (error.hint) lines.push(sanitize(error.hint));

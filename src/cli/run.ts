@@ -7,7 +7,8 @@ import { type Clock, systemClock } from '../core/clock.js';
 import type { Connection, ConnectOptions, Context, GlobalOptions } from '../commands/context.js';
 import type { ConfigCache } from '../config/profiles.js';
 import type { ProfileSettings } from '../config/settings.js';
-import { CancelError, EXIT, UsageError, exitCodeFor } from '../core/errors.js';
+import { CancelError, EXIT, RfsError, UsageError, exitCodeFor } from '../core/errors.js';
+import { interruptionText, stopSignalOf } from '../core/interrupt.js';
 import { type IO, colorEnabled, withIO } from '../core/io.js';
 import { KnownSecrets } from '../core/redact.js';
 import { finishRedacting, RedactingStream, StdoutSecrets } from '../core/redact-stream.js';
@@ -23,7 +24,7 @@ import type { JqOutput } from '../output/jq-output.js';
 import { asksJsonLog, createJsonLog, errorObject, errorSentence, type JsonLog, speakJson } from '../output/json-log.js';
 
 export interface RunOptions {
-  /** Aborted on Ctrl-C by the process entry point; tests abort it themselves. */
+  /** Aborted on Ctrl-C, SIGTERM and SIGHUP by the process entry point (reason: an Interruption); tests abort it themselves. */
   signal?: AbortSignal;
   /**
    * The process ends when runCli returns (src/main.ts), so the service's connections are left
@@ -91,7 +92,7 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
     if (!options.processExits) for (const made of clients) await made.then((c) => c.close()).catch(() => undefined);
     if ('exitCode' in outcome) exitCode = outcome.exitCode;
     else {
-      const error = signal.aborted && !(outcome.error instanceof UsageError) ? asCancel(outcome.error) : outcome.error;
+      const error = signal.aborted && !(outcome.error instanceof UsageError) ? asCancel(outcome.error, signal) : outcome.error;
       failure = { error, globals: session.globals, name };
     }
   };
@@ -130,7 +131,13 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
   if (failure) {
     const code = exitCodeFor(failure.error);
     if (jsonLog) jsonLog.emit('error', 'error', errorSentence(failure.error), { error: errorObject(failure.error), exitCode: code });
-    else reportError(io, failure.error, { globals: failure.globals, name: failure.name, redact: secrets.redact });
+    else
+      reportError(io, failure.error, {
+        globals: failure.globals,
+        name: failure.name,
+        redact: secrets.redact,
+        stoppedBy: stopSignalOf(signal),
+      });
     return code;
   }
   return exitCode;
@@ -297,8 +304,12 @@ function isClosedOutput(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'EPIPE';
 }
 
-function asCancel(error: unknown): unknown {
-  return error instanceof CancelError ? error : new CancelError('interrupted', { cause: error });
+/** What a run stopped by a signal failed with: a CancelError that names the signal (its JSON log's sentence too). */
+function asCancel(error: unknown, signal: AbortSignal): CancelError {
+  const cancel = new CancelError(interruptionText(stopSignalOf(signal)), { cause: error });
+  // An `--all` that was stopped still says where to resume.
+  if (error instanceof RfsError && error.resumeCursor !== undefined) cancel.resumeCursor = error.resumeCursor;
+  return cancel;
 }
 
 /** cli.md, auth: connection checks fail fast (one attempt, at most 10 s). */

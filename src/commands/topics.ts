@@ -10,7 +10,7 @@ const EXIT_CODES = `Exit codes of rfs
   6    transient failure still there after the retries: 429, 5xx, network error or timeout
   7    the server's answer broke the contract: not JSON, or not the documented shape
   8    a batch finished and some of its items failed (file --from, deliveries replay, sync)
-  130  interrupted (Ctrl-C); a batch reports what it finished and what it did not
+  130  interrupted: Ctrl-C, SIGTERM or SIGHUP (named); a batch reports what it finished and what it did not
 `;
 
 const ENVIRONMENT = `Environment variables read by rfs

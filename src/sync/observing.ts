@@ -1,5 +1,6 @@
 // Who watches one `rfs sync` (cli.md, sync): the JSON event log of --log-format json, and the
 // /metrics and /healthz of --metrics. prom-client loads only when --metrics is given.
+import { interruptionText, stopSignalOf } from '../core/interrupt.js';
 import { beyondLoopbackWarning } from '../core/listen.js';
 import { writeSummary } from '../batch/runner.js';
 import type { Session } from '../core/context.js';
@@ -66,13 +67,16 @@ export async function startObserving(
     }
   }
   const observer = observers(list);
-  // The first Ctrl-C or SIGTERM says at once what rfs now waits for (cli.md, sync): a second one
+  // The first Ctrl-C, SIGTERM or SIGHUP says (naming it) at once what rfs now waits for (cli.md, sync): a second one
   // ends rfs and the commands with it (main.ts, exec.ts).
   // With no command running, nothing makes it wait: the run stops at once and its summary says how.
   const onInterrupt = (): void => {
     const n = running;
     if (n === 0) return;
-    const what = `interrupted: waiting for ${n} running command${n === 1 ? '' : 's'} (at most ${o.execTimeoutMs / 1000} s, --exec-timeout); Ctrl-C again stops them`;
+    const by = stopSignalOf(ctx.signal);
+    // Ctrl-C is what the person at the terminal just pressed; another signal is named.
+    const how = by === undefined || by === 'SIGINT' ? 'interrupted' : interruptionText(by);
+    const what = `${how}: waiting for ${n} running command${n === 1 ? '' : 's'} (at most ${o.execTimeoutMs / 1000} s, --exec-timeout); Ctrl-C again stops them`;
     if (log) log.emit('warn', 'interrupt', what, { running: n });
     else writeSummary(ctx.io, ctx.ui.redact(what));
   };

@@ -1,6 +1,7 @@
 // webhooks listen --subscribe as a process (cli.md, webhooks; issue 27) against the sandbox:
 // the subscription exists while it runs (its URL ends in rfs-listen-<host>-<pid>), a delivery
-// verifies with its secret, and it is gone after SIGINT and after SIGTERM; after a SIGKILL the
+// verifies with its secret, and it is gone after SIGINT, SIGTERM and SIGHUP (a closed terminal or
+// SSH session, issue 30), the last line naming a signal from outside; after a SIGKILL the
 // next --subscribe names the leftover (off a terminal) and deletes it with --yes.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -93,7 +94,13 @@ async function completeRecording(title: string): Promise<string> {
   return rec.id;
 }
 
-describe.each(['SIGINT', 'SIGTERM'] as const)('webhooks listen --subscribe, stopped by %s', (signal) => {
+const STOPPED: Record<'SIGINT' | 'SIGTERM' | 'SIGHUP', string> = {
+  SIGINT: 'stopped listening\n',
+  SIGTERM: 'stopped listening: terminated (SIGTERM)\n',
+  SIGHUP: 'stopped listening: hung up (SIGHUP)\n',
+};
+
+describe.each(['SIGINT', 'SIGTERM', 'SIGHUP'] as const)('webhooks listen --subscribe, stopped by %s', (signal) => {
   it('subscribes while it runs, verifies a delivery with the new secret, and deletes the subscription', async () => {
     const l = listen();
     const { id, url } = await subscribed(l);
@@ -115,6 +122,7 @@ describe.each(['SIGINT', 'SIGTERM'] as const)('webhooks listen --subscribe, stop
     expect((await l.exit).code).toBe(0);
     expect(await subscriptions()).toEqual([]);
     expect(l.stderr()).toContain(`deleted subscription ${id}\n`);
+    expect(l.stderr().endsWith(STOPPED[signal])).toBe(true);
   });
 });
 

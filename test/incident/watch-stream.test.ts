@@ -7,6 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { channel } from 'node:diagnostics_channel';
+import { ATTEMPT_CHANNEL } from '../../src/api/client.js';
 import { runCli } from '../../src/cli/run.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { startReceiver, type Receiver } from '../deliveries/support.js';
@@ -15,6 +17,7 @@ import { bufferIO } from '../helpers/io.js';
 import { api, until } from './support.js';
 
 interface Line {
+  type: 'delivery';
   time: string;
   id: string;
   subscriptionId: string;
@@ -69,16 +72,17 @@ it('prints each status change once, as the sandbox made it, and exits 130 on Ctr
   });
   const controller = new AbortController();
   const done = runCli(
-    ['deliveries', 'watch', '--interval', '0.1', '--rate', '100000', '-o', 'ndjson'],
+    ['deliveries', 'watch', '--interval', '0.1', '--budget', '120', '-o', 'ndjson'],
     { ...t.io, now: () => Date.now() },
     { signal: controller.signal },
   );
-  const lines = (): Line[] =>
+  const all = (): (Line | { type: 'subscription'; time: string; subscriptionId: string; state: string })[] =>
     t
       .stdout()
       .split('\n')
       .filter((l) => l !== '')
-      .map((l) => JSON.parse(l) as Line);
+      .map((l) => JSON.parse(l));
+  const lines = (): Line[] => all().filter((l): l is Line => l.type === 'delivery');
   const lastTo = (id: string): string | undefined =>
     lines()
       .filter((l) => l.id === id)
@@ -137,33 +141,61 @@ it('prints each status change once, as the sandbox made it, and exits 130 on Ctr
     if (!refused) expect(attempts.every((a) => a.responseStatus === 200)).toBe(true);
   }
   expect(lines().filter((l) => !final.some((d) => d.id === l.id))).toEqual([]);
-  expect(t.stderr()).toMatch(/watching deliveries every 0\.1 s/);
+  // The refusing subscription's first failure set its state (nothing was known before it); the
+  // replay that succeeded is its recovery, one line, after the delivery's own.
+  const events = all().filter((l) => l.type === 'subscription');
+  expect(events).toEqual([{ type: 'subscription', time: expect.any(String), subscriptionId: subs.refusing, state: 'recovered' }]);
+  const recovered = t.stdout().indexOf('"type":"subscription"');
+  expect(t.stdout().lastIndexOf(`"id":"${replayed}"`)).toBeLessThan(recovered);
+  expect(t.stderr()).toMatch(/^watching deliveries every 2 s \(4 requests a poll, budget 120 a minute\); Ctrl-C to stop$/m);
 });
 
-it('stops after --max-time with exit 0, polling every --interval on the clock', async () => {
+it('stops after --max-time with exit 0, polling every --interval on the clock when the budget allows it', async () => {
   const t = bufferIO({
     env: { RFS_CONFIG_DIR: configDir, RFS_API_KEY: sandbox.apiKeys.admin, RFS_BASE_URL: sandbox.baseUrl, NO_COLOR: '1' },
   });
   const time = fakeTime();
-  const code = await runCli(['deliveries', 'watch', '--interval', '0.3', '--max-time', '1', '--rate', '0'], t.io, { clock: time.clock });
+  // 4 requests a poll (the subscriptions, then PENDING, SUCCEEDED, FAILED): 120 a minute allows one every 2 s.
+  const code = await runCli(['deliveries', 'watch', '--interval', '3', '--budget', '120', '--max-time', '10'], t.io, { clock: time.clock });
   expect(code).toBe(0);
-  expect(time.waits).toEqual([300, 300, 300, 100]);
+  expect(time.waits).toEqual([3000, 3000, 3000, 1000]);
   expect(t.stdout()).toBe('');
+  expect(t.stderr()).toBe('watching deliveries every 3 s (4 requests a poll, budget 120 a minute); Ctrl-C to stop\n');
+  const budgeted = bufferIO({ env: { RFS_CONFIG_DIR: configDir, RFS_API_KEY: sandbox.apiKeys.admin, RFS_BASE_URL: sandbox.baseUrl } });
+  const slower = fakeTime();
+  expect(await runCli(['deliveries', 'watch', '--interval', '1', '--max-time', '60'], budgeted.io, { clock: slower.clock })).toBe(0);
+  // The default budget, 12 a minute: the interval shown is the one kept.
+  expect(slower.waits).toEqual([20_000, 20_000, 20_000]);
+  expect(budgeted.stderr()).toBe('watching deliveries every 20 s (4 requests a poll, budget 12 a minute); Ctrl-C to stop\n');
   const bad = bufferIO({ env: { RFS_CONFIG_DIR: configDir, RFS_API_KEY: sandbox.apiKeys.admin, RFS_BASE_URL: sandbox.baseUrl } });
   expect(await runCli(['deliveries', 'watch', '--interval', '0'], bad.io)).toBe(2);
   expect(bad.stderr()).toContain('invalid --interval "0"');
+  for (const budget of ['0', '121', '1.5']) {
+    const refused = bufferIO({ env: { RFS_CONFIG_DIR: configDir, RFS_API_KEY: sandbox.apiKeys.admin, RFS_BASE_URL: sandbox.baseUrl } });
+    expect(await runCli(['deliveries', 'watch', '--budget', budget], refused.io)).toBe(2);
+    expect(refused.stderr()).toContain(`invalid --budget "${budget}": expected a whole number from 1 to 120`);
+  }
 });
 
-it('polls within --rate: at most 120 requests a minute (and the burst of 10) however short the interval', async () => {
-  await sandbox.control.clearRequests();
+it('keeps to its budget however short the interval: never more than --budget requests in any 60 s', async () => {
   const t = bufferIO({ env: { RFS_CONFIG_DIR: configDir, RFS_API_KEY: sandbox.apiKeys.admin, RFS_BASE_URL: sandbox.baseUrl } });
   const time = fakeTime();
-  const start = time.now;
-  expect(await runCli(['deliveries', 'watch', '--interval', '0.1', '--max-time', '60'], t.io, { clock: time.clock })).toBe(0);
-  const made = (await sandbox.control.requests()).length;
-  // The poll under way at the 60th second finishes: the bound is the time the run took, on its clock.
-  const seconds = (time.now - start) / 1000;
-  expect(seconds).toBeGreaterThanOrEqual(60);
-  expect(made).toBeGreaterThan(100);
-  expect(made).toBeLessThanOrEqual(10 + Math.floor(2 * seconds));
+  // Every attempt, on the run's clock, as the client announces them.
+  const at: number[] = [];
+  const record = (): void => {
+    at.push(time.now);
+  };
+  const ch = channel(ATTEMPT_CHANNEL);
+  ch.subscribe(record);
+  try {
+    expect(
+      await runCli(['deliveries', 'watch', '--interval', '0.1', '--budget', '10', '--max-time', '300'], t.io, { clock: time.clock }),
+    ).toBe(0);
+  } finally {
+    ch.unsubscribe(record);
+  }
+  // 300 s at 10 a minute: about 50, and never 11 within 60 s.
+  expect(at.length).toBeGreaterThanOrEqual(44);
+  for (const start of at) expect(at.filter((a) => a >= start && a < start + 60_000).length).toBeLessThanOrEqual(10);
+  expect(t.stderr()).toBe('watching deliveries every 24 s (4 requests a poll, budget 10 a minute); Ctrl-C to stop\n');
 });

@@ -6,7 +6,7 @@
 import type { SubscriptionCheck } from '../../../api/subscriptions.js';
 import { field } from '../../../output/fields.js';
 import { lastErrorOf, type Slice } from '../census.js';
-import type { StatusChange } from './changes.js';
+import { keptError, type StatusChange, type SubscriptionEvent } from './changes.js';
 
 /** The statuses a row counts, in the order it shows them. */
 export const BOARD_STATUSES = ['FAILED', 'PENDING', 'SUCCEEDED'] as const;
@@ -35,6 +35,8 @@ export interface BoardRow {
   failedIds: string[];
   /** Failures seen per minute, oldest first, the last the current minute; null: before the watch began. */
   perMinute: (number | null)[];
+  /** It started failing or recovered while watched, and when (ISO 8601): the row's mark. */
+  mark?: { state: SubscriptionEvent['state']; time: string } | undefined;
 }
 
 export interface LatestFailure {
@@ -53,6 +55,8 @@ export class Board {
   private readonly failures = new Map<string, Map<number, number>>();
   /** Failures seen, newest last. */
   private latest: LatestFailure[] = [];
+  /** Per subscription: the last time it started failing or recovered while watched. */
+  private readonly marks = new Map<string, { state: SubscriptionEvent['state']; time: string }>();
   private state: BoardState = { rows: [], latest: [] };
 
   constructor(private readonly started: number) {}
@@ -62,8 +66,16 @@ export class Board {
   }
 
   /** One poll: the census it took, the changes it saw, the subscriptions that exist; `only`: one subscription's row. */
-  update(slices: readonly Slice[], changes: readonly StatusChange[], live: SubscriptionCheck, now: number, only?: string): BoardState {
+  update(
+    slices: readonly Slice[],
+    changes: readonly StatusChange[],
+    live: SubscriptionCheck,
+    now: number,
+    only?: string,
+    events: readonly SubscriptionEvent[] = [],
+  ): BoardState {
     const minute = Math.floor((now - this.started) / MINUTE_MS);
+    for (const event of events) this.marks.set(event.subscriptionId, { state: event.state, time: event.time });
     for (const change of changes) {
       if (change.to !== 'FAILED') continue;
       const perSub = this.failures.get(change.subscriptionId) ?? new Map<number, number>();
@@ -71,6 +83,7 @@ export class Board {
       this.failures.set(change.subscriptionId, perSub);
       this.latest = this.latest.filter((f) => f.id !== change.id);
       this.latest.push({ id: change.id, subscriptionId: change.subscriptionId, error: change.lastError ?? null });
+      if (this.latest.length > LATEST * 2) this.latest = this.latest.slice(-LATEST);
     }
 
     const ids = new Set<string>(only === undefined ? live.byId.keys() : [only]);
@@ -104,19 +117,35 @@ export class Board {
         touched.add(id);
         if (status !== 'FAILED') continue;
         const error = lastErrorOf(d);
-        failedNow.set(d.id, { id: d.id, subscriptionId: id, error });
         row.failedIds.push(d.id);
-        if (error === null) continue;
+        if (error === null) {
+          failedNow.set(d.id, { id: d.id, subscriptionId: id, error });
+          continue;
+        }
+        // Kept beyond this poll: cut, and a string of its own (changes.ts).
+        const kept = keptError(error);
+        failedNow.set(d.id, { id: d.id, subscriptionId: id, error: kept });
         const tally = errors.get(id) ?? new Map<string, number>();
-        tally.set(error, (tally.get(error) ?? 0) + 1);
+        tally.set(kept, (tally.get(kept) ?? 0) + 1);
         errors.set(id, tally);
       }
       if (slice.full) for (const id of touched) rowOf(id).counts[status].lowerBound = true;
     }
     for (const row of rows.values()) {
+      // A deleted subscription leaves the view once nothing of it is failing or pending.
+      if (row.url === null && row.counts.FAILED.n === 0 && row.counts.PENDING.n === 0) rows.delete(row.subscriptionId);
+    }
+    for (const row of rows.values()) {
       row.topError = mostCommon(errors.get(row.subscriptionId));
       row.perMinute = sparkData(this.failures.get(row.subscriptionId), minute);
+      row.mark = this.marks.get(row.subscriptionId);
     }
+    // Only what a row can still show is kept: the last SPARK_MINUTES of the subscriptions shown.
+    for (const [id, perSub] of this.failures) {
+      if (!rows.has(id)) this.failures.delete(id);
+      else for (const m of perSub.keys()) if (m <= minute - SPARK_MINUTES) perSub.delete(m);
+    }
+    for (const id of this.marks.keys()) if (!rows.has(id)) this.marks.delete(id);
     // A failure replayed (or cleared) since leaves the list of latest failures; one FAILED before
     // the watch began (the first poll) counts as older than any it saw happen.
     const kept = new Set(this.latest.map((f) => f.id));

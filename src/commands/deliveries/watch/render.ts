@@ -1,9 +1,13 @@
 // The full-screen view of `deliveries watch` as lines of text for a terminal of a given size
-// (cli.md, deliveries; issue 27). Pure: the same board, size and line give the same screen,
-// which is what the tmux screens of the tests compare. No line is wider than the terminal (it
-// would wrap and scroll the view), server text is sanitised, and counts that are lower bounds
-// read `50+`.
+// (cli.md, deliveries; issues 27 and 30). Pure: the same board, size and line give the same
+// screen, which is what the tmux screens of the tests compare. No line is wider than the
+// terminal (it would wrap and scroll the view): every width is counted in terminal cells by the
+// table's one rule (output/table.ts, string-width), so CJK text and emoji take the two cells
+// they take on screen. Server text is sanitised; counts that are lower bounds read `50+`; a URL
+// too long for its column keeps what tells two subscriptions apart (cutUrl).
 import { sanitize } from '../../../core/sanitize.js';
+import { displayWidth, pad, truncate } from '../../../output/table.js';
+import { countText as boundedCount } from '../bounds.js';
 import { BOARD_STATUSES, type BoardRow, type BoardState, type Count, SPARK_MINUTES } from './board.js';
 
 export interface ViewSize {
@@ -17,29 +21,76 @@ export interface ViewState {
   selected: number;
   /** The bottom line: a question, or what the last action did; undefined: the selected subscription. */
   line?: string | undefined;
-  intervalMs: number;
+  /** The pace watch keeps, as the top line says it: "every 20 s (…)". */
+  pace: string;
+  /** A filtered result drawn from a full list: what may be missing (bounds.ts). */
+  incomplete?: string | undefined;
 }
 
 const SPARKS = '▁▂▃▄▅▆▇█';
 const GAP = '  ';
 const COUNT_WIDTH: Record<(typeof BOARD_STATUSES)[number], number> = { FAILED: 6, PENDING: 7, SUCCEEDED: 9 };
-/** The marker, the three counts and the gaps around them, the error and the sparkline. */
-const FIXED = 2 + 3 * GAP.length + 6 + 7 + 9 + GAP.length + GAP.length;
+/** A row's mark: it started failing (✗) or recovered (✓) while watched. */
+const MARKS = { failing: '✗', recovered: '✓' } as const;
+/** The selector and the mark, the three counts and the gaps around them, the error and the sparkline. */
+const FIXED = 2 + 2 + 3 * GAP.length + 6 + 7 + 9 + GAP.length + GAP.length;
+/** The sparkline's cells at least: at 80 columns the URL needs them more (issue 30). */
+const SPARK_MIN = 8;
+const ERROR_MIN = 12;
 
-/** `text` cut to `width` characters (the last one an ellipsis when cut). */
-export function cut(text: string, width: number): string {
-  const chars = [...text];
-  if (chars.length <= width) return text;
-  return width <= 0 ? '' : `${chars.slice(0, width - 1).join('')}…`;
+/**
+ * `url` in at most `width` cells, keeping what tells two subscriptions apart: first the scheme
+ * goes, then the middle of the path (`127.0.0.1:4001…/failing`); host and port go last, and
+ * then from their middle too, the port kept.
+ */
+export function cutUrl(url: string, width: number): string {
+  if (displayWidth(url) <= width) return url;
+  const rest = url.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '');
+  if (displayWidth(rest) <= width) return rest;
+  const slash = rest.indexOf('/');
+  const host = slash < 0 ? rest : rest.slice(0, slash);
+  const path = slash < 0 ? '' : rest.slice(slash);
+  const room = width - displayWidth(host) - 1;
+  if (path !== '' && room >= 4) return `${host}…${pathTail(path, room)}`;
+  // Not even the host fits with a path: its end (the port) and its start.
+  return middleCut(host, width);
 }
 
-function pad(text: string, width: number): string {
-  const c = cut(text, width);
-  return c + ' '.repeat(Math.max(0, width - [...c].length));
+/** The end of `path` in `width` cells: whole segments (`/failing`) where they fit, else its last characters. */
+function pathTail(path: string, width: number): string {
+  const segments = path.split('/');
+  let out = '';
+  for (let i = segments.length - 1; i > 0; i--) {
+    const next = `/${segments[i]}${out}`;
+    if (displayWidth(next) > width) break;
+    out = next;
+  }
+  return out !== '' ? out : tail(path, width);
+}
+
+/** The last cells of `text` that fit in `width`. */
+function tail(text: string, width: number): string {
+  const points = [...text];
+  let out = '';
+  for (let i = points.length - 1; i >= 0; i--) {
+    const next = `${points[i]}${out}`;
+    if (displayWidth(next) > width) break;
+    out = next;
+  }
+  return out;
+}
+
+function middleCut(text: string, width: number): string {
+  if (displayWidth(text) <= width) return text;
+  if (width <= 1) return truncate(text, width);
+  const end = tail(text, Math.floor((width - 1) / 2));
+  const start = truncate(text, width - displayWidth(end));
+  // truncate() ends in its own ellipsis: the one in the middle.
+  return `${start}${end}`;
 }
 
 function countText(c: Count): string {
-  return c.lowerBound ? `${c.n}+` : String(c.n);
+  return boundedCount({ count: c.n, countIsLowerBound: c.lowerBound });
 }
 
 function spark(values: readonly (number | null)[], max: number): string {
@@ -58,42 +109,53 @@ interface Layout {
   spark: number;
 }
 
-function layout(columns: number): Layout {
-  const spark = Math.max(10, Math.min(SPARK_MINUTES, columns - FIXED - 30));
+function urlText(row: BoardRow): string {
+  return row.url === null ? `(deleted) ${row.subscriptionId}` : sanitize(row.url);
+}
+
+function layout(columns: number, rows: readonly BoardRow[]): Layout {
+  const spark = Math.max(SPARK_MIN, Math.min(SPARK_MINUTES, columns - FIXED - 54));
   const flex = Math.max(0, columns - FIXED - spark);
-  const url = Math.ceil(flex * 0.6);
+  // The URLs as wide as they need, within what leaves the error its least (cutUrl does the rest).
+  const wanted = Math.max(3, ...rows.map((r) => displayWidth(urlText(r))));
+  const url = Math.max(0, Math.min(Math.max(wanted, Math.ceil(flex * 0.5)), flex - ERROR_MIN));
   return { url, error: flex - url, spark };
 }
 
 function rowLine(row: BoardRow, selected: boolean, l: Layout, max: number): string {
-  const url = row.url === null ? `(deleted) ${row.subscriptionId}` : sanitize(row.url);
-  const counts = BOARD_STATUSES.map((s) => countText(row.counts[s]).padStart(COUNT_WIDTH[s])).join(GAP);
+  const url = row.url === null ? truncate(urlText(row), l.url) : cutUrl(urlText(row), l.url);
+  const counts = BOARD_STATUSES.map((s) => pad(countText(row.counts[s]), COUNT_WIDTH[s], 'right')).join(GAP);
   const error = row.topError === null ? '' : sanitize(row.topError);
-  return `${selected ? '> ' : '  '}${pad(url, l.url)}${GAP}${counts}${GAP}${pad(error, l.error)}${GAP}${spark(row.perMinute.slice(-l.spark), max)}`;
+  const mark = row.mark === undefined ? ' ' : MARKS[row.mark.state];
+  return `${selected ? '>' : ' '} ${mark} ${pad(url, l.url)}${GAP}${counts}${GAP}${pad(truncate(error, l.error), l.error)}${GAP}${spark(row.perMinute.slice(-l.spark), max)}`;
 }
 
 /** The bottom line when nothing else is said: the selected subscription. */
 function selectedLine(row: BoardRow | undefined): string {
   if (row === undefined) return 'no subscriptions yet';
   const url = row.url === null ? 'deleted: its deliveries cannot be replayed' : sanitize(row.url);
-  return `${sanitize(row.subscriptionId)}  ${url}`;
+  const mark = row.mark === undefined ? '' : `  (${row.mark.state} at ${row.mark.time.slice(11, 19)})`;
+  return `${sanitize(row.subscriptionId)}  ${url}${mark}`;
 }
 
-/** The screen: exactly `size.rows` lines or fewer, none wider than `size.columns`. */
+/** The screen: exactly `size.rows` lines or fewer, none wider than `size.columns` cells. */
 export function renderView(view: ViewState, size: ViewSize): string[] {
   const { columns, rows: height } = size;
-  const l = layout(columns);
   const { rows, latest } = view.board;
+  const l = layout(columns, rows);
   const max = Math.max(0, ...rows.flatMap((r) => r.perMinute.slice(-l.spark).map((v) => v ?? 0)));
   const lowerBound = rows.some((r) => BOARD_STATUSES.some((s) => r.counts[s].lowerBound));
+  const marked = rows.some((r) => r.mark !== undefined);
 
   const top = [
-    `deliveries watch, every ${view.intervalMs / 1000} s; failures per minute, last ${l.spark} min`,
-    '↑/↓ select   r replay FAILED   q quit',
-    `  ${pad('URL', l.url)}${GAP}${BOARD_STATUSES.map((s) => s.padStart(COUNT_WIDTH[s])).join(GAP)}${GAP}${pad('LAST ERROR', l.error)}${GAP}${cut('FAILURES/MIN', l.spark)}`,
+    `deliveries watch, ${view.pace}`,
+    `↑/↓ select   r replay FAILED   q quit   failures/min: last ${l.spark} min`,
+    `    ${pad('URL', l.url)}${GAP}${BOARD_STATUSES.map((s) => pad(s, COUNT_WIDTH[s], 'right')).join(GAP)}${GAP}${pad('LAST ERROR', l.error)}${GAP}${truncate('FAIL/MIN', l.spark)}`,
   ];
   const bottom = [
     ...(lowerBound ? ['50+: a list came back full (50 rows); there are at least that many'] : []),
+    ...(view.incomplete === undefined ? [] : [sanitize(view.incomplete)]),
+    ...(marked ? [`${MARKS.failing} started failing, ${MARKS.recovered} recovered, while watched`] : []),
     view.line ?? selectedLine(rows[view.selected]),
   ];
   // The table first; what is left goes to the latest failures.
@@ -114,5 +176,5 @@ export function renderView(view: ViewState, size: ViewSize): string[] {
       : [];
   const body = [...top, ...table, ...failures];
   const filler = Math.max(0, height - body.length - bottom.length);
-  return [...body, ...Array<string>(filler).fill(''), ...bottom].slice(0, height).map((line) => cut(line, columns).trimEnd());
+  return [...body, ...Array<string>(filler).fill(''), ...bottom].slice(0, height).map((line) => truncate(line, columns).trimEnd());
 }

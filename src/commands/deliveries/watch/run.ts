@@ -1,32 +1,45 @@
-// rfs deliveries watch (cli.md, deliveries; issue 27): polls the deliveries lists (through the
-// one client, so within --rate) and prints one line per change of a delivery's status, as
-// `kubectl get -w` does: ndjson off a terminal, a readable line on one (with --quiet or -o on a
-// terminal). Ctrl-C → 130, --max-time → 0. On a terminal: the full-screen view of screen.ts.
-import { checkSubscriptions } from '../../../api/subscriptions.js';
+// rfs deliveries watch (cli.md, deliveries; issues 27 and 30): polls the deliveries lists within
+// its budget (poll.ts, budget.ts) and prints one line per change of a delivery's status and one
+// when a subscription starts failing or recovers, as `kubectl get -w` does: ndjson off a
+// terminal, a readable line on one (with --quiet or -o on a terminal). Ctrl-C, SIGTERM or
+// SIGHUP → 130 (the report names which), --max-time → 0. On a terminal: the full-screen view of
+// screen.ts.
 import { CancelError, EXIT, UsageError } from '../../../core/errors.js';
 import { numberFlag } from '../../../core/flags.js';
 import { sanitize } from '../../../core/sanitize.js';
 import { writeOut } from '../../../output/list-writer.js';
 import { safeJson } from '../../../output/safe-json.js';
-import { DELIVERY_STATUSES } from '../../../shared/vocabulary.js';
 import type { Context } from '../../context.js';
-import { takeCensus } from '../census.js';
-import { type StatusChange, StatusTracker } from './changes.js';
+import { type FilterFlags, readDeliveryFilter } from '../filters.js';
+import { MAX_BUDGET } from './budget.js';
+import type { StatusChange, SubscriptionEvent } from './changes.js';
 import type { Input } from './index.js';
+import { type Pace, paceText, WatchPoller } from './poll.js';
 
 export interface WatchOptions {
   subscriptionId: string | undefined;
+  /** The least time between two polls. */
   intervalMs: number;
+  /** Requests a minute. */
+  budget: number;
+  /** --since, --until, --error as given: read again at each poll, so that durations count back from it. */
+  filterFlags: FilterFlags;
   maxTimeMs: number | undefined;
 }
 
-export function options({ flags }: Input): WatchOptions {
+export function options({ flags }: Input, ctx: Context): WatchOptions {
+  const filterFlags: FilterFlags = { since: flags.since, until: flags.until, error: flags.error };
+  // Checked before anything is sent (exit 2).
+  readDeliveryFilter(filterFlags, ctx.clock.now());
   const interval = numberFlag('--interval', flags.interval, { min: 0.1, max: 3600 });
   const maxTime = numberFlag('--max-time', flags.maxTime, { min: 0, max: 31_536_000 });
+  const budget = numberFlag('--budget', flags.budget, { min: 1, max: MAX_BUDGET, integer: true });
   if (flags.subscription !== undefined && flags.subscription.trim() === '') throw new UsageError('--subscription needs an id');
   return {
     subscriptionId: flags.subscription,
     intervalMs: Math.round(interval * 1000),
+    budget,
+    filterFlags,
     maxTimeMs: maxTime === undefined ? undefined : Math.round(maxTime * 1000),
   };
 }
@@ -35,8 +48,9 @@ function clockTime(iso: string): string {
   return new Date(iso).toISOString().slice(11, 19);
 }
 
-function line(change: StatusChange, asText: boolean): string {
+function line(change: StatusChange | SubscriptionEvent, asText: boolean): string {
   if (!asText) return `${safeJson(change)}\n`;
+  if (change.type === 'subscription') return `${clockTime(change.time)}  ${sanitize(change.subscriptionId)}  ${change.state}\n`;
   const error = change.lastError === undefined ? '' : `  ${sanitize(change.lastError)}`;
   return `${clockTime(change.time)}  ${change.id}  ${sanitize(change.subscriptionId)}  ${change.from ?? 'new'} → ${change.to}${error}\n`;
 }
@@ -52,35 +66,39 @@ export async function run(ctx: Context, o: WatchOptions): Promise<number> {
     const { runScreen } = await import('./screen.js');
     return runScreen(ctx, o);
   }
-  const client = await ctx.api();
   const { clock, signal } = ctx;
+  const poller = new WatchPoller(ctx, await ctx.api(), o);
   const asText = ctx.globals.output === 'table' && ctx.io.stdoutIsTTY;
   const started = clock.now();
   const deadline = o.maxTimeMs === undefined ? Number.POSITIVE_INFINITY : started + o.maxTimeMs;
-  const tracker = new StatusTracker();
-  ctx.ui.notice(`watching deliveries every ${o.intervalMs / 1000} s; Ctrl-C to stop`);
+  let shown: string | undefined;
+  let incomplete: string | undefined;
+  // Said once at the start and again whenever the pace changes (a fuller list, a 429).
+  const tell = (pace: Pace): void => {
+    const text = paceText(pace);
+    if (text === shown) return;
+    ctx.ui.notice(shown === undefined ? `watching deliveries ${text}; Ctrl-C to stop` : `now polling ${text}`);
+    shown = text;
+  };
   try {
     for (;;) {
       // Which subscriptions exist, once per poll: a full list is listed again per subscription.
-      const live = o.subscriptionId === undefined ? await checkSubscriptions(client, signal) : undefined;
-      const slices = await takeCensus(client, {
-        statuses: DELIVERY_STATUSES,
-        subscriptionId: o.subscriptionId,
-        known: live?.byId.keys() ?? [],
-        signal,
-      });
-      const changes = tracker.poll(
-        slices.flatMap((s) => s.deliveries),
-        clock.now(),
-      );
-      for (const change of changes) await writeOut(ctx.io.stdout, line(change, asText));
+      const polled = await poller.poll(signal, o.subscriptionId === undefined);
+      // A subscription's line after the delivery that made it.
+      for (const change of polled.changes) await writeOut(ctx.io.stdout, line(change, asText));
+      for (const event of polled.events) await writeOut(ctx.io.stdout, line(event, asText));
+      tell(poller.current);
+      if (polled.incomplete !== undefined && polled.incomplete !== incomplete) ctx.ui.notice(polled.incomplete);
+      incomplete = polled.incomplete;
       const left = deadline - clock.now();
       if (left <= 0) return EXIT.OK;
-      await clock.sleep(Math.min(o.intervalMs, left), signal);
+      await clock.sleep(Math.min(poller.waitMs(), left), signal);
       if (clock.now() >= deadline) return EXIT.OK;
     }
   } catch (error) {
-    if (signal.aborted) throw new CancelError('stopped watching (Ctrl-C)');
+    if (signal.aborted) throw new CancelError('stopped watching');
     throw error;
+  } finally {
+    poller.close();
   }
 }

@@ -10,16 +10,14 @@
 import { writeSync } from 'node:fs';
 import { emitKeypressEvents } from 'node:readline';
 import type { ReadStream, WriteStream } from 'node:tty';
-import { checkSubscriptions } from '../../../api/subscriptions.js';
 import { replayDelivery } from '../../../api/webhooks.js';
 import { ApiError, CancelError, EXIT, NetworkError } from '../../../core/errors.js';
 import { sanitize } from '../../../core/sanitize.js';
 import { writeOut } from '../../../output/list-writer.js';
-import { DELIVERY_STATUSES } from '../../../shared/vocabulary.js';
+import { interruptionText, stopSignalOf } from '../../../core/interrupt.js';
 import type { Context } from '../../context.js';
-import { takeCensus } from '../census.js';
 import { Board } from './board.js';
-import { StatusTracker } from './changes.js';
+import { paceText, WatchPoller } from './poll.js';
 import { renderView, type ViewSize } from './render.js';
 import type { WatchOptions } from './run.js';
 
@@ -50,16 +48,18 @@ type Ending = { code: number } | { error: unknown };
 
 export async function runScreen(ctx: Context, o: WatchOptions, terminal: ViewTerminal = processTerminal()): Promise<number> {
   const esc = await import('ansi-escapes');
-  const client = await ctx.api();
   const { clock, signal, io } = ctx;
+  // Every request of the view, its replays too, within the budget.
+  const poller = new WatchPoller(ctx, await ctx.api(), o);
+  const client = poller.client;
   const started = clock.now();
   const deadline = o.maxTimeMs === undefined ? Number.POSITIVE_INFINITY : started + o.maxTimeMs;
-  const tracker = new StatusTracker();
   const board = new Board(started);
   let selected = 0;
   let line: string | undefined = 'polling…';
   let question: { subscriptionId: string; ids: string[] } | undefined;
   let replaying = false;
+  let incomplete: string | undefined;
 
   // How the run ends: the first of a key (q, Ctrl-C), the deadline, Ctrl-C from outside, or an error.
   let end: (ending: Ending) => void = () => undefined;
@@ -71,14 +71,14 @@ export async function runScreen(ctx: Context, o: WatchOptions, terminal: ViewTer
   void ended.then(() => stop.abort());
   // Requests stop on Ctrl-C and when the view ends.
   const requests = AbortSignal.any([signal, stop.signal]);
-  const onAbort = (): void => end({ error: new CancelError('stopped watching (Ctrl-C)') });
+  const onAbort = (): void => end({ error: new CancelError(`stopped watching: ${interruptionText(stopSignalOf(signal))}`) });
   signal.addEventListener('abort', onAbort, { once: true });
 
   const draw = (): void => {
     // Once the view has ended, nothing more is drawn: a poll answered late would draw on the main screen.
     if (stop.signal.aborted) return;
     const size = terminal.size();
-    const lines = renderView({ board: board.current, selected, line, intervalMs: o.intervalMs }, size);
+    const lines = renderView({ board: board.current, selected, line, pace: paceText(poller.current), incomplete }, size);
     let text = esc.beginSynchronizedOutput;
     lines.forEach((l, i) => {
       text += `${esc.cursorTo(0, i)}${l}${esc.eraseEndLine}`;
@@ -182,24 +182,9 @@ export async function runScreen(ctx: Context, o: WatchOptions, terminal: ViewTer
   const poll = async (): Promise<void> => {
     for (;;) {
       try {
-        const live = await checkSubscriptions(client, requests);
-        const slices = await takeCensus(client, {
-          statuses: DELIVERY_STATUSES,
-          subscriptionId: o.subscriptionId,
-          known: live.byId.keys(),
-          signal: requests,
-        });
-        const now = clock.now();
-        board.update(
-          slices,
-          tracker.poll(
-            slices.flatMap((s) => s.deliveries),
-            now,
-          ),
-          live,
-          now,
-          o.subscriptionId,
-        );
+        const polled = await poller.poll(requests, true);
+        if (polled.live !== undefined) board.update(polled.slices, polled.changes, polled.live, polled.at, o.subscriptionId, polled.events);
+        incomplete = polled.incomplete;
         selected = Math.min(selected, Math.max(0, board.current.rows.length - 1));
         if (line === 'polling…' || (line?.startsWith('poll failed') ?? false)) line = undefined;
       } catch (error) {
@@ -212,7 +197,7 @@ export async function runScreen(ctx: Context, o: WatchOptions, terminal: ViewTer
       if (left <= 0) return end({ code: EXIT.OK });
       wake = new AbortController();
       const waiting = AbortSignal.any([stop.signal, wake.signal]);
-      await clock.sleep(Math.min(o.intervalMs, left), waiting).catch(() => undefined);
+      await clock.sleep(Math.min(poller.waitMs(), left), waiting).catch(() => undefined);
       if (stop.signal.aborted) return;
       if (clock.now() >= deadline) return end({ code: EXIT.OK });
     }
@@ -240,5 +225,6 @@ export async function runScreen(ctx: Context, o: WatchOptions, terminal: ViewTer
     process.off('exit', restoreNow);
     process.off('uncaughtExceptionMonitor', restoreNow);
     release();
+    poller.close();
   }
 }

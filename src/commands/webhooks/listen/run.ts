@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import { Chalk } from 'chalk';
 import type { Context } from '../../context.js';
 import { EXIT, UsageError } from '../../../core/errors.js';
+import { interruptionText, stopSignalOf } from '../../../core/interrupt.js';
 import { writeOut } from '../../../output/list-writer.js';
 import { safeJson } from '../../../output/safe-json.js';
 import { sanitize } from '../../../core/sanitize.js';
@@ -246,6 +247,8 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
   }
   await output;
   if (stopped) throw stopped.error;
-  ui.notice('stopped listening');
+  // Stopping is what listen is for (exit 0); a signal from outside is named (cli.md, 130).
+  const by = stopSignalOf(ctx.signal);
+  ui.notice(by === undefined || by === 'SIGINT' ? 'stopped listening' : `stopped listening: ${interruptionText(by)}`);
   return EXIT.OK;
 }
