@@ -58,6 +58,7 @@ const help = execFileSync(process.execPath, ['dist/main.js', '--help'], {
   env: { ...process.env, COLUMNS: '80', NO_COLOR: '1' },
 });
 await writeFile(new URL('../dist/help.txt', import.meta.url), help);
+await (await import('./inspector-page.mjs')).buildInspectorPage(); // the inspector's page, dist/inspector/ (--inspect only)
 
 // The same CLI as one CommonJS function with V8's code cache of it, made by this Node. bin/rfs.js
 // runs it on a Node with the same V8 (Node 20 has no compile cache for ES modules), and the ES

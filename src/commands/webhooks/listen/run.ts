@@ -11,9 +11,16 @@ import { writeOut } from '../../../output/list-writer.js';
 import { safeJson } from '../../../output/safe-json.js';
 import { sanitize } from '../../../core/sanitize.js';
 import { type Column, pad, renderTable, truncate } from '../../../output/table.js';
-import { forwardTarget, type ReceivedDelivery, startWebhookReceiver } from '../../../webhooks/receiver.js';
+import {
+  forwardTarget,
+  type ReceivedDelivery,
+  type ReceivedRaw,
+  type RunningReceiver,
+  startWebhookReceiver,
+} from '../../../webhooks/receiver.js';
+import type { ListenSource } from '../../../inspector/listen-source.js';
 import { describeSecretSource, readWebhookSecret } from '../../../webhooks/secret.js';
-import { beyondLoopbackWarning } from '../../../core/listen.js';
+import { beyondLoopbackWarning, inspectAddressFlag } from '../../../core/listen.js';
 import { MAX_UNIX_SECONDS } from '../../../webhooks/verify.js';
 import { numberFlag } from '../../../core/flags.js';
 import { announceSubscription, type ListenSubscription, removeSubscription, subscribe, subscribeOptions } from './subscribe.js';
@@ -27,6 +34,10 @@ export interface ListenOptions {
   forwardTo: string | undefined;
   secretEnv: string | undefined;
   secretFile: string | undefined;
+  /** --inspect: where the inspector serves; undefined without. */
+  inspect: { host: string; port: number } | undefined;
+  /** --history: the inspector's history file; undefined for the default (one per port). */
+  history: string | undefined;
   /** --subscribe: a subscription made for this receiver (subscribe.ts); undefined without. */
   subscribe: { publicUrl: string | undefined; events: string[] } | undefined;
 }
@@ -36,8 +47,12 @@ export function options({ flags }: Input): ListenOptions {
   if (host.trim() === '' || /[\s\u0000-\u001f]/.test(host)) {
     throw new UsageError(`invalid --host ${JSON.stringify(host)}: expected an address such as 127.0.0.1`);
   }
+  const inspect = flags.inspect === undefined ? undefined : inspectAddressFlag(flags.inspect);
+  if (flags.history !== undefined && inspect === undefined) throw new UsageError('--history keeps what the inspector shows: give --inspect too');
   return {
     host,
+    inspect,
+    history: flags.history,
     port: numberFlag('--port', flags.port, { min: 0, max: 65_535, integer: true }),
     toleranceSeconds: numberFlag('--tolerance', flags.tolerance, { min: 0, max: MAX_UNIX_SECONDS, integer: true }),
     forwardTo: flags.forwardTo === undefined ? undefined : forwardTarget(flags.forwardTo),
@@ -158,6 +173,28 @@ class ListenTable {
   }
 }
 
+/** The inspector of --inspect (src/inspector/), its modules loaded here only. */
+async function startListenInspector(
+  ctx: Context,
+  o: ListenOptions,
+  address: { host: string; port: number },
+  receiver: RunningReceiver,
+  secret: () => string,
+): Promise<{ source: ListenSource; server: { close(): Promise<void> } }> {
+  const { startListenInspector: start } = await import('../../../inspector/listen.js');
+  return start({
+    address,
+    historyFile: o.history,
+    env: ctx.io.env,
+    receiver,
+    forwardTo: o.forwardTo,
+    secret,
+    now: ctx.io.now,
+    say: (line) => ctx.io.stderr.write(`${line}\n`),
+    warn: (line) => ctx.ui.warn(line),
+  });
+}
+
 export async function run(ctx: Context, o: ListenOptions): Promise<number> {
   const secretSource = { secretEnv: o.secretEnv, secretFile: o.secretFile };
   // With --subscribe, the subscription's own secret, known once it is made (after binding).
@@ -179,13 +216,17 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
     output = output.then(() => writeOut(io.stdout, text)).catch((error: unknown) => outputFailed({ error }));
   };
 
-  const onDelivery = (d: ReceivedDelivery): void => {
+  // --inspect: the inspector's record of each delivery, set once the receiver is bound (its
+  // port names the default history file); loaded only with the flag.
+  let inspection: ListenSource | undefined;
+  const onDelivery = (d: ReceivedDelivery, raw: ReceivedRaw): void => {
     const at = io.now();
     const duplicate = d.valid && d.deliveryId !== null && seen.has(d.deliveryId);
     if (d.valid && d.deliveryId !== null && !duplicate) {
       seen.add(d.deliveryId);
       if (seen.size > REMEMBERED_IDS) seen.delete(seen.values().next().value as string);
     }
+    inspection?.add(d, raw, verdict({ at, delivery: d, duplicate }), at);
     if (asTable) {
       const { header, row } = table.lines({ at, delivery: laidOut(io, d), duplicate });
       print(`${header === undefined ? '' : `${header}\n`}${d.valid && d.status < 300 ? row : chalk.red(row)}\n`);
@@ -210,6 +251,7 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
   });
   let stopped: { error: unknown } | undefined;
   let subscription: ListenSubscription | undefined;
+  let inspector: { close(): Promise<void> } | undefined;
   try {
     // Printed even with --quiet: with --port 0 this line is the only way to learn the port.
     // The address really bound; a wildcard also says how this machine reaches it.
@@ -234,6 +276,11 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
         'Ctrl-C to stop',
       ].join('; '),
     );
+    if (o.inspect !== undefined) {
+      const started = await startListenInspector(ctx, o, o.inspect, receiver, () => secret);
+      inspection = started.source;
+      inspector = started.server;
+    }
     if (asTable) print(`${table.lines(PLACEHOLDER).header ?? ''}\n`);
     const interrupted = ctx.signal.aborted ? Promise.resolve(undefined) : once(ctx.signal, 'abort').then(() => undefined);
     stopped = await Promise.race([interrupted, outputFailure]);
@@ -242,6 +289,8 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
       if (subscription) await removeSubscription(ctx, subscription);
     } finally {
       await receiver.close();
+      await inspector?.close();
+      await inspection?.close();
     }
   }
   await output;
