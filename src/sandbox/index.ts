@@ -14,9 +14,11 @@ import { applyJournal, journalPath, readJournal } from './journal.js';
 import { DataFileError, readSnapshot, withSeed, type StoredState } from './persistence.js';
 import { randomSeed, seedMaterial } from './random.js';
 import { createSandboxServer } from './server.js';
+import { inspectionOf, type SandboxInspection } from './inspection.js';
 
 export type { SandboxOptions } from './config.js';
 export type { SandboxKeys } from './keys.js';
+export type { InspectedDelivery, SandboxInspection } from './inspection.js';
 export type { FixtureRecording } from './fixtures.js';
 export {
   SandboxControl,
@@ -40,6 +42,8 @@ export interface RunningSandbox {
   apiKeys: SandboxKeys;
   /** The control API under /_sandbox as typed methods. */
   control: SandboxControl;
+  /** What `rfs sandbox --inspect` reads (inspection.ts). */
+  inspection: SandboxInspection;
   /** Stops it: requests in flight finish, deliveries stop, --data is saved. */
   close(): Promise<void>;
 }
@@ -150,6 +154,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     baseUrl,
     apiKeys: app.keys,
     control: new SandboxControl(baseUrl),
+    inspection: inspectionOf(app),
     close() {
       closing ??= (async () => {
         await shutdown();

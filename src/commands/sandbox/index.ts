@@ -19,10 +19,16 @@ const declare = () =>
     .option('--delivery-attempts <n>', 'attempts per webhook delivery', String(DEFAULTS.deliveryAttempts))
     .option('--delivery-backoff <ms>', 'first retry delay of a delivery, x4 each time', String(DEFAULTS.deliveryBackoffMs))
     .option('--allow-private-webhooks', 'allow webhook URLs on private networks')
+    .option('--inspect [host:port]', 'also serve a web inspector of deliveries sent and API requests (default 127.0.0.1:8788)')
     .option('--allow-remote-control', 'bind beyond loopback without the warning (the control API has no key)')
     .addHelpText(
       'after',
-      examples(['rfs sandbox', 'rfs sandbox --port 0 --seed 42 --data sandbox.json', 'rfs sandbox --faults 0.2 --rate-limit 0']),
+      examples([
+        'rfs sandbox',
+        'rfs sandbox --port 0 --seed 42 --data sandbox.json',
+        'rfs sandbox --faults 0.2 --rate-limit 0',
+        'rfs sandbox --inspect',
+      ]),
     );
 
 export type Input = Parsed<ReturnType<typeof declare>>;
