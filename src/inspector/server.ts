@@ -124,9 +124,13 @@ export async function startInspector(o: InspectorServerOptions): Promise<Running
       const name = url.pathname.slice(1) as AssetName;
       return send(res, 200, TYPES[name], files[name]);
     }
+    if (get && url.pathname === '/favicon.ico') {
+      res.writeHead(204, PAGE_HEADERS).end();
+      return;
+    }
     if (parts[0] !== 'api') return json(res, 404, { error: 'no such page' });
     const [, what, id, action] = parts;
-    if (get && what === 'info' && parts.length === 2) return json(res, 200, o.source.info());
+    if (get && what === 'info' && parts.length === 2) return json(res, 200, { data: o.source.info() });
     if (get && what === 'events' && parts.length === 2) return events(req, res);
     if (get && what === 'requests' && parts.length === 2) {
       if (o.source.requests === undefined) return json(res, 404, { error: 'no request log here: only rfs sandbox --inspect has one' });

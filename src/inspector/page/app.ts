@@ -11,6 +11,8 @@ const rows = new Map<string, DeliverySummary>();
 let order: string[] = [];
 let selected: string | undefined;
 let opened: string | undefined;
+/** What the last replay got back, shown again when its delivery's detail is drawn anew. */
+let lastReplay: { id: string; text: string } | undefined;
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string | null, className?: string): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
@@ -62,9 +64,9 @@ function renderList(): void {
         el('td', time(s.at)),
         el('td', s.verdict, verdictClass(s.verdict)),
         el('td', s.status === null ? '–' : String(s.status), statusClass(s.status)),
-        el('td', target(s), s.target === null ? '' : statusClass(s.target.status)),
+        el('td', target(s), `wide ${s.target === null ? '' : statusClass(s.target.status)}`),
         el('td', s.event ?? '–', 'wide'),
-        el('td', s.deliveryId ?? '–'),
+        el('td', s.deliveryId ?? '–', 'id'),
         el('td', s.title ?? '–', 'title'),
       );
       tr.addEventListener('click', () => {
@@ -129,18 +131,22 @@ function exchangeView(e: Exchange): HTMLElement {
   return box;
 }
 
+function sayReplay(id: string, text: string): void {
+  lastReplay = { id, text };
+  if (opened === id) $('replay-result').textContent = text;
+}
+
 async function replay(id: string, resign: boolean): Promise<void> {
-  const note = $('replay-result');
-  note.textContent = resign ? 'replaying, re-signed…' : 'replaying as sent…';
+  sayReplay(id, resign ? 'replaying, re-signed…' : 'replaying as sent…');
   try {
     const e = await api<Exchange>(`/api/deliveries/${encodeURIComponent(id)}/replay`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ resign }),
     });
-    note.textContent = `${e.label}: ${e.response.status === null ? `no answer (${e.response.error ?? ''})` : `HTTP ${e.response.status}`} in ${e.response.durationMs} ms`;
+    sayReplay(id, `${e.label}: ${e.response.status === null ? `no answer (${e.response.error ?? ''})` : `HTTP ${e.response.status}`} in ${e.response.durationMs} ms`);
   } catch (error) {
-    note.textContent = `replay failed: ${(error as Error).message}`;
+    sayReplay(id, `replay failed: ${(error as Error).message}`);
   }
 }
 
@@ -198,7 +204,7 @@ async function open(id: string): Promise<void> {
   for (const [name, value] of facts) if (value !== null && value !== '') summary.append(el('dt', name), el('dd', value));
   const raw = el('pre', d.request.body);
   raw.id = 'raw-body';
-  const note = el('p');
+  const note = el('p', lastReplay?.id === id ? lastReplay.text : '');
   note.id = 'replay-result';
   note.setAttribute('aria-live', 'polite');
   const parts: HTMLElement[] = [el('h2', `${d.request.method} ${d.request.path}`), summary, actions, note];
