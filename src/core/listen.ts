@@ -80,7 +80,10 @@ export const DEFAULT_INSPECT_ADDRESS = { host: '127.0.0.1', port: 8788 } as cons
  * `[::1]:port`, or a port alone on the default host; `true` (the flag without a value) is the
  * defaults. A message saying what is expected when it is none of these.
  */
-export function parseListenAddress(value: string | true, defaults: { host: string; port: number }): { host: string; port: number } | string {
+export function parseListenAddress(
+  value: string | true,
+  defaults: { host: string; port: number },
+): { host: string; port: number } | string {
   if (value === true) return { ...defaults };
   const match = /^(?:(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]*[A-Za-z.-][A-Za-z0-9.-]*|[0-9.]+):)?([0-9]{1,5})?$/.exec(value);
   if (value === '' || match === null) return `expected <host:port> such as ${defaults.host}:${defaults.port}`;

@@ -164,7 +164,12 @@ export class ListenSource implements InspectorSource {
     return {
       ...summary(entry),
       explanation: entry.explanation,
-      request: { method: entry.method, path: entry.path, headers: entry.headers, body: Buffer.from(entry.bodyBase64, 'base64').toString('utf8') },
+      request: {
+        method: entry.method,
+        path: entry.path,
+        headers: entry.headers,
+        body: Buffer.from(entry.bodyBase64, 'base64').toString('utf8'),
+      },
       exchanges: entry.exchanges.map((e) => exchange(e, this.o.forwardTo ?? null)),
     };
   }

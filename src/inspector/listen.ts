@@ -25,11 +25,15 @@ export interface ListenInspectorOptions {
 export function pageFolder(): string {
   const folder = assetsFolder();
   if (folder === undefined)
-    throw new UsageError('this installation of rfs has no inspector page (dist/inspector/): run it from the npm package, or build it (npm run build)');
+    throw new UsageError(
+      'this installation of rfs has no inspector page (dist/inspector/): run it from the npm package, or build it (npm run build)',
+    );
   return folder;
 }
 
-export async function startListenInspector(o: ListenInspectorOptions): Promise<{ source: ListenSource; server: { close(): Promise<void> } }> {
+export async function startListenInspector(
+  o: ListenInspectorOptions,
+): Promise<{ source: ListenSource; server: { close(): Promise<void> } }> {
   const assets = pageFolder();
   const historyFile = o.historyFile ?? defaultHistoryPath(o.env, o.receiver.port);
   const source = await ListenSource.open({
@@ -39,7 +43,8 @@ export async function startListenInspector(o: ListenInspectorOptions): Promise<{
     secret: o.secret,
     receiverUrl: o.receiver.url,
     now: o.now,
-    onHistoryError: (error) => o.warn(`could not write the history ${historyFile}: ${error instanceof Error ? error.message : String(error)}`),
+    onHistoryError: (error) =>
+      o.warn(`could not write the history ${historyFile}: ${error instanceof Error ? error.message : String(error)}`),
   });
   if (source.damaged > 0) o.warn(`the history ${historyFile} had ${source.damaged} damaged line(s): skipped`);
   let server: Awaited<ReturnType<typeof startInspector>>;
@@ -48,7 +53,10 @@ export async function startListenInspector(o: ListenInspectorOptions): Promise<{
   } catch (error) {
     await source.close();
     if (error instanceof ListenError) {
-      throw new UsageError(`--inspect: ${error.message}`, { cause: error, hint: error.code === 'EADDRINUSE' ? '--inspect 127.0.0.1:0 picks a free port' : undefined });
+      throw new UsageError(`--inspect: ${error.message}`, {
+        cause: error,
+        hint: error.code === 'EADDRINUSE' ? '--inspect 127.0.0.1:0 picks a free port' : undefined,
+      });
     }
     throw error;
   }

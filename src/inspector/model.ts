@@ -58,6 +58,3 @@ export interface DeliveryDetail extends DeliverySummary {
   request: { method: string; path: string; headers: Record<string, string>; body: string };
   exchanges: Exchange[];
 }
-
-/** A change the page hears of on GET /api/events (Server-Sent Events, event `delivery`). */
-export type DeliveryEvent = DeliverySummary;

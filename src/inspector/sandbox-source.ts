@@ -98,7 +98,8 @@ export class SandboxSource implements InspectorSource {
     if (resign) throw new InspectorError(409, 'the sandbox signs every attempt when it sends it: replay without "resign"');
     const d = this.find(id);
     if (d === undefined) throw new InspectorError(404, `no delivery ${id}`);
-    const key = d.workspace === 'main' ? this.sandbox.apiKeys.admin : d.workspace === 'other' ? this.sandbox.apiKeys.otherWorkspace : undefined;
+    const key =
+      d.workspace === 'main' ? this.sandbox.apiKeys.admin : d.workspace === 'other' ? this.sandbox.apiKeys.otherWorkspace : undefined;
     if (key === undefined) throw new InspectorError(409, `no key of workspace ${d.workspace} can replay deliveries`);
     const url = `${this.sandbox.baseUrl}/api/v1/webhooks/deliveries/${encodeURIComponent(id)}/replay`;
     const started = performance.now();
@@ -115,7 +116,14 @@ export class SandboxSource implements InspectorSource {
         at,
         url: `/api/v1/webhooks/deliveries/${id}/replay`,
         request: { headers: {}, body: null },
-        response: { status: res.status, headers, body: text, bodyTruncated: false, error: null, durationMs: Math.round(performance.now() - started) },
+        response: {
+          status: res.status,
+          headers,
+          body: text,
+          bodyTruncated: false,
+          error: null,
+          durationMs: Math.round(performance.now() - started),
+        },
       };
     } catch (error) {
       throw new InspectorError(502, `the sandbox did not answer the replay: ${error instanceof Error ? error.message : String(error)}`);

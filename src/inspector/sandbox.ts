@@ -7,7 +7,10 @@ import { pageFolder } from './listen.js';
 import { SandboxSource } from './sandbox-source.js';
 import { startInspector } from './server.js';
 
-export async function startSandboxInspector(sandbox: RunningSandbox, address: { host: string; port: number }): Promise<{ url: string; close(): Promise<void> }> {
+export async function startSandboxInspector(
+  sandbox: RunningSandbox,
+  address: { host: string; port: number },
+): Promise<{ url: string; close(): Promise<void> }> {
   const assets = pageFolder();
   const source = new SandboxSource(sandbox);
   try {

@@ -117,7 +117,10 @@ export async function startInspector(o: InspectorServerOptions): Promise<Running
       return;
     }
     const url = new URL(req.url ?? '/', 'http://inspector.invalid');
-    const parts = url.pathname.split('/').filter((p) => p !== '').map(decodeURIComponent);
+    const parts = url.pathname
+      .split('/')
+      .filter((p) => p !== '')
+      .map(decodeURIComponent);
     const get = method === 'GET' || method === 'HEAD';
     if (get && (url.pathname === '/' || url.pathname === '/index.html')) return send(res, 200, TYPES['index.html'], files['index.html']);
     if (get && (url.pathname === '/app.js' || url.pathname === '/app.css')) {
@@ -159,7 +162,12 @@ export async function startInspector(o: InspectorServerOptions): Promise<Running
     }
     if (method === 'POST' && action === 'replay' && parts.length === 4) {
       const input = (await readJson(req)) as { resign?: unknown } | null;
-      if (typeof input !== 'object' || input === null || Array.isArray(input) || (input.resign !== undefined && typeof input.resign !== 'boolean'))
+      if (
+        typeof input !== 'object' ||
+        input === null ||
+        Array.isArray(input) ||
+        (input.resign !== undefined && typeof input.resign !== 'boolean')
+      )
         throw new InspectorError(400, 'expected {"resign": true | false}');
       return json(res, 200, { data: await o.source.replay(id, input.resign === true) });
     }

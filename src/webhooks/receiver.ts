@@ -252,8 +252,7 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<Ru
     url: `http://${urlHost(options.host)}:${port}`,
     wildcardUrl: isWildcardAddress(bound.address) ? boundUrl(bound) : undefined,
     port,
-    forward:
-      forwarding === undefined ? undefined : (headers, body) => forwarding.send(headers, body, closing.signal).catch(() => STOPPED),
+    forward: forwarding === undefined ? undefined : (headers, body) => forwarding.send(headers, body, closing.signal).catch(() => STOPPED),
     close() {
       closed ??= new Promise<void>((resolve) => {
         closing.abort();

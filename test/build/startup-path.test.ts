@@ -29,6 +29,8 @@ const OFF_THE_PATH: ReadonlyArray<readonly [what: string, pattern: RegExp]> = [
   ],
   ['sync', /^src\/sync\//],
   ['webhooks', /^src\/webhooks\//],
+  // Loaded only with --inspect (webhooks listen, sandbox): its server, sources, history and page.
+  ['the inspector', /^src\/inspector\//],
 ];
 
 const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));

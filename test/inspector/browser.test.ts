@@ -143,7 +143,9 @@ describe('rfs webhooks listen --inspect', () => {
 
   it('lists a valid, a stale and a badly signed delivery from the sandbox with their verdicts within 1 s', async () => {
     // A recording of the sandbox, as the service's payload holds it.
-    const list = (await (await fetch(`${sandbox.baseUrl}/api/v1/recordings?limit=1`, { headers: { authorization: `Bearer ${sandbox.apiKeys.admin}` } })).json()) as {
+    const list = (await (
+      await fetch(`${sandbox.baseUrl}/api/v1/recordings?limit=1`, { headers: { authorization: `Bearer ${sandbox.apiKeys.admin}` } })
+    ).json()) as {
       data: { id: string }[];
     };
     const recording = list.data[0]?.id as string;
@@ -171,7 +173,9 @@ describe('rfs webhooks listen --inspect', () => {
     expect(rawBody).toBe(app.received[0]?.body);
     const answer = page.locator('#exchanges .exchange').first();
     await expect(answer.locator('h3').textContent()).resolves.toMatch(/^forward: HTTP 201 in \d+ ms$/);
-    await expect(answer.locator('.answer-body').textContent()).resolves.toBe(JSON.stringify({ app: 'test', seen: 1, timestamp: app.received[0]?.headers['x-service-timestamp'] }));
+    await expect(answer.locator('.answer-body').textContent()).resolves.toBe(
+      JSON.stringify({ app: 'test', seen: 1, timestamp: app.received[0]?.headers['x-service-timestamp'] }),
+    );
     await page.screenshot({ path: join(IMAGES, 'inspector-1440.png') });
   });
 
@@ -188,7 +192,17 @@ describe('rfs webhooks listen --inspect', () => {
     const body = join(work, 'replayed.json');
     writeFileSync(body, got.body);
     const verify = await runRfs(
-      ['verify-signature', '--secret-env', 'RFS_WEBHOOK_SECRET', '--timestamp', timestamp, '--signature', got.headers['x-service-signature'] as string, '--payload', body],
+      [
+        'verify-signature',
+        '--secret-env',
+        'RFS_WEBHOOK_SECRET',
+        '--timestamp',
+        timestamp,
+        '--signature',
+        got.headers['x-service-signature'] as string,
+        '--payload',
+        body,
+      ],
       { env: env() },
     );
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
@@ -248,7 +262,10 @@ describe('rfs webhooks listen --inspect', () => {
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
     await phone.goto(inspectorUrl);
     await phone.locator('#rows tr').first().waitFor();
-    await phone.locator('#rows tr', { hasText: ids.valid as string }).first().click();
+    await phone
+      .locator('#rows tr', { hasText: ids.valid as string })
+      .first()
+      .click();
     await phone.locator('#raw-body').waitFor();
     const width = await phone.locator('html').evaluate((html) => html.scrollWidth);
     expect(width).toBeLessThanOrEqual(390);
@@ -260,10 +277,21 @@ describe('rfs webhooks listen --inspect', () => {
     const api = `${inspectorUrl}api/deliveries`;
     const host = new URL(inspectorUrl).host;
     expect(await raw(api, { host: 'attacker.example' })).toBe(403);
-    expect(await raw(`${api}/1/replay`, { host, origin: 'http://attacker.example', 'content-type': 'application/json' }, 'POST', '{}')).toBe(403);
+    expect(
+      await raw(`${api}/1/replay`, { host, origin: 'http://attacker.example', 'content-type': 'application/json' }, 'POST', '{}'),
+    ).toBe(403);
     expect(await raw(`${api}/1/replay`, { host, 'content-type': 'text/plain' }, 'POST', '{}')).toBe(415);
     const texts: string[] = [];
-    for (const path of ['', 'app.js', 'app.css', 'api/info', 'api/deliveries', 'api/deliveries/1', 'api/deliveries/1/curl', 'api/deliveries/1/body']) {
+    for (const path of [
+      '',
+      'app.js',
+      'app.css',
+      'api/info',
+      'api/deliveries',
+      'api/deliveries/1',
+      'api/deliveries/1/curl',
+      'api/deliveries/1/body',
+    ]) {
       const res = await fetch(`${inspectorUrl}${path}`);
       expect(res.status, path).toBe(200);
       texts.push(await res.text());
@@ -275,11 +303,16 @@ describe('rfs webhooks listen --inspect', () => {
   });
 
   it('lists the same deliveries after a restart with the same --history, and keeps the history within its bound', async () => {
-    const before = ((await (await fetch(`${inspectorUrl}api/deliveries`)).json()) as { data: { deliveryId: string }[] }).data.map((d) => d.deliveryId);
+    const before = ((await (await fetch(`${inspectorUrl}api/deliveries`)).json()) as { data: { deliveryId: string }[] }).data.map(
+      (d) => d.deliveryId,
+    );
     expect(await listen.stop()).toBe(0);
     await startListen();
     await page.goto(inspectorUrl);
-    await page.locator('#rows tr', { hasText: ids.valid as string }).first().waitFor();
+    await page
+      .locator('#rows tr', { hasText: ids.valid as string })
+      .first()
+      .waitFor();
     const shown = await page.locator('#rows tr').evaluateAll((rows) => rows.map((r) => r.children[5]?.textContent));
     expect(shown).toEqual(before);
 
@@ -309,7 +342,11 @@ describe('rfs webhooks listen --inspect', () => {
     }
     agent.destroy();
     const newest = sent.at(-1) as string;
-    await waitFor('the newest delivery in the history', () => (readFileSync(history(), 'utf8').includes(newest) ? true : undefined), 30_000);
+    await waitFor(
+      'the newest delivery in the history',
+      () => (readFileSync(history(), 'utf8').includes(newest) ? true : undefined),
+      30_000,
+    );
     const lines = readFileSync(history(), 'utf8').trim().split('\n');
     expect(lines.length).toBeLessThanOrEqual(1000);
     expect(lines.length).toBeGreaterThanOrEqual(900);
@@ -344,19 +381,30 @@ describe('rfs sandbox --inspect', () => {
         body: JSON.stringify({ url: `http://127.0.0.1:${port}/hooks`, events: ['recording.completed'] }),
       });
       expect(made.status).toBe(201);
-      const rec = (await (await fetch(`${base}/_sandbox/recordings`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as { data: { id: string } };
-      await fetch(`${base}/_sandbox/recordings/${rec.data.id}/status`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"status":"COMPLETED"}' });
+      const rec = (await (
+        await fetch(`${base}/_sandbox/recordings`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+      ).json()) as { data: { id: string } };
+      await fetch(`${base}/_sandbox/recordings/${rec.data.id}/status`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"status":"COMPLETED"}',
+      });
       const failed = page.locator('#rows tr', { hasText: 'FAILED' });
       await failed.waitFor({ timeout: 15_000 });
       await failed.click();
       const attempts = page.locator('#exchanges .exchange');
       await waitFor('three attempts', async () => ((await attempts.count()) === 3 ? true : undefined));
       for (let i = 0; i < 3; i++) {
-        await expect(attempts.nth(i).locator('h3').textContent()).resolves.toMatch(new RegExp(`^attempt ${i + 1}: no answer \\(.*ECONNREFUSED.*\\) in \\d+ ms$`));
+        await expect(attempts.nth(i).locator('h3').textContent()).resolves.toMatch(
+          new RegExp(`^attempt ${i + 1}: no answer \\(.*ECONNREFUSED.*\\) in \\d+ ms$`),
+        );
       }
       // The request log of /api/v1 is there too, and no key reached the page.
       await page.locator('#request-rows tr', { hasText: '/api/v1/webhooks' }).first().waitFor();
-      const html = (await page.content()) + (await (await fetch(`${inspector}api/requests`)).text()) + (await (await fetch(`${inspector}api/deliveries`)).text());
+      const html =
+        (await page.content()) +
+        (await (await fetch(`${inspector}api/requests`)).text()) +
+        (await (await fetch(`${inspector}api/deliveries`)).text());
       expect(html).not.toContain('service_pk_');
       expect(html).not.toContain('whsec_');
       await page.close();

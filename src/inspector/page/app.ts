@@ -30,7 +30,8 @@ async function api<T>(path: string, init?: RequestInit): Promise<T> {
 
 const time = (iso: string): string => new Date(iso).toLocaleTimeString([], { hour12: false });
 const statusClass = (status: number | null): string => (status === null ? 'bad' : `s${String(status)[0]}`);
-const verdictClass = (verdict: string): string => (verdict === 'valid' || verdict === 'duplicate' || verdict === 'SUCCEEDED' ? 'valid' : verdict === 'PENDING' ? '' : 'bad');
+const verdictClass = (verdict: string): string =>
+  verdict === 'valid' || verdict === 'duplicate' || verdict === 'SUCCEEDED' ? 'valid' : verdict === 'PENDING' ? '' : 'bad';
 
 function target(s: DeliverySummary): string {
   if (s.target === null) return '–';
@@ -144,7 +145,10 @@ async function replay(id: string, resign: boolean): Promise<void> {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ resign }),
     });
-    sayReplay(id, `${e.label}: ${e.response.status === null ? `no answer (${e.response.error ?? ''})` : `HTTP ${e.response.status}`} in ${e.response.durationMs} ms`);
+    sayReplay(
+      id,
+      `${e.label}: ${e.response.status === null ? `no answer (${e.response.error ?? ''})` : `HTTP ${e.response.status}`} in ${e.response.durationMs} ms`,
+    );
   } catch (error) {
     sayReplay(id, `replay failed: ${(error as Error).message}`);
   }
@@ -232,16 +236,24 @@ async function open(id: string): Promise<void> {
 }
 
 async function loadRequests(): Promise<void> {
-  const list = await api<{ seq: number; time: string; method: string; path: string; status: number | null; key: string | null; requestId: string }[]>(
-    '/api/requests',
-  );
+  const list =
+    await api<{ seq: number; time: string; method: string; path: string; status: number | null; key: string | null; requestId: string }[]>(
+      '/api/requests',
+    );
   $('request-rows').replaceChildren(
     ...list
       .slice(-200)
       .reverse()
       .map((r) => {
         const tr = el('tr');
-        tr.append(el('td', time(r.time)), el('td', r.method), el('td', r.path), el('td', String(r.status ?? '–'), statusClass(r.status)), el('td', r.key ?? '–'), el('td', r.requestId));
+        tr.append(
+          el('td', time(r.time)),
+          el('td', r.method),
+          el('td', r.path),
+          el('td', String(r.status ?? '–'), statusClass(r.status)),
+          el('td', r.key ?? '–'),
+          el('td', r.requestId),
+        );
         return tr;
       }),
   );
@@ -255,7 +267,8 @@ function move(step: number): void {
 }
 
 document.addEventListener('keydown', (event) => {
-  const typing = event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement || event.target instanceof HTMLTextAreaElement;
+  const typing =
+    event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement || event.target instanceof HTMLTextAreaElement;
   if (typing) {
     if (event.key === 'Escape') (event.target as HTMLElement).blur();
     return;
@@ -273,7 +286,9 @@ document.addEventListener('keydown', (event) => {
 async function start(): Promise<void> {
   info = await api<InspectorInfo>('/api/info');
   $('side').textContent =
-    info.kind === 'sandbox' ? 'rfs sandbox: deliveries sent' : `rfs webhooks listen: deliveries received${info.forwardTo === null ? '' : ` → ${info.forwardTo}`}`;
+    info.kind === 'sandbox'
+      ? 'rfs sandbox: deliveries sent'
+      : `rfs webhooks listen: deliveries received${info.forwardTo === null ? '' : ` → ${info.forwardTo}`}`;
   for (const id of ['f-verdict', 'f-status', 'f-text']) $(id).addEventListener('input', renderList);
   $('filters').addEventListener('submit', (e) => e.preventDefault());
   for (const s of await api<DeliverySummary[]>('/api/deliveries')) rows.set(s.id, s);

@@ -48,7 +48,8 @@ export function options({ flags }: Input): ListenOptions {
     throw new UsageError(`invalid --host ${JSON.stringify(host)}: expected an address such as 127.0.0.1`);
   }
   const inspect = flags.inspect === undefined ? undefined : inspectAddressFlag(flags.inspect);
-  if (flags.history !== undefined && inspect === undefined) throw new UsageError('--history keeps what the inspector shows: give --inspect too');
+  if (flags.history !== undefined && inspect === undefined)
+    throw new UsageError('--history keeps what the inspector shows: give --inspect too');
   return {
     host,
     inspect,

@@ -92,7 +92,12 @@ export async function run(ctx: Context, o: TriggerOptions): Promise<number> {
   const payload =
     o.payload === undefined
       ? undefined
-      : await readBounded(o.payload, { limit: MAX_DELIVERY_BYTES, what: `the file given to --payload (${o.payload})`, kind: 'a delivery', signal: ctx.signal });
+      : await readBounded(o.payload, {
+          limit: MAX_DELIVERY_BYTES,
+          what: `the file given to --payload (${o.payload})`,
+          kind: 'a delivery',
+          signal: ctx.signal,
+        });
   const delivery = buildTestDelivery({ recording, payload, secret, nowMs: ctx.io.now(), stale: o.stale, badSignature: o.badSignature });
   ctx.ui.notice(
     `sending delivery ${delivery.deliveryId} (${delivery.event}, recording ${delivery.recordingId}) to ${o.to.href}; ` +
