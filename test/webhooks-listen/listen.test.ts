@@ -384,6 +384,8 @@ describe('webhooks listen: flags', () => {
       '--forward-to <url>',
       '--subscribe',
       '--public-url <url>',
+      '--inspect',
+      '--history <file>',
       '--event <name>',
       '-h,',
     ]);
