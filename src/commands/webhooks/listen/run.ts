@@ -119,18 +119,32 @@ function fixed(width: number, value: (row: Row) => string | number | null): (row
 }
 
 // Narrow terminals drop EVENT first (there is one event kind today), then TIME, then STATUS;
-// the title, last, takes what is left of the width of the moment.
-const COLUMNS: readonly Column<Row>[] = [
-  { header: 'TIME', value: fixed(8, (r) => clock(r.at)), dropOrder: 2 },
-  { header: 'VERDICT', value: fixed(9, verdict) },
-  { header: 'STATUS', value: fixed(6, (r) => r.delivery.status), dropOrder: 3 },
-  { header: 'DELIVERY', value: fixed(24, (r) => r.delivery.deliveryId) },
-  { header: 'EVENT', value: fixed(19, (r) => r.delivery.event), dropOrder: 1 },
-  { header: 'RECORDING', value: fixed(20, (r) => r.delivery.recordingId) },
-  // Padded to the table's smallest flexible width (10), so that which columns fit never
-  // depends on one title's length.
-  { header: 'TITLE', value: (r) => pad(sanitize(r.delivery.title ?? '-'), 10), flex: true },
-];
+// the title, last, takes what is left of the width of the moment. With --forward-to, TOOK (how
+// long the target took to answer) follows STATUS, and goes right after EVENT.
+function listenColumns(forwarding: boolean): readonly Column<Row>[] {
+  const took: Column<Row>[] = forwarding
+    ? [
+        {
+          header: 'TOOK',
+          value: fixed(8, (r) => (r.delivery.forwarded === undefined ? null : `${r.delivery.forwarded.durationMs} ms`)),
+          dropOrder: 2,
+        },
+      ]
+    : [];
+  const later = forwarding ? 1 : 0;
+  return [
+    { header: 'TIME', value: fixed(8, (r) => clock(r.at)), dropOrder: 2 + later },
+    { header: 'VERDICT', value: fixed(9, verdict) },
+    { header: 'STATUS', value: fixed(6, (r) => r.delivery.status), dropOrder: 3 + later },
+    ...took,
+    { header: 'DELIVERY', value: fixed(24, (r) => r.delivery.deliveryId) },
+    { header: 'EVENT', value: fixed(19, (r) => r.delivery.event), dropOrder: 1 },
+    { header: 'RECORDING', value: fixed(20, (r) => r.delivery.recordingId) },
+    // Padded to the table's smallest flexible width (10), so that which columns fit never
+    // depends on one title's length.
+    { header: 'TITLE', value: (r) => pad(sanitize(r.delivery.title ?? '-'), 10), flex: true },
+  ];
+}
 
 const PLACEHOLDER: Row = {
   at: 0,
@@ -162,11 +176,12 @@ class ListenTable {
   constructor(
     private readonly width: () => number,
     private readonly color: boolean,
+    private readonly columns: readonly Column<Row>[],
   ) {}
 
   /** The header line and the row at the current width; the header only when the columns changed. */
   lines(row: Row): { header: string | undefined; row: string } {
-    const [header = '', line = ''] = renderTable(COLUMNS, [row], { width: this.width(), color: this.color }).split('\n');
+    const [header = '', line = ''] = renderTable(this.columns, [row], { width: this.width(), color: this.color }).split('\n');
     const key = header.split(/\s+/).join(' ');
     const changed = key !== this.columnsKey;
     this.columnsKey = key;
@@ -204,7 +219,7 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
     : await readWebhookSecret(secretSource, { env: ctx.io.env, onSecret: ctx.knowSecret });
   const { io, ui } = ctx;
   const asTable = ctx.globals.output === 'table';
-  const table = new ListenTable(() => (io.columns > 0 ? io.columns : 80), ctx.globals.color);
+  const table = new ListenTable(() => (io.columns > 0 ? io.columns : 80), ctx.globals.color, listenColumns(o.forwardTo !== undefined));
   const seen = new Set<string>();
   const chalk = new Chalk({ level: ctx.globals.color ? 1 : 0 });
 
