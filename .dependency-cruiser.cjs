@@ -18,6 +18,7 @@ const RANKS = [
   ['webhooks'], // the receiver, verification, sending a delivery
   ['sync'], // the integration loop; --listen runs the webhook receiver
   ['sandbox'], // the service; commands start it, and it imports only shared/ and core/ (rule below)
+  ['inspector'], // the --inspect page server of webhooks listen and sandbox: above both sides it shows
   ['commands'],
   ['cli'], // the registry of nouns and the error report: may import every command
   ['sea'], // entry points: the single executable's entry (src/main.ts sits at the top of src/ itself)

@@ -41,6 +41,7 @@ try {
 } finally {
   await rm(work, { recursive: true, force: true });
 }
+await (await import('./inspector-page.mjs')).buildInspectorPage(); // the inspector's page, dist/inspector/ (--inspect only)
 
 // The library entry point `rfs/sandbox` (package.json exports): the sandbox alone, in one file
 // of its own, so that an integrator's test suite that imports it loads nothing of the CLI; and

@@ -1,6 +1,7 @@
 // A local server bound (the sandbox, the webhook receiver): one listen, one way of saying why
 // the address could not be had, and the host a client on this machine reaches it by.
 import type { AddressInfo, Server } from 'node:net';
+import { UsageError } from './errors.js';
 import { isLoopbackHost } from './loopback.js';
 
 // The address asked for is taken, not allowed or not on this machine: the user's to change.
@@ -69,4 +70,34 @@ export function isWildcardAddress(address: string): boolean {
 export function beyondLoopbackWarning(host: string, given: string, what: string): string | undefined {
   if (isLoopbackHost(host)) return undefined;
   return `${given} is not a loopback address: ${what} can be reached from the network; bind 127.0.0.1 (the default) to keep it on this machine`;
+}
+
+/** Where an inspector serves without an address (cli.md, webhooks listen --inspect). */
+export const DEFAULT_INSPECT_ADDRESS = { host: '127.0.0.1', port: 8788 } as const;
+
+/**
+ * An address flag with an optional value (`--inspect [<host:port>]`): `host:port`,
+ * `[::1]:port`, or a port alone on the default host; `true` (the flag without a value) is the
+ * defaults. A message saying what is expected when it is none of these.
+ */
+export function parseListenAddress(
+  value: string | true,
+  defaults: { host: string; port: number },
+): { host: string; port: number } | string {
+  if (value === true) return { ...defaults };
+  const match = /^(?:(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]*[A-Za-z.-][A-Za-z0-9.-]*|[0-9.]+):)?([0-9]{1,5})?$/.exec(value);
+  if (value === '' || match === null) return `expected <host:port> such as ${defaults.host}:${defaults.port}`;
+  const host = (match[1] ?? defaults.host).replace(/^\[(.*)\]$/, '$1');
+  const port = match[2] === undefined ? defaults.port : Number(match[2]);
+  if (port > 65_535) return 'the port must be 0 to 65535';
+  return { host, port };
+}
+
+/** `--inspect [<host:port>]` checked: a loopback address only (cli.md); a UsageError (exit 2) otherwise. */
+export function inspectAddressFlag(value: string | true): { host: string; port: number } {
+  const address = parseListenAddress(value, DEFAULT_INSPECT_ADDRESS);
+  if (typeof address === 'string') throw new UsageError(`invalid --inspect ${JSON.stringify(value)}: ${address}`);
+  if (!isLoopbackHost(address.host))
+    throw new UsageError(`invalid --inspect ${JSON.stringify(value)}: the inspector serves on a loopback address only, such as 127.0.0.1`);
+  return address;
 }

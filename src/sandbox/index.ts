@@ -18,10 +18,12 @@ import { defaultResolver, firstRefusedUrl } from './url-guard.js';
 import { Receivers, type ReceiverView } from './receivers.js';
 import { INCIDENT_RECEIVERS } from './scenario.js';
 import type { ScenarioName } from './config.js';
+import { inspectionOf, type SandboxInspection } from './inspection.js';
 
 export type { SandboxOptions, ScenarioName } from './config.js';
 export type { ReceiverMode, ReceiverView } from './receivers.js';
 export type { SandboxKeys } from './keys.js';
+export type { InspectedDelivery, SandboxInspection } from './inspection.js';
 export type { FixtureRecording } from './fixtures.js';
 export {
   SandboxControl,
@@ -48,6 +50,8 @@ export interface RunningSandbox {
   control: SandboxControl;
   /** What --scenario started with: its name and receivers (each with its subscription); null without one. */
   scenario: { name: ScenarioName; receivers: (ReceiverView & { subscriptionId: string })[] } | null;
+  /** What `rfs sandbox --inspect` reads (inspection.ts). */
+  inspection: SandboxInspection;
   /** Stops it: requests in flight finish, deliveries stop, --data is saved. */
   close(): Promise<void>;
 }
@@ -182,6 +186,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     apiKeys: app.keys,
     control: new SandboxControl(baseUrl),
     scenario: config.scenario === null ? null : { name: config.scenario, receivers: app.receivers() },
+    inspection: inspectionOf(app),
     close() {
       closing ??= (async () => {
         await shutdown();

@@ -2,6 +2,7 @@
 // parameters, a bounded body, and the JSON content type.
 import type { IncomingMessage } from 'node:http';
 import { safeParse, type core, type infer as Infer } from 'zod/mini';
+import { isJsonContentType } from '../core/local-guard.js';
 import { MAX_JSON_DEPTH, bytesNestDeeperThan } from '../shared/json-depth.js';
 import { ProblemError, invalid } from './problem.js';
 
@@ -100,18 +101,6 @@ export function readBody(req: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promi
         resolve('aborted');
       }
     });
-  });
-}
-
-/** application/json, with an optional UTF-8 charset; nothing else is JSON to this API. */
-export function isJsonContentType(header: string | undefined): boolean {
-  if (header === undefined) return false;
-  const [type, ...params] = header.split(';');
-  if (type?.trim().toLowerCase() !== 'application/json') return false;
-  return params.every((param) => {
-    const [name, value] = param.split('=');
-    if (name?.trim().toLowerCase() !== 'charset') return true;
-    return /^"?utf-8"?$/i.test(value?.trim() ?? '');
   });
 }
 

@@ -32,6 +32,17 @@ export interface ReceivedDelivery {
   status: number;
   /** Why --forward-to failed (the answer was then 502). */
   forwardError?: string;
+  /** With --forward-to, what the target answered (or why it did not): status, headers, body, duration. */
+  forwarded?: SendResult;
+}
+
+/** A delivery's request as it arrived. */
+export interface ReceivedRaw {
+  method: string;
+  /** The request target (path and query). */
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
 }
 
 /** A request refused before any signature was checked: not a POST (405), or too large (413). */
@@ -52,7 +63,7 @@ export interface ReceiverOptions {
   forwardTo?: string;
   /** Milliseconds since the epoch; injectable. */
   now?: () => number;
-  onDelivery: (delivery: ReceivedDelivery, raw: { headers: IncomingHttpHeaders; body: Buffer }) => void;
+  onDelivery: (delivery: ReceivedDelivery, raw: ReceivedRaw) => void;
   /** Told of requests refused before verification; they are not deliveries. */
   onRefused?: (request: RefusedRequest) => void;
 }
@@ -63,6 +74,11 @@ export interface RunningReceiver {
   /** The address really bound, when it is every interface (`http://0.0.0.0:…`): else undefined. */
   wildcardUrl: string | undefined;
   port: number;
+  /**
+   * With --forward-to: sends a delivery's body with `headers` (as forwardedHeaders picks them)
+   * to the target once more, for the inspector's replay; undefined without --forward-to.
+   */
+  forward: ((headers: Record<string, string>, body: Buffer) => Promise<SendResult>) | undefined;
   close(): Promise<void>;
 }
 
@@ -161,7 +177,7 @@ function answer(res: ServerResponse, status: number, text: string, extra: Record
 }
 
 /** The signature headers and content type, exactly as received: the target verifies them again. */
-function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+export function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
@@ -170,7 +186,14 @@ function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string> 
   return out;
 }
 
-const STOPPED: SendResult = { status: null, error: 'the receiver was stopped', durationMs: 0 };
+const STOPPED: SendResult = {
+  status: null,
+  error: 'the receiver was stopped',
+  durationMs: 0,
+  headers: {},
+  body: Buffer.alloc(0),
+  bodyTruncated: false,
+};
 
 export async function startWebhookReceiver(options: ReceiverOptions): Promise<RunningReceiver> {
   const now = options.now ?? Date.now;
@@ -219,6 +242,7 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<Ru
     } else if (forwarding) {
       // Aborted only by close(): the answer then goes nowhere, but the delivery is settled.
       const result = await forwarding.send(forwardedHeaders(req.headers), body, closing.signal).catch(() => STOPPED);
+      delivery.forwarded = result;
       if (result.status !== null) {
         delivery.status = result.status;
         answer(res, result.status, `forwarded: HTTP ${result.status}`);
@@ -231,7 +255,7 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<Ru
       answer(res, 200, 'ok');
     }
     // A delivery that was in flight when close() began is not reported after it.
-    if (!closing.signal.aborted) options.onDelivery(delivery, { headers: req.headers, body });
+    if (!closing.signal.aborted) options.onDelivery(delivery, { method, path: req.url ?? '/', headers: req.headers, body });
   };
 
   const server = createServer((req, res) => {
@@ -261,6 +285,7 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<Ru
     url: `http://${urlHost(options.host)}:${port}`,
     wildcardUrl: isWildcardAddress(bound.address) ? boundUrl(bound) : undefined,
     port,
+    forward: forwarding === undefined ? undefined : (headers, body) => forwarding.send(headers, body, closing.signal).catch(() => STOPPED),
     close() {
       closed ??= new Promise<void>((resolve) => {
         closing.abort();

@@ -17,12 +17,22 @@ export function receiverUrl(value: string): URL {
   });
 }
 
+/** How much of a receiver's answer is kept (cli.md, listen --forward-to: body up to 64 KiB). */
+export const MAX_ANSWER_BODY_BYTES = 64 * 1024;
+
 export interface SendResult {
   /** The receiver's status; null when there was no answer. */
   status: number | null;
   /** Why there was no answer. */
   error: string | null;
+  /** From the request sent to the whole answer read (or the error). */
   durationMs: number;
+  /** The answer's headers (a repeated one joined with ", "); empty without an answer. */
+  headers: Record<string, string>;
+  /** The answer's first MAX_ANSWER_BODY_BYTES bytes; the rest is read and dropped. */
+  body: Buffer;
+  /** The answer's body was longer than what `body` keeps. */
+  bodyTruncated: boolean;
 }
 
 /** Why a request got no answer, in a line: the errno code and message of the innermost cause. */
@@ -57,15 +67,27 @@ export async function openDeliverySender(url: URL): Promise<DeliverySender> {
     const elapsed = (): number => Math.round(performance.now() - started);
     try {
       const res = await transport.request({ path, method: 'POST', headers, body, signal: AbortSignal.any([signal, timeout]) });
-      // Only the status counts; the body is read and dropped so the connection can be reused.
-      for await (const _ of res.body) {
-        // dropped
+      // The first 64 KiB are kept for the inspector; the rest is read and dropped so the
+      // connection can be reused.
+      const kept: Buffer[] = [];
+      let size = 0;
+      let bodyTruncated = false;
+      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        const room = MAX_ANSWER_BODY_BYTES - size;
+        if (chunk.length > room) bodyTruncated = true;
+        if (room > 0) kept.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+        size += Math.min(chunk.length, Math.max(room, 0));
       }
-      return { status: res.status, error: null, durationMs: elapsed() };
+      const answerHeaders: Record<string, string> = {};
+      for (const [name, value] of Object.entries(res.headers)) {
+        if (value !== undefined) answerHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
+      }
+      return { status: res.status, error: null, durationMs: elapsed(), headers: answerHeaders, body: Buffer.concat(kept), bodyTruncated };
     } catch (error) {
       if (signal.aborted) throw error;
-      if (timeout.aborted) return { status: null, error: `no answer within ${SEND_TIMEOUT_MS / 1000} s`, durationMs: elapsed() };
-      return { status: null, error: describeError(error), durationMs: elapsed() };
+      const noAnswer = { status: null, durationMs: elapsed(), headers: {}, body: Buffer.alloc(0), bodyTruncated: false };
+      if (timeout.aborted) return { ...noAnswer, error: `no answer within ${SEND_TIMEOUT_MS / 1000} s` };
+      return { ...noAnswer, error: describeError(error) };
     }
   };
   return { send, close: () => transport.close() };

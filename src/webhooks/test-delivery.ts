@@ -26,6 +26,8 @@ export function exampleRecording(nowMs: number): { id: string } & Record<string,
 
 export interface TestDeliveryOptions {
   recording: { id: string } & Record<string, unknown>;
+  /** A body to send as it is (trigger --payload): its own `id` and `data.id` name the delivery and recording. */
+  payload?: Buffer | undefined;
   secret: string;
   nowMs: number;
   stale: boolean;
@@ -44,9 +46,23 @@ export interface TestDelivery {
   signed: string;
 }
 
+/** The delivery id (`id`) and recording id (`data.id`) a given body holds, when it is such JSON. */
+function namesOf(body: Buffer): { deliveryId: string | undefined; recordingId: string | undefined } {
+  try {
+    const value = JSON.parse(body.toString('utf8')) as { id?: unknown; data?: { id?: unknown } } | null;
+    return {
+      deliveryId: typeof value?.id === 'string' ? value.id : undefined,
+      recordingId: typeof value?.data?.id === 'string' ? value.data.id : undefined,
+    };
+  } catch {
+    return { deliveryId: undefined, recordingId: undefined };
+  }
+}
+
 export function buildTestDelivery(o: TestDeliveryOptions): TestDelivery {
-  const deliveryId = newDeliveryId();
-  const body = Buffer.from(deliveryBody(deliveryId, COMPLETED_EVENT, payloadDataOf(o.recording)), 'utf8');
+  const given = o.payload === undefined ? undefined : namesOf(o.payload);
+  const deliveryId = given?.deliveryId ?? newDeliveryId();
+  const body = o.payload ?? Buffer.from(deliveryBody(deliveryId, COMPLETED_EVENT, payloadDataOf(o.recording)), 'utf8');
   const timestamp = Math.floor(o.nowMs / 1000) - (o.stale ? STALE_SECONDS : 0);
   // Another secret of the same form: only the bytes of the signature differ.
   const secret = o.badSignature ? newWebhookSecret() : o.secret;
@@ -54,7 +70,7 @@ export function buildTestDelivery(o: TestDeliveryOptions): TestDelivery {
   const how = [o.stale ? 'stale' : undefined, o.badSignature ? 'bad-signature' : undefined].filter((w): w is string => w !== undefined);
   return {
     deliveryId,
-    recordingId: o.recording.id,
+    recordingId: given === undefined ? o.recording.id : (given.recordingId ?? '-'),
     event: COMPLETED_EVENT,
     body,
     headers,

@@ -30,6 +30,8 @@ const OFF_THE_PATH: ReadonlyArray<readonly [what: string, pattern: RegExp]> = [
   ],
   ['sync', /^src\/sync\//],
   ['webhooks', /^src\/webhooks\//],
+  // Loaded only with --inspect (webhooks listen, sandbox): its server, sources, history and page.
+  ['the inspector', /^src\/inspector\//],
 ];
 
 const BUNDLE = fileURLToPath(new URL('../../dist/bundle/rfs.cjs', import.meta.url));

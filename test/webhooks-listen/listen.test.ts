@@ -268,6 +268,26 @@ describe('webhooks listen: real deliveries from the sandbox', () => {
     expect(await stop(l)).toBe(0);
   });
 
+  it('with --forward-to, a terminal row says how long the target took (TOOK), after STATUS', async () => {
+    const target = await startReceiver('/local/webhooks');
+    targets.push(target);
+    target.respond(202);
+    const { l } = await subscribedListener([...secretArgs, '--forward-to', target.url, '--no-color'], { stdoutIsTTY: true, columns: 160 });
+    await complete('Took test');
+    const { id } = await attempted();
+    const [header = '', row = ''] = await eventually(async () => {
+      const text = l.t
+        .stdout()
+        .split('\n')
+        .filter((x) => x !== '');
+      return text.length === 2 ? text : undefined;
+    });
+    expect(header).toMatch(/^TIME {6}VERDICT {4}STATUS {2}TOOK {6}DELIVERY {18}EVENT/);
+    expect(row).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d  valid {4}  202 {3}  \\d+ ms *  ${id}  `));
+    expect(row.indexOf(id)).toBe(header.indexOf('DELIVERY'));
+    expect(await stop(l)).toBe(0);
+  });
+
   it('passes a valid delivery on with --forward-to, byte for byte, and answers with the target status', async () => {
     const target = await startReceiver('/local/webhooks');
     targets.push(target);
@@ -385,6 +405,8 @@ describe('webhooks listen: flags', () => {
       '--forward-to <url>',
       '--subscribe',
       '--public-url <url>',
+      '--inspect',
+      '--history <file>',
       '--event <name>',
       '-h,',
     ]);

@@ -21,6 +21,7 @@ const declare = () =>
     .option('--delivery-backoff <ms>', 'first retry delay of a delivery, x4 each time', String(DEFAULTS.deliveryBackoffMs))
     .addOption(choiceOption('--scenario <name>', 'start with a prepared state (below); not with --data or --fixtures', SCENARIO_NAMES))
     .option('--allow-private-webhooks', 'allow webhook URLs on private networks')
+    .option('--inspect [host:port]', 'also serve a web inspector of deliveries sent and API requests (default 127.0.0.1:8788)')
     .option('--allow-remote-control', 'bind beyond loopback without the warning (the control API has no key)')
     .addHelpText(
       'after',
@@ -33,6 +34,7 @@ const declare = () =>
         'rfs sandbox --port 0 --seed 42 --data sandbox.json',
         'rfs sandbox --faults 0.2 --rate-limit 0',
         'rfs sandbox --scenario incident --seed 42',
+        'rfs sandbox --inspect',
       ]),
     );
 

@@ -7,6 +7,7 @@ import { UsageError } from '../../core/errors.js';
 import { readNumber } from '../../core/flags.js';
 import type { IO } from '../../core/io.js';
 import { isLoopbackHost } from '../../core/loopback.js';
+import { inspectAddressFlag } from '../../core/listen.js';
 import { redactSecrets } from '../../core/redact.js';
 import { DEFAULTS, describeRange, RANGES, type RangedOption } from '../../sandbox/config.js';
 import type { RunningSandbox, SandboxKeys, SandboxOptions } from '../../sandbox/index.js';
@@ -114,6 +115,8 @@ export interface SandboxCommandOptions {
   sandbox: SandboxOptions;
   /** --allow-remote-control: binding beyond loopback is meant, so no warning. */
   allowRemoteControl: boolean;
+  /** --inspect: where the inspector serves (sandbox.md, Inspecting it); undefined without. */
+  inspect: { host: string; port: number } | undefined;
 }
 
 export function options({ flags }: Input): SandboxCommandOptions {
@@ -121,7 +124,11 @@ export function options({ flags }: Input): SandboxCommandOptions {
 }
 
 function commandOptions(flags: SandboxFlags): SandboxCommandOptions {
-  return { sandbox: sandboxOptions(flags), allowRemoteControl: flags.allowRemoteControl === true };
+  return {
+    sandbox: sandboxOptions(flags),
+    allowRemoteControl: flags.allowRemoteControl === true,
+    inspect: flags.inspect === undefined ? undefined : inspectAddressFlag(flags.inspect),
+  };
 }
 
 export async function run(ctx: Context, options: SandboxCommandOptions): Promise<number> {
@@ -170,8 +177,21 @@ async function start(io: IO, command: SandboxCommandOptions, signal: AbortSignal
   io.stderr.write(banner(sandbox, options));
   const host = options.host ?? DEFAULTS.host;
   if (!command.allowRemoteControl && !isLoopbackHost(host)) io.stderr.write(remoteControlWarning(host));
+  let inspector: { url: string; close(): Promise<void> } | undefined;
+  if (command.inspect !== undefined) {
+    // Loaded only with --inspect (src/inspector/).
+    const { startSandboxInspector } = await import('../../inspector/sandbox.js');
+    try {
+      inspector = await startSandboxInspector(sandbox, command.inspect);
+    } catch (error) {
+      await sandbox.close();
+      throw error;
+    }
+    io.stderr.write(`inspector on ${inspector.url}\n`);
+  }
   await aborted(signal);
   io.stderr.write('rfs sandbox: stopping…\n');
+  await inspector?.close();
   await sandbox.close();
   io.stderr.write('rfs sandbox: stopped\n');
   return 0;

@@ -16,6 +16,8 @@ const declare = () =>
     .option('--forward-to <url>', 'pass valid deliveries on to this local URL and answer with its status')
     .option('--subscribe', 'create a subscription for this receiver, verify with its secret, delete it on stop')
     .option('--public-url <url>', 'with --subscribe: the https URL of a tunnel in front of this receiver')
+    .option('--inspect [host:port]', 'also serve a web inspector of every delivery (default 127.0.0.1:8788)')
+    .option('--history <file>', 'with --inspect: keep deliveries in this file (default: one per port in the state folder)')
     .addOption(choiceListOption('--event <name>', 'with --subscribe: event to subscribe to (repeatable)', WEBHOOK_EVENTS))
     .addHelpText(
       'after',
@@ -24,6 +26,7 @@ const declare = () =>
         'rfs webhooks listen --port 0 --secret-file secret.txt -o ndjson | jq .recordingId',
         'rfs webhooks listen --secret-env CRM_HOOK_SECRET --forward-to http://127.0.0.1:3000/webhooks',
         'rfs webhooks listen --subscribe --forward-to http://127.0.0.1:3000/webhooks',
+        'rfs webhooks listen --subscribe --forward-to http://127.0.0.1:3000/webhooks --inspect',
       ]),
     );
 

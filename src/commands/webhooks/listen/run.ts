@@ -12,9 +12,16 @@ import { writeOut } from '../../../output/list-writer.js';
 import { safeJson } from '../../../output/safe-json.js';
 import { sanitize } from '../../../core/sanitize.js';
 import { type Column, pad, renderTable, truncate } from '../../../output/table.js';
-import { forwardTarget, type ReceivedDelivery, startWebhookReceiver } from '../../../webhooks/receiver.js';
+import {
+  forwardTarget,
+  type ReceivedDelivery,
+  type ReceivedRaw,
+  type RunningReceiver,
+  startWebhookReceiver,
+} from '../../../webhooks/receiver.js';
+import type { ListenSource } from '../../../inspector/listen-source.js';
 import { describeSecretSource, readWebhookSecret } from '../../../webhooks/secret.js';
-import { beyondLoopbackWarning } from '../../../core/listen.js';
+import { beyondLoopbackWarning, inspectAddressFlag } from '../../../core/listen.js';
 import { MAX_UNIX_SECONDS } from '../../../webhooks/verify.js';
 import { numberFlag } from '../../../core/flags.js';
 import { announceSubscription, type ListenSubscription, removeSubscription, subscribe, subscribeOptions } from './subscribe.js';
@@ -28,6 +35,10 @@ export interface ListenOptions {
   forwardTo: string | undefined;
   secretEnv: string | undefined;
   secretFile: string | undefined;
+  /** --inspect: where the inspector serves; undefined without. */
+  inspect: { host: string; port: number } | undefined;
+  /** --history: the inspector's history file; undefined for the default (one per port). */
+  history: string | undefined;
   /** --subscribe: a subscription made for this receiver (subscribe.ts); undefined without. */
   subscribe: { publicUrl: string | undefined; events: string[] } | undefined;
 }
@@ -37,8 +48,13 @@ export function options({ flags }: Input): ListenOptions {
   if (host.trim() === '' || /[\s\u0000-\u001f]/.test(host)) {
     throw new UsageError(`invalid --host ${JSON.stringify(host)}: expected an address such as 127.0.0.1`);
   }
+  const inspect = flags.inspect === undefined ? undefined : inspectAddressFlag(flags.inspect);
+  if (flags.history !== undefined && inspect === undefined)
+    throw new UsageError('--history keeps what the inspector shows: give --inspect too');
   return {
     host,
+    inspect,
+    history: flags.history,
     port: numberFlag('--port', flags.port, { min: 0, max: 65_535, integer: true }),
     toleranceSeconds: numberFlag('--tolerance', flags.tolerance, { min: 0, max: MAX_UNIX_SECONDS, integer: true }),
     forwardTo: flags.forwardTo === undefined ? undefined : forwardTarget(flags.forwardTo),
@@ -104,18 +120,32 @@ function fixed(width: number, value: (row: Row) => string | number | null): (row
 }
 
 // Narrow terminals drop EVENT first (there is one event kind today), then TIME, then STATUS;
-// the title, last, takes what is left of the width of the moment.
-const COLUMNS: readonly Column<Row>[] = [
-  { header: 'TIME', value: fixed(8, (r) => clock(r.at)), dropOrder: 2 },
-  { header: 'VERDICT', value: fixed(9, verdict) },
-  { header: 'STATUS', value: fixed(6, (r) => r.delivery.status), dropOrder: 3 },
-  { header: 'DELIVERY', value: fixed(24, (r) => r.delivery.deliveryId) },
-  { header: 'EVENT', value: fixed(19, (r) => r.delivery.event), dropOrder: 1 },
-  { header: 'RECORDING', value: fixed(20, (r) => r.delivery.recordingId) },
-  // Padded to the table's smallest flexible width (10), so that which columns fit never
-  // depends on one title's length.
-  { header: 'TITLE', value: (r) => pad(sanitize(r.delivery.title ?? '-'), 10), flex: true },
-];
+// the title, last, takes what is left of the width of the moment. With --forward-to, TOOK (how
+// long the target took to answer) follows STATUS, and goes right after EVENT.
+function listenColumns(forwarding: boolean): readonly Column<Row>[] {
+  const took: Column<Row>[] = forwarding
+    ? [
+        {
+          header: 'TOOK',
+          value: fixed(8, (r) => (r.delivery.forwarded === undefined ? null : `${r.delivery.forwarded.durationMs} ms`)),
+          dropOrder: 2,
+        },
+      ]
+    : [];
+  const later = forwarding ? 1 : 0;
+  return [
+    { header: 'TIME', value: fixed(8, (r) => clock(r.at)), dropOrder: 2 + later },
+    { header: 'VERDICT', value: fixed(9, verdict) },
+    { header: 'STATUS', value: fixed(6, (r) => r.delivery.status), dropOrder: 3 + later },
+    ...took,
+    { header: 'DELIVERY', value: fixed(24, (r) => r.delivery.deliveryId) },
+    { header: 'EVENT', value: fixed(19, (r) => r.delivery.event), dropOrder: 1 },
+    { header: 'RECORDING', value: fixed(20, (r) => r.delivery.recordingId) },
+    // Padded to the table's smallest flexible width (10), so that which columns fit never
+    // depends on one title's length.
+    { header: 'TITLE', value: (r) => pad(sanitize(r.delivery.title ?? '-'), 10), flex: true },
+  ];
+}
 
 const PLACEHOLDER: Row = {
   at: 0,
@@ -147,16 +177,39 @@ class ListenTable {
   constructor(
     private readonly width: () => number,
     private readonly color: boolean,
+    private readonly columns: readonly Column<Row>[],
   ) {}
 
   /** The header line and the row at the current width; the header only when the columns changed. */
   lines(row: Row): { header: string | undefined; row: string } {
-    const [header = '', line = ''] = renderTable(COLUMNS, [row], { width: this.width(), color: this.color }).split('\n');
+    const [header = '', line = ''] = renderTable(this.columns, [row], { width: this.width(), color: this.color }).split('\n');
     const key = header.split(/\s+/).join(' ');
     const changed = key !== this.columnsKey;
     this.columnsKey = key;
     return { header: changed ? header : undefined, row: line };
   }
+}
+
+/** The inspector of --inspect (src/inspector/), its modules loaded here only. */
+async function startListenInspector(
+  ctx: Context,
+  o: ListenOptions,
+  address: { host: string; port: number },
+  receiver: RunningReceiver,
+  secret: () => string,
+): Promise<{ source: ListenSource; server: { close(): Promise<void> } }> {
+  const { startListenInspector: start } = await import('../../../inspector/listen.js');
+  return start({
+    address,
+    historyFile: o.history,
+    env: ctx.io.env,
+    receiver,
+    forwardTo: o.forwardTo,
+    secret,
+    now: ctx.io.now,
+    say: (line) => ctx.io.stderr.write(`${line}\n`),
+    warn: (line) => ctx.ui.warn(line),
+  });
 }
 
 export async function run(ctx: Context, o: ListenOptions): Promise<number> {
@@ -167,7 +220,7 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
     : await readWebhookSecret(secretSource, { env: ctx.io.env, onSecret: ctx.knowSecret });
   const { io, ui } = ctx;
   const asTable = ctx.globals.output === 'table';
-  const table = new ListenTable(() => (io.columns > 0 ? io.columns : 80), ctx.globals.color);
+  const table = new ListenTable(() => (io.columns > 0 ? io.columns : 80), ctx.globals.color, listenColumns(o.forwardTo !== undefined));
   const seen = new Set<string>();
   const chalk = new Chalk({ level: ctx.globals.color ? 1 : 0 });
 
@@ -180,13 +233,17 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
     output = output.then(() => writeOut(io.stdout, text)).catch((error: unknown) => outputFailed({ error }));
   };
 
-  const onDelivery = (d: ReceivedDelivery): void => {
+  // --inspect: the inspector's record of each delivery, set once the receiver is bound (its
+  // port names the default history file); loaded only with the flag.
+  let inspection: ListenSource | undefined;
+  const onDelivery = (d: ReceivedDelivery, raw: ReceivedRaw): void => {
     const at = io.now();
     const duplicate = d.valid && d.deliveryId !== null && seen.has(d.deliveryId);
     if (d.valid && d.deliveryId !== null && !duplicate) {
       seen.add(d.deliveryId);
       if (seen.size > REMEMBERED_IDS) seen.delete(seen.values().next().value as string);
     }
+    inspection?.add(d, raw, verdict({ at, delivery: d, duplicate }), at);
     if (asTable) {
       const { header, row } = table.lines({ at, delivery: laidOut(io, d), duplicate });
       print(`${header === undefined ? '' : `${header}\n`}${d.valid && d.status < 300 ? row : chalk.red(row)}\n`);
@@ -211,6 +268,7 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
   });
   let stopped: { error: unknown } | undefined;
   let subscription: ListenSubscription | undefined;
+  let inspector: { close(): Promise<void> } | undefined;
   try {
     // Printed even with --quiet: with --port 0 this line is the only way to learn the port.
     // The address really bound; a wildcard also says how this machine reaches it.
@@ -235,6 +293,11 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
         'Ctrl-C to stop',
       ].join('; '),
     );
+    if (o.inspect !== undefined) {
+      const started = await startListenInspector(ctx, o, o.inspect, receiver, () => secret);
+      inspection = started.source;
+      inspector = started.server;
+    }
     if (asTable) print(`${table.lines(PLACEHOLDER).header ?? ''}\n`);
     const interrupted = ctx.signal.aborted ? Promise.resolve(undefined) : once(ctx.signal, 'abort').then(() => undefined);
     stopped = await Promise.race([interrupted, outputFailure]);
@@ -243,6 +306,8 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
       if (subscription) await removeSubscription(ctx, subscription);
     } finally {
       await receiver.close();
+      await inspector?.close();
+      await inspection?.close();
     }
   }
   await output;

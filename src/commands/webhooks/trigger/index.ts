@@ -10,6 +10,7 @@ const declare = () =>
     .addOption(secretEnvOption())
     .addOption(secretFileOption())
     .option('--recording <id>', 'build the payload from this recording, fetched with your key (default: a built-in example)')
+    .option('--payload <file>', 'send these bytes as the body (a fixture the inspector downloaded), signed now')
     .option('--duplicate', 'send the same delivery twice, as a retry or replay does')
     .option('--stale', 'sign with a timestamp 10 minutes old: the receiver must refuse it')
     .option('--bad-signature', 'sign with another secret: the receiver must refuse it')

@@ -4,7 +4,9 @@
 // api.md asks of it: accepted (2xx) a valid delivery, refused a stale or badly signed one; else 8.
 import { getRecording } from '../../../api/recordings.js';
 import type { Context } from '../../context.js';
-import { EXIT } from '../../../core/errors.js';
+import { EXIT, UsageError } from '../../../core/errors.js';
+import { readBounded } from '../../../core/bounded-read.js';
+import { MAX_DELIVERY_BYTES } from '../../../shared/delivery.js';
 import { writeList } from '../../../output/list-writer.js';
 import type { Column } from '../../../output/table.js';
 import { openDeliverySender, receiverUrl, type SendResult } from '../../../webhooks/send.js';
@@ -17,17 +19,22 @@ export interface TriggerOptions {
   secretEnv: string | undefined;
   secretFile: string | undefined;
   recordingId: string | undefined;
+  /** --payload: a file whose bytes are the body, as they are. */
+  payload: string | undefined;
   duplicate: boolean;
   stale: boolean;
   badSignature: boolean;
 }
 
 export function options({ flags }: Input): TriggerOptions {
+  if (flags.payload !== undefined && flags.recording !== undefined)
+    throw new UsageError('--payload and --recording both say what to send: give one');
   return {
     to: receiverUrl(flags.to),
     secretEnv: flags.secretEnv,
     secretFile: flags.secretFile,
     recordingId: flags.recording,
+    payload: flags.payload,
     duplicate: flags.duplicate === true,
     stale: flags.stale === true,
     badSignature: flags.badSignature === true,
@@ -82,7 +89,16 @@ export async function run(ctx: Context, o: TriggerOptions): Promise<number> {
       );
     }
   }
-  const delivery = buildTestDelivery({ recording, secret, nowMs: ctx.io.now(), stale: o.stale, badSignature: o.badSignature });
+  const payload =
+    o.payload === undefined
+      ? undefined
+      : await readBounded(o.payload, {
+          limit: MAX_DELIVERY_BYTES,
+          what: `the file given to --payload (${o.payload})`,
+          kind: 'a delivery',
+          signal: ctx.signal,
+        });
+  const delivery = buildTestDelivery({ recording, payload, secret, nowMs: ctx.io.now(), stale: o.stale, badSignature: o.badSignature });
   ctx.ui.notice(
     `sending delivery ${delivery.deliveryId} (${delivery.event}, recording ${delivery.recordingId}) to ${o.to.href}; ` +
       (delivery.signed === 'valid'

@@ -1,0 +1,65 @@
+// rfs webhooks listen --inspect: the listener's record (./listen-source.ts) with its history,
+// served by the inspector's server (./server.ts). Loaded by the command only with the flag.
+import { UsageError } from '../core/errors.js';
+import { ListenError } from '../core/listen.js';
+import type { RunningReceiver } from '../webhooks/receiver.js';
+import { assetsFolder } from './assets.js';
+import { defaultHistoryPath } from './history.js';
+import { ListenSource } from './listen-source.js';
+import { startInspector } from './server.js';
+
+export interface ListenInspectorOptions {
+  address: { host: string; port: number };
+  historyFile: string | undefined;
+  env: NodeJS.ProcessEnv;
+  receiver: RunningReceiver;
+  forwardTo: string | undefined;
+  secret: () => string;
+  now: () => number;
+  /** A line on stderr, even with --quiet: where the inspector is. */
+  say: (line: string) => void;
+  warn: (line: string) => void;
+}
+
+/** Where the page is missing (a build without it): said, with what to do. */
+export function pageFolder(): string {
+  const folder = assetsFolder();
+  if (folder === undefined)
+    throw new UsageError(
+      'this installation of rfs has no inspector page (dist/inspector/): run it from the npm package, or build it (npm run build)',
+    );
+  return folder;
+}
+
+export async function startListenInspector(
+  o: ListenInspectorOptions,
+): Promise<{ source: ListenSource; server: { close(): Promise<void> } }> {
+  const assets = pageFolder();
+  const historyFile = o.historyFile ?? defaultHistoryPath(o.env, o.receiver.port);
+  const source = await ListenSource.open({
+    historyFile,
+    forwardTo: o.forwardTo,
+    forward: o.receiver.forward,
+    secret: o.secret,
+    receiverUrl: o.receiver.url,
+    now: o.now,
+    onHistoryError: (error) =>
+      o.warn(`could not write the history ${historyFile}: ${error instanceof Error ? error.message : String(error)}`),
+  });
+  if (source.damaged > 0) o.warn(`the history ${historyFile} had ${source.damaged} damaged line(s): skipped`);
+  let server: Awaited<ReturnType<typeof startInspector>>;
+  try {
+    server = await startInspector({ host: o.address.host, port: o.address.port, source, assets });
+  } catch (error) {
+    await source.close();
+    if (error instanceof ListenError) {
+      throw new UsageError(`--inspect: ${error.message}`, {
+        cause: error,
+        hint: error.code === 'EADDRINUSE' ? '--inspect 127.0.0.1:0 picks a free port' : undefined,
+      });
+    }
+    throw error;
+  }
+  o.say(`inspector on ${server.url} (history ${historyFile})`);
+  return { source, server };
+}

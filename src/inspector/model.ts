@@ -1,0 +1,60 @@
+// What the inspector's JSON API answers (cli.md, webhooks listen --inspect; sandbox.md,
+// Inspecting it): the page (./page/) is a client of exactly these shapes, and so is a script.
+// Types only: the page's bundle imports them too.
+
+export interface InspectorInfo {
+  /** `listen`: what rfs webhooks listen received; `sandbox`: what the sandbox sent. */
+  kind: 'listen' | 'sandbox';
+  /** listen --forward-to, where replays go; null without it (listen) or for the sandbox. */
+  forwardTo: string | null;
+  /** Whether POST /api/deliveries/<id>/replay can do anything here. */
+  canReplay: boolean;
+  /** Whether a replay can be re-signed now (listen: the listener has the secret; the page never does). */
+  canResign: boolean;
+  /** Whether GET /api/requests answers (the sandbox's /api/v1 request log). */
+  hasRequests: boolean;
+}
+
+/** One row of the list. */
+export interface DeliverySummary {
+  /** The inspector's id of the entry (listen: a number; sandbox: the delivery id). */
+  id: string;
+  /** When it arrived (listen) or was created (sandbox), ISO 8601. */
+  at: string;
+  event: string | null;
+  deliveryId: string | null;
+  recordingId: string | null;
+  title: string | null;
+  /** listen: valid, duplicate, stale, mismatch, malformed, missing; sandbox: the delivery's status. */
+  verdict: string;
+  /** listen: what the listener answered; sandbox: the receiver's last status (null: no answer). */
+  status: number | null;
+  /** The forward target's (listen) or receiver's (sandbox) latest answer, in short; null when none was asked. */
+  target: { status: number | null; durationMs: number; error: string | null } | null;
+}
+
+/** One request sent on (a forward, a replay, an attempt) and what came back. */
+export interface Exchange {
+  /** `forward`, `replay as sent`, `replay re-signed`, `attempt 2`. */
+  label: string;
+  at: string;
+  url: string | null;
+  request: { headers: Record<string, string>; body: string | null };
+  response: {
+    status: number | null;
+    headers: Record<string, string>;
+    /** The first 64 KiB at most (null: the sender keeps no body). */
+    body: string | null;
+    bodyTruncated: boolean;
+    error: string | null;
+    durationMs: number;
+  };
+}
+
+export interface DeliveryDetail extends DeliverySummary {
+  /** Why the verdict (listen), or the delivery's last error (sandbox). */
+  explanation: string;
+  /** The delivery as it arrived (listen) or as it is sent (sandbox): headers and the raw body. */
+  request: { method: string; path: string; headers: Record<string, string>; body: string };
+  exchanges: Exchange[];
+}

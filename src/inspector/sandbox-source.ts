@@ -1,0 +1,155 @@
+// What rfs sandbox sent, for its inspector (sandbox.md, Inspecting it): every outgoing delivery
+// with each attempt (the request, the receiver's answer or error, its duration), the /api/v1
+// request log, and replay through the API itself (with the workspace's own key, which stays in
+// this process: the page never sees one).
+import type { InspectedDelivery, RunningSandbox, SandboxInspection } from '../sandbox/index.js';
+import type { DeliveryDetail, DeliverySummary, Exchange } from './model.js';
+import { InspectorError, type InspectorSource } from './source.js';
+
+/** How often the sandbox's deliveries are looked at for changes. */
+const POLL_MS = 200;
+
+function titleOf(body: string): string | null {
+  try {
+    const title = (JSON.parse(body) as { data?: { title?: unknown } } | null)?.data?.title;
+    return typeof title === 'string' ? title : null;
+  } catch {
+    return null;
+  }
+}
+
+function summary(d: InspectedDelivery): DeliverySummary {
+  const last = d.attempts.at(-1);
+  return {
+    id: d.id,
+    at: new Date(d.createdAt).toISOString(),
+    event: d.event,
+    deliveryId: d.id,
+    recordingId: d.recordingId,
+    title: titleOf(d.body),
+    verdict: d.status,
+    status: d.lastResponseStatus,
+    target: last === undefined ? null : { status: last.responseStatus, durationMs: last.durationMs, error: last.error },
+  };
+}
+
+const fingerprint = (d: InspectedDelivery): string => `${d.status}|${d.attempts.length}`;
+
+export class SandboxSource implements InspectorSource {
+  private readonly listeners = new Set<(summary: DeliverySummary) => void>();
+  private readonly seen = new Map<string, string>();
+  private readonly timer: NodeJS.Timeout;
+  private readonly inspection: SandboxInspection;
+
+  constructor(private readonly sandbox: RunningSandbox) {
+    this.inspection = sandbox.inspection;
+    for (const d of this.inspection.deliveries()) this.seen.set(d.id, fingerprint(d));
+    this.timer = setInterval(() => this.poll(), POLL_MS);
+    this.timer.unref();
+  }
+
+  info() {
+    return { kind: 'sandbox' as const, forwardTo: null, canReplay: true, canResign: false, hasRequests: true };
+  }
+
+  list(): DeliverySummary[] {
+    return this.inspection.deliveries().reverse().map(summary);
+  }
+
+  private find(id: string): InspectedDelivery | undefined {
+    return this.inspection.deliveries().find((d) => d.id === id);
+  }
+
+  detail(id: string): DeliveryDetail | undefined {
+    const d = this.find(id);
+    if (d === undefined) return undefined;
+    const last = d.attempts.at(-1);
+    return {
+      ...summary(d),
+      explanation: d.lastError ?? '',
+      request: { method: 'POST', path: last?.url ?? '', headers: last?.requestHeaders ?? {}, body: d.body },
+      exchanges: d.attempts.map(
+        (a): Exchange => ({
+          label: `attempt ${a.attempt}`,
+          at: new Date(a.at).toISOString(),
+          url: a.url,
+          request: { headers: a.requestHeaders, body: null },
+          response: { status: a.responseStatus, headers: {}, body: null, bodyTruncated: false, error: a.error, durationMs: a.durationMs },
+        }),
+      ),
+    };
+  }
+
+  body(id: string): Buffer | undefined {
+    const d = this.find(id);
+    return d === undefined ? undefined : Buffer.from(d.body, 'utf8');
+  }
+
+  curlTarget(id: string): string | undefined {
+    return this.find(id)?.attempts.at(-1)?.url;
+  }
+
+  requests(since: number): unknown[] {
+    return this.inspection.requests(since);
+  }
+
+  /** POST /api/v1/webhooks/deliveries/<id>/replay with the key of the delivery's workspace. */
+  async replay(id: string, resign: boolean): Promise<Exchange> {
+    if (resign) throw new InspectorError(409, 'the sandbox signs every attempt when it sends it: replay without "resign"');
+    const d = this.find(id);
+    if (d === undefined) throw new InspectorError(404, `no delivery ${id}`);
+    const key =
+      d.workspace === 'main' ? this.sandbox.apiKeys.admin : d.workspace === 'other' ? this.sandbox.apiKeys.otherWorkspace : undefined;
+    if (key === undefined) throw new InspectorError(409, `no key of workspace ${d.workspace} can replay deliveries`);
+    const url = `${this.sandbox.baseUrl}/api/v1/webhooks/deliveries/${encodeURIComponent(id)}/replay`;
+    const started = performance.now();
+    const at = new Date().toISOString();
+    try {
+      const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
+      const text = await res.text();
+      const headers: Record<string, string> = {};
+      res.headers.forEach((value, name) => {
+        headers[name] = value;
+      });
+      return {
+        label: 'replay through the API',
+        at,
+        url: `/api/v1/webhooks/deliveries/${id}/replay`,
+        request: { headers: {}, body: null },
+        response: {
+          status: res.status,
+          headers,
+          body: text,
+          bodyTruncated: false,
+          error: null,
+          durationMs: Math.round(performance.now() - started),
+        },
+      };
+    } catch (error) {
+      throw new InspectorError(502, `the sandbox did not answer the replay: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  subscribe(listener: (summary: DeliverySummary) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+  }
+
+  private poll(): void {
+    if (this.listeners.size === 0) {
+      for (const d of this.inspection.deliveries()) this.seen.set(d.id, fingerprint(d));
+      return;
+    }
+    for (const d of this.inspection.deliveries()) {
+      const now = fingerprint(d);
+      if (this.seen.get(d.id) === now) continue;
+      this.seen.set(d.id, now);
+      const row = summary(d);
+      for (const listener of this.listeners) listener(row);
+    }
+  }
+}
