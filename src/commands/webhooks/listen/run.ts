@@ -119,9 +119,11 @@ function fixed(width: number, value: (row: Row) => string | number | null): (row
   return (row) => pad(truncate(sanitize(String(value(row) ?? '-')), width), width);
 }
 
-// Narrow terminals drop EVENT first (there is one event kind today), then TIME, then STATUS;
-// the title, last, takes what is left of the width of the moment. With --forward-to, TOOK (how
-// long the target took to answer) follows STATUS, and goes right after EVENT.
+// EVENT says the same on every row (there is one event kind today): it goes whenever the row
+// does not fit whole, before the title is cut (issue 33 item 3). Narrower, TIME goes, then
+// STATUS, then RECORDING (60 columns: the verdict, the delivery and the title stay); the title,
+// last, takes what is left of the width of the moment. With --forward-to, TOOK (how long the
+// target took to answer) follows STATUS, and goes right after EVENT.
 function listenColumns(forwarding: boolean): readonly Column<Row>[] {
   const took: Column<Row>[] = forwarding
     ? [
@@ -140,12 +142,15 @@ function listenColumns(forwarding: boolean): readonly Column<Row>[] {
     ...took,
     { header: 'DELIVERY', value: fixed(24, (r) => r.delivery.deliveryId) },
     { header: 'EVENT', value: fixed(19, (r) => r.delivery.event), dropOrder: 1 },
-    { header: 'RECORDING', value: fixed(20, (r) => r.delivery.recordingId) },
+    { header: 'RECORDING', value: fixed(20, (r) => r.delivery.recordingId), dropOrder: 4 + later },
     // Padded to the table's smallest flexible width (10), so that which columns fit never
     // depends on one title's length.
     { header: 'TITLE', value: (r) => pad(sanitize(r.delivery.title ?? '-'), 10), flex: true },
   ];
 }
+
+/** Columns whose value is the same on every row today: left out first when a row does not fit. */
+const ONE_VALUE = ['EVENT'];
 
 const PLACEHOLDER: Row = {
   at: 0,
@@ -154,7 +159,9 @@ const PLACEHOLDER: Row = {
     deliveryId: null,
     event: null,
     recordingId: null,
-    title: null,
+    // The header printed before any delivery is laid out for a title of a usual length
+    // (60 cells), so that the first row rarely changes the columns and prints it again.
+    title: 'x'.repeat(60),
     valid: true,
     reason: null,
     explanation: '',
@@ -182,7 +189,7 @@ class ListenTable {
 
   /** The header line and the row at the current width; the header only when the columns changed. */
   lines(row: Row): { header: string | undefined; row: string } {
-    const [header = '', line = ''] = renderTable(this.columns, [row], { width: this.width(), color: this.color }).split('\n');
+    const [header = '', line = ''] = renderTable(this.columns, [row], { width: this.width(), color: this.color, fixed: ONE_VALUE }).split('\n');
     const key = header.split(/\s+/).join(' ');
     const changed = key !== this.columnsKey;
     this.columnsKey = key;
