@@ -6,8 +6,9 @@
 // An HTML comment on the line before a block says how to run it:
 //   <!-- example: skip — <why> -->          not run (a long-running or interactive command)
 //   <!-- example: columns=120 -->           a terminal of that width (default 80)
-//   <!-- example: new sandbox [scenario=incident] -->  a fresh sandbox and config for this block on
-//   <!-- example: output=any -->            run (it must exit as shown), output not compared
+//   <!-- example: new sandbox [scenario=incident] [login=no] -->  a fresh sandbox and config
+//                                           folder from this block on (login=no: no profile yet)
+//   <!-- example: head=N -->                each step's first N lines, then `…` if it printed more
 import { readFileSync } from 'node:fs';
 
 export interface Step {
@@ -27,8 +28,9 @@ export interface Example {
   steps: Step[];
   skip?: string;
   columns: number;
-  newSandbox?: { scenario?: string };
-  outputAny: boolean;
+  newSandbox?: { scenario?: string; login?: boolean };
+  /** Only the first lines of each step's output are shown (and compared), then `…`. */
+  head?: number;
 }
 
 const DIRECTIVE = /^<!-- example: (.*?) -->$/;
@@ -42,7 +44,7 @@ export function readExamples(file: string, text = readFileSync(file, 'utf8')): E
     if (close < 0) throw new Error(`${file}:${i + 1}: a code block that never closes`);
     const body = lines.slice(i + 1, close);
     if (body[0]?.startsWith('$ ')) {
-      const example: Example = { file, line: i + 1, start: i + 1, end: close, steps: parseSteps(body), columns: 80, outputAny: false };
+      const example: Example = { file, line: i + 1, start: i + 1, end: close, steps: parseSteps(body), columns: 80 };
       const directive = DIRECTIVE.exec(lines[i - 1] ?? '')?.[1];
       if (directive !== undefined) applyDirective(example, directive, `${file}:${i}`);
       examples.push(example);
@@ -62,9 +64,13 @@ function applyDirective(example: Example, directive: string, where: string): voi
     const [key, value] = word.split('=');
     if (key === 'columns' && value) example.columns = Number(value);
     else if (key === 'new' || key === 'sandbox') example.newSandbox ??= {};
-    else if (key === 'scenario' && value) example.newSandbox = { scenario: value };
-    else if (key === 'output' && value === 'any') example.outputAny = true;
-    else throw new Error(`${where}: unknown example directive "${word}" (skip — why, columns=N, new sandbox, scenario=NAME, output=any)`);
+    else if (key === 'scenario' && value) example.newSandbox = { ...example.newSandbox, scenario: value };
+    else if (key === 'login' && value === 'no') example.newSandbox = { ...example.newSandbox, login: false };
+    else if (key === 'head' && value) example.head = Number(value);
+    else
+      throw new Error(
+        `${where}: unknown example directive "${word}" (skip — why, columns=N, new sandbox, scenario=NAME, login=no, head=N)`,
+      );
   }
 }
 
