@@ -111,6 +111,7 @@ module.exports = {
         pathNot: [
           '(^|/)node_modules/(@commander-js/extra-typings|commander)/',
           '^src/commands/(define|choices|webhook-secret|flags|context)\\.ts$',
+          '^src/commands/deliveries/filter-flags\\.ts$',
           '^src/commands/.+/index\\.ts$',
           '^src/core/',
           '^src/shared/vocabulary\\.ts$',

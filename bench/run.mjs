@@ -21,7 +21,10 @@ const sections = [
   [
     'Start-up',
     startup,
-    '60 rounds (after 3 warm-ups), each running every command of its group once, the order rotated every round; output discarded. "median" is over the 60 runs; a ratio is the median over the rounds of the two commands\' times in the same round (bench/lib.mjs, `interleaved`).',
+    "On each of Node 20, 22, 24 and 26 (Node's own binaries, the newest of each line: `bench/nodes.mjs`), " +
+      `${process.env.RFS_BENCH_ROUNDS ?? 60} rounds (after 3 warm-ups, which also make rfs's code cache), each running every command of that Node once, the order rotated every round; output discarded. ` +
+      'Every timed process runs with NODE_EXTRA_CA_CERTS and NODE_OPTIONS unset. "floor" is `bench/floor-http.cjs`: the same page fetched with node:http and its items printed, by a bare CommonJS script. ' +
+      '"median" is over the runs; a ratio is the median over the rounds of the two commands\' times in the same round (bench/lib.mjs, `interleaved`). The load average is read before and after each Node\'s rounds.',
   ],
   ['Streaming', streaming, '`rfs recordings list --all --limit 100 -o ndjson` against `bench/baseline-loop.mjs`; peak RSS from GNU time.'],
   ['Pacing', pacing, '200 requests at `--rate 600` against `rfs sandbox --rate-limit 20 --rate-window 2`.'],
@@ -39,7 +42,7 @@ const sections = [
 ];
 
 // The tools come from Debian's packages, not from npm: say so plainly when one is missing.
-const TOOLS = { 'Start-up': ['curl'], Streaming: ['/usr/bin/time'], 'Sandbox throughput': ['wrk'], 'Durable --data': ['wrk'] };
+const TOOLS = { Streaming: ['/usr/bin/time'], 'Sandbox throughput': ['wrk'], 'Durable --data': ['wrk'] };
 const chosen = sections.filter(([title]) => only.length === 0 || only.some((o) => title.toLowerCase().includes(o)));
 const needed = [...new Set(chosen.flatMap(([title]) => TOOLS[title] ?? []))];
 const missing = needed.filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0);

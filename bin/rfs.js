@@ -3,12 +3,12 @@
 // sooner than an ES module, so the two answers that need no code at all — the version, and
 // the overview that `npm run build` pre-renders at 80 columns — are given from here.
 //
-// Every other command runs one of the two builds in dist/ (scripts/build.mjs):
-// - dist/bundle/rfs.js, the CLI as one CommonJS function, when dist/bundle/ holds V8's code
-//   cache of it for this Node's V8: compiled code is read instead of compiled;
-// - otherwise dist/main.js, the CLI as ES modules split into lazily imported chunks, with Node's
-//   own compile cache on Node 22.1+ (kept in the OS temporary folder, or NODE_COMPILE_CACHE).
-// NODE_DISABLE_COMPILE_CACHE=1 turns both caches off. NODE_DEBUG=rfs-bundle says which ran.
+// Every other command runs dist/bundle/rfs.cjs, the CLI as one CommonJS function
+// (scripts/build.mjs), on every Node and for every run, --verbose included. It is compiled with
+// V8's code cache of it, kept per user in $XDG_CACHE_HOME/rfs (~/.cache/rfs) and written at the
+// end of the first run on each Node: so the cache holds the functions that run compiled, not
+// only the top level that Node's own compile cache keeps (bench/README.md, "How rfs starts").
+// NODE_DISABLE_COMPILE_CACHE=1 turns it off; NODE_DEBUG=rfs-bundle says what happened to it.
 'use strict';
 
 const argv = process.argv.slice(2);
@@ -17,26 +17,15 @@ if (only === '--version') {
   print(`${require('../package.json').version}\n`);
 } else if ((only === '--help' || only === '-h') && fitsPrerendered()) {
   print(require('node:fs').readFileSync(require('node:path').join(__dirname, '..', 'dist', 'help.txt')));
-} else if (wantsStackTraces()) {
-  // --verbose prints stack traces: the ES module build, whose chunks have source maps, read
-  // only now (parsing them costs start-up time that other runs do not pay).
-  process.setSourceMapsEnabled(true);
-  startModules();
-} else if (!runCachedBundle()) {
-  startModules();
+} else {
+  runBundle();
 }
 
-/** -v, --verbose (also among combined short flags, -qv) or RFS_DEBUG, as src/main.ts reads them. */
+/** -v, --verbose (also among combined short flags, -qv) or RFS_DEBUG, as the CLI reads them. */
 function wantsStackTraces() {
   const debug = process.env.RFS_DEBUG;
   if (debug && debug !== '0' && debug.toLowerCase() !== 'false') return true;
   return argv.some((a) => a === '--verbose' || /^-[A-Za-z]*v[A-Za-z]*$/.test(a));
-}
-
-function startModules() {
-  require('node:module').enableCompileCache?.();
-  // main.js handles its own failures (src/main.ts); nothing here waits for it.
-  void import('../dist/main.js');
 }
 
 /**
@@ -75,29 +64,86 @@ function fitsPrerendered() {
   return columns >= 80 && require('node:fs').existsSync(require('node:path').join(__dirname, '..', 'dist', 'help.txt'));
 }
 
-/** Runs dist/bundle/rfs.js with its code cache; false, having run nothing, when there is none. */
-function runCachedBundle() {
-  const debug = require('node:util').debuglog('rfs-bundle');
-  if (process.env.NODE_DISABLE_COMPILE_CACHE) {
-    debug('NODE_DISABLE_COMPILE_CACHE is set: the ES module build');
-    return false;
-  }
-  const { readFileSync } = require('node:fs');
+/**
+ * The folder of the code caches: $XDG_CACHE_HOME/rfs, else ~/.cache/rfs. The user's own, never
+ * the shared temporary folder (Node's default for its compile cache), where another user could
+ * leave a file for rfs to load; nor the package's folder, read-only in a global install.
+ */
+function cacheFolder() {
+  const { join } = require('node:path');
+  const xdg = process.env.XDG_CACHE_HOME;
+  // The XDG spec says a relative XDG_CACHE_HOME is invalid and must be ignored.
+  return join(xdg?.startsWith('/') ? xdg : join(process.env.HOME || require('node:os').homedir(), '.cache'), 'rfs');
+}
+
+/** Runs dist/bundle/rfs.cjs: compiled with its code cache for this V8, or, for --verbose, required. */
+function runBundle() {
   const { join } = require('node:path');
   const dir = join(__dirname, '..', 'dist', 'bundle');
-  let cachedData;
-  try {
-    cachedData = readFileSync(join(dir, `v8-${process.versions.v8}-${process.arch}.cache`));
-  } catch {
-    debug('no code cache for V8 %s: the ES module build', process.versions.v8);
-    return false;
+  const filename = join(dir, 'rfs.cjs');
+  if (wantsStackTraces()) {
+    // --verbose prints stack traces, mapped to src/ through rfs.cjs.map: the same file, loaded by
+    // Node's own loader, which reads the map when source maps are on (a cost only these runs pay).
+    process.setSourceMapsEnabled(true);
+    require(filename);
+    return;
   }
-  const filename = join(dir, 'rfs.js');
-  const { Script } = require('node:vm');
+  const debug = require('node:util').debuglog('rfs-bundle');
+  const { readFileSync } = require('node:fs');
   // ASCII (esbuild escapes the rest), so latin1 is the cheap, exact decoding.
-  const script = new Script(readFileSync(filename, 'latin1'), { filename, cachedData });
-  // A rejected cache (other V8 flags, say) costs only the compile it would have saved.
-  debug('the CommonJS bundle, code cache %s', script.cachedDataRejected ? 'rejected' : 'accepted');
+  const source = readFileSync(filename, 'latin1');
+  // The first line names the bundle by a hash of its text (scripts/commonjs-bundle.mjs): V8 checks
+  // only a cache's length against the source, so the name is what keeps another build's cache out.
+  const id = /^\/\/ rfs bundle ([0-9a-f]+)\n/.exec(source)?.[1];
+  let cache;
+  let cachedData;
+  if (process.env.NODE_DISABLE_COMPILE_CACHE) debug('NODE_DISABLE_COMPILE_CACHE is set: no code cache');
+  else if (id !== undefined) {
+    cache = join(cacheFolder(), `${id}-v8-${process.versions.v8}-${process.arch}.cache`);
+    try {
+      cachedData = readFileSync(cache);
+    } catch {
+      debug('no code cache yet at %s', cache);
+    }
+  }
+  const { Script } = require('node:vm');
+  // The wrapper Node's loader puts around a CommonJS file.
+  const wrapped = `(function (exports, require, module, __filename, __dirname) {\n${source}\n})`;
+  const script = new Script(wrapped, { filename, cachedData });
+  if (cachedData !== undefined) debug('code cache %s', script.cachedDataRejected ? 'rejected' : 'accepted');
+  // A cache missing or rejected (other V8 flags) is written when this run ends: it then holds
+  // every function the run compiled.
+  if (cache !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
+    process.once('exit', () => saveCache(cache, script, debug));
+  }
   script.runInThisContext()(module.exports, require, module, filename, dir);
-  return true;
+}
+
+/** A cache of another build or Node that has not been written for this long goes. */
+const STALE_CACHE_MS = 30 * 24 * 60 * 60 * 1000;
+
+/**
+ * Writes the cache atomically (a reader never sees half a file), 0600 in a 0700 folder; then
+ * removes the caches that older builds and Nodes left and nothing has rewritten for 30 days.
+ */
+function saveCache(cache, script, debug) {
+  const fs = require('node:fs');
+  const { basename, dirname, join } = require('node:path');
+  const folder = dirname(cache);
+  const temporary = `${cache}.${process.pid}.tmp`;
+  try {
+    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
+    fs.renameSync(temporary, cache);
+    debug('code cache written to %s', cache);
+    for (const name of fs.readdirSync(folder)) {
+      const file = join(folder, name);
+      if (!name.endsWith('.cache') || name === basename(cache)) continue;
+      if (Date.now() - fs.statSync(file).mtimeMs > STALE_CACHE_MS) fs.rmSync(file, { force: true });
+    }
+  } catch (error) {
+    // A read-only home or a full disk: the next run compiles again, nothing else.
+    fs.rmSync(temporary, { force: true });
+    debug('code cache not written: %s', error.message);
+  }
 }

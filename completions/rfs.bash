@@ -73,16 +73,16 @@ _rfs_flags() {
     'webhooks listen') echo '--host --port --secret-env --secret-file --tolerance --forward-to --subscribe --public-url --event' ;;
     'webhooks sign') echo '--payload --secret-env --secret-file --timestamp' ;;
     'webhooks trigger') echo '--to --secret-env --secret-file --recording --duplicate --stale --bad-signature' ;;
-    'deliveries list') echo '--status --subscription --limit' ;;
-    'deliveries replay') echo '--all-failed --subscription --dry-run --max --wait --wait-timeout' ;;
-    'deliveries summary') echo '--subscription' ;;
+    'deliveries list') echo '--status --subscription --limit --since --until --error' ;;
+    'deliveries replay') echo '--all-failed --subscription --dry-run --max --wait --wait-timeout --since --until --error' ;;
+    'deliveries summary') echo '--subscription --since --until --error' ;;
     'deliveries watch') echo '--subscription --interval --max-time' ;;
     'verify-signature') echo '--timestamp --signature --headers --payload --secret-env --secret-file --tolerance --now' ;;
     'sync') echo '--exec --provider --watch --interval --listen --secret-env --journal --max-items --concurrency --order --exec-timeout --dry-run --max-attempts --retry-parked --metrics --log-format' ;;
     'sync status') echo '--journal' ;;
     'api') echo '-X --method -f --field --input -H --header -i --include --paginate --idempotency-key' ;;
     'completion') echo '-h --help' ;;
-    'sandbox') echo '--host --port --seed --recordings --data --fixtures --rate-limit --rate-window --faults --delivery-attempts --delivery-backoff --allow-private-webhooks --allow-remote-control -h --help' ;;
+    'sandbox') echo '--host --port --seed --recordings --data --fixtures --rate-limit --rate-window --faults --delivery-attempts --delivery-backoff --scenario --allow-private-webhooks --allow-remote-control -h --help' ;;
   esac
 }
 
@@ -143,10 +143,19 @@ _rfs_value() {
     'deliveries list:--status') _rfs_kind=choices _rfs_values='PENDING SUCCEEDED FAILED' ;;
     'deliveries list:--subscription') _rfs_kind=any ;;
     'deliveries list:--limit') _rfs_kind=any ;;
+    'deliveries list:--since') _rfs_kind=any ;;
+    'deliveries list:--until') _rfs_kind=any ;;
+    'deliveries list:--error') _rfs_kind=any ;;
     'deliveries replay:--subscription') _rfs_kind=any ;;
     'deliveries replay:--max') _rfs_kind=any ;;
     'deliveries replay:--wait-timeout') _rfs_kind=any ;;
+    'deliveries replay:--since') _rfs_kind=any ;;
+    'deliveries replay:--until') _rfs_kind=any ;;
+    'deliveries replay:--error') _rfs_kind=any ;;
     'deliveries summary:--subscription') _rfs_kind=any ;;
+    'deliveries summary:--since') _rfs_kind=any ;;
+    'deliveries summary:--until') _rfs_kind=any ;;
+    'deliveries summary:--error') _rfs_kind=any ;;
     'deliveries watch:--subscription') _rfs_kind=any ;;
     'deliveries watch:--interval') _rfs_kind=any ;;
     'deliveries watch:--max-time') _rfs_kind=any ;;
@@ -188,6 +197,7 @@ _rfs_value() {
     'sandbox:--faults') _rfs_kind=any ;;
     'sandbox:--delivery-attempts') _rfs_kind=any ;;
     'sandbox:--delivery-backoff') _rfs_kind=any ;;
+    'sandbox:--scenario') _rfs_kind=choices _rfs_values='incident' ;;
     'completion':*|'sandbox':*) return 1 ;;
     *:-p|*:--profile) _rfs_kind=profile ;;
     *:--base-url) _rfs_kind=any ;;

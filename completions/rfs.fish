@@ -22,11 +22,11 @@ function __rfs_takes_value --argument-names path flag
             return 0
         case 'rfs webhooks trigger --to' 'rfs webhooks trigger --secret-env' 'rfs webhooks trigger --secret-file' 'rfs webhooks trigger --recording'
             return 0
-        case 'rfs deliveries list --status' 'rfs deliveries list --subscription' 'rfs deliveries list --limit'
+        case 'rfs deliveries list --status' 'rfs deliveries list --subscription' 'rfs deliveries list --limit' 'rfs deliveries list --since' 'rfs deliveries list --until' 'rfs deliveries list --error'
             return 0
-        case 'rfs deliveries replay --subscription' 'rfs deliveries replay --max' 'rfs deliveries replay --wait-timeout'
+        case 'rfs deliveries replay --subscription' 'rfs deliveries replay --max' 'rfs deliveries replay --wait-timeout' 'rfs deliveries replay --since' 'rfs deliveries replay --until' 'rfs deliveries replay --error'
             return 0
-        case 'rfs deliveries summary --subscription'
+        case 'rfs deliveries summary --subscription' 'rfs deliveries summary --since' 'rfs deliveries summary --until' 'rfs deliveries summary --error'
             return 0
         case 'rfs deliveries watch --subscription' 'rfs deliveries watch --interval' 'rfs deliveries watch --max-time'
             return 0
@@ -38,7 +38,7 @@ function __rfs_takes_value --argument-names path flag
             return 0
         case 'rfs api -X' 'rfs api --method' 'rfs api -f' 'rfs api --field' 'rfs api --input' 'rfs api -H' 'rfs api --header' 'rfs api --idempotency-key'
             return 0
-        case 'rfs sandbox --host' 'rfs sandbox --port' 'rfs sandbox --seed' 'rfs sandbox --recordings' 'rfs sandbox --data' 'rfs sandbox --fixtures' 'rfs sandbox --rate-limit' 'rfs sandbox --rate-window' 'rfs sandbox --faults' 'rfs sandbox --delivery-attempts' 'rfs sandbox --delivery-backoff'
+        case 'rfs sandbox --host' 'rfs sandbox --port' 'rfs sandbox --seed' 'rfs sandbox --recordings' 'rfs sandbox --data' 'rfs sandbox --fixtures' 'rfs sandbox --rate-limit' 'rfs sandbox --rate-window' 'rfs sandbox --faults' 'rfs sandbox --delivery-attempts' 'rfs sandbox --delivery-backoff' 'rfs sandbox --scenario'
             return 0
     end
     return 1
@@ -294,13 +294,22 @@ complete -c rfs -n '__rfs_at \'rfs deliveries\' 0' -a 'help' -d 'show help for a
 complete -c rfs -n '__rfs_at \'rfs deliveries list\'' -l status -x -a 'PENDING SUCCEEDED FAILED' -d 'delivery status'
 complete -c rfs -n '__rfs_at \'rfs deliveries list\'' -l subscription -x -d 'only this subscription'
 complete -c rfs -n '__rfs_at \'rfs deliveries list\'' -l limit -x -d 'rows, 1-50'
+complete -c rfs -n '__rfs_at \'rfs deliveries list\'' -l since -x -d 'only deliveries whose last attempt is at or after this: ISO 8601 time, or a duration back from now (15m, 2h, 3d)'
+complete -c rfs -n '__rfs_at \'rfs deliveries list\'' -l until -x -d 'only deliveries whose last attempt is at or before this: ISO 8601 time, or a duration back from now'
+complete -c rfs -n '__rfs_at \'rfs deliveries list\'' -l error -x -d 'only deliveries whose last error contains this text, in any letter case (an HTTP status, an error code, any words)'
 complete -c rfs -n '__rfs_at \'rfs deliveries replay\'' -l all-failed -d 'replay every FAILED delivery, listing again until none is left that this run has not replayed'
 complete -c rfs -n '__rfs_at \'rfs deliveries replay\'' -l subscription -x -d 'with --all-failed: only this subscription'
 complete -c rfs -n '__rfs_at \'rfs deliveries replay\'' -l dry-run -d 'with --all-failed: only list what would be replayed'
 complete -c rfs -n '__rfs_at \'rfs deliveries replay\'' -l max -x -d 'with --all-failed: replay at most this many'
 complete -c rfs -n '__rfs_at \'rfs deliveries replay\'' -l wait -d 'after replaying, wait until each replayed delivery has left PENDING; exit 0 only when all SUCCEEDED'
 complete -c rfs -n '__rfs_at \'rfs deliveries replay\'' -l wait-timeout -x -d 'with --wait: give up after this long (default 300)'
+complete -c rfs -n '__rfs_at \'rfs deliveries replay\'' -l since -x -d 'with --all-failed: only deliveries whose last attempt is at or after this: ISO 8601 time, or a duration back from now (15m, 2h, 3d)'
+complete -c rfs -n '__rfs_at \'rfs deliveries replay\'' -l until -x -d 'with --all-failed: only deliveries whose last attempt is at or before this: ISO 8601 time, or a duration back from now'
+complete -c rfs -n '__rfs_at \'rfs deliveries replay\'' -l error -x -d 'with --all-failed: only deliveries whose last error contains this text, in any letter case (an HTTP status, an error code, any words)'
 complete -c rfs -n '__rfs_at \'rfs deliveries summary\'' -l subscription -x -d 'only this subscription'
+complete -c rfs -n '__rfs_at \'rfs deliveries summary\'' -l since -x -d 'only deliveries whose last attempt is at or after this: ISO 8601 time, or a duration back from now (15m, 2h, 3d)'
+complete -c rfs -n '__rfs_at \'rfs deliveries summary\'' -l until -x -d 'only deliveries whose last attempt is at or before this: ISO 8601 time, or a duration back from now'
+complete -c rfs -n '__rfs_at \'rfs deliveries summary\'' -l error -x -d 'only deliveries whose last error contains this text, in any letter case (an HTTP status, an error code, any words)'
 complete -c rfs -n '__rfs_at \'rfs deliveries watch\'' -l subscription -x -d 'only this subscription'
 complete -c rfs -n '__rfs_at \'rfs deliveries watch\'' -l interval -x -d 'seconds between polls, within --rate'
 complete -c rfs -n '__rfs_at \'rfs deliveries watch\'' -l max-time -x -d 'stop after this many seconds (exit 0)'
@@ -362,6 +371,7 @@ complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l rate-window -x -d 'rate-limit w
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l faults -x -d 'fraction 0-1 of API requests that fail on purpose'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l delivery-attempts -x -d 'attempts per webhook delivery'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l delivery-backoff -x -d 'first retry delay of a delivery, x4 each time'
+complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l scenario -x -a 'incident' -d 'start with a prepared state (below); not with --data or --fixtures'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l allow-private-webhooks -d 'allow webhook URLs on private networks'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l allow-remote-control -d 'bind beyond loopback without the warning (the control API has no key)'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -s h -l help -d 'show help for a command'

@@ -1,8 +1,8 @@
-// The README's example: rfs/sandbox under an integrator's own vitest suite. rfs's own suite runs it
-// (vitest.config.ts includes examples/), importing 'rfs/sandbox' by its name through package.json
+// The README's example: rfs-cli/sandbox under an integrator's own vitest suite. rfs's own suite runs it
+// (vitest.config.ts includes examples/), importing 'rfs-cli/sandbox' by its name through package.json
 // `exports`, as an integrator's code does, so the example can never go stale.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from 'rfs/sandbox';
+import { startSandbox, type RunningSandbox } from 'rfs-cli/sandbox';
 
 let sandbox: RunningSandbox;
 

@@ -25,7 +25,7 @@ export const TRAINING_RUNS = [['recordings', 'list', '-o', 'json'], ['--help']];
  * splitting, esbuild turns the lazy `import('./x.js')` calls into in-bundle initialisers, so
  * commands still load lazily.
  */
-export async function bundleCommonJs(entry, outfile, { minify = true } = {}) {
+export async function bundleCommonJs(entry, outfile, { minify = true, sourcemap = false } = {}) {
   const result = await build({
     absWorkingDir: ROOT,
     entryPoints: [entry],
@@ -36,7 +36,7 @@ export async function bundleCommonJs(entry, outfile, { minify = true } = {}) {
     platform: 'node',
     target: 'node20',
     // Minified, the bundle is half the size and compiles faster; keepNames because error
-    // classes take their name from the class (src/cli/errors.ts: `this.name = new.target.name`).
+    // classes take their name from the class (src/core/errors.ts: `this.name = new.target.name`).
     // Unminified (to read a CPU profile) still loses its comments, which need not be ASCII.
     minifyIdentifiers: minify,
     minifySyntax: minify,
@@ -44,7 +44,9 @@ export async function bundleCommonJs(entry, outfile, { minify = true } = {}) {
     keepNames: true,
     // Everything else escaped: the loaders decode the file as latin1, the cheap exact decoding.
     charset: 'ascii',
-    sourcemap: false,
+    // `outfile.map` without a comment naming it: writeCommonJsFunction links it (a line down).
+    sourcemap: sourcemap ? 'external' : false,
+    sourcesContent: false,
     legalComments: 'none',
     define: buildDefines(),
     metafile: true,
@@ -124,13 +126,35 @@ export async function writeCommonJsFunction(code, file) {
 }
 
 /**
- * Runs the function in `app` through TRAINING_RUNS under this Node, and writes V8's code cache
- * of it to `cache`. V8 accepts a cache only from the same V8 version and flags, for the same
- * source: the loaders check both. `configDir` is the config folder of the runs (left behind).
+ * Writes `code` as the CommonJS file dist/bundle/rfs.cjs, which bin/rfs.js compiles in Node's
+ * function wrapper with its code cache, or, for --verbose, requires (Node's loader then reads its
+ * source map). The first line names the text by its hash: bin/rfs.js keys the code cache on it,
+ * since V8 checks only a cache's length against the source. `map`, esbuild's source map of
+ * `code`, is written beside `file` as `<file>.map` (a line down, its sources relative to there)
+ * and linked from the file's last line.
  */
-export function trainCodeCache(app, cache, configDir) {
+export async function writeBundle(code, file, { map }) {
+  const { createHash } = await import('node:crypto');
+  const { basename, dirname, relative, resolve } = await import('node:path');
+  const source = JSON.parse(await readFile(map, 'utf8'));
+  source.sources = source.sources.map((s) => relative(dirname(file), resolve(dirname(map), s)));
+  source.mappings = `;${source.mappings}`;
+  source.file = basename(file);
+  await writeFile(`${file}.map`, JSON.stringify(source));
+  const text = `${code}\n//# sourceMappingURL=${basename(file)}.map\n`;
+  const id = createHash('sha256').update(text).digest('hex').slice(0, 16);
+  await writeFile(file, `// rfs bundle ${id}\n${text}`, 'latin1');
+}
+
+/**
+ * Runs the function in `app` through TRAINING_RUNS under `node` (this Node unless told), and
+ * writes V8's code cache of it to `cache`. V8 accepts a cache only from the same V8 version and
+ * flags, for the same source: the single executable's cache must be trained by the very Node
+ * binary the executable is made from. `configDir` is the config folder of the runs (left behind).
+ */
+export function trainCodeCache(app, cache, configDir, { node = process.execPath } = {}) {
   try {
-    execFileSync(process.execPath, [TRAINER, app, cache, JSON.stringify(TRAINING_RUNS), configDir], {
+    execFileSync(node, [TRAINER, app, cache, JSON.stringify(TRAINING_RUNS), configDir], {
       cwd: ROOT,
       stdio: 'pipe',
       encoding: 'utf8',

@@ -60,7 +60,7 @@ const HOST = `${process.platform === 'win32' ? 'win' : process.platform}-${proce
 // only be loaded on the same platform where they are compiled": for another platform neither
 // Node's code cache of the main script nor the trained cache of the bundle goes in (entry.ts
 // then compiles the bundle; slower start-up, nothing else), and the executable is not run here
-// (scripts/release-check.mjs runs it under qemu-user or wine, or checks its format).
+// (scripts/release-check.mjs runs it under qemu-user, or checks its format).
 // A macOS Node is signed; the injection would leave a broken signature, worse than none, so it
 // is removed first (macho-unsign), and postject puts the blob in a segment of its own.
 // Not darwin-arm64: macOS starts arm64 code only with a code signature, which nothing here can
@@ -134,6 +134,11 @@ export async function prepareBlob({ work, codeCache = true, minify = true }) {
     useCodeCache: codeCache,
     // Measured, not kept (bench/README.md, "How rfs starts"): a snapshot of the loaded bundle.
     useSnapshot: false,
+    // NODE_OPTIONS is not read (issue 32 item 15: `--require` ran a planted file): the executable
+    // is a command, not a Node, and takes no Node flags from its environment. Node reads this
+    // field from 24.x/25.x on (doc/api/single-executable-applications.md, "Execution argument
+    // extension"); the release's Node (scripts/release.mjs) has it, an older build Node ignores it.
+    execArgvExtension: 'none',
     assets,
   };
   await writeFile(config, `${JSON.stringify(seaConfig, null, 2)}\n`);

@@ -1,32 +1,57 @@
 // `npm run release:check [-- --version X]`: checks release/<version>/ as ../shared/spec/release.md
 // says ("Checked before it is called a release"), on this machine, after `npm run release`.
 //
-// - The executables: linux-x64 as is, linux-arm64 under qemu-user, windows-x64 under wine, each
-//   from its archive: it prints the version (and with --verbose the Node and platform it
+// - The executables: linux-x64 as is, linux-arm64 under qemu-user, each from its archive: it prints the version (and with --verbose the Node and platform it
 //   carries), lists recordings from a sandbox on 127.0.0.1 (the repository's build of
 //   `rfs sandbox --port 0`, stopped by its PID at the end) exactly as the repository's build
 //   lists them, and verifies a webhook signature (the README's example; a changed body fails).
+//   windows-x64 is checked for its format (PE32+, x86-64, the CLI injected), as Debian 12's Wine 8
+//   cannot start Node 26 (WINE_NODE_26). linux-x64 must not read NODE_OPTIONS (a planted
+//   --require file that plain Node runs is not run by rfs).
 // - Each archive holds the executable, README.md, LICENSE, the man page and the completions.
 // - The .debs: dpkg-deb --info and --contents, installed by dpkg into a root of their own, run
 //   from there, and `man` finds the page there.
 // - SHA256SUMS (sha256sum -c), and the formula and the manifest name the same checksums.
 // - macOS: the x64 executable's Mach-O header (magic, CPU type, the blob's segment, no stale
 //   signature), no arm64 artifact and the release notes say why.
-// - The npm tarball: npm publish --dry-run, an install into an empty prefix with nothing on
-//   stderr, `man rfs` there, npx, publint, and @arethetypeswrong/cli for `rfs/sandbox`.
+// - The npm tarball (rfs-cli): npm publish --dry-run, an install into an empty prefix with nothing
+//   on stderr, `man rfs` there, npx, publint, and @arethetypeswrong/cli for `rfs-cli/sandbox`.
+// - The OCI image: skopeo reads both platforms and their config (user, entrypoint, volume,
+//   labels); each platform's root file system, unpacked, runs `rfs --version` and one `rfs sync`
+//   pass against the sandbox in a chroot as the image's user (arm64 through qemu-user copied into
+//   the unpacked tree, since binfmt_misc is not set up here; there the pass is a --dry-run, as
+//   qemu-user cannot start the arm64 /bin/sh a real pass runs its command with), and holds no executable but rfs and
+//   /bin/sh (dash, which `sync --exec` needs), no package manager, no compiler.
+// - The Kubernetes manifests: each kustomization rendered by kubectl kustomize, every object
+//   validated (scripts/kubernetes.mjs), the PrometheusRule the same as the rules file, and the
+//   image tag the release's version.
 // - CHANGELOG.md has the version's entry.
 //
 // Ends with "N passed, N failed"; exit 1 when anything failed.
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { closeSync, existsSync, lstatSync, openSync, readFileSync, readlinkSync } from 'node:fs';
+import { chmod, copyFile, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { archiveName, changelogEntry, debName, debVersion, MACOS_ARM64, NODE_VERSION, TARGETS } from './release.mjs';
+import { ENTRYPOINT, IMAGE_ENV, IMAGE_PLATFORMS, IMAGE_USER, imageName, VOLUME } from './image.mjs';
+import { KUSTOMIZATIONS, PROMETHEUS_RULE, prometheusRule, render, validate } from './kubernetes.mjs';
+import {
+  archiveName,
+  changelogEntry,
+  debName,
+  debVersion,
+  FORMULA,
+  MACOS_ARM64,
+  NODE_VERSION,
+  SCOOP_MANIFEST,
+  sbomName,
+  TARGETS,
+  WINE_NODE_26,
+} from './release.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(import.meta.url);
@@ -48,23 +73,12 @@ const SIGNED = {
     'sha256=57b147fd6da72d808ece3014a78236a2effc7db6f448c57ab42e8d88c6d54c81',
   ],
 };
-/**
- * Wine 8 (Debian 12's) has no TCP_KEEPALIVE socket option ("fixme:winsock:setsockopt Unknown
- * IPPROTO_TCP optname 0x00000003"), which libuv sets when a socket that asked for keep-alive
- * before connecting connects; undici asks, so every request fails with "connect UNKNOWN" under
- * wine, never on Windows. Under wine only, this preload (NODE_OPTIONS, which the executable
- * honours) asks for keep-alive once connected, where Node ignores the option's failure.
- */
-const WINE_KEEPALIVE_SHIM = `const net = require('node:net');
-const setKeepAlive = net.Socket.prototype.setKeepAlive;
-net.Socket.prototype.setKeepAlive = function (enable, delay) {
-  if (!this.connecting) return setKeepAlive.call(this, enable, delay);
-  this.once('connect', () => setKeepAlive.call(this, enable, delay));
-  return this;
-};
-`;
 /** How each platform reports itself in `--version --verbose` (process.platform-process.arch). */
-const REPORTED_PLATFORM = { 'linux-x64': 'linux-x64', 'linux-arm64': 'linux-arm64', 'win-x64': 'win32-x64' };
+const REPORTED_PLATFORM = { 'linux-x64': 'linux-x64', 'linux-arm64': 'linux-arm64' };
+/** chroot(8), by its path: the chroot's commands run with the image's PATH, which has no sbin. */
+const CHROOT = ['/usr/sbin/chroot', '/usr/bin/chroot'].find((path) => existsSync(path)) ?? 'chroot';
+/** A file NODE_OPTIONS=--require would run: it leaves a mark where it ran. */
+const PLANTED = "require('node:fs').writeFileSync('planted-ran', 'yes');\n";
 
 let passed = 0;
 let failed = 0;
@@ -156,10 +170,6 @@ async function checkExecutable(work, platform, launch, sandbox, expectedList) {
     RFS_API_KEY: sandbox.apiKeys.readOnly,
     RFS_WEBHOOK_SECRET: SIGNED.secret,
   };
-  if (platform === 'win-x64') {
-    await writeFile(join(cwd, 'wine-keepalive.cjs'), WINE_KEEPALIVE_SHIM);
-    env.NODE_OPTIONS = '--require ./wine-keepalive.cjs';
-  }
   const rfs = (args) => {
     const [file, ...rest] = launch([...args]);
     return runToFiles(work, file, rest, { env, cwd });
@@ -180,6 +190,39 @@ async function checkExecutable(work, platform, launch, sandbox, expectedList) {
   assert(JSON.parse(valid.stdout).valid === true, `verify-signature printed ${valid.stdout}`);
   const changed = rfs(['verify-signature', ...SIGNED.args, '--payload', 'changed.json', '-o', 'json']);
   assert(changed.code === 1 && JSON.parse(changed.stdout).reason === 'mismatch', `a changed body: exit ${changed.code}, ${changed.stdout}`);
+}
+
+/**
+ * Issue 32 item 15: NODE_OPTIONS=--require <file> must not run the file inside rfs. The same
+ * planted file first runs under this Node, so the plant itself is known to work.
+ */
+async function checkNodeOptionsIgnored(work, exe) {
+  const cwd = join(work, 'node-options');
+  await mkdir(join(cwd, 'config'), { recursive: true });
+  await writeFile(join(cwd, 'planted.cjs'), PLANTED);
+  const env = { ...process.env, NO_COLOR: '1', RFS_CONFIG_DIR: 'config', NODE_OPTIONS: '--require ./planted.cjs' };
+  succeeds('node with the planted NODE_OPTIONS', runToFiles(work, process.execPath, ['-e', '0'], { env, cwd }));
+  assert(existsSync(join(cwd, 'planted-ran')), 'the planted file did not run even under node: the check proves nothing');
+  await rm(join(cwd, 'planted-ran'));
+  for (const args of [['--version'], ['config', 'list']]) {
+    const ran = runToFiles(work, exe, args, { env, cwd });
+    assert(ran.code === 0, `rfs ${args.join(' ')} with NODE_OPTIONS exited ${ran.code}: ${ran.stderr}`);
+    assert(!existsSync(join(cwd, 'planted-ran')), `rfs ${args.join(' ')} ran the file NODE_OPTIONS --require named`);
+  }
+}
+
+/** The PE header of a Windows executable: machine type, PE32+, and the blob postject put in. */
+function checkWindowsExecutable(bytes) {
+  assert(bytes.toString('latin1', 0, 2) === 'MZ', 'no MZ header');
+  const pe = bytes.readUInt32LE(0x3c);
+  assert(bytes.toString('latin1', pe, pe + 4) === 'PE\0\0', 'no PE signature');
+  assert(bytes.readUInt16LE(pe + 4) === 0x8664, `machine 0x${bytes.readUInt16LE(pe + 4).toString(16)}, not x86-64`);
+  assert(bytes.readUInt16LE(pe + 24) === 0x20b, 'not PE32+');
+  // postject adds the blob as a resource named NODE_SEA_BLOB (UTF-16 in the resource directory),
+  // and flips the fuse from :0 to :1.
+  assert(bytes.includes(Buffer.from('NODE_SEA_BLOB', 'utf16le')), 'no NODE_SEA_BLOB resource: the CLI was not injected');
+  assert(bytes.includes('NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2:1'), 'the SEA fuse is not flipped');
+  assert(bytes.includes(`v${NODE_VERSION}\0`), `not Node v${NODE_VERSION}`);
 }
 
 /** Unpacks an archive into `into` and checks it holds exactly what release.md lists. */
@@ -226,6 +269,123 @@ function machO(buffer) {
   return { magic, cputype, filetype, commands };
 }
 
+/** `skopeo <args>` on the image archive; its stdout as JSON. */
+function skopeo(work, args) {
+  return JSON.parse(succeeds(`skopeo ${args.join(' ')}`, runToFiles(work, 'skopeo', args)).stdout);
+}
+
+/**
+ * The image's root file system of `architecture`, unpacked as a container runtime would: skopeo
+ * picks the platform's manifest from the archive and copies it to a layout of its own, whose one
+ * layer tar unpacks (as root, keeping owners) into `rootfs`.
+ */
+async function unpackImage(work, file, architecture, rootfs) {
+  const layout = join(work, `image-${architecture}`);
+  succeeds(
+    'skopeo copy',
+    runToFiles(work, 'skopeo', ['copy', '--quiet', '--override-arch', architecture, `oci-archive:${file}`, `oci:${layout}:rfs`]),
+  );
+  const index = JSON.parse(await readFile(join(layout, 'index.json'), 'utf8'));
+  const blobPath = (digest) => join(layout, 'blobs', ...digest.split(':'));
+  const manifest = JSON.parse(await readFile(blobPath(index.manifests[0].digest), 'utf8'));
+  assert(manifest.layers.length === 1, `${manifest.layers.length} layers`);
+  await mkdir(rootfs, { recursive: true });
+  succeeds('tar -x the layer', runToFiles(work, 'tar', ['-xzf', blobPath(manifest.layers[0].digest), '-C', rootfs, '--same-owner']));
+}
+
+/** Every path of a tree, relative, with its lstat. */
+async function tree(dir) {
+  const entries = await readdir(dir, { recursive: true });
+  return entries.map((path) => ({ path, stat: lstatSync(join(dir, path)) }));
+}
+
+/** What the image may hold: rfs, /bin/sh as dash, shared libraries; nothing that builds or installs. */
+async function checkImageContents(rootfs) {
+  const entries = await tree(rootfs);
+  const executables = entries
+    .filter(({ path, stat }) => stat.isFile() && (stat.mode & 0o111) !== 0 && !/\.so(\.\d+)*$/.test(path))
+    .map(({ path }) => path)
+    .sort();
+  assert(JSON.stringify(executables) === JSON.stringify(['bin/dash', 'usr/bin/rfs']), `executables: ${executables.join(', ')}`);
+  assert(readlinkSync(join(rootfs, 'bin/sh')) === 'dash', '/bin/sh is not dash');
+  const forbidden = /(^|\/)(apt|apt-get|dpkg|gcc|cc|c\+\+|g\+\+|ld|as|make|bash|busybox|perl|python3?|su|sudo)$/;
+  const found = entries.filter(({ path }) => forbidden.test(path)).map(({ path }) => path);
+  assert(found.length === 0, `the image holds ${found.join(', ')}`);
+  const volume = lstatSync(join(rootfs, VOLUME.slice(1)));
+  assert(volume.uid === IMAGE_USER && volume.gid === IMAGE_USER, `${VOLUME} is owned by ${volume.uid}:${volume.gid}`);
+  const rfs = lstatSync(join(rootfs, 'usr/bin/rfs'));
+  assert(rfs.uid === 0, '/usr/bin/rfs is not owned by root');
+  return entries.length;
+}
+
+/**
+ * In a chroot of `rootfs` as the image's user, with the image's environment: `rfs --version`,
+ * then one `rfs sync` pass that files `count` recordings of the sandbox with a command the
+ * image's /bin/sh runs. `prefix` runs the executable (qemu-user for arm64).
+ */
+async function runInChroot(work, rootfs, config, sandbox, prefix) {
+  const env = { ...Object.fromEntries(config.config.Env.map((pair) => pair.split(/=(.*)/s).slice(0, 2))) };
+  const chroot = (args, extra = {}) =>
+    runToFiles(work, CHROOT, [`--userspec=${config.config.User}`, rootfs, ...prefix, ...config.config.Entrypoint, ...args], {
+      env: { ...env, NO_COLOR: '1', ...extra },
+      cwd: work,
+    });
+  const ran = succeeds('rfs --version in the chroot', chroot(['--version']));
+  // rfs, its libraries and its loader are the image's own: nothing of this machine is reachable.
+  assert(ran.stdout === `${version}\n`, `rfs --version printed ${JSON.stringify(ran.stdout)}`);
+  const verbose = succeeds('rfs --version --verbose in the chroot', chroot(['--version', '--verbose'])).stdout;
+  assert(verbose.includes(`\nnode:      v${NODE_VERSION}\n`), `--version --verbose:\n${verbose}`);
+
+  const synced = () =>
+    JSON.parse(
+      succeeds(
+        'recordings list --sync-state synced',
+        runToFiles(
+          work,
+          process.execPath,
+          [join(ROOT, 'bin', 'rfs.js'), 'recordings', 'list', '--sync-state', 'synced', '--all', '-o', 'json'],
+          {
+            env: {
+              ...process.env,
+              NO_COLOR: '1',
+              RFS_CONFIG_DIR: join(work, 'ref-config'),
+              RFS_BASE_URL: sandbox.baseUrl,
+              RFS_API_KEY: sandbox.apiKeys.admin,
+            },
+          },
+        ),
+      ).stdout,
+    ).length;
+  const before = synced();
+  if (prefix.length > 0) {
+    // Under qemu-user without binfmt_misc, rfs runs but cannot start the arm64 /bin/sh that
+    // `sync --exec` needs (the kernel answers ENOEXEC): the pass is a --dry-run here, which
+    // lists and fetches from the sandbox as a real pass does and runs no command. The full pass
+    // is the amd64 image's, the same files but for the architecture.
+    const dry = chroot(['sync', '--exec', 'echo "crm-$RFS_RECORDING_ID"', '--provider', 'crm', '--max-items', '3', '--dry-run'], {
+      RFS_BASE_URL: sandbox.baseUrl,
+      RFS_API_KEY: sandbox.apiKeys.admin,
+    });
+    assert(dry.code === 0, `rfs sync --dry-run in the chroot exited ${dry.code ?? dry.signal}: ${dry.stderr.slice(0, 1500)}`);
+    assert(synced() === before, 'a --dry-run filed recordings');
+    return;
+  }
+  const count = 3;
+  const sync = chroot(['sync', '--exec', 'echo "crm-$RFS_RECORDING_ID"', '--provider', 'crm', '--max-items', String(count)], {
+    RFS_BASE_URL: sandbox.baseUrl,
+    RFS_API_KEY: sandbox.apiKeys.admin,
+  });
+  assert(
+    sync.code === 0,
+    `rfs sync in the chroot exited ${sync.code ?? sync.signal}: ${sync.stderr.slice(0, 1500)}${sync.stdout.slice(0, 500)}`,
+  );
+  const after = synced();
+  assert(after - before === count, `the sync pass filed ${after - before} recordings, not ${count}:\n${sync.stdout}`);
+  const journal = join(rootfs, env.XDG_STATE_HOME.slice(1), 'rfs', 'sync-default.jsonl');
+  assert(existsSync(journal), `no journal at ${env.XDG_STATE_HOME}/rfs/sync-default.jsonl`);
+  assert(lstatSync(journal).uid === IMAGE_USER, "the journal is not the image user's");
+}
+
 async function main() {
   const started = Date.now();
   const work = await mkdtemp(join(tmpdir(), 'rfs-release-check-'));
@@ -234,7 +394,6 @@ async function main() {
   });
   process.stdout.write(`checking ${dir}\n`);
   let sandbox;
-  let winePrefix;
   try {
     sandbox = await startSandbox();
     const env = { ...process.env, NO_COLOR: '1', RFS_CONFIG_DIR: join(work, 'ref-config') };
@@ -249,25 +408,30 @@ async function main() {
     const launchers = {
       'linux-x64': (exe) => (args) => [exe, ...args],
       'linux-arm64': (exe) => (args) => ['qemu-aarch64-static', '-L', '/usr/aarch64-linux-gnu', exe, ...args],
-      'win-x64': (exe) => (args) => ['wine', exe, ...args],
     };
     for (const platform of Object.keys(launchers)) {
       await check(`${platform}: the archive, --version, recordings list from the sandbox, verify-signature`, async () => {
         const exe = await unpack(work, join(dir, archiveName(version, platform)), join(work, `archive-${platform}`));
-        if (platform === 'win-x64' && winePrefix === undefined) {
-          // A Wine prefix of its own, set to Windows 10 (Node 22 refuses older Windows).
-          winePrefix = await mkdtemp(join(tmpdir(), 'rfs-wine-'));
-          process.env.WINEPREFIX = winePrefix;
-          process.env.WINEDEBUG = '-all';
-          succeeds('winecfg -v win10', runToFiles(work, 'winecfg', ['-v', 'win10']));
-        }
         await checkExecutable(work, platform, launchers[platform](exe), sandbox, reference);
       });
     }
 
+    await check('linux-x64: NODE_OPTIONS is not read (a planted --require file does not run)', async () => {
+      await checkNodeOptionsIgnored(work, join(work, 'archive-linux-x64', `rfs-${version}-linux-x64`, 'rfs'));
+    });
+
+    await check(`win-x64: the archive, a PE32+ x86-64 executable of Node ${NODE_VERSION} with the CLI injected`, async () => {
+      const exe = await unpack(work, join(dir, archiveName(version, 'win-x64')), join(work, 'archive-win-x64'));
+      checkWindowsExecutable(await readFile(exe));
+      const notes = await readFile(join(dir, 'RELEASE-NOTES.md'), 'utf8');
+      assert(notes.includes(WINE_NODE_26), 'RELEASE-NOTES.md does not say why the Windows executable is not run here');
+    });
+
     await check('darwin-x64: the archive, a Mach-O x86_64 executable with the blob, unsigned', async () => {
       const exe = await unpack(work, join(dir, archiveName(version, 'darwin-x64')), join(work, 'archive-darwin-x64'));
-      const header = machO(await readFile(exe));
+      const bytes = await readFile(exe);
+      assert(bytes.includes(`v${NODE_VERSION}\0`), `not Node v${NODE_VERSION}`);
+      const header = machO(bytes);
       assert(header.magic === 0xfeedfacf, `magic 0x${header.magic.toString(16)}, not MH_MAGIC_64`);
       assert(header.cputype === 0x01000007, `CPU type 0x${header.cputype.toString(16)}, not CPU_TYPE_X86_64`);
       assert(header.filetype === 2, `file type ${header.filetype}, not MH_EXECUTE`);
@@ -304,6 +468,9 @@ async function main() {
           './usr/share/bash-completion/completions/rfs',
           './usr/share/zsh/vendor-completions/_rfs',
           './usr/share/fish/vendor_completions.d/rfs.fish',
+          './usr/share/doc/rfs/copyright',
+          './usr/share/doc/rfs/README.md.gz',
+          './usr/share/doc/rfs/changelog.gz',
         ];
         for (const path of paths) assert(contents.includes(` ${path}\n`), `the package lacks ${path}`);
 
@@ -318,6 +485,13 @@ async function main() {
         succeeds('dpkg --root -i', runToFiles(work, 'dpkg', [`--root=${root}`, ...force, '-i', file]));
         const status = succeeds('dpkg -s', runToFiles(work, 'dpkg', [`--root=${root}`, '-s', 'rfs'])).stdout;
         assert(status.includes('Status: install ok installed'), `dpkg says: ${status}`);
+
+        // The documentation Debian packages carry: the README and the changelog, gzipped.
+        const doc = join(root, 'usr/share/doc/rfs');
+        const readme = succeeds('zcat README.md.gz', runToFiles(work, 'zcat', [join(doc, 'README.md.gz')])).stdout;
+        assert(readme === (await readFile(join(ROOT, 'README.md'), 'utf8')), 'README.md.gz is not the README');
+        const changelog = succeeds('zcat changelog.gz', runToFiles(work, 'zcat', [join(doc, 'changelog.gz')])).stdout;
+        assert(changelog.includes(`## [${version}]`), `changelog.gz has no entry for ${version}`);
 
         const exe = join(root, 'usr/bin/rfs');
         const launch = launchers[platform](exe);
@@ -352,7 +526,8 @@ async function main() {
     });
 
     await check('the Homebrew formula and the Scoop manifest name the same checksums', async () => {
-      const formula = await readFile(join(dir, 'rfs.rb'), 'utf8');
+      const formula = await readFile(join(dir, FORMULA), 'utf8');
+      assert(formula.includes('class RfsCli < Formula'), `${FORMULA} does not define RfsCli, the class Homebrew looks for`);
       const pairs = [...formula.matchAll(/url "([^"]+)"\s+sha256 "([0-9a-f]{64})"/g)].map((m) => [basename(m[1]), m[2]]);
       const expected = ['linux-x64', 'linux-arm64', 'darwin-x64'].map((p) => archiveName(version, p)).sort();
       assert(
@@ -361,18 +536,21 @@ async function main() {
       );
       for (const [file, hash] of pairs) assert(sums.get(file) === hash, `the formula's sha256 of ${file} is not SHA256SUMS's`);
       assert(formula.includes(`version "${version}"`), 'the formula names another version');
-      const manifest = JSON.parse(await readFile(join(dir, 'rfs.json'), 'utf8'));
+      const manifest = JSON.parse(await readFile(join(dir, SCOOP_MANIFEST), 'utf8'));
       const windows = manifest.architecture['64bit'];
       assert(manifest.version === version, `the manifest is version ${manifest.version}`);
       assert(basename(windows.url) === archiveName(version, 'win-x64'), `the manifest's URL is ${windows.url}`);
       assert(sums.get(basename(windows.url)) === windows.hash, "the manifest's hash is not SHA256SUMS's");
     });
 
-    const tarball = join(dir, `rfs-${version}.tgz`);
-    await check('npm publish --dry-run', async () => {
-      // The public registry's "rfs" is another project, already at a higher version: npm then
-      // wants the tag named, rather than moving "latest" down by itself.
-      succeeds('npm publish --dry-run', runToFiles(work, 'npm', ['publish', '--dry-run', '--tag', 'latest', tarball]));
+    const tarball = join(dir, `${pkg.name}-${version}.tgz`);
+    await check(`npm publish --dry-run (${pkg.name}), and the SBOM names it`, async () => {
+      assert(pkg.name === 'rfs-cli', `package.json names ${pkg.name}`);
+      succeeds('npm publish --dry-run', runToFiles(work, 'npm', ['publish', '--dry-run', tarball]));
+      const sbom = JSON.parse(await readFile(join(dir, sbomName(pkg)), 'utf8'));
+      const { component } = sbom.metadata;
+      assert(component.name === pkg.name, `the SBOM names ${component.name}`);
+      assert(component.purl === `pkg:npm/${pkg.name}@${version}`, `the SBOM's purl is ${component.purl}`);
     });
 
     await check('npm i -g into an empty prefix: no warning, rfs runs, man rfs works, npx', async () => {
@@ -410,12 +588,84 @@ async function main() {
       assert(messages.length === 0, `publint:\n${said.join('\n')}`);
     });
 
-    await check('@arethetypeswrong/cli passes for rfs/sandbox (an ES module package)', async () => {
+    await check(`@arethetypeswrong/cli passes for ${pkg.name}/sandbox (an ES module package)`, async () => {
       // engines allows Node 20.18, where require() of an ES module is not there yet: ESM only.
       const manifest = require.resolve('@arethetypeswrong/cli/package.json');
       const attw = join(dirname(manifest), JSON.parse(await readFile(manifest, 'utf8')).bin.attw);
       const args = [attw, tarball, '--entrypoints', './sandbox', '--profile', 'esm-only', '--format', 'ascii'];
       succeeds('attw', runToFiles(work, process.execPath, args));
+    });
+
+    const image = join(dir, imageName(version));
+    const imageConfigs = {};
+    await check('the OCI image: skopeo reads it, linux/amd64 and linux/arm64, user, entrypoint, volume, environment, labels', async () => {
+      const index = skopeo(work, ['inspect', '--raw', `oci-archive:${image}`]);
+      const platforms = index.manifests.map((m) => `${m.platform.os}/${m.platform.architecture}`).sort();
+      assert(JSON.stringify(platforms) === JSON.stringify(['linux/amd64', 'linux/arm64']), `platforms: ${platforms.join(', ')}`);
+      for (const { architecture } of IMAGE_PLATFORMS) {
+        const config = skopeo(work, ['inspect', '--config', '--override-arch', architecture, `oci-archive:${image}`]);
+        imageConfigs[architecture] = config;
+        assert(
+          config.architecture === architecture && config.os === 'linux',
+          `${architecture}: the config says ${config.os}/${config.architecture}`,
+        );
+        const c = config.config;
+        assert(c.User === `${IMAGE_USER}:${IMAGE_USER}`, `${architecture}: user ${c.User}`);
+        assert(JSON.stringify(c.Entrypoint) === JSON.stringify(ENTRYPOINT), `${architecture}: entrypoint ${c.Entrypoint}`);
+        assert(Object.keys(c.Volumes ?? {}).join() === VOLUME, `${architecture}: volumes ${Object.keys(c.Volumes ?? {})}`);
+        for (const [name, value] of Object.entries(IMAGE_ENV))
+          assert(c.Env.includes(`${name}=${value}`), `${architecture}: no ${name}=${value}`);
+        const labels = c.Labels;
+        assert(
+          labels['org.opencontainers.image.version'] === version,
+          `${architecture}: version label ${labels['org.opencontainers.image.version']}`,
+        );
+        assert(
+          /^[0-9a-f]{40}$/.test(labels['org.opencontainers.image.revision']),
+          `${architecture}: revision label ${labels['org.opencontainers.image.revision']}`,
+        );
+        assert(labels['org.opencontainers.image.licenses'] === pkg.license, `${architecture}: licence label`);
+        assert(labels['org.opencontainers.image.source'].startsWith('https://'), `${architecture}: source label`);
+      }
+      const inspected = skopeo(work, ['inspect', '--override-arch', 'arm64', `oci-archive:${image}`]);
+      assert(
+        inspected.Architecture === 'arm64' && inspected.Labels['org.opencontainers.image.version'] === version,
+        'skopeo inspect of arm64',
+      );
+    });
+
+    for (const { architecture } of IMAGE_PLATFORMS) {
+      await check(
+        `the image, linux/${architecture}: unpacked, only rfs and /bin/sh; in a chroot as ${IMAGE_USER}, rfs --version and ${architecture === 'arm64' && process.arch !== 'arm64' ? 'a sync --dry-run pass (qemu-user)' : 'one sync pass that files'}`,
+        async () => {
+          const config = imageConfigs[architecture];
+          assert(config !== undefined, 'the image could not be read');
+          const rootfs = join(work, `rootfs-${architecture}`);
+          await unpackImage(work, image, architecture, rootfs);
+          await checkImageContents(rootfs);
+          let prefix = [];
+          if (architecture === 'arm64' && process.arch !== 'arm64') {
+            // No binfmt_misc here: the static qemu-user goes into the unpacked copy (not the image).
+            await copyFile('/usr/bin/qemu-aarch64-static', join(rootfs, 'qemu-aarch64-static'));
+            await chmod(join(rootfs, 'qemu-aarch64-static'), 0o755);
+            prefix = ['/qemu-aarch64-static'];
+          }
+          await runInChroot(work, rootfs, config, sandbox, prefix);
+        },
+      );
+    }
+
+    await check(`the Kubernetes manifests: ${KUSTOMIZATIONS.join(', ')} rendered by kubectl kustomize, every object valid`, async () => {
+      const rule = await readFile(PROMETHEUS_RULE, 'utf8');
+      assert(rule === prometheusRule(), `${PROMETHEUS_RULE} is not the rules file: run node scripts/kubernetes.mjs prometheus-rule`);
+      for (const kustomization of KUSTOMIZATIONS) {
+        const objects = render(kustomization);
+        validate(objects);
+        for (const object of objects.filter((o) => o.kind === 'StatefulSet')) {
+          const [container] = object.spec.template.spec.containers;
+          assert(container.image.endsWith(`:${version}`), `${kustomization}: the image is ${container.image}, not version ${version}`);
+        }
+      }
     });
 
     await check(`CHANGELOG.md has the entry of ${version}`, async () => {
@@ -428,11 +678,6 @@ async function main() {
     });
   } finally {
     await sandbox?.stop();
-    if (winePrefix !== undefined) {
-      // wineserver -k ends the server of this prefix only, the one winecfg started.
-      spawnSync('wineserver', ['-k'], { env: process.env, stdio: 'ignore' });
-      await rm(winePrefix, { recursive: true, force: true });
-    }
     await rm(work, { recursive: true, force: true });
   }
   process.stdout.write(`release check of ${version} in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);

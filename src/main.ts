@@ -17,19 +17,11 @@ async function main(): Promise<void> {
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code !== 'EPIPE') throw error;
   });
-  // --verbose prints stack traces: map them to src/ (scripts/build.mjs ships the maps). Set before
-  // the CLI's chunks load, as Node reads the map of a file when it loads it; other runs skip it.
-  if (wantsStackTraces(argv, process.env.RFS_DEBUG)) process.setSourceMapsEnabled(true);
   const [{ runCli }, { processIO }] = await Promise.all([import('./cli/run.js'), import('./core/io.js')]);
   const code = await runCli(argv, processIO(), { signal: controller.signal, processExits: true });
   // Everything written is handed to the OS before the end (pipes are asynchronous on macOS).
   await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
   process.exit(code);
-}
-
-function wantsStackTraces(argv: string[], debug: string | undefined): boolean {
-  if (debug && debug !== '0' && debug.toLowerCase() !== 'false') return true;
-  return argv.some((a) => a === '--verbose' || /^-[A-Za-z]*v[A-Za-z]*$/.test(a));
 }
 
 /** Resolves once what was written before it has been handed on, or the stream has failed. */

@@ -42,6 +42,8 @@ export interface PaginateOptions<T> {
   signal?: AbortSignal;
   /** Told the cursor of the page after the last one read, when one exists and was not read. */
   onMore?: (cursor: string) => void;
+  /** Told that --max-items stopped in the middle of a page: more exists, and no cursor resumes there. */
+  onCut?: () => void;
 }
 
 /** One page requested and not yet printed. */
@@ -158,8 +160,12 @@ async function* pagesOf<T>(client: ApiClient, o: PaginateOptions<T>): AsyncGener
         notePageCursor(shown, slot.cursor);
         yield shown;
       }
-      // Cut short by --max-items: the rest of this page is not printed, and no cursor offered.
-      if (shown.length < page.items.length) return;
+      // Cut short by --max-items: the rest of this page is not printed, and no cursor offered
+      // (a page's cursor leads past the items not printed); the caller says more exist.
+      if (shown.length < page.items.length) {
+        o.onCut?.();
+        return;
+      }
       if (repeated) {
         throw new ContractError(
           `the server's answer repeats a cursor: page ${pageNo} says there is more, with the cursor of a page already asked for, so the listing would never end`,

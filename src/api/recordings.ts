@@ -14,6 +14,7 @@ export interface ListRecordingsParams {
   maxItems?: number;
   signal?: AbortSignal;
   onMore?: (cursor: string) => void;
+  onCut?: () => void;
 }
 
 export function listRecordings(client: ApiClient, p: ListRecordingsParams): Paged<RecordingListItem> {
@@ -26,6 +27,7 @@ export function listRecordings(client: ApiClient, p: ListRecordingsParams): Page
     maxItems: p.maxItems,
     signal: p.signal,
     onMore: p.onMore,
+    onCut: p.onCut,
   });
 }
 

@@ -21,20 +21,24 @@ import { addGlobalFooters, plainDefaults, suggestNames } from './help.js';
 
 export type { Dispatch } from '../commands/define.js';
 
-/** The nouns, in the order `rfs --help` lists them. */
-const NOUNS: readonly CommandDefinition[] = [
-  auth,
-  recordings,
-  file,
-  webhooks,
-  deliveries,
-  verifySignature,
-  sync,
-  api,
-  config,
-  doctor,
-  completion,
-  sandbox,
+/**
+ * The nouns, in the order `rfs --help` lists them, each with the name that starts a command line
+ * of it (`test/cli/program.test.ts` checks each against its declaration). `narrow: false`: the
+ * command reads the whole tree (completion scripts are made from it).
+ */
+const NOUNS: readonly { name: string; noun: CommandDefinition; narrow?: false }[] = [
+  { name: 'auth', noun: auth },
+  { name: 'recordings', noun: recordings },
+  { name: 'file', noun: file },
+  { name: 'webhooks', noun: webhooks },
+  { name: 'deliveries', noun: deliveries },
+  { name: 'verify-signature', noun: verifySignature },
+  { name: 'sync', noun: sync },
+  { name: 'api', noun: api },
+  { name: 'config', noun: config },
+  { name: 'doctor', noun: doctor },
+  { name: 'completion', noun: completion, narrow: false },
+  { name: 'sandbox', noun: sandbox },
 ];
 
 export interface ProgramOutput {
@@ -51,8 +55,14 @@ Getting started:
 More: rfs <command> --help, rfs help exit-codes, rfs help environment
 `;
 
-/** A new tree for each run: commander keeps parsed values on it. */
-export function buildProgram(dispatch: Dispatch, output?: ProgramOutput) {
+/**
+ * A new tree for each run: commander keeps parsed values on it. Given the run's `argv`, the tree
+ * holds only the noun it starts with (`rfs recordings list …`, the noun's name first): declaring
+ * every other command cost each run about a tenth of the floor of one page (bench/RESULTS.md,
+ * Start-up), and a line that starts with a noun reaches nothing outside it. Any other line (a
+ * flag or an alias first, `help`, a typo, `completion`) gets the whole tree.
+ */
+export function buildProgram(dispatch: Dispatch, output?: ProgramOutput, argv?: readonly string[]) {
   const program = new Command('rfs');
   // Set before any command is added: each one copies these settings from its parent.
   program.exitOverride();
@@ -71,7 +81,8 @@ export function buildProgram(dispatch: Dispatch, output?: ProgramOutput) {
     .helpCommand('help [command]', 'show help for a command, or a topic: exit-codes, environment')
     .showSuggestionAfterError(true);
   const typed = declareGlobals(program).addHelpText('after', GETTING_STARTED);
-  for (const noun of NOUNS) noun.mount(typed, dispatch);
+  const first = NOUNS.find((n) => n.name === argv?.[0] && n.narrow !== false);
+  for (const { noun } of first === undefined ? NOUNS : [first]) noun.mount(typed, dispatch);
   completeProfiles.mount(typed, dispatch);
   addGlobalFooters(typed);
   plainDefaults(typed);

@@ -77,6 +77,8 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
     let client: Promise<ApiClient> | undefined;
     let jq: JqOutput | undefined;
     const clients: Promise<ApiClient>[] = [];
+    const afterJq: string[] = [];
+    let notify: ((message: string) => void) | undefined;
     try {
       const flags = givenGlobals(program);
       if (needs.standalone === true) refuseGlobals(program, flags, name);
@@ -100,6 +102,7 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
         redact: secrets.redact,
       });
       if (jsonLog) speakJson(u, jsonLog);
+      notify = (message) => u.notice(message);
       for (const problem of problems) u.warn(problem);
       const connect = (connection: Connection, how: ConnectOptions = {}): Promise<ApiClient> => {
         secrets.add(connection.apiKey);
@@ -119,15 +122,20 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
       };
       // --jq: compiled before the command runs, so a bad program sends nothing; the engine is
       // loaded only here, never on a run without the flag.
+      let ui = u;
       if (g.jq !== undefined) {
         const { openJqOutput } = await import('../output/jq-output.js');
         jq = await openJqOutput(redactedIo, g.jq, signal);
+        // jq prints after the command has handed it the items: a notice written when the
+        // command ends (more results, a --max-items cut) would come before jq's last lines.
+        // It waits for jq's end, so that it is the last thing on the screen (cli.md, Output).
+        ui = { ...u, notice: (message) => void afterJq.push(message) };
       }
       const ctx: Context = {
         io: jq?.io ?? redactedIo,
         // The program reads JSON whatever -o says: one value per line.
         globals: jq ? { ...g, output: 'ndjson' } : g,
-        ui: u,
+        ui,
         signal,
         clock,
         connect,
@@ -162,6 +170,7 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
       }
       failure = { error: signal.aborted && !(error instanceof UsageError) ? asCancel(error) : error, globals, name };
     } finally {
+      for (const message of afterJq) notify?.(message);
       if (!options.processExits) for (const made of clients) await made.then((c) => c.close()).catch(() => undefined);
     }
   };
@@ -172,7 +181,7 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
     if (jsonLog) commanderText += text;
     else io.stderr.write(text);
   };
-  const program = buildProgram(dispatch, { writeOut: (text) => io.stdout.write(text), writeErr });
+  const program = buildProgram(dispatch, { writeOut: (text) => io.stdout.write(text), writeErr }, argv);
   try {
     // `rfs help recordings list` is `rfs recordings list --help`; commander's own help command
     // reads one word only.

@@ -15,6 +15,17 @@ export function moreNotice(ctx: Context, cursor: string, o: { all?: boolean; max
   ctx.ui.notice(`more results: add --cursor ${sanitize(cursor)} for the next page, or --all for every page`);
 }
 
+/**
+ * cli.md, Output: a list cut by --max-items in the middle of a page has more results too, but no
+ * cursor resumes there (a page's cursor leads past the items not printed): say so, and how to
+ * make the cut fall where a cursor does (issue 33 item 6).
+ */
+export function cutNotice(ctx: Context, maxItems: number): void {
+  ctx.ui.notice(
+    `more results: stopped at --max-items ${maxItems} within a page, where no cursor can resume; add --limit ${maxItems} to end the page there and get its cursor`,
+  );
+}
+
 /** An empty table prints nothing on stdout; on a terminal, say so on stderr (json prints []). */
 export function emptyNotice(ctx: Context, message: string): void {
   if (ctx.globals.output === 'table') ctx.ui.notice(message);

@@ -79,3 +79,19 @@ export function formatAge(iso: string | null | undefined, now: number): string {
   if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h ago`;
   return `${Math.floor(seconds / 86_400)}d ago`;
 }
+
+/**
+ * How long until a time, compactly, for table cells (`sync status`'s NEXT TRY): `in 3m`, `in 2h`,
+ * `in 4d`; `due` once it has passed. Minutes are rounded up, so a wait never reads shorter than
+ * it is. Exact times stay in `-o json`.
+ */
+export function formatIn(iso: string | null | undefined, now: number): string {
+  if (iso === null || iso === undefined || iso === '') return '';
+  const ms = parseIsoTime(iso, INSTANT);
+  if (ms === null) return sanitize(iso);
+  const seconds = (ms - now) / 1000;
+  if (seconds <= 0) return 'due';
+  if (seconds < 3600) return `in ${Math.ceil(seconds / 60)}m`;
+  if (seconds < 86_400) return `in ${Math.floor(seconds / 3600)}h`;
+  return `in ${Math.floor(seconds / 86_400)}d`;
+}

@@ -34,6 +34,10 @@ export async function createUi(io: IO, o: UiOptions): Promise<Ui> {
   // and sanitised here once for every caller.
   const redact = o.redact ?? ((text: string): string => redactSecrets(text));
   const clean = (text: string, multiline = true): string => sanitize(redact(text), { multiline });
+  // On a terminal a long notice or warning wraps at words, as doctor's advice does, never
+  // mid-word by the terminal (issue 33 item 4). The layout module (string-width) loads only
+  // for a terminal's stderr; elsewhere lines stay whole, for logs and grep.
+  const layOut = io.stderrIsTTY ? await stderrWrap(io) : (text: string, lead = ''): string => lead + text;
   // While a full-screen view holds the terminal (Ui.hold), stderr's lines wait here.
   let held: string[] | undefined;
   const write = (text: string): void => {
@@ -41,7 +45,7 @@ export async function createUi(io: IO, o: UiOptions): Promise<Ui> {
     else held.push(text);
   };
   const line = (text: string): void => {
-    write(`${clean(text)}\n`);
+    write(`${layOut(clean(text))}\n`);
   };
 
   const spinners = new SpinnerStack(io, err, line, (text) => clean(text, false));
@@ -55,7 +59,8 @@ export async function createUi(io: IO, o: UiOptions): Promise<Ui> {
       if (!o.quiet) line(message);
     },
     warn(message) {
-      write(`${err.yellow('warning:')} ${clean(message)}\n`);
+      const text = layOut(clean(message), 'warning: ');
+      write(`${err.yellow('warning:')}${text.slice('warning:'.length)}\n`);
     },
     verbose(text) {
       if (o.verbose) write(`${err.dim(clean(text))}\n`);
@@ -81,6 +86,26 @@ export async function createUi(io: IO, o: UiOptions): Promise<Ui> {
       }
       return spinners.open(clean(text, false));
     },
+  };
+}
+
+/**
+ * Text laid out for stderr's terminal: each line wider than the terminal wrapped at words
+ * (`lead`, e.g. `warning: `, starts the first line; the following ones start at column one).
+ * The result starts with `lead`.
+ */
+async function stderrWrap(io: IO): Promise<(text: string, lead?: string) => string> {
+  const { displayWidth } = await import('./table.js');
+  const { words, wrapWords } = await import('./wrap.js');
+  return (text, lead = '') => {
+    const columns = (io.stderr as { columns?: number }).columns || io.columns;
+    return text
+      .split('\n')
+      .map((l, i) => {
+        const first = i === 0 ? lead : '';
+        return displayWidth(first + l) <= columns ? first + l : wrapWords(words(l), columns, first, '', { whole: true }).join('\n');
+      })
+      .join('\n');
   };
 }
 

@@ -38,9 +38,17 @@ function split(word: Word, room: number): Word[] {
 /**
  * Words laid out in lines of at most `width` cells: the first line starts with `first`, the
  * others with `rest` (a hanging indent: list items continue under their text, not their bullet).
- * Infinity keeps each paragraph on one line.
+ * Infinity keeps each paragraph on one line. A word wider than a line is cut in pieces, or with
+ * `whole` put on a line of its own as it is (a cursor or a URL to copy: the terminal's own soft
+ * wrap keeps it one piece when selected).
  */
-export function wrapWords(list: readonly Word[], width: number, first: string, rest: string = first): string[] {
+export function wrapWords(
+  list: readonly Word[],
+  width: number,
+  first: string,
+  rest: string = first,
+  o: { whole?: boolean } = {},
+): string[] {
   const lines: string[] = [];
   let prefix = first;
   let line = '';
@@ -69,7 +77,7 @@ export function wrapWords(list: readonly Word[], width: number, first: string, r
     // Never less than 10 cells of text a line, however deep the indent.
     const room = Math.max(10, available(prefix));
     const w = group.reduce((sum, word) => sum + displayWidth(word.text), 0);
-    if (w <= room) {
+    if (w <= room || o.whole === true) {
       put(group.map(render).join(''), w);
       continue;
     }

@@ -23,12 +23,14 @@ import { ProblemError, notFound } from './problem.js';
 import { randomBase62 } from '../shared/ids.js';
 import { Rng, derive, derive32 } from './random.js';
 import { RateLimiter } from './rate-limit.js';
+import type { ReceiverView, Receivers } from './receivers.js';
 import { RecordingStore, type FilingInput } from './recordings.js';
+import { INCIDENT_RECEIVERS, buildIncident, type IncidentReceiver } from './scenario.js';
 import { RequestLog } from './request-log.js';
 import { Saver, type PendingChanges } from './saver.js';
 import { MAX_SNAPSHOTS, copyRecording, copyWebhookStore, type Snapshot } from './snapshots.js';
 import { WORKSPACES, WORKSPACE_TABLE, type Change, type FilingData, type Recording, type Scope, type WorkspaceId } from './types.js';
-import { defaultResolver } from './url-guard.js';
+import { defaultResolver, type UrlPolicy } from './url-guard.js';
 import { Views } from './views.js';
 import { WebhookService } from './webhook-service.js';
 import { WebhookStore, type IdempotencyEntry } from './webhooks-store.js';
@@ -44,11 +46,16 @@ export class App {
   readonly webhooks: WebhookService;
   readonly stats = { requests: 0, filings: 0, filingReplays: 0 };
   readonly now: () => number;
+  /** What a webhook URL may be (POST /webhooks, every delivery attempt, and a state's subscriptions). */
+  readonly urlPolicy: UrlPolicy;
   private readonly ring: KeyRing;
   private readonly material: Buffer;
   private readonly saver: Saver | null;
   private people: Record<WorkspaceId, People>;
   private readonly snapshots = new Map<string, Snapshot>();
+  private readonly deliveryRules: { maxAttempts: number; backoffMs: number; timeoutMs: number };
+  /** --scenario incident: the receivers it runs and the subscription of each; null without a scenario. */
+  private incident: { receivers: Receivers; subscriptionIds: Record<IncidentReceiver, string> } | null = null;
   recordings: RecordingStore;
   /** Generated recordings in main: from the options, the data file or the last state put. */
   recordingCount: number;
@@ -70,12 +77,18 @@ export class App {
     this.faults = new Faults(faultConfig(config.faults), new Rng(derive32(material, 'faults')));
     this.deliveryFaults = new DeliveryFaults(new Rng(derive32(material, 'delivery-faults')));
     this.cursors = new CursorCodec(derive(material, 'cursor-secret'), config.cursorTtlMs, config.now);
+    this.deliveryRules = {
+      maxAttempts: config.deliveryAttempts,
+      backoffMs: config.deliveryBackoffMs,
+      timeoutMs: config.deliveryTimeoutMs,
+    };
     this.people = Object.fromEntries(WORKSPACES.map((ws) => [ws, makePeople(material, ws)])) as Record<WorkspaceId, People>;
     this.views = new Views((ws) => this.people[ws]);
     this.recordings = this.seededRecordings(stored);
     this.saver = config.dataFile === null ? null : new Saver(config.dataFile, this, config.log);
+    this.urlPolicy = { allowPrivate: config.allowPrivateWebhooks, resolveHost: config.resolveHost ?? defaultResolver };
     this.webhooks = new WebhookService(storedWebhooks(stored), {
-      policy: { allowPrivate: config.allowPrivateWebhooks, resolveHost: config.resolveHost ?? defaultResolver },
+      policy: this.urlPolicy,
       maxAttempts: config.deliveryAttempts,
       backoffMs: config.deliveryBackoffMs,
       timeoutMs: config.deliveryTimeoutMs,
@@ -183,14 +196,59 @@ export class App {
     return rec;
   }
 
+  // --- scenario (sandbox.md, Rehearsing an incident) ---
+
+  /** Adds the incident's two hours of history, its subscriptions sending to `receivers`, which this app then owns. */
+  startIncident(receivers: Receivers): Record<IncidentReceiver, string> {
+    const urls = Object.fromEntries(
+      (Object.keys(INCIDENT_RECEIVERS) as IncidentReceiver[]).map((name) => [name, receivers.get(name)?.url ?? '']),
+    ) as Record<IncidentReceiver, string>;
+    const incident = buildIncident({
+      material: this.material,
+      now: this.now(),
+      urls,
+      people: this.people.main,
+      ...this.deliveryRules,
+      payloadData: (rec) => this.views.webhookData(rec),
+    });
+    for (const rec of incident.recordings) this.recordings.add(rec);
+    this.webhooks.addHistory(incident.subscriptions, incident.deliveries, incident.nextAttemptAt);
+    this.incident = { receivers, subscriptionIds: incident.subscriptionIds };
+    this.changed();
+    return incident.subscriptionIds;
+  }
+
+  /** The scenario's receivers with their subscriptions; empty without a scenario. */
+  receivers(): (ReceiverView & { subscriptionId: string })[] {
+    const incident = this.incident;
+    if (!incident) return [];
+    return incident.receivers.list().map((r) => ({ ...r, subscriptionId: incident.subscriptionIds[r.name as IncidentReceiver] ?? '' }));
+  }
+
+  /** Switches a receiver of the scenario; null when there is none of that name. */
+  async setReceiverMode(name: string, mode: ReceiverView['mode']): Promise<(ReceiverView & { subscriptionId: string }) | null> {
+    const incident = this.incident;
+    const view = incident && (await incident.receivers.setMode(name, mode));
+    if (!incident || !view) return null;
+    return { ...view, subscriptionId: incident.subscriptionIds[name as IncidentReceiver] ?? '' };
+  }
+
   // --- control ---
 
-  /** Back to the seeded state: same seed, keys and recordings; no subscriptions or deliveries. */
+  /**
+   * Back to the seeded state: same seed, keys and recordings; no subscriptions or deliveries but
+   * a scenario's, made again as of now, its receivers back in their first modes.
+   */
   async reset(): Promise<void> {
     await this.webhooks.reset();
     this.recordings = this.seededRecordings(null);
     this.views.clearCache();
     this.limiter.reset();
+    const incident = this.incident;
+    if (incident) {
+      for (const [name, mode] of Object.entries(INCIDENT_RECEIVERS)) await incident.receivers.setMode(name, mode);
+      this.startIncident(incident.receivers);
+    }
     this.changed();
   }
 
@@ -333,6 +391,7 @@ export class App {
 
   async close(): Promise<void> {
     await this.webhooks.stop();
+    await this.incident?.receivers.stop();
     await this.saver?.close();
   }
 }

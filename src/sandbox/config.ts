@@ -5,6 +5,23 @@ import type { FixtureRecording } from './fixtures.js';
 import type { ExportedState } from './persistence.js';
 import type { Resolver } from './url-guard.js';
 
+/**
+ * What each --scenario starts with (sandbox.md, Rehearsing an incident), in lines that fit the
+ * help's 80 columns: shown by --help; the startSandbox option takes the same names.
+ */
+export const SCENARIOS = {
+  incident: [
+    'three subscriptions to receivers the sandbox runs itself: healthy (2xx),',
+    'failing (500s, 503s with Retry-After, timeouts, refused connections) and',
+    'deleted (its subscription deleted after its deliveries failed); 300+',
+    'deliveries whose attempts span the last two hours: SUCCEEDED, FAILED, and',
+    'PENDING ones still retrying. POST /_sandbox/receivers/failing {"mode":"ok"}',
+    'makes the failing receiver recover.',
+  ],
+} as const;
+export type ScenarioName = keyof typeof SCENARIOS;
+export const SCENARIO_NAMES = Object.keys(SCENARIOS) as ScenarioName[];
+
 export interface SandboxOptions {
   host?: string;
   port?: number;
@@ -23,6 +40,11 @@ export interface SandboxOptions {
   deliveryAttempts?: number;
   deliveryBackoffMs?: number;
   allowPrivateWebhooks?: boolean;
+  /**
+   * Starts with a prepared state (SCENARIOS) on top of the generated one; not with `dataFile` or
+   * `fixtures`, which bring their own.
+   */
+  scenario?: ScenarioName;
   /** One line per delivery attempt and other events worth a note. */
   log?: (line: string) => void;
   /** Injected DNS for tests; default: dns.lookup with all addresses. */
@@ -71,6 +93,7 @@ export interface SandboxConfig {
   deliveryAttempts: number;
   deliveryBackoffMs: number;
   allowPrivateWebhooks: boolean;
+  scenario: ScenarioName | null;
   log: (line: string) => void;
   resolveHost: Resolver | null;
   now: () => number;
@@ -105,6 +128,7 @@ const KINDS: Record<keyof SandboxOptions, string> = {
   deliveryAttempts: 'number',
   deliveryBackoffMs: 'number',
   allowPrivateWebhooks: 'boolean',
+  scenario: 'scenario',
   log: 'function',
   resolveHost: 'function',
   now: 'function',
@@ -117,6 +141,7 @@ const KIND_WORDS: Record<string, string> = {
   seed: 'a non-empty string or a finite number',
   fixtures: 'a file name, a state object or a list of recordings',
   boolean: 'true or false',
+  scenario: `one of ${SCENARIO_NAMES.map((n) => JSON.stringify(n)).join(', ')}`,
   function: 'a function',
 };
 
@@ -134,6 +159,8 @@ function fits(kind: string, value: unknown): boolean {
       return typeof value === 'string' && value !== '';
     case 'seed':
       return (typeof value === 'string' && value !== '') || (typeof value === 'number' && Number.isFinite(value));
+    case 'scenario':
+      return typeof value === 'string' && Object.hasOwn(SCENARIOS, value);
     case 'fixtures':
       return (typeof value === 'string' && value !== '') || (typeof value === 'object' && value !== null);
     default:
@@ -185,6 +212,8 @@ export function resolveConfig(options: SandboxOptions): SandboxConfig {
   for (const [name, value] of Object.entries(numbers) as [RangedOption, number][]) {
     if (!inRange(name, value)) throw new RangeError(`sandbox option ${name} must be ${describeRange(name)} (got ${value})`);
   }
+  if (options.scenario !== undefined && (options.dataFile !== undefined || options.fixtures !== undefined))
+    throw new RangeError('sandbox option scenario makes its own state: it cannot be combined with dataFile or fixtures');
   const seed = options.seed === undefined ? null : String(options.seed);
   if (seed === '') throw new RangeError('sandbox option seed must not be empty');
   return {
@@ -194,6 +223,7 @@ export function resolveConfig(options: SandboxOptions): SandboxConfig {
     dataFile: options.dataFile ?? null,
     fixtures: options.fixtures ?? null,
     allowPrivateWebhooks: options.allowPrivateWebhooks ?? false,
+    scenario: options.scenario ?? null,
     log: options.log ?? (() => undefined),
     resolveHost: options.resolveHost ?? null,
     now,

@@ -6,6 +6,7 @@ import type { DeliveryFaultRates } from './delivery-faults.js';
 import type { FaultConfig, FaultKind, ScriptedFault } from './faults.js';
 import type { ExportedState, StoredState } from './persistence.js';
 import type { LoggedRequest } from './request-log.js';
+import type { ReceiverMode, ReceiverView } from './receivers.js';
 import type { DeliveryAttempt, WorkspaceId } from './types.js';
 
 export type { DeliveryFaultRates } from './delivery-faults.js';
@@ -51,6 +52,11 @@ export interface FaultsInForce extends FaultConfig {
 
 /** A delivery attempt as GET /_sandbox/deliveries/:id/attempts answers it: its time as ISO 8601. */
 export type DeliveryAttemptRecord = Omit<DeliveryAttempt, 'at'> & { at: string };
+
+/** A receiver a scenario runs, as GET /_sandbox/receivers lists it: with the subscription that sends to it. */
+export interface ScenarioReceiver extends ReceiverView {
+  subscriptionId: string;
+}
 
 export interface SandboxStats {
   requests: number;
@@ -139,7 +145,20 @@ export class SandboxControl {
     return this.data('POST', 'delivery-faults', rates);
   }
 
-  /** Back to the seeded state. */
+  /** The receivers of --scenario incident (healthy, failing, deleted); empty without a scenario. */
+  receivers(): Promise<ScenarioReceiver[]> {
+    return this.data('GET', 'receivers');
+  }
+
+  /**
+   * Switches a scenario's receiver: `ok` answers 200 (after `ok` on `failing`, new attempts and
+   * replays succeed), `fail` a mix of 500, 503, timeouts and resets, `down` refuses connections.
+   */
+  setReceiver(name: string, mode: ReceiverMode): Promise<ScenarioReceiver> {
+    return this.data('POST', `receivers/${encodeURIComponent(name)}`, { mode });
+  }
+
+  /** Back to the seeded state (with --scenario, the scenario made again as of now). */
   async reset(): Promise<void> {
     await this.call('POST', 'reset');
   }

@@ -34,15 +34,42 @@ function hostName(header: string): string | null {
   return match?.[1] === undefined ? null : bare(match[1]);
 }
 
-/** A check of a control request's headers, for a sandbox bound to `boundHost`; throws a 403 or a 415. */
-export function controlGuard(boundHost: string): (method: string, headers: IncomingHttpHeaders, hasBody: boolean) => void {
+/** Whether a request's Host names this machine as the sandbox bound to `bound` knows it (the DNS-rebinding door). */
+function hostRule(boundHost: string): (host: string | undefined) => boolean {
   const bound = bare(boundHost);
   const acceptsHost = (name: string): boolean => isLoopbackHost(name) || name === bound || (WILDCARDS.has(bound) && isIP(name) !== 0);
+  return (host) => {
+    const name = host === undefined ? null : hostName(host);
+    return name !== null && acceptsHost(name);
+  };
+}
+
+/**
+ * The same Host rule for /api/v1 (issue 32, item 6), when the sandbox is bound to loopback:
+ * with the README's `--seed 42` its admin key is public, so a rebinding page could read every
+ * recording and create subscriptions. Bound beyond loopback (a container, a VM), clients reach
+ * it by names of their own, and the keys are what guards it. Null: no check.
+ */
+export function apiHostGuard(boundHost: string): ((headers: IncomingHttpHeaders) => void) | null {
+  if (!isLoopbackHost(bare(boundHost))) return null;
+  const accepts = hostRule(boundHost);
+  return (headers) => {
+    if (accepts(headers.host)) return;
+    // The detail goes to the sandbox's log only: an /api/v1 problem carries the documented fields.
+    throw new ProblemError(
+      'HOST_REFUSED',
+      `bound to loopback, the API answers only requests addressed to localhost or a loopback address (Host: ${JSON.stringify(headers.host ?? '')})`,
+    );
+  };
+}
+
+/** A check of a control request's headers, for a sandbox bound to `boundHost`; throws a 403 or a 415. */
+export function controlGuard(boundHost: string): (method: string, headers: IncomingHttpHeaders, hasBody: boolean) => void {
+  const acceptsHost = hostRule(boundHost);
 
   return (method, headers, hasBody) => {
     const host = headers.host;
-    const name = host === undefined ? null : hostName(host);
-    if (name === null || !acceptsHost(name)) {
+    if (!acceptsHost(host)) {
       throw refused(
         `the control API answers only requests addressed to localhost, a loopback address or the --host it was bound to (Host: ${JSON.stringify(host ?? '')})`,
       );

@@ -14,8 +14,13 @@ import { applyJournal, journalPath, readJournal } from './journal.js';
 import { DataFileError, readSnapshot, withSeed, type StoredState } from './persistence.js';
 import { randomSeed, seedMaterial } from './random.js';
 import { createSandboxServer } from './server.js';
+import { defaultResolver, firstRefusedUrl } from './url-guard.js';
+import { Receivers, type ReceiverView } from './receivers.js';
+import { INCIDENT_RECEIVERS } from './scenario.js';
+import type { ScenarioName } from './config.js';
 
-export type { SandboxOptions } from './config.js';
+export type { SandboxOptions, ScenarioName } from './config.js';
+export type { ReceiverMode, ReceiverView } from './receivers.js';
 export type { SandboxKeys } from './keys.js';
 export type { FixtureRecording } from './fixtures.js';
 export {
@@ -30,6 +35,7 @@ export {
   type FaultsInForce,
   type LoggedRequest,
   type NewRecording,
+  type ScenarioReceiver,
   type SandboxState,
   type SandboxStats,
 } from './control-client.js';
@@ -40,6 +46,8 @@ export interface RunningSandbox {
   apiKeys: SandboxKeys;
   /** The control API under /_sandbox as typed methods. */
   control: SandboxControl;
+  /** What --scenario started with: its name and receivers (each with its subscription); null without one. */
+  scenario: { name: ScenarioName; receivers: (ReceiverView & { subscriptionId: string })[] } | null;
   /** Stops it: requests in flight finish, deliveries stop, --data is saved. */
   close(): Promise<void>;
 }
@@ -61,14 +69,26 @@ async function loadFixtures(config: SandboxConfig, seed: string): Promise<Fixtur
   }
 }
 
+/** A fixtures state's subscriptions under the rule of POST /webhooks (url-guard.ts). */
+async function checkFixtureUrls(config: SandboxConfig, state: StoredState): Promise<void> {
+  const policy = { allowPrivate: config.allowPrivateWebhooks, resolveHost: config.resolveHost ?? defaultResolver };
+  const refused = await firstRefusedUrl(
+    state.subscriptions.map((s) => s.url),
+    policy,
+  );
+  if (refused === null) return;
+  const where = typeof config.fixtures === 'string' ? `the fixtures file ${config.fixtures}` : 'the fixtures';
+  throw new SandboxStartError(`${where} has a bad field at subscriptions[${refused.index}].url: ${refused.reason}`);
+}
+
 /**
  * The state of a data file: the file as last written whole, with its journal's flushes on top.
  * Temporary files of writes a kill cut short are removed first: they are never read.
  */
-async function loadDataFile(file: string): Promise<StoredState | null> {
+async function loadDataFile(file: string, seed: string): Promise<StoredState | null> {
   removeStaleTemporaryFiles(file);
   removeStaleTemporaryFiles(journalPath(file));
-  const snapshot = await readSnapshot(file);
+  const snapshot = await readSnapshot(file, seed);
   const batches = await readJournal(file, snapshot?.bytes ?? null);
   return snapshot && applyJournal(snapshot.state, batches);
 }
@@ -102,15 +122,18 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const config = resolveConfig(options);
   if (config.dataFile !== null) await checkDataFolder(config.dataFile);
   let stored: StoredState | null;
+  // What a data file without its seed (an export of GET /_sandbox/state) is taken as made with.
+  const seedForExport = config.seed ?? randomSeed();
   try {
-    stored = config.dataFile === null ? null : await loadDataFile(config.dataFile);
+    stored = config.dataFile === null ? null : await loadDataFile(config.dataFile, seedForExport);
   } catch (error) {
     if (error instanceof DataFileError) throw new SandboxStartError(error.message, { cause: error });
     throw error;
   }
   // Checked even when a data file wins over them, so a bad fixtures file never goes unnoticed.
-  const fallbackSeed = config.seed ?? stored?.seed ?? randomSeed();
+  const fallbackSeed = config.seed ?? stored?.seed ?? seedForExport;
   const fixtures = await loadFixtures(config, fallbackSeed);
+  if (fixtures?.kind === 'state') await checkFixtureUrls(config, fixtures.state);
   const list = stored === null && fixtures?.kind === 'recordings' ? fixtures.recordings : null;
   const fromFixtures = stored === null && fixtures?.kind === 'state';
   if (fromFixtures) stored = fixtures.state;
@@ -132,6 +155,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       throw error;
     }
   }
+  if (config.scenario === 'incident') {
+    try {
+      app.startIncident(await Receivers.start(INCIDENT_RECEIVERS));
+    } catch (error) {
+      await app.close();
+      throw error;
+    }
+  }
   if (config.dataFile !== null) await firstSave(app, config.dataFile);
   const { server, shutdown } = createSandboxServer(app, config.log, config.host);
 
@@ -150,6 +181,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     baseUrl,
     apiKeys: app.keys,
     control: new SandboxControl(baseUrl),
+    scenario: config.scenario === null ? null : { name: config.scenario, receivers: app.receivers() },
     close() {
       closing ??= (async () => {
         await shutdown();

@@ -139,15 +139,46 @@ const problems = (...statuses: number[]): Json =>
 /** Every /api/v1 operation can meet these. */
 const COMMON_PROBLEMS = [401, 403, 429, 500];
 
-function json200(description: string, schema: Json, example: unknown, status = '200'): Json {
+function json200(description: string, schema: Json, example: unknown, status = '200', links?: Json): Json {
   return {
     [status]: {
       description,
       headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' } },
       content: { 'application/json': { schema, example } },
+      ...(links === undefined ? {} : { links }),
     },
   };
 }
+
+/**
+ * How an answer's ids lead to the next operation (OpenAPI links, issue 33 item 11): what a
+ * stateful tester (Schemathesis, RESTler) chains — a created webhook's id to its delete and its
+ * deliveries, a recording's id to its detail and its filing, a delivery's id to its replay.
+ */
+function link(operationId: string, parameters: Record<string, string>, description: string): Json {
+  return { operationId, parameters, description };
+}
+const LINKS = {
+  listRecordings: {
+    GetRecording: link('getRecording', { id: '$response.body#/data/0/id' }, 'The first recording of the page'),
+    FileRecording: link('fileRecording', { id: '$response.body#/data/0/id' }, 'File the first recording of the page'),
+  },
+  getRecording: { FileRecording: link('fileRecording', { id: '$response.body#/data/id' }, 'File this recording') },
+  fileRecording: { GetRecording: link('getRecording', { id: '$response.body#/data/id' }, 'The recording just filed') },
+  createWebhook: {
+    DeleteWebhook: link('deleteWebhook', { id: '$response.body#/data/id' }, 'Delete the subscription just created'),
+    ListItsDeliveries: link('listDeliveries', { subscriptionId: '$response.body#/data/id' }, 'Deliveries of this subscription'),
+  },
+  listWebhooks: { DeleteWebhook: link('deleteWebhook', { id: '$response.body#/data/0/id' }, 'Delete the first subscription of the page') },
+  listDeliveries: { ReplayDelivery: link('replayDelivery', { id: '$response.body#/data/0/id' }, 'Replay the newest delivery listed') },
+  replayDelivery: {
+    ListSubscriptionDeliveries: link(
+      'listDeliveries',
+      { subscriptionId: '$response.body#/data/subscriptionId' },
+      'Deliveries of the subscription of the delivery replayed',
+    ),
+  },
+} satisfies Record<string, Json>;
 
 function query(name: string, schema: Json, description: string): Json {
   return { name, in: 'query', required: false, schema, description };
@@ -189,7 +220,7 @@ function paths(): Json {
           limit(100, 50),
         ],
         responses: {
-          ...json200('A page of recordings', ref('RecordingList'), EXAMPLES.recordingList),
+          ...json200('A page of recordings', ref('RecordingList'), EXAMPLES.recordingList, '200', LINKS.listRecordings),
           ...problems(400, ...COMMON_PROBLEMS),
         },
       },
@@ -201,7 +232,10 @@ function paths(): Json {
         tags: ['recordings'],
         'x-scope': 'read:recordings',
         parameters: [pathId('recording', 'Recording id'), query('include', enumOf(Include), 'contentJson adds contentJson to blocks')],
-        responses: { ...json200('The recording', ref('RecordingResponse'), EXAMPLES.recording), ...problems(400, ...COMMON_PROBLEMS, 404) },
+        responses: {
+          ...json200('The recording', ref('RecordingResponse'), EXAMPLES.recording, '200', LINKS.getRecording),
+          ...problems(400, ...COMMON_PROBLEMS, 404),
+        },
       },
     },
     '/recordings/{id}/filings': {
@@ -213,7 +247,13 @@ function paths(): Json {
         parameters: [pathId('recording', 'Recording id')],
         requestBody: body('FilingRequest', EXAMPLES.filingRequest),
         responses: {
-          ...json200('The filing (meta.replayed: true when it was already recorded)', ref('FilingResponse'), EXAMPLES.filing),
+          ...json200(
+            'The filing (meta.replayed: true when it was already recorded)',
+            ref('FilingResponse'),
+            EXAMPLES.filing,
+            '200',
+            LINKS.fileRecording,
+          ),
           ...problems(400, ...COMMON_PROBLEMS, 404, 409, 413, 415),
         },
       },
@@ -235,7 +275,13 @@ function paths(): Json {
         ],
         requestBody: body('WebhookCreateRequest', EXAMPLES.webhookRequest),
         responses: {
-          ...json200('The subscription, with its secret', ref('WebhookCreateResponse'), EXAMPLES.webhookCreated, '201'),
+          ...json200(
+            'The subscription, with its secret',
+            ref('WebhookCreateResponse'),
+            EXAMPLES.webhookCreated,
+            '201',
+            LINKS.createWebhook,
+          ),
           ...problems(400, ...COMMON_PROBLEMS, 409, 413, 415),
         },
       },
@@ -246,7 +292,7 @@ function paths(): Json {
         'x-scope': 'manage:webhooks',
         parameters: [query('cursor', { type: 'string' }, 'meta.nextCursor of the previous page'), limit(50, 50)],
         responses: {
-          ...json200('A page of subscriptions', ref('WebhookList'), EXAMPLES.webhookList),
+          ...json200('A page of subscriptions', ref('WebhookList'), EXAMPLES.webhookList, '200', LINKS.listWebhooks),
           ...problems(400, ...COMMON_PROBLEMS),
         },
       },
@@ -275,7 +321,10 @@ function paths(): Json {
           query('subscriptionId', { type: 'string', pattern: ID_PATTERNS.webhook.source }, 'Only this subscription’s deliveries'),
           limit(50, 50),
         ],
-        responses: { ...json200('Deliveries', ref('DeliveryList'), EXAMPLES.deliveryList), ...problems(400, ...COMMON_PROBLEMS) },
+        responses: {
+          ...json200('Deliveries', ref('DeliveryList'), EXAMPLES.deliveryList, '200', LINKS.listDeliveries),
+          ...problems(400, ...COMMON_PROBLEMS),
+        },
       },
     },
     '/webhooks/deliveries/{id}/replay': {
@@ -286,7 +335,7 @@ function paths(): Json {
         'x-scope': 'manage:webhooks',
         parameters: [pathId('delivery', 'Delivery id')],
         responses: {
-          ...json200('The delivery, PENDING again', ref('ReplayResponse'), EXAMPLES.replay, '202'),
+          ...json200('The delivery, PENDING again', ref('ReplayResponse'), EXAMPLES.replay, '202', LINKS.replayDelivery),
           ...problems(400, ...COMMON_PROBLEMS, 404),
         },
       },

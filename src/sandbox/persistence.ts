@@ -11,6 +11,7 @@ import { MAX_SUBSCRIPTIONS } from './webhooks-store.js';
 import { RANGES, describeRange, inRange } from './config.js';
 import { StateFileError, readStateFile } from './state-file.js';
 import { WORKSPACES } from './types.js';
+import { checkFiling } from '../shared/filing.js';
 import type { Delivery, Recording, Subscription } from './types.js';
 
 const FORMAT = 'rfs-sandbox-state';
@@ -146,6 +147,26 @@ const StoredState = z
       uniqueIds(state.changedRecordings, 'changedRecordings', issues);
       uniqueIds(state.subscriptions, 'subscriptions', issues);
       uniqueIds(state.deliveries, 'deliveries', issues);
+      // What POST /recordings/:id/filings would refuse is not taken through a state either
+      // (issue 32, item 10): the API's own check, field by field, with the path of the field.
+      state.changedRecordings.forEach((rec, i) => {
+        rec.filings?.forEach((filing, j) => {
+          const { provider, externalId, externalUrl, filedAt, metadata } = filing.data.syncMetadata;
+          const fields = {
+            provider,
+            externalId,
+            filedAt,
+            ...(externalUrl === undefined ? {} : { externalUrl }),
+            ...(metadata === undefined ? {} : { metadata }),
+          };
+          const check = checkFiling(fields, Number.POSITIVE_INFINITY);
+          if ('problem' in check)
+            issues.push({
+              message: check.problem.replace(/^"\w+" /, ''),
+              path: ['changedRecordings', i, 'filings', j, 'data', 'syncMetadata', ...(check.field === null ? [] : [check.field])],
+            });
+        });
+      });
       // api.md, Limits: what POST /webhooks refuses past the limit cannot come in through a state.
       const perWorkspace = new Map<string, number>();
       state.subscriptions.forEach((sub, i) => {
@@ -220,7 +241,12 @@ export interface Snapshot {
 }
 
 /** The saved state, or null when the file does not exist yet. */
-export async function readSnapshot(file: string): Promise<Snapshot | null> {
+/**
+ * `seed`: the one a state without its seed is taken as made with. GET /_sandbox/state leaves the
+ * seed out by default, and sandbox.md says the state is the format of --data: such an export
+ * must start a sandbox (issue 33, item 12); its first save writes the seed in.
+ */
+export async function readSnapshot(file: string, seed: string): Promise<Snapshot | null> {
   let bytes: Buffer;
   try {
     bytes = await readStateFile(file, `the data file ${file}`);
@@ -246,7 +272,7 @@ export async function readSnapshot(file: string): Promise<Snapshot | null> {
       `the data file ${file} claims ${claimed} recordings; a sandbox holds ${describeRange('recordings')} (as --recordings); move it away to start fresh`,
     );
   }
-  const parsed = StoredState.safeParse(value);
+  const parsed = StoredState.safeParse(withSeed(value, seed));
   if (!parsed.success) {
     throw new DataFileError(
       `the data file ${file} is not a sandbox state file (${describeIssue(parsed.error)}); move it away to start fresh`,

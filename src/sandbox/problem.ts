@@ -6,13 +6,14 @@ export const PROBLEM_BASE = 'https://sandbox.rfs.invalid/problems';
 /**
  * api.md's codes, plus the sandbox's own for a body over its limit: api.md pairs INVALID_INPUT
  * with 400, and 413 is the status a proxy or client expects of an oversized body, so that one
- * has a code of its own (README, The sandbox). CONTROL_REFUSED: a control request from a web
+ * has a code of its own (README, The sandbox). HOST_REFUSED: an /api/v1 request to a sandbox
+ * bound to loopback, addressed by a name that is not loopback's (DNS rebinding: control-guard.ts). CONTROL_REFUSED: a control request from a web
  * page or addressed by another name (control-guard.ts); SNAPSHOT_LIMIT_EXCEEDED: a snapshot
  * beyond the cap (snapshots.ts).
  */
 /** The codes an /api/v1 answer may carry (the OpenAPI document lists them per status). */
-export type ApiProblemCode = ErrorCode | 'PAYLOAD_TOO_LARGE';
-export const PROBLEM_STATUSES: Record<ApiProblemCode, number> = { ...ERROR_CODES, PAYLOAD_TOO_LARGE: 413 };
+export type ApiProblemCode = ErrorCode | 'PAYLOAD_TOO_LARGE' | 'HOST_REFUSED';
+export const PROBLEM_STATUSES: Record<ApiProblemCode, number> = { ...ERROR_CODES, PAYLOAD_TOO_LARGE: 413, HOST_REFUSED: 403 };
 /** …and the control API's own, which no /api/v1 answer carries. */
 export type ProblemCode = ApiProblemCode | 'CONTROL_REFUSED' | 'SNAPSHOT_LIMIT_EXCEEDED';
 const STATUSES: Record<ProblemCode, number> = { ...PROBLEM_STATUSES, CONTROL_REFUSED: 403, SNAPSHOT_LIMIT_EXCEEDED: 409 };
@@ -31,6 +32,7 @@ const TITLES: Record<ProblemCode, string> = {
   RATE_LIMIT_EXCEEDED: 'Too many requests',
   INTERNAL_ERROR: 'Internal server error',
   PAYLOAD_TOO_LARGE: 'Request body too large',
+  HOST_REFUSED: 'The sandbox answers only requests addressed to localhost or a loopback address',
   CONTROL_REFUSED: 'The control API answers only this machine, not web pages',
   SNAPSHOT_LIMIT_EXCEEDED: 'The sandbox already holds 20 snapshots',
 };

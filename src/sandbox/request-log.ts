@@ -14,6 +14,16 @@ export const REQUEST_LOG_SIZE = 10_000;
 export const MAX_LOGGED_CHARS = 1024;
 
 /**
+ * A copy that owns its characters. V8 makes a slice (and a regex match, a split part) of a long
+ * string a view into it: an entry holding 1,024 characters cut from a 15 KB URL kept all 15 KB
+ * alive, and so did a short path cut from a URL with a 15 KB query (issue 32, item 3). UTF-16
+ * code units in and out, so any text, lone surrogates included, comes back exactly.
+ */
+function detached(text: string): string {
+  return Buffer.from(text, 'utf16le').toString('utf16le');
+}
+
+/**
  * Redacted (keys keep their last 4 characters, secrets nothing: core/redact.ts), then cut. The
  * whole text is redacted first, so a cut never leaves part of a key to be shown; it is at most
  * the 16 KiB node accepts as a request's head (server.ts).
@@ -62,8 +72,8 @@ export class RequestLog {
   add(entry: Omit<LoggedRequest, 'seq'>): void {
     const seq = this.next++;
     // The query redacted as a URL's: `?` in front lets a first `key=…` be seen as a parameter.
-    const query = entry.query === '' ? '' : bounded(`?${entry.query}`).slice(1);
-    this.ring[seq % this.size] = { seq, ...entry, path: bounded(entry.path), query };
+    const query = entry.query === '' ? '' : detached(bounded(`?${entry.query}`).slice(1));
+    this.ring[seq % this.size] = { seq, ...entry, path: detached(bounded(entry.path)), query };
     if (seq - this.first >= this.size) this.first = seq - this.size + 1;
   }
 

@@ -50,6 +50,13 @@ export function enumParam<T extends string>(params: Map<string, string>, name: s
   return value as T;
 }
 
+/** A parameter of a documented pattern (an id's `^wh_…`): refused as the document says, never a silent empty list. */
+export function patternParam(params: Map<string, string>, name: string, pattern: RegExp, words: string): string | undefined {
+  const value = params.get(name);
+  if (value !== undefined && !pattern.test(value)) throw invalid(`${name} must look like ${words}`);
+  return value;
+}
+
 export function limitParam(params: Map<string, string>, max: number, fallback: number): number {
   const value = params.get('limit');
   if (value === undefined) return fallback;

@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { App } from './app.js';
-import { controlGuard } from './control-guard.js';
+import { apiHostGuard, controlGuard } from './control-guard.js';
 import type { SandboxKeys } from './keys.js';
 import type { PickedFault } from './faults.js';
 import { ProblemError, problemBody, type Reply } from './problem.js';
@@ -32,6 +32,7 @@ export interface SandboxServer {
 export function createSandboxServer(app: App, log: (line: string) => void, host: string): SandboxServer {
   const router = createRouter();
   const guardControl = controlGuard(host);
+  const guardApiHost = apiHostGuard(host);
   const idPrefix = `req_${randomBase62(10)}`;
   let counter = 0;
   let active = 0;
@@ -129,6 +130,7 @@ export function createSandboxServer(app: App, log: (line: string) => void, host:
         send(res, requestId, reply);
         return;
       }
+      guardApiHost?.(req.headers);
       const picked = app.faults.pick(req.method ?? '', path);
       const fault = picked?.kind ?? null;
       if (faulted) faulted.kind = fault;

@@ -166,6 +166,21 @@ export class WebhookService {
     return counts;
   }
 
+  /**
+   * Adds history made elsewhere (a scenario): subscriptions, deliveries oldest first, and when
+   * each PENDING one's next attempt is due; those carry on from then, as if the worker had
+   * made the attempts before.
+   */
+  addHistory(subscriptions: Subscription[], deliveries: Delivery[], nextAttemptAt: ReadonlyMap<string, number>): void {
+    for (const sub of subscriptions) this.store.addSubscription(sub);
+    for (const d of deliveries) this.store.addDelivery(d);
+    const now = this.options.now();
+    for (const [id, at] of nextAttemptAt) {
+      const d = this.store.deliveries.get(id);
+      if (d?.status === 'PENDING') this.worker.schedule(d, Math.max(0, at - now));
+    }
+  }
+
   /** Forgets every subscription, delivery and key (control API reset). */
   async reset(): Promise<void> {
     const store = new WebhookStore();

@@ -42,6 +42,12 @@ export class WebhookStore {
     return this.lastCreatedAt;
   }
 
+  /** A subscription made elsewhere than POST /webhooks (a scenario's history). */
+  addSubscription(sub: Subscription): void {
+    this.subscriptions.set(sub.id, sub);
+    this.lastCreatedAt = Math.max(this.lastCreatedAt, sub.createdAt);
+  }
+
   subscriptionsOf(workspace: WorkspaceId): Subscription[] {
     return [...this.subscriptions.values()].filter((s) => s.workspace === workspace).sort(byCreation);
   }

@@ -9,6 +9,33 @@ import { parseIsoTime, INSTANT } from './iso-time.js';
 
 /** A filedAt later than this ahead of now is refused: a clock or a typo (2099), not a filing. */
 export const MAX_FILED_AT_AHEAD_MS = 24 * 60 * 60 * 1000;
+/** A filedAt before 1970 is a zero value or a typo (0000-01-01), not a filing. */
+const EARLIEST_FILED_AT_MS = 0;
+/**
+ * The most characters of each text field (issue 32, item 10: a 1 MB provider was stored and
+ * served in every answer of its recording): names and ids of another system, and a link.
+ */
+export const MAX_FILING_CHARS = { provider: 255, externalId: 1024, externalUrl: 2048 } as const;
+
+/** What makes a provider or an externalId text no system can hold: a control character (NUL…) or half a surrogate pair. */
+function badText(text: string): string | null {
+  if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text))
+    return 'holds half of a UTF-16 surrogate pair (not valid Unicode)';
+  const control = /[\u0000-\u001f\u007f]/.exec(text);
+  return control ? `holds the control character U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}` : null;
+}
+
+/** The path of a number JSON cannot write (1e999 parses as Infinity, and is written back as null), or null. */
+function nonFiniteNumber(value: unknown): string | null {
+  const stack: [unknown, string][] = [[value, '']];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const [node, path] = item;
+    if (typeof node === 'number' && !Number.isFinite(node)) return path;
+    if (typeof node !== 'object' || node === null) continue;
+    for (const [key, child] of Object.entries(node)) stack.push([child, Array.isArray(node) ? `${path}[${key}]` : `${path}.${key}`]);
+  }
+  return null;
+}
 
 export type FilingField = 'provider' | 'externalId' | 'externalUrl' | 'filedAt' | 'metadata';
 
@@ -57,12 +84,32 @@ export function checkFiling(value: Record<string, unknown>, now: number, o: Chec
   const filing = parsed.data;
   for (const field of ['provider', 'externalId'] as const) {
     if (filing[field].trim() === '') return { field, problem: `${name(field)} is blank: it must hold more than spaces` };
+    const bad = badText(filing[field]);
+    if (bad !== null) return { field, problem: `${name(field)} ${bad}` };
   }
+  for (const field of ['provider', 'externalId', 'externalUrl'] as const) {
+    const length = filing[field]?.length ?? 0;
+    if (length > MAX_FILING_CHARS[field])
+      return { field, problem: `${name(field)} is ${length} characters long; at most ${MAX_FILING_CHARS[field]}` };
+  }
+  if (filing.externalUrl !== undefined && !/^https?:\/\/[^\s/?#]/i.test(filing.externalUrl))
+    return {
+      field: 'externalUrl',
+      problem: `${name('externalUrl')} must be an http or https link (${JSON.stringify(filing.externalUrl.slice(0, 40))})`,
+    };
   if (filing.filedAt !== undefined) {
     const at = parseIsoTime(filing.filedAt, INSTANT);
     if (at !== null && at > now + MAX_FILED_AT_AHEAD_MS) {
       return { field: 'filedAt', problem: `${name('filedAt')} is more than a day in the future (${filing.filedAt})` };
     }
+    if (at !== null && at < EARLIEST_FILED_AT_MS)
+      return { field: 'filedAt', problem: `${name('filedAt')} is before 1970 (${filing.filedAt})` };
   }
+  const infinite = filing.metadata === undefined ? null : nonFiniteNumber(filing.metadata);
+  if (infinite !== null)
+    return {
+      field: 'metadata',
+      problem: `${name('metadata')} holds a number JSON cannot write (at ${infinite.slice(1) || 'its top'}): 1e999 and the like`,
+    };
   return { filing };
 }

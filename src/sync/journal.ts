@@ -13,6 +13,7 @@ import { UsageError } from '../core/errors.js';
 import { type HeldLock, tryLockSync } from '../core/lock.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import type { Ui } from '../core/ui.js';
+import { stateFolder } from '../config/state-folder.js';
 import { MAX_METADATA_DEPTH, metadataTooDeep } from '../shared/json-depth.js';
 
 export interface ExternalRecord {
@@ -54,8 +55,9 @@ export interface JournalProblem {
 }
 
 export function defaultJournalPath(env: NodeJS.ProcessEnv, profile: string): string {
-  const state = env.XDG_STATE_HOME?.startsWith('/') ? env.XDG_STATE_HOME : join(env.HOME || homedir(), '.local', 'state');
-  return join(state, 'rfs', `sync-${profile.replace(/[^A-Za-z0-9._-]/g, '_')}.jsonl`);
+  // The state folder of rfs (config/state-folder.ts), with the process's home as the last resort.
+  const folder = stateFolder(env, env.HOME || homedir()) ?? join(homedir(), '.local', 'state', 'rfs');
+  return join(folder, `sync-${profile.replace(/[^A-Za-z0-9._-]/g, '_')}.jsonl`);
 }
 
 function isEntry(value: unknown): value is JournalEntry {

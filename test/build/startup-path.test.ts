@@ -1,10 +1,11 @@
-// What one page of `recordings list` loads (ARCHITECTURE.md, "How rfs starts"). Every module
+// What one page of `recordings list` runs (ARCHITECTURE.md, "How rfs starts"). Every module
 // on that path is compiled (or read from the code cache) at every start of every command that
-// talks to the service; the ones below have no business there. Checked on the ES module build,
-// whose chunk boundaries are the bundle's lazy boundaries (both come from the same `import()`
-// calls): V8's coverage says which files of dist/ the run executed, and dist/modules.json
-// (scripts/build.mjs) which source modules each holds.
+// talks to the service; the ones below have no business there. Checked on the bundle bin/rfs.js
+// runs (dist/bundle/rfs.cjs), where esbuild wraps each module loaded lazily (behind an `import()`)
+// in a function that runs when it is first imported: V8's coverage says which bytes of the
+// bundle ran, and the bundle's source map which source module each came from.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -31,7 +32,7 @@ const OFF_THE_PATH: ReadonlyArray<readonly [what: string, pattern: RegExp]> = [
   ['webhooks', /^src\/webhooks\//],
 ];
 
-const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
+const BUNDLE = fileURLToPath(new URL('../../dist/bundle/rfs.cjs', import.meta.url));
 
 let sandbox: SandboxProcess;
 let work: string;
@@ -45,7 +46,57 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-/** The source modules that `args` loaded: those of every file of dist/ that it executed. */
+interface Coverage {
+  result: { url: string; functions: { ranges: { startOffset: number; endOffset: number; count: number }[] }[] }[];
+}
+
+/**
+ * Which bytes of `length` ran inside a function of the bundle: each function's and block's range
+ * painted over the ranges around it, outermost first. The bundle's own top level does not count:
+ * for a module loaded lazily it holds only the declarations of its variables and its exports'
+ * getters, which run whether the module is loaded or not. (A function V8 never compiled has no
+ * range of its own; it lies inside its module's lazy wrapper, or inside that top level.)
+ */
+function executedBytes(functions: Coverage['result'][number]['functions'], length: number): Uint8Array {
+  const ranges = functions.flatMap((f) =>
+    f.ranges.map((r, i) => ({ ...r, count: i === 0 && r.startOffset <= 1 && r.endOffset >= length - 1 ? 0 : r.count })),
+  );
+  ranges.sort((a, b) => a.startOffset - b.startOffset || b.endOffset - a.endOffset);
+  const ran = new Uint8Array(length);
+  for (const r of ranges) ran.fill(r.count > 0 ? 1 : 0, r.startOffset, r.endOffset);
+  return ran;
+}
+
+/** The generated line and column of each mapping of a source map, with its source's index. */
+function* segments(mappings: string): Generator<[line: number, column: number, source: number]> {
+  const digits = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  let source = 0;
+  for (const [line, text] of mappings.split(';').entries()) {
+    let column = 0;
+    for (const segment of text.split(',')) {
+      if (segment === '') continue;
+      const fields: number[] = [];
+      let value = 0;
+      let shift = 0;
+      for (const char of segment) {
+        const digit = digits.indexOf(char);
+        value += (digit & 31) << shift;
+        shift += 5;
+        if ((digit & 32) === 0) {
+          fields.push(value & 1 ? -(value >>> 1) : value >>> 1);
+          value = 0;
+          shift = 0;
+        }
+      }
+      column += fields[0] as number;
+      if (fields.length < 4) continue;
+      source += fields[1] as number;
+      yield [line, column, source];
+    }
+  }
+}
+
+/** The source modules (`src/…`, `node_modules/…`) of which `args` ran any code. */
 async function modulesLoadedBy(args: string[]): Promise<string[]> {
   const coverage = mkdtempSync(join(work, 'coverage-'));
   const run = await runRfs(args, {
@@ -53,25 +104,31 @@ async function modulesLoadedBy(args: string[]): Promise<string[]> {
       RFS_CONFIG_DIR: join(work, 'config'),
       RFS_BASE_URL: sandbox.baseUrl,
       RFS_API_KEY: sandbox.apiKeys.admin,
-      // The ES module build (bin/rfs.js), and V8's record of the scripts it ran.
+      // V8's record of what ran, from a bundle compiled afresh.
       NODE_DISABLE_COMPILE_CACHE: '1',
       NODE_V8_COVERAGE: coverage,
     },
   });
   expect(run.code, run.stderr).toBe(0);
-  const held = JSON.parse(readFileSync(join(DIST, 'modules.json'), 'utf8')) as Record<string, string[]>;
-  const prefix = pathToFileURL(DIST).href;
-  const files = new Set<string>();
-  for (const report of readdirSync(coverage)) {
-    const { result } = JSON.parse(readFileSync(join(coverage, report), 'utf8')) as { result: { url: string }[] };
-    for (const { url } of result) if (url.startsWith(prefix)) files.add(url.slice(prefix.length));
+  const source = readFileSync(BUNDLE, 'latin1');
+  // bin/rfs.js compiles the file in Node's CommonJS wrapper, on a line of its own before it.
+  const wrapped = `(function (exports, require, module, __filename, __dirname) {\n${source}\n})`;
+  const scripts = readdirSync(coverage).flatMap((report) =>
+    (JSON.parse(readFileSync(join(coverage, report), 'utf8')) as Coverage).result.filter(
+      (s) => s.url === BUNDLE || s.url === pathToFileURL(BUNDLE).href,
+    ),
+  );
+  expect(scripts, 'the run executed no code of dist/bundle/rfs.cjs').toHaveLength(1);
+  const ran = executedBytes((scripts[0] as Coverage['result'][number]).functions, wrapped.length);
+  const lineStarts = [0];
+  for (let i = wrapped.indexOf('\n'); i !== -1; i = wrapped.indexOf('\n', i + 1)) lineStarts.push(i + 1);
+  const map = new SourceMap(JSON.parse(readFileSync(`${BUNDLE}.map`, 'utf8')) as ConstructorParameters<typeof SourceMap>[0]);
+  const { sources, mappings } = map.payload;
+  const loaded = new Set<number>();
+  for (const [line, column, index] of segments(mappings)) {
+    if (ran[(lineStarts[line + 1] as number) + column] === 1) loaded.add(index);
   }
-  expect(files, 'the run executed no file of dist/').toContain('main.js');
-  return [...files].flatMap((file) => {
-    const modules = held[file];
-    if (modules === undefined) throw new Error(`dist/modules.json does not know ${file}: run the build again`);
-    return modules;
-  });
+  return [...loaded].map((i) => (sources[i] as string).replace(/^(\.\.\/)+/, ''));
 }
 
 describe('one page of `recordings list -o json`', () => {

@@ -4,6 +4,7 @@
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { describe, expect, it } from 'vitest';
 import { buildProgram, type Dispatch } from '../../src/cli/program.js';
+import { runCli } from '../../src/cli/run.js';
 import type { Context } from '../../src/commands/context.js';
 import { options as fileOptions } from '../../src/commands/file/run.js';
 import { options as listOptions } from '../../src/commands/recordings/list/run.js';
@@ -12,6 +13,10 @@ import { options as syncOptions } from '../../src/commands/sync/run.js';
 import { options as listenOptions } from '../../src/commands/webhooks/listen/run.js';
 import { UsageError } from '../../src/core/errors.js';
 import { bufferIO } from '../helpers/io.js';
+import { fakeTime } from '../helpers/clock.js';
+
+/** What options() reads of the run: its clock (the filters' durations count back from it). */
+const atNoon = { clock: fakeTime(Date.parse('2026-11-22T12:00:00Z')).clock } as unknown as Context;
 
 /** Parses argv with the real tree; returns the command it names and what commander made of it. */
 async function parse(argv: string[]): Promise<{ name: string; args: unknown; flags: unknown; command: CommandUnknownOpts }> {
@@ -50,6 +55,38 @@ describe('the command tree', () => {
     expect(second).not.toBe(first);
     expect(second.opts().quiet).toBeUndefined();
     expect(ran).toEqual(['sync']);
+  });
+});
+
+// A run's tree holds only the noun its command line starts with (start-up: bench/RESULTS.md).
+describe('the tree of one run', () => {
+  const quiet = { writeOut: () => undefined, writeErr: () => undefined };
+  const names = (program: CommandUnknownOpts): string[] => program.commands.map((c) => c.name()).filter((n) => !n.startsWith('__'));
+
+  it('holds only the noun argv starts with, for every noun but completion, which reads the whole tree', () => {
+    const all = names(buildProgram(async () => undefined, quiet));
+    expect(all).toContain('recordings');
+    for (const noun of all) {
+      const narrowed = names(buildProgram(async () => undefined, quiet, [noun, '--help']));
+      expect(narrowed, noun).toEqual(noun === 'completion' ? all : [noun]);
+    }
+    // Anything else first: the whole tree.
+    for (const first of ['-q', 'recording', 'help', 'recordngs'])
+      expect(names(buildProgram(async () => undefined, quiet, [first]))).toEqual(all);
+  });
+
+  it('gives the same help and the same errors as the whole tree', async () => {
+    const run = async (argv: string[]): Promise<[number, string, string]> => {
+      const t = bufferIO();
+      const code = await runCli(argv, t.io);
+      return [code, t.stdout(), t.stderr()];
+    };
+    expect(await run(['recordings', 'list', '--help'])).toEqual(await run(['help', 'recordings', 'list']));
+    expect(await run(['deliveries', '--help'])).toEqual(await run(['help', 'deliveries']));
+    const [code, , stderr] = await run(['recordings', 'lst']);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/unknown command 'lst'/);
+    expect(stderr).toMatch(/list/);
   });
 });
 
@@ -104,7 +141,7 @@ describe("a command's run receives typed, checked options", () => {
   });
 
   it('deliveries replay: ids from the variadic argument; flags that do not go together are refused', async () => {
-    expect(replayOptions(asInput(await parse(['deliveries', 'replay', 'dlv_1', 'dlv_2'])))).toEqual({
+    expect(replayOptions(asInput(await parse(['deliveries', 'replay', 'dlv_1', 'dlv_2'])), atNoon)).toEqual({
       ids: ['dlv_1', 'dlv_2'],
       allFailed: false,
       subscriptionId: undefined,
@@ -112,8 +149,9 @@ describe("a command's run receives typed, checked options", () => {
       max: undefined,
       wait: false,
       waitTimeoutSeconds: 300,
+      filter: {},
     });
-    expect(() => replayOptions(asInput({ args: [[]], flags: { dryRun: true } } as never))).toThrow(
+    expect(() => replayOptions(asInput({ args: [[]], flags: { dryRun: true } } as never), atNoon)).toThrow(
       'give one or more delivery ids, or --all-failed',
     );
   });

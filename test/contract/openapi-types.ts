@@ -484,7 +484,7 @@ export interface components {
             /** @constant */
             status: 403;
             /** @enum {string} */
-            code: "INSUFFICIENT_SCOPE" | "SUBSCRIPTION_REQUIRED";
+            code: "INSUFFICIENT_SCOPE" | "SUBSCRIPTION_REQUIRED" | "HOST_REFUSED";
             requestId: string;
         };
         Problem404: {
@@ -581,7 +581,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem401"];
             };
         };
-        /** @description Forbidden: INSUFFICIENT_SCOPE, SUBSCRIPTION_REQUIRED (problem details, RFC 9457) */
+        /** @description Forbidden: INSUFFICIENT_SCOPE, SUBSCRIPTION_REQUIRED, HOST_REFUSED (problem details, RFC 9457) */
         Problem403: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];

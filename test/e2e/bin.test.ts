@@ -1,13 +1,14 @@
 // End to end: the built bin/rfs.js as a child process, against `rfs sandbox` as a child
 // process, the way a script on a server would use them.
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRfs, startSandboxProcess, type SandboxProcess } from '../helpers/child.js';
 
-const BUNDLE_DIR = fileURLToPath(new URL('../../dist/bundle/', import.meta.url));
+const BUNDLE = fileURLToPath(new URL('../../dist/bundle/rfs.cjs', import.meta.url));
 
 let sandbox: SandboxProcess;
 let configDir: string;
@@ -39,10 +40,10 @@ describe('bin/rfs.js', () => {
   });
 
   it('prints the pre-rendered overview exactly as the bundle renders it', async () => {
-    const { spawnSync } = await import('node:child_process');
-    const { fileURLToPath } = await import('node:url');
-    const main = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
-    const fromBundle = spawnSync(process.execPath, [main, '--help'], { encoding: 'utf8', env: { PATH: process.env.PATH } });
+    const fromBundle = spawnSync(process.execPath, [BUNDLE, '--help'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, COLUMNS: '80', NO_COLOR: '1' },
+    });
     const fromShim = await runRfs(['--help']);
     expect(fromShim.code).toBe(0);
     expect(fromShim.stdout).toBe(fromBundle.stdout);
@@ -86,7 +87,6 @@ describe('bin/rfs.js', () => {
   it("answers a list without loading node:http2 or Node's own undici", async () => {
     // A preload that reports, at exit, which built-in modules the process compiled.
     const probe = join(configDir, 'modules-probe.cjs');
-    const { writeFileSync } = await import('node:fs');
     writeFileSync(
       probe,
       "process.on('exit', () => process.stderr.write('\\nMODULES ' + JSON.stringify(process.moduleLoadList) + '\\n'));\n",
@@ -100,41 +100,88 @@ describe('bin/rfs.js', () => {
     expect(loaded).not.toContain('NativeModule internal/deps/undici/undici');
   });
 
-  it('was built with a code cache of its CommonJS bundle for the Node that built it', () => {
-    const files = readdirSync(BUNDLE_DIR);
-    expect(files).toContain('rfs.js');
-    expect(files.filter((f) => /^v8-.+\.cache$/.test(f))).toHaveLength(1);
+  // One build for every Node: the bundle, compiled with a code cache that the first run on each
+  // Node writes to the user's cache folder ($XDG_CACHE_HOME/rfs) and later runs read.
+  it('writes a code cache on the first run and runs from it after, with the same output', async () => {
+    const cacheHome = mkdtempSync(join(configDir, 'cache-'));
+    const args = ['recordings', 'list', '--limit', '3'];
+    const first = await runRfs(args, { env: { ...env, XDG_CACHE_HOME: cacheHome, NODE_DEBUG: 'rfs-bundle' } });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toMatch(/RFS-BUNDLE \d+: no code cache yet at /);
+    expect(first.stderr).toMatch(/RFS-BUNDLE \d+: code cache written to /);
+    const caches = readdirSync(join(cacheHome, 'rfs'));
+    expect(caches).toEqual([
+      expect.stringMatching(new RegExp(`^[0-9a-f]{16}-v8-${process.versions.v8.replace(/\./g, '\\.')}-${process.arch}\\.cache$`)),
+    ]);
+    // The user's own: 0700 folder, 0600 file.
+    expect(statSync(join(cacheHome, 'rfs')).mode & 0o777).toBe(0o700);
+    expect(statSync(join(cacheHome, 'rfs', caches[0] as string)).mode & 0o777).toBe(0o600);
+    const second = await runRfs(args, { env: { ...env, XDG_CACHE_HOME: cacheHome, NODE_DEBUG: 'rfs-bundle' } });
+    expect(second.code).toBe(0);
+    expect(second.stderr).toMatch(/RFS-BUNDLE \d+: code cache accepted/);
+    expect(second.stderr).not.toMatch(/code cache written/);
+    expect(JSON.parse(second.stdout)).toEqual(JSON.parse(first.stdout));
+    expect((JSON.parse(second.stdout) as unknown[]).length).toBe(3);
+    const off = await runRfs(args, {
+      env: { ...env, XDG_CACHE_HOME: cacheHome, NODE_DEBUG: 'rfs-bundle', NODE_DISABLE_COMPILE_CACHE: '1' },
+    });
+    expect(off.code).toBe(0);
+    expect(off.stderr).toMatch(/RFS-BUNDLE \d+: NODE_DISABLE_COMPILE_CACHE is set: no code cache/);
+    expect(JSON.parse(off.stdout)).toEqual(JSON.parse(first.stdout));
   });
 
-  // bin/rfs.js runs the CommonJS bundle where dist/bundle/ holds a code cache for this Node's V8
-  // (the Node that ran the build: Node 20 in CI), and the ES module build on any other (Node 24
-  // in CI, which runs this file too), or when NODE_DISABLE_COMPILE_CACHE is set.
-  it('runs the cached CommonJS bundle on the Node that built it and the ES modules otherwise, with the same output', async () => {
-    const args = ['recordings', 'list', '--limit', '3'];
-    const cached = existsSync(join(BUNDLE_DIR, `v8-${process.versions.v8}-${process.arch}.cache`));
-    const chosen = await runRfs(args, { env: { ...env, NODE_DEBUG: 'rfs-bundle' } });
-    expect(chosen.code).toBe(0);
-    expect(chosen.stderr).toMatch(
-      cached ? /RFS-BUNDLE \d+: the CommonJS bundle, code cache accepted/ : /RFS-BUNDLE \d+: no code cache for V8 \S+: the ES module build/,
-    );
-    const modules = await runRfs(args, { env: { ...env, NODE_DEBUG: 'rfs-bundle', NODE_DISABLE_COMPILE_CACHE: '1' } });
-    expect(modules.code).toBe(0);
-    expect(modules.stderr).toMatch(/RFS-BUNDLE \d+: NODE_DISABLE_COMPILE_CACHE is set: the ES module build/);
-    expect(JSON.parse(modules.stdout)).toEqual(JSON.parse(chosen.stdout));
-    expect((JSON.parse(chosen.stdout) as unknown[]).length).toBe(3);
+  // A cache from another build has another name: the bundle's first line carries a hash of it.
+  it('keys the code cache on the bundle it was made from', async () => {
+    const cacheHome = mkdtempSync(join(configDir, 'cache-'));
+    const r = await runRfs(['recordings', 'list', '--limit', '1'], { env: { ...env, XDG_CACHE_HOME: cacheHome } });
+    expect(r.code).toBe(0);
+    const id = /^\/\/ rfs bundle ([0-9a-f]{16})\n/.exec(readFileSync(BUNDLE, 'latin1'))?.[1];
+    expect(id).toBeDefined();
+    expect(readdirSync(join(cacheHome, 'rfs'))).toEqual([`${id}-v8-${process.versions.v8}-${process.arch}.cache`]);
+  });
+
+  // Caches of older builds or other Nodes go when a new one is written, once 30 days unused.
+  it('removes the caches nothing has rewritten for 30 days when it writes one', async () => {
+    const cacheHome = mkdtempSync(join(configDir, 'cache-'));
+    const folder = join(cacheHome, 'rfs');
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    const stale = join(folder, '0123456789abcdef-v8-1.0-x64.cache');
+    const recent = join(folder, 'fedcba9876543210-v8-1.0-x64.cache');
+    const other = join(folder, 'notes.txt');
+    for (const file of [stale, recent, other]) writeFileSync(file, 'x');
+    const old = new Date(Date.now() - 31 * 24 * 60 * 60 * 1000);
+    utimesSync(stale, old, old);
+    utimesSync(other, old, old);
+    const r = await runRfs(['recordings', 'list', '--limit', '1'], { env: { ...env, XDG_CACHE_HOME: cacheHome } });
+    expect(r.code).toBe(0);
+    const left = readdirSync(folder);
+    expect(left).not.toContain('0123456789abcdef-v8-1.0-x64.cache');
+    expect(left).toEqual(expect.arrayContaining(['fedcba9876543210-v8-1.0-x64.cache', 'notes.txt']));
+    expect(left.filter((f) => f.endsWith(`-v8-${process.versions.v8}-${process.arch}.cache`))).toHaveLength(1);
   });
 
   // V8 takes a code cache only under the flags it was made with: a user's NODE_OPTIONS with a
-  // V8 flag makes it reject the cache, and the bundle is then compiled as any script is.
+  // V8 flag makes it reject the cache; the bundle is then compiled as any script is, and the
+  // cache written again.
   it('still answers when V8 rejects the code cache under other V8 flags', async () => {
+    const cacheHome = mkdtempSync(join(configDir, 'cache-'));
     const args = ['recordings', 'list', '--limit', '2'];
-    const r = await runRfs(args, { env: { ...env, NODE_DEBUG: 'rfs-bundle', NODE_OPTIONS: '--max-old-space-size=300' } });
+    expect((await runRfs(args, { env: { ...env, XDG_CACHE_HOME: cacheHome } })).code).toBe(0);
+    const r = await runRfs(args, {
+      env: { ...env, XDG_CACHE_HOME: cacheHome, NODE_DEBUG: 'rfs-bundle', NODE_OPTIONS: '--stack-trace-limit=20' },
+    });
     expect(r.code).toBe(0);
     expect((JSON.parse(r.stdout) as unknown[]).length).toBe(2);
-    if (existsSync(join(BUNDLE_DIR, `v8-${process.versions.v8}-${process.arch}.cache`))) {
-      expect(r.stderr).toMatch(/RFS-BUNDLE \d+: the CommonJS bundle, code cache rejected/);
-    } else {
-      expect(r.stderr).toMatch(/the ES module build/);
-    }
+    expect(r.stderr).toMatch(/RFS-BUNDLE \d+: code cache rejected/);
+    expect(r.stderr).toMatch(/RFS-BUNDLE \d+: code cache written to /);
+  });
+
+  // --verbose runs the same bundle, through Node's loader with source maps on: a stack trace
+  // names the source files.
+  it('maps --verbose stack traces to the sources of the same bundle', async () => {
+    const r = await runRfs(['recordings', 'get', 'rec_1', '-v'], { env: { ...env, RFS_API_KEY: 'not a key' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/\bat \S+ \(\S*src\/config\/credentials\.ts:\d+:\d+\)/);
+    expect(r.stderr).not.toMatch(/dist\/bundle\/rfs\.cjs:\d+/);
   });
 });

@@ -1,5 +1,5 @@
-// `import { startSandbox } from 'rfs/sandbox'` as an integrator's test suite writes it: a child
-// Node process in a folder of its own, where node_modules/rfs is this package, resolves the name
+// `import { startSandbox } from 'rfs-cli/sandbox'` as an integrator's test suite writes it: a child
+// Node process in a folder of its own, where node_modules/rfs-cli is this package, resolves the name
 // through package.json `exports`. A resolve hook lists every module the import loads.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -19,7 +19,7 @@ beforeAll(async () => {
   if (!existsSync(LIBRARY)) throw new Error('dist/sandbox/index.js is missing: run npm run build first');
   dir = await mkdtemp(join(tmpdir(), 'rfs-integrator-'));
   await mkdir(join(dir, 'node_modules', '@types'), { recursive: true });
-  await symlink(ROOT, join(dir, 'node_modules', 'rfs'), 'dir');
+  await symlink(ROOT, join(dir, 'node_modules', 'rfs-cli'), 'dir');
   await symlink(join(ROOT, 'node_modules', '@types', 'node'), join(dir, 'node_modules', '@types', 'node'), 'dir');
   await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'an-integration', private: true, type: 'module' }));
 });
@@ -37,7 +37,7 @@ export async function resolve(specifier, context, next) {
 `;
 const REGISTER = `import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n`;
 const INTEGRATION = `
-import { startSandbox } from 'rfs/sandbox';
+import { startSandbox } from 'rfs-cli/sandbox';
 const sandbox = await startSandbox({ port: 0, seed: 'integrator', recordings: 3 });
 try {
   const health = await sandbox.control.health();
@@ -51,7 +51,7 @@ try {
 }
 `;
 
-describe('rfs/sandbox, imported by its name', () => {
+describe('rfs-cli/sandbox, imported by its name', () => {
   it('starts a sandbox with typed control, and loads nothing of the CLI', async () => {
     await writeFile(join(dir, 'hooks.mjs'), HOOKS);
     await writeFile(join(dir, 'register.mjs'), REGISTER);
@@ -84,7 +84,7 @@ describe('rfs/sandbox, imported by its name', () => {
     await writeFile(
       join(dir, 'typed.ts'),
       `
-import { startSandbox, SandboxControlError, type LoggedRequest, type RunningSandbox, type SandboxState } from 'rfs/sandbox';
+import { startSandbox, SandboxControlError, type LoggedRequest, type RunningSandbox, type SandboxState } from 'rfs-cli/sandbox';
 const sandbox: RunningSandbox = await startSandbox({ port: 0, seed: 1, recordings: 10, fixtures: [{ title: 'A' }] });
 const log: LoggedRequest[] = await sandbox.control.requests(0);
 const status: number | null = log[0]?.status ?? null;

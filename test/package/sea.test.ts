@@ -157,7 +157,7 @@ describe.skipIf(!LINUX_X64.met)(needs(LINUX_X64, 'the single executable, alone i
     'prints the overview pre-rendered at build time exactly as the CLI renders it',
     async () => {
       const { spawnSync } = await import('node:child_process');
-      const rendered = spawnSync(process.execPath, [join(ROOT, 'dist', 'main.js'), '--help'], {
+      const rendered = spawnSync(process.execPath, [join(ROOT, 'dist', 'bundle', 'rfs.cjs'), '--help'], {
         encoding: 'utf8',
         env: { PATH: process.env.PATH ?? '', COLUMNS: '80', NO_COLOR: '1' },
       });

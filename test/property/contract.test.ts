@@ -190,6 +190,17 @@ describe('error answers (property)', () => {
 });
 
 describe('nesting depth on the bytes', () => {
+  // Up to `limit` opening brackets the text is answered by counting them; beyond, by the walk.
+  it('counts brackets first, and walks the text when there are more than the limit', async () => {
+    const { bytesNestDeeperThan } = await import('../../src/shared/json-depth.js');
+    const deeper = (text: string, limit: number): boolean => bytesNestDeeperThan(Buffer.from(text), limit);
+    expect(deeper('[[[]]]', 3)).toBe(false);
+    expect(deeper('[[[[]]]]', 3)).toBe(true);
+    expect(deeper('[{"a":"[[[[[[["},{"b":"{{{{"}]', 3)).toBe(false);
+    expect(deeper('[[],[],[],[],[[]]]', 3)).toBe(false);
+    expect(deeper('[[],[],[],[],[[[]]]]', 3)).toBe(true);
+  });
+
   it('agrees with the walk over the parsed value, for any JSON value and limit', async () => {
     const { bytesNestDeeperThan, nestedDeeperThan } = await import('../../src/shared/json-depth.js');
     fc.assert(

@@ -232,7 +232,9 @@ describe('recordings list --include content (item 7)', () => {
       [
         'ID        TITLE          STATUS     PRIORITY  AUTHOR     CLIENT    MATTER  UPDATED  FILED',
         'rec_0001  Intake call 1  COMPLETED  HIGH      Ana Silva  Acme Ltd  -       1d ago   no',
-        '    First line of the note and more text that goes on',
+        // Two parts of the note apart by a blank line, the first without punctuation (a
+        // heading): set off by a dash (issue 33 item 8).
+        '    First line of the note — and more text that goes on',
         'rec_0002  Intake call 2  COMPLETED  HIGH      Ana Silva  Acme Ltd  -       1d ago   no',
         '    Meeting summary: content unavailable',
         'rec_0003  Intake call 3  COMPLETED  HIGH      Ana Silva  Acme Ltd  -       1d ago   no',

@@ -108,9 +108,10 @@ describe('Host: only names of this machine (DNS rebinding)', () => {
     },
   );
 
-  it('leaves /api/v1 alone: a key is what guards it', async () => {
+  it('applies its Host rule to /api/v1 too, bound to loopback (issue 32, item 6: api-host.test.ts)', async () => {
     const res = await send('GET', '/api/v1/recordings?limit=1', { host: 'api.example.com', authorization: `Bearer ${h.keys.admin}` });
-    expect(res.status).toBe(200);
+    expect(res.status).toBe(403);
+    expect(res.json?.code).toBe('HOST_REFUSED');
   });
 
   it('answers the --host it was bound to, and any IP address when bound to a wildcard', () => {

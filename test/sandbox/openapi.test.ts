@@ -264,7 +264,7 @@ describe('the document is as strict as the answers', () => {
     refused('GET', '/recordings/rec_missing', missing, (j) => delete j.requestId, /requestId/);
     const schema = doc.components.schemas;
     expect(schema.Problem400.properties.code.enum).toEqual(['INVALID_INPUT', 'INVALID_CURSOR', 'IDEMPOTENCY_KEY_REQUIRED']);
-    expect(schema.Problem403.properties.code.enum).toEqual(['INSUFFICIENT_SCOPE', 'SUBSCRIPTION_REQUIRED']);
+    expect(schema.Problem403.properties.code.enum).toEqual(['INSUFFICIENT_SCOPE', 'SUBSCRIPTION_REQUIRED', 'HOST_REFUSED']);
     expect(schema.Problem409.properties.code.enum).toEqual(['RECORDING_NOT_COMPLETED', 'WEBHOOK_SUBSCRIPTION_LIMIT_EXCEEDED']);
   });
 

@@ -225,7 +225,8 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'rfs in an 80-column terminal (tmux)'), (
     expect(rows.filter((l) => l.includes('…')).length).toBeGreaterThanOrEqual(1);
   });
 
-  it('webhooks delete asks first: "n" keeps the subscription, "y" deletes it', async () => {
+  // Issue 33 item 8: the question names the subscription's URL, not only its id.
+  it('webhooks delete asks first, naming the URL: "n" keeps the subscription, "y" deletes it', async () => {
     const env = { RFS_BASE_URL: h.base, RFS_API_KEY: h.keys.admin };
     const created = await h.api('/webhooks', {
       body: { url: 'http://127.0.0.1:9/x', events: ['recording.completed'] },
@@ -235,28 +236,28 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'rfs in an 80-column terminal (tmux)'), (
     const id = created.json.data.id as string;
     const listed = async (): Promise<string[]> => ((await h.api('/webhooks')).json.data as { id: string }[]).map((w) => w.id);
     expect(await listed()).toContain(id);
-    const question = `? Delete webhook subscription ${id}? (y/N)`;
+    const question = `? Delete webhook subscription ${id} (http://127.0.0.1:9/x)? (y/N)`;
 
     await runInPane('del-n', ['webhooks', 'delete', id], env);
-    await waitForScreen('del-n', (s) => s.includes(question), 'the confirmation question');
+    await waitForScreen('del-n', (s) => s.replace(/\s+/g, ' ').includes(question), 'the confirmation question');
     await typeText('del-n', 'n');
     await pressKey('del-n', 'Enter');
     expect(await waitForExit('del-n')).toBe(0);
     const kept = (await capture('del-n')).join('\n');
     saveCapture('webhooks-delete-no.txt', kept);
-    expect(kept).toContain(`Delete webhook subscription ${id}? No`);
+    expect(kept.replace(/\s+/g, ' ')).toContain(`Delete webhook subscription ${id} (http://127.0.0.1:9/x)? No`);
     expect(kept).toMatch(/^Not deleted\.$/m);
     expect(kept).not.toMatch(/^Deleted\s/m);
     expect(await listed()).toContain(id);
 
     await runInPane('del-y', ['webhooks', 'delete', id], env);
-    await waitForScreen('del-y', (s) => s.includes(question), 'the confirmation question');
+    await waitForScreen('del-y', (s) => s.replace(/\s+/g, ' ').includes(question), 'the confirmation question');
     await typeText('del-y', 'y');
     await pressKey('del-y', 'Enter');
     expect(await waitForExit('del-y')).toBe(0);
     const gone = (await capture('del-y')).join('\n');
     saveCapture('webhooks-delete-yes.txt', gone);
-    expect(gone).toContain(`Delete webhook subscription ${id}? Yes`);
+    expect(gone.replace(/\s+/g, ' ')).toContain(`Delete webhook subscription ${id} (http://127.0.0.1:9/x)? Yes`);
     expect(gone).toMatch(new RegExp(`^Deleted\\s+${id}$`, 'm'));
     expect(await listed()).not.toContain(id);
   });

@@ -3,16 +3,22 @@
 // when one comes back full, the same status is listed again per subscription, so one busy
 // subscription does not hide the others; a list that is still full marks its counts as a lower
 // bound. Every request goes through the one client, which paces them within --rate.
+// `known` holds the live subscriptions and the remembered deleted ones (known-subscriptions.ts),
+// so a deleted subscription's FAILED deliveries are found behind a full list (issue 30).
+// The time and error filters (filters.ts) apply to the slices' rows; bounds.ts says what a full
+// slice leaves uncertain.
 import type { ApiClient } from '../../api/types.js';
 import { listDeliveries } from '../../api/webhooks.js';
 import type { Delivery } from '../../shared/schemas.js';
 import { field } from '../../output/fields.js';
+import { DELIVERY_LIST_ROWS } from './bounds.js';
 
-/** Rows a deliveries list holds at most (api.md, Limits). */
-export const DELIVERY_LIST_ROWS = 50;
+export { DELIVERY_LIST_ROWS } from './bounds.js';
 
 export interface Slice {
   status: string;
+  /** The subscription this list was asked for; undefined for the whole workspace's list (or its rest). */
+  listedFor?: string | undefined;
   deliveries: Delivery[];
   /** The list came back full: more deliveries of this kind may exist than it shows. */
   full: boolean;
@@ -32,7 +38,7 @@ export async function takeCensus(client: ApiClient, o: CensusOptions): Promise<S
   const slices: Slice[] = [];
   const list = async (status: string, subscriptionId: string | undefined): Promise<Slice> => {
     const deliveries = await listDeliveries(client, { status, subscriptionId, limit: DELIVERY_LIST_ROWS, signal: o.signal });
-    return { status, deliveries, full: deliveries.length >= DELIVERY_LIST_ROWS };
+    return { status, listedFor: subscriptionId, deliveries, full: deliveries.length >= DELIVERY_LIST_ROWS };
   };
   for (const status of o.statuses) {
     const all = await list(status, o.subscriptionId);
@@ -53,7 +59,7 @@ export async function takeCensus(client: ApiClient, o: CensusOptions): Promise<S
     }
     // Rows of the full list that no subscription's list showed (no subscription id): kept, as a lower bound.
     const rest = all.deliveries.filter((d) => !seen.has(d.id));
-    if (rest.length > 0) slices.push({ status, deliveries: rest, full: true });
+    if (rest.length > 0) slices.push({ status, listedFor: undefined, deliveries: rest, full: true });
   }
   return slices;
 }

@@ -1,7 +1,8 @@
 // rfs sandbox: the declaration; the code is in run.ts. The defaults shown are the sandbox's own
 // (src/sandbox/config.ts, a small module with no dependencies), so help and behaviour agree.
 import { Command } from '@commander-js/extra-typings';
-import { DEFAULTS } from '../../sandbox/config.js';
+import { DEFAULTS, SCENARIOS, SCENARIO_NAMES } from '../../sandbox/config.js';
+import { choiceOption } from '../choices.js';
 import { defineCommand, examples, type Parsed } from '../define.js';
 
 const declare = () =>
@@ -18,11 +19,21 @@ const declare = () =>
     .option('--faults <rate>', 'fraction 0-1 of API requests that fail on purpose', String(DEFAULTS.faults))
     .option('--delivery-attempts <n>', 'attempts per webhook delivery', String(DEFAULTS.deliveryAttempts))
     .option('--delivery-backoff <ms>', 'first retry delay of a delivery, x4 each time', String(DEFAULTS.deliveryBackoffMs))
+    .addOption(choiceOption('--scenario <name>', 'start with a prepared state (below); not with --data or --fixtures', SCENARIO_NAMES))
     .option('--allow-private-webhooks', 'allow webhook URLs on private networks')
     .option('--allow-remote-control', 'bind beyond loopback without the warning (the control API has no key)')
     .addHelpText(
       'after',
-      examples(['rfs sandbox', 'rfs sandbox --port 0 --seed 42 --data sandbox.json', 'rfs sandbox --faults 0.2 --rate-limit 0']),
+      `\nScenarios:\n${SCENARIO_NAMES.map((name) => `  ${name}:\n${SCENARIOS[name].map((l) => `    ${l}`).join('\n')}`).join('\n')}`,
+    )
+    .addHelpText(
+      'after',
+      examples([
+        'rfs sandbox',
+        'rfs sandbox --port 0 --seed 42 --data sandbox.json',
+        'rfs sandbox --faults 0.2 --rate-limit 0',
+        'rfs sandbox --scenario incident --seed 42',
+      ]),
     );
 
 export type Input = Parsed<ReturnType<typeof declare>>;

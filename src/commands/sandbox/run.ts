@@ -46,6 +46,9 @@ export function sandboxOptions(flags: SandboxFlags): SandboxOptions {
   set('deliveryAttempts', numberFlag('delivery-attempts', 'deliveryAttempts', flags.deliveryAttempts));
   set('deliveryBackoffMs', numberFlag('delivery-backoff', 'deliveryBackoffMs', flags.deliveryBackoff));
   set('allowPrivateWebhooks', flags.allowPrivateWebhooks);
+  set('scenario', flags.scenario);
+  if (options.scenario !== undefined && (options.dataFile !== undefined || options.fixtures !== undefined))
+    throw new UsageError('--scenario makes its own state: it cannot be combined with --data or --fixtures');
   return options;
 }
 
@@ -79,7 +82,25 @@ function banner(sandbox: RunningSandbox, options: SandboxOptions): string {
     '',
     `Control API (no key): ${sandbox.baseUrl}/_sandbox/…  ·  Ctrl-C to stop`,
     '',
+    ...scenarioLines(sandbox),
   ].join('\n');
+}
+
+/** What --scenario incident holds, and how its failing receiver recovers. */
+function scenarioLines(sandbox: RunningSandbox): string[] {
+  const scenario = sandbox.scenario;
+  if (scenario === null) return [];
+  const width = Math.max(...scenario.receivers.map((r) => r.name.length));
+  const state = (name: string, mode: string): string =>
+    name === 'deleted' ? 'down; its subscription was deleted' : mode === 'ok' ? 'answers 2xx' : mode === 'fail' ? 'failing' : 'down';
+  return [
+    `Scenario ${scenario.name}: 300+ deliveries whose attempts span the last two hours; receivers run by the sandbox:`,
+    ...scenario.receivers.map((r) => `  ${r.name.padEnd(width)}  ${r.subscriptionId}  ${r.url}  ${state(r.name, r.mode)}`),
+    'The failing receiver answers 500s, 503s with Retry-After and timeouts; its newest deliveries are still retrying.',
+    'Make it recover (new attempts and replays then succeed):',
+    `  curl -X POST -H 'content-type: application/json' -d '{"mode":"ok"}' ${sandbox.baseUrl}/_sandbox/receivers/failing`,
+    '',
+  ];
 }
 
 function aborted(signal: AbortSignal): Promise<void> {

@@ -4,8 +4,10 @@ import * as z from 'zod/mini';
 import '../../shared/zod-messages.js';
 import { PRIORITIES, RECORDING_STATUSES } from '../../shared/schemas.js';
 import { FAULT_KINDS } from '../faults.js';
+import { RECEIVER_MODES } from '../receivers.js';
 import { MAX_STATE_DEPTH, checkState, issuePath, withSeed } from '../persistence.js';
 import { ProblemError, json, notFound, type Reply } from '../problem.js';
+import { firstRefusedUrl } from '../url-guard.js';
 import { jsonBody, parseQuery } from '../request.js';
 import { WORKSPACES } from '../types.js';
 import type { ControlRoute, RequestContext } from './route.js';
@@ -41,6 +43,7 @@ const FaultChange = z
     }),
   );
 const DeliveryFaultChange = z.strictObject({ duplicate: z.optional(Rate), stale: z.optional(Rate), badSignature: z.optional(Rate) });
+const ReceiverChange = z.strictObject({ mode: z.enum(RECEIVER_MODES) });
 const SnapshotName = z.string().check(z.regex(/^[A-Za-z0-9._-]{1,100}$/, 'must be 1 to 100 letters, digits, or . _ -'));
 const NewSnapshot = z.strictObject({ name: SnapshotName });
 
@@ -128,6 +131,19 @@ function setDeliveryFaults(ctx: RequestContext): Reply {
   return json(200, { data: ctx.app.deliveryFaults.current });
 }
 
+function listReceivers(ctx: RequestContext): Reply {
+  parseQuery(ctx.query, []);
+  return json(200, { data: ctx.app.receivers() });
+}
+
+async function setReceiver(ctx: RequestContext): Promise<Reply> {
+  parseQuery(ctx.query, []);
+  const { mode } = body(ctx, ReceiverChange);
+  const view = await ctx.app.setReceiverMode(ctx.params.name ?? '', mode);
+  if (!view) throw notFound('no receiver of that name (the receivers are those of --scenario incident: healthy, failing, deleted)');
+  return json(200, { data: view });
+}
+
 function health(ctx: RequestContext): Reply {
   parseQuery(ctx.query, []);
   return json(200, { status: 'ok' });
@@ -171,6 +187,11 @@ async function importState(ctx: RequestContext): Promise<Reply> {
   if (!checked.ok) throw invalidBody(checked.path, checked.message);
   if (checked.state.seed !== ctx.app.seed)
     throw invalidBody('seed', `the state was made with another seed; this sandbox's keys come from ${JSON.stringify(ctx.app.seed)}`);
+  const refused = await firstRefusedUrl(
+    checked.state.subscriptions.map((s) => s.url),
+    ctx.app.urlPolicy,
+  );
+  if (refused) throw invalidBody(`subscriptions[${refused.index}].url`, refused.reason);
   await ctx.app.replaceState(checked.state);
   return { status: 204 };
 }
@@ -221,6 +242,8 @@ export const controlRoutes: ControlRoute[] = [
   { kind: 'control', method: 'GET', path: 'faults', handle: getFaults },
   { kind: 'control', method: 'POST', path: 'faults', handle: setFaults },
   { kind: 'control', method: 'POST', path: 'delivery-faults', handle: setDeliveryFaults },
+  { kind: 'control', method: 'GET', path: 'receivers', handle: listReceivers },
+  { kind: 'control', method: 'POST', path: 'receivers/:name', handle: setReceiver },
   { kind: 'control', method: 'GET', path: 'health', handle: health },
   { kind: 'control', method: 'GET', path: 'requests', handle: listRequests },
   { kind: 'control', method: 'DELETE', path: 'requests', handle: clearRequests },

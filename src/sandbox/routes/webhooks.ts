@@ -2,7 +2,8 @@
 // POST /webhooks/deliveries/:id/replay (api.md, Endpoints; shapes from sandbox.md).
 import { DELIVERY_STATUSES, IdempotencyKey, WebhookCreateRequest } from '../../shared/schemas.js';
 import { ProblemError, json, type Reply } from '../problem.js';
-import { enumParam, jsonBody, limitParam, parseQuery } from '../request.js';
+import { ID_PATTERNS } from '../contract.js';
+import { enumParam, jsonBody, limitParam, parseQuery, patternParam } from '../request.js';
 import type { Delivery as DeliveryAnswer, WebhookSubscription } from '../contract.js';
 import type { Delivery, Subscription } from '../types.js';
 import type { ApiContext, ApiRoute } from './route.js';
@@ -73,7 +74,9 @@ function listDeliveries(ctx: ApiContext): Reply {
   const q = parseQuery(ctx.query, ['status', 'subscriptionId', 'limit']);
   const status = enumParam(q, 'status', DELIVERY_STATUSES);
   const limit = limitParam(q, 50, 50);
-  const rows = ctx.app.webhooks.deliveries(ctx.workspace, { status, subscriptionId: q.get('subscriptionId') }, limit);
+  // The document's pattern for it (openapi.ts): issue 33, item 11.
+  const subscriptionId = patternParam(q, 'subscriptionId', ID_PATTERNS.webhook, 'wh_ followed by 1 to 64 letters or digits');
+  const rows = ctx.app.webhooks.deliveries(ctx.workspace, { status, subscriptionId }, limit);
   return json(200, { data: rows.map(deliveryView), meta: { count: rows.length, limit } });
 }
 

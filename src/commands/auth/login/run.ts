@@ -156,7 +156,11 @@ export async function run(ctx: Context, o: LoginOptions): Promise<number> {
   if (state === 'unreachable') throw error;
   await store.save(profile, { baseUrl, apiKey });
   if (existing !== undefined) ctx.ui.notice(`Replaced the key of profile "${profile}" (was ${redactKey(existing.apiKey)}).`);
-  if (!checked.readsRecordings) ctx.ui.notice('note: this key cannot read recordings (it lacks read:recordings); saved anyway');
+  // Only a key the service judged can lack a scope: a workspace without a plan refuses every
+  // request before it looks at scopes, so its key's scopes are unknown (issue 33 item 5).
+  if (state === 'ok' || state === 'missing scope') {
+    if (!checked.readsRecordings) ctx.ui.notice('note: this key cannot read recordings (it lacks read:recordings); saved anyway');
+  }
   if (state === 'subscription required')
     ctx.ui.warn('the workspace has no eligible Pro or Enterprise plan yet (SUBSCRIPTION_REQUIRED); saved anyway');
   const isDefault = store.defaultName() === profile;

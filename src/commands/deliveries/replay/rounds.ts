@@ -41,6 +41,11 @@ export class FailedRounds {
     private readonly signal: AbortSignal,
     /** Told when a new round begins, for the progress line. */
     private readonly onRound: (round: number, size: number) => void = () => undefined,
+    /**
+     * Whether a listing came back full (older FAILED deliveries may sit behind it): by default
+     * when it holds the list's 50 rows; a filtered listing (--since, --until, --error) says so itself.
+     */
+    private readonly isFull: (listing: readonly Delivery[]) => boolean = (listing) => listing.length >= LIST_LIMIT,
   ) {}
 
   get handedOut(): number {
@@ -52,7 +57,7 @@ export class FailedRounds {
     for (;;) {
       const fresh = listing.filter((d) => !this.seen.has(d.id));
       if (fresh.length === 0) {
-        this.end = { how: listing.length >= LIST_LIMIT ? 'list-full' : 'exhausted' };
+        this.end = { how: this.isFull(listing) ? 'list-full' : 'exhausted' };
         return;
       }
       this.rounds += 1;
@@ -64,7 +69,7 @@ export class FailedRounds {
         yield { id: d.id, n: this.seen.size, round: this.rounds };
         if (this.max !== undefined && this.seen.size >= this.max) {
           // Whether any is left is known only from this list: the next one is not asked for.
-          const left = i + 1 < fresh.length || listing.length >= LIST_LIMIT;
+          const left = i + 1 < fresh.length || this.isFull(listing);
           this.end = { how: 'max', more: left ? 'certain' : 'possible' };
           return;
         }

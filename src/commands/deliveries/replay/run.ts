@@ -1,7 +1,10 @@
 // rfs deliveries replay <id>…  and  --all-failed (cli.md, deliveries): one result line per
 // delivery, going on past failures, a summary on stderr, exit 8 when any replay failed.
 // --all-failed goes on in rounds past the list's 50 rows (rounds.ts); --wait then polls until
-// each replayed delivery has left PENDING (wait.ts).
+// each replayed delivery has left PENDING (wait.ts). --since, --until and --error (filters.ts)
+// narrow --all-failed to the FAILED deliveries they match, listed per subscription behind a full
+// list; a replay refused because the subscription was deleted says so (issue 30), found through
+// the remembered subscriptions even behind a full FAILED list.
 import {
   checkSubscriptions,
   deletedSubscriptionText,
@@ -24,6 +27,10 @@ import { writeList } from '../../../output/list-writer.js';
 import { renderTable } from '../../../output/table.js';
 import { confirmAction } from '../../../prompt/confirm.js';
 import type { Delivery } from '../../../shared/schemas.js';
+import { incompleteNotice, isFull } from '../bounds.js';
+import { applyDeliveryFilter, type DeliveryFilter, isFiltering, readDeliveryFilter } from '../filters.js';
+import { knowSubscriptions } from '../known-subscriptions.js';
+import type { ApiClient } from '../../../api/types.js';
 import type { Input } from './index.js';
 import { FailedRounds, LIST_LIMIT } from './rounds.js';
 import { type Outcome, waitForOutcomes } from './wait.js';
@@ -40,9 +47,11 @@ export interface ReplayOptions {
   max: number | undefined;
   wait: boolean;
   waitTimeoutSeconds: number;
+  /** --since, --until, --error: with --all-failed, only the FAILED deliveries they match. */
+  filter: DeliveryFilter;
 }
 
-export function options({ args: [ids], flags }: Input): ReplayOptions {
+export function options({ args: [ids], flags }: Input, ctx: Context): ReplayOptions {
   const allFailed = flags.allFailed === true;
   const dryRun = flags.dryRun === true;
   const wait = flags.wait === true;
@@ -51,6 +60,8 @@ export function options({ args: [ids], flags }: Input): ReplayOptions {
   if (!allFailed && (flags.subscription !== undefined || dryRun || flags.max !== undefined)) {
     throw new UsageError('--subscription, --dry-run and --max go with --all-failed');
   }
+  const filter = readDeliveryFilter(flags, ctx.clock.now());
+  if (!allFailed && isFiltering(filter)) throw new UsageError('--since, --until and --error go with --all-failed');
   if (dryRun && wait) throw new UsageError('--dry-run replays nothing, so there is nothing to --wait for');
   if (!wait && flags.waitTimeout !== undefined) throw new UsageError('--wait-timeout goes with --wait');
   return {
@@ -62,6 +73,7 @@ export function options({ args: [ids], flags }: Input): ReplayOptions {
     wait,
     waitTimeoutSeconds:
       numberFlag('--wait-timeout', flags.waitTimeout, { min: 1, max: 86_400, integer: true }) ?? DEFAULT_WAIT_TIMEOUT_SECONDS,
+    filter,
   };
 }
 
@@ -103,26 +115,76 @@ class Orphans {
 
 /**
  * Why the service answered 404 to a replay: the words of the rule when the delivery belongs to
- * a deleted subscription (listed FAILED), else the service's own title.
+ * a deleted subscription, else the service's own title. The delivery is looked for in the
+ * FAILED list, then in the lists of the remembered subscriptions GET /webhooks no longer has
+ * (a deleted one's deliveries sit behind a full FAILED list at incident scale, issue 30).
  */
 async function notFoundTitle(ctx: Context, id: string, error: ApiError, o: ReplayOptions): Promise<string> {
   try {
     const client = await ctx.api();
+    const known = await knowSubscriptions(ctx, client);
     const failed = await listDeliveries(client, {
       status: 'FAILED',
       subscriptionId: o.subscriptionId,
       limit: LIST_LIMIT,
       signal: ctx.signal,
     });
-    const delivery = failed.find((d) => d.id === id);
+    let delivery = failed.find((d) => d.id === id);
+    /** Deleted subscriptions whose FAILED list came back full: the delivery may sit behind it. */
+    const behind: string[] = [];
+    for (const subscriptionId of known.deleted) {
+      if (delivery !== undefined) break;
+      const rows = await listDeliveries(client, { status: 'FAILED', subscriptionId, limit: LIST_LIMIT, signal: ctx.signal });
+      delivery = rows.find((d) => d.id === id);
+      if (isFull(rows.length)) behind.push(subscriptionId);
+    }
     const subscription = delivery === undefined ? '' : subscriptionOf(delivery);
-    if (subscription !== '' && (await checkSubscriptions(client, ctx.signal)).isDeleted(subscription)) {
+    if (subscription !== '' && known.isDeleted(subscription)) {
       return `${deletedSubscriptionText(subscription)}: its deliveries cannot be replayed`;
+    }
+    if (delivery === undefined && behind.length > 0) {
+      // Not listed anywhere the API reaches: say what it may be, never as a fact (issue 30).
+      const which = behind.map((sub) => deletedSubscriptionText(sanitize(sub))).join(', ');
+      return `${error.title}: it may be an older delivery of a deleted subscription (${which}; the API lists only its newest ${LIST_LIMIT})`;
     }
   } catch {
     // The explanation is a courtesy: the 404 itself is the result.
   }
   return error.title;
+}
+
+/** The FAILED deliveries --all-failed takes, and whether they are all there may be. */
+interface FailedListing {
+  rows: Delivery[];
+  /** The lists that came back full (older FAILED deliveries may sit behind them). */
+  full: string[];
+}
+
+/**
+ * The FAILED deliveries, filtered: one list, and with a filter behind a full list, one list per
+ * live subscription (a deleted one's cannot be replayed), which reaches further back.
+ */
+async function listFailed(ctx: Context, client: ApiClient, o: ReplayOptions): Promise<FailedListing> {
+  const list = (subscriptionId: string | undefined) =>
+    listDeliveries(client, { status: 'FAILED', subscriptionId, limit: LIST_LIMIT, signal: ctx.signal });
+  const all = await list(o.subscriptionId);
+  if (!isFiltering(o.filter) || !isFull(all.length) || o.subscriptionId !== undefined) {
+    return { rows: applyDeliveryFilter(all, o.filter), full: isFull(all.length) ? ['the FAILED list'] : [] };
+  }
+  const live = await checkSubscriptions(client, ctx.signal);
+  const rows = new Map<string, Delivery>();
+  const full: string[] = [];
+  const seen = new Set<string>();
+  for (const subscriptionId of [...live.byId.keys()].sort()) {
+    const listed = await list(subscriptionId);
+    if (isFull(listed.length)) full.push(`the FAILED list of ${sanitize(subscriptionId)}`);
+    for (const d of listed) seen.add(d.id);
+    for (const d of applyDeliveryFilter(listed, o.filter)) rows.set(d.id, d);
+  }
+  const rest = all.filter((d) => !seen.has(d.id));
+  if (rest.length > 0) full.push('the FAILED list');
+  for (const d of applyDeliveryFilter(rest, o.filter)) rows.set(d.id, d);
+  return { rows: [...rows.values()], full };
 }
 
 /** Replays each id once, in order; answers the ids whose replay was accepted and the exit code. */
@@ -133,16 +195,23 @@ async function replayAll(
   orphans: Orphans,
 ): Promise<{ exitCode: number; accepted: string[]; finished: boolean }> {
   const client = await ctx.api();
-  const list = async (status: string): Promise<Delivery[]> =>
-    orphans.leaveOut(await listDeliveries(client, { status, subscriptionId: o.subscriptionId, limit: LIST_LIMIT, signal: ctx.signal }));
+  // Whether the last listing came back full, for the rounds' end (a filtered listing is shorter).
+  const fullness = new WeakMap<readonly Delivery[], boolean>();
+  const listAgain = async (): Promise<Delivery[]> => {
+    const listed = await listFailed(ctx, client, o);
+    const rows = await orphans.leaveOut(listed.rows);
+    fullness.set(rows, listed.full.length > 0);
+    return rows;
+  };
   const progress = await Progress.start(ctx.ui, o.allFailed ? 'round 1: replaying' : `replaying 0/${o.ids.length}`);
   const rounds = o.allFailed
     ? new FailedRounds(
         failed,
-        () => list('FAILED'),
+        listAgain,
         o.max,
         ctx.signal,
         (round) => progress.update(`round ${round}: replaying`),
+        (listing) => fullness.get(listing) ?? listing.length >= LIST_LIMIT,
       )
     : undefined;
   // Items by position, so that an id given twice is two replays, each reported.
@@ -205,27 +274,26 @@ async function replayAll(
  */
 async function firstRound(ctx: Context, o: ReplayOptions, orphans: Orphans): Promise<Delivery[] | undefined> {
   const client = await ctx.api();
-  const all = await listDeliveries(client, {
-    status: 'FAILED',
-    subscriptionId: o.subscriptionId,
-    limit: LIST_LIMIT,
-    signal: ctx.signal,
-  });
-  const listed = await orphans.leaveOut(all);
+  const all = await listFailed(ctx, client, o);
+  const listed = await orphans.leaveOut(all.rows);
   const orphaned = orphans.describe();
   const shown = o.max === undefined ? listed : listed.slice(0, o.max);
-  const maybeMore = all.length >= LIST_LIMIT && (o.max === undefined || o.max > LIST_LIMIT);
+  const maybeMore = all.full.length > 0 && (o.max === undefined || o.max > LIST_LIMIT);
+  const incomplete = incompleteNotice(o.filter, all.full);
   // Every row is FAILED: STATUS says nothing, SUBSCRIPTION and LAST ANSWER say why (issue 26).
-  const table = { columns: deliveryColumns(ctx.io.now()), fixed: ['STATUS'] };
+  const table = { columns: deliveryColumns(ctx.io.now(), shown), fixed: ['STATUS'] };
   if (o.dryRun) {
     await writeList(ctx.io, ctx.globals.output, shown, { ...table, color: ctx.globals.color });
     ctx.ui.notice(`${deliveries(shown.length)} would be replayed (dry run: nothing sent)`);
     if (orphaned !== undefined) ctx.ui.notice(orphaned);
-    if (maybeMore) ctx.ui.notice(`the list holds at most ${LIST_LIMIT} rows: a replay goes on listing until none is left`);
+    if (incomplete !== undefined) ctx.ui.notice(incomplete);
+    else if (maybeMore) ctx.ui.notice(`the list holds at most ${LIST_LIMIT} rows: a replay goes on listing until none is left`);
     return undefined;
   }
   if (shown.length === 0) {
-    ctx.ui.notice(orphaned === undefined ? 'no FAILED deliveries: nothing to replay' : `nothing to replay: ${orphaned}`);
+    const none = isFiltering(o.filter) ? 'no FAILED deliveries match: nothing to replay' : 'no FAILED deliveries: nothing to replay';
+    ctx.ui.notice(orphaned === undefined ? none : `nothing to replay: ${orphaned}`);
+    if (incomplete !== undefined) ctx.ui.notice(incomplete);
     return undefined;
   }
   if (!ctx.globals.yes) {

@@ -1,12 +1,13 @@
-// `deliveries summary`'s groups: deliveries of one subscription, one status and one last error.
-import type { SubscriptionCheck } from '../../../api/subscriptions.js';
+// `deliveries summary`'s groups: deliveries of one subscription, one status and one last error,
+// with every bound flagged (cli.md, deliveries, "At incident scale"; bounds.ts).
 import { INSTANT, parseIsoTime } from '../../../shared/iso-time.js';
 import { field } from '../../../output/fields.js';
 import { lastErrorOf, type Slice } from '../census.js';
+import type { KnownSubscriptions } from '../known-subscriptions.js';
 
 export interface SummaryGroup {
   subscriptionId: string;
-  /** The subscription's URL; null when it was deleted (or the server sent none). */
+  /** The subscription's URL (remembered, for a deleted one); null when unknown. */
   url: string | null;
   /** False when the subscription was deleted: these deliveries can never be replayed. */
   exists: boolean;
@@ -14,10 +15,14 @@ export interface SummaryGroup {
   /** The last attempt's error as the server gave it (`HTTP 500`, a connection error), or null before any. */
   lastError: string | null;
   count: number;
-  /** The count is a lower bound: it came from a list that came back full (50 rows). */
+  /** The count is a lower bound: some of its rows came from a list that came back full (50 rows). */
   countIsLowerBound: boolean;
   oldestAttemptAt: string | null;
+  /** The oldest attempt is a bound: older ones may sit behind a full list. */
+  oldestIsLowerBound: boolean;
   newestAttemptAt: string | null;
+  /** False when the group may lack deliveries: some of its rows came from a list that came back full. */
+  complete: boolean;
 }
 
 /** Ids in code-point order, the same on every machine and locale. */
@@ -25,7 +30,8 @@ const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 
 
 const STATUS_ORDER = ['FAILED', 'PENDING'];
 
-export function groupDeliveries(slices: readonly Slice[], live: SubscriptionCheck): SummaryGroup[] {
+/** Groups the rows of the slices (each delivery once), most numerous first within FAILED, then PENDING. */
+export function groupDeliveries(slices: readonly Slice[], known: Pick<KnownSubscriptions, 'isDeleted' | 'urlOf'>): SummaryGroup[] {
   const groups = new Map<string, SummaryGroup & { oldestMs: number; newestMs: number }>();
   const counted = new Set<string>();
   for (const slice of slices) {
@@ -38,24 +44,29 @@ export function groupDeliveries(slices: readonly Slice[], live: SubscriptionChec
       const key = JSON.stringify([subscriptionId, status, lastError]);
       let g = groups.get(key);
       if (!g) {
-        const url = live.byId.get(subscriptionId)?.url ?? null;
         g = {
           subscriptionId,
-          url,
-          exists: !live.isDeleted(subscriptionId),
+          url: known.urlOf(subscriptionId),
+          exists: !known.isDeleted(subscriptionId),
           status,
           lastError,
           count: 0,
           countIsLowerBound: false,
           oldestAttemptAt: null,
+          oldestIsLowerBound: false,
           newestAttemptAt: null,
+          complete: true,
           oldestMs: Number.POSITIVE_INFINITY,
           newestMs: Number.NEGATIVE_INFINITY,
         };
         groups.set(key, g);
       }
       g.count++;
-      if (slice.full) g.countIsLowerBound = true;
+      if (slice.full) {
+        g.countIsLowerBound = true;
+        g.oldestIsLowerBound = true;
+        g.complete = false;
+      }
       const at = field(d, 'lastAttemptAt');
       const ms = at === '' ? null : parseIsoTime(at, INSTANT);
       if (ms !== null) {
@@ -74,9 +85,4 @@ export function groupDeliveries(slices: readonly Slice[], live: SubscriptionChec
         byCodePoint(a.lastError ?? '', b.lastError ?? ''),
     )
     .map(({ oldestMs: _o, newestMs: _n, ...g }) => g);
-}
-
-/** `12`, or `12+` when the count is a lower bound (`50+` for a full list). */
-export function countText(g: Pick<SummaryGroup, 'count' | 'countIsLowerBound'>): string {
-  return g.countIsLowerBound ? `${g.count}+` : String(g.count);
 }

@@ -1,52 +1,82 @@
-// rfs deliveries summary (cli.md, deliveries; issue 27): the first command of an incident.
-import { checkSubscriptions } from '../../../api/subscriptions.js';
+// rfs deliveries summary (cli.md, deliveries; issues 27 and 30): the first command of an incident.
+// Every list the API allows (census.ts), per live and remembered subscription behind a full
+// list, so a deleted subscription's FAILED deliveries are counted; bounds flagged (bounds.ts);
+// --since, --until and --error applied to the rows listed (filters.ts).
 import { deletedSubscriptionText } from '../../../api/subscriptions.js';
 import { EXIT } from '../../../core/errors.js';
+import { sanitize } from '../../../core/sanitize.js';
+import { errorColumnMinWidth } from '../../../output/deliveries.js';
 import { writeList } from '../../../output/list-writer.js';
 import type { Column } from '../../../output/table.js';
 import { formatAge } from '../../../output/time.js';
 import type { Context } from '../../context.js';
 import { emptyNotice } from '../../notices.js';
-import { takeCensus } from '../census.js';
-import { countText, groupDeliveries, type SummaryGroup } from './group.js';
+import { countText, incompleteNotice, oldestText } from '../bounds.js';
+import { takeCensus, type Slice } from '../census.js';
+import { applyDeliveryFilter, type DeliveryFilter, readDeliveryFilter } from '../filters.js';
+import { knowSubscriptions } from '../known-subscriptions.js';
+import { groupDeliveries, type SummaryGroup } from './group.js';
 import type { Input } from './index.js';
 
 export interface SummaryOptions {
   subscriptionId: string | undefined;
+  filter: DeliveryFilter;
 }
 
-export function options({ flags }: Input): SummaryOptions {
-  return { subscriptionId: flags.subscription };
+export function options({ flags }: Input, ctx: Context): SummaryOptions {
+  return { subscriptionId: flags.subscription, filter: readDeliveryFilter(flags, ctx.clock.now()) };
 }
 
 /** The words a table shows for a deleted subscription's URL. */
 const DELETED = '(deleted)';
 
-function columns(now: number): Column<SummaryGroup>[] {
+function columns(now: number, groups: readonly SummaryGroup[]): Column<SummaryGroup>[] {
   return [
     { header: 'SUBSCRIPTION', value: (g) => g.subscriptionId },
-    { header: 'STATUS', value: (g) => g.status },
+    // Said on every row when every group has one status (FAILED): then it goes last, before
+    // LAST ERROR would be cut into its code (60 columns, issue 33 item 3).
+    { header: 'STATUS', value: (g) => g.status, ...(new Set(groups.map((g) => g.status)).size === 1 ? { dropOrder: 4 } : {}) },
     { header: 'COUNT', value: (g) => countText(g), align: 'right' },
-    { header: 'LAST ERROR', value: (g) => g.lastError ?? '', flex: true, minWidth: 12 },
-    { header: 'OLDEST', value: (g) => formatAge(g.oldestAttemptAt, now), dropOrder: 1 },
-    { header: 'NEWEST', value: (g) => formatAge(g.newestAttemptAt, now), dropOrder: 2 },
-    // The URL whole (a cut URL names no endpoint); on a narrow terminal the times go first.
-    { header: 'URL', value: (g) => (g.exists ? (g.url ?? '') : DELETED) },
+    // Never cut before its code (`connect ECONNREFUSED…`, issue 33 item 3): columns go first.
+    {
+      header: 'LAST ERROR',
+      value: (g) => g.lastError ?? '',
+      flex: true,
+      minWidth: errorColumnMinWidth(groups.map((g) => g.lastError ?? '')),
+    },
+    // "Since when?" outlives the URL (the id says which subscription) and NEWEST (issue 30 item 2).
+    { header: 'OLDEST', value: (g) => oldestText(g.oldestAttemptAt, g.oldestIsLowerBound, now), dropOrder: 3 },
+    { header: 'NEWEST', value: (g) => formatAge(g.newestAttemptAt, now), dropOrder: 1 },
+    // The URL whole (a cut URL names no endpoint); the id says which subscription, and a deleted
+    // one is also named on stderr.
+    { header: 'URL', value: (g) => (g.exists ? (g.url ?? '') : DELETED), dropOrder: 2 },
   ];
+}
+
+/** `the FAILED list`, `the FAILED list of wh_…`: the lists that came back full. */
+export function fullLists(slices: readonly Slice[]): string[] {
+  return slices.filter((s) => s.full).map((s) => `the ${s.status} list${s.listedFor === undefined ? '' : ` of ${sanitize(s.listedFor)}`}`);
 }
 
 export async function run(ctx: Context, o: SummaryOptions): Promise<number> {
   const client = await ctx.api();
-  const live = await checkSubscriptions(client, ctx.signal);
-  const slices = await takeCensus(client, {
+  const known = await knowSubscriptions(ctx, client);
+  const listed = await takeCensus(client, {
     statuses: ['FAILED', 'PENDING'],
     subscriptionId: o.subscriptionId,
-    known: live.byId.keys(),
+    known: known.ids,
     signal: ctx.signal,
   });
-  const groups = groupDeliveries(slices, live);
-  const count = await writeList(ctx.io, ctx.globals.output, groups, { columns: columns(ctx.clock.now()), color: ctx.globals.color });
+  await known.learn(listed);
+  const slices = listed.map((s) => ({ ...s, deliveries: applyDeliveryFilter(s.deliveries, o.filter) }));
+  const groups = groupDeliveries(slices, known);
+  const count = await writeList(ctx.io, ctx.globals.output, groups, {
+    columns: columns(ctx.clock.now(), groups),
+    color: ctx.globals.color,
+  });
   if (count === 0) emptyNotice(ctx, 'no FAILED or PENDING deliveries');
+  const incomplete = incompleteNotice(o.filter, fullLists(listed));
+  if (incomplete !== undefined) ctx.ui.notice(incomplete);
   const deleted = groups.filter((g) => !g.exists && g.status === 'FAILED');
   if (deleted.length > 0 && ctx.globals.output === 'table') {
     const ids = [...new Set(deleted.map((g) => g.subscriptionId))];

@@ -9,7 +9,7 @@ import { formatAge, parseWhen } from '../../../output/time.js';
 import type { RecordingListItem } from '../../../shared/schemas.js';
 import { numberFlag } from '../../../core/flags.js';
 import type { Input } from './index.js';
-import { emptyNotice, moreNotice } from '../../notices.js';
+import { cutNotice, emptyNotice, moreNotice } from '../../notices.js';
 
 /** api.md: a page holds at most 100 recordings; --all asks for that many (cli.md, Output). */
 const LARGEST_PAGE = 100;
@@ -60,8 +60,22 @@ export function noteLine(r: RecordingListItem): string {
   const first = notes[0];
   if (first === undefined) return '(no notes)';
   if (first.contentStatus !== 'available' || typeof first.contentText !== 'string') return `${first.templateName}: content unavailable`;
-  const text = first.contentText.replace(/\s+/g, ' ').trim();
+  const text = oneLine(first.contentText);
   return text === '' ? `${first.templateName}: (empty)` : text;
+}
+
+/**
+ * A block's text on one line. Its parts (a heading, a paragraph, a list: apart by a blank line
+ * in contentText) run on, but a part that ends without a sentence's punctuation (a heading) is
+ * set off from the next by a dash, so `Summary` does not read as `Summary The client…` (issue
+ * 33 item 8).
+ */
+function oneLine(text: string): string {
+  const parts = text
+    .split(/\n\s*\n/)
+    .map((p) => p.replace(/\s+/g, ' ').trim())
+    .filter((p) => p !== '');
+  return parts.reduce((out, p) => (out === '' ? p : /[.!?:;,]$/.test(out) ? `${out} ${p}` : `${out} — ${p}`), '');
 }
 
 export type ListOptions = Omit<ListRecordingsParams, 'signal' | 'onMore'>;
@@ -83,11 +97,15 @@ export function options({ flags }: Input, ctx: Context): ListOptions {
 export async function run(ctx: Context, params: ListOptions): Promise<number> {
   const client = await ctx.api();
   let more: string | undefined;
+  let cut = false;
   const items = listRecordings(client, {
     ...params,
     signal: ctx.signal,
     onMore: (cursor) => {
       more = cursor;
+    },
+    onCut: () => {
+      cut = true;
     },
   });
   // Every page on a terminal's stderr, whatever stdout is (`--all -o json > big.json` too, issue
@@ -102,6 +120,7 @@ export async function run(ctx: Context, params: ListOptions): Promise<number> {
   });
   // After the list, so that it is the last thing on the screen (cli.md, Output).
   if (more !== undefined) moreNotice(ctx, more, { all: params.all, maxItems: params.maxItems });
+  else if (cut && params.maxItems !== undefined) cutNotice(ctx, params.maxItems);
   if (count === 0) emptyNotice(ctx, 'no recordings match');
   return EXIT.OK;
 }

@@ -3,7 +3,7 @@
 import { openProfiles } from '../../../config/profiles.js';
 import { selectProfile } from '../../../config/connection.js';
 import { EXIT, UsageError } from '../../../core/errors.js';
-import { formatLocalTime } from '../../../output/time.js';
+import { formatIn } from '../../../output/time.js';
 import { writeList } from '../../../output/list-writer.js';
 import { standingOf } from '../../../sync/backoff.js';
 import { defaultJournalPath, Journal } from '../../../sync/journal.js';
@@ -90,10 +90,15 @@ export async function run(ctx: Context, o: StatusOptions): Promise<number> {
     columns: [
       { header: 'ID', value: (r) => r.id },
       { header: 'STATE', value: (r) => r.state },
-      { header: 'FAILURES', value: (r) => r.failures, align: 'right' },
-      { header: 'NEXT TRY', value: (r) => formatLocalTime(r.nextTry) },
-      { header: 'LAST ERROR', value: (r) => (r.lastError ? r.lastError.title : r.detail), flex: true },
+      // On a narrow terminal FAILURES goes first, then NEXT TRY: the state says most of both,
+      // and the error is what to read (issue 33 item 3).
+      { header: 'FAILURES', value: (r) => r.failures, align: 'right', dropOrder: 1 },
+      { header: 'NEXT TRY', value: (r) => formatIn(r.nextTry, ctx.io.now()), dropOrder: 2 },
+      { header: 'LAST ERROR', value: (r) => (r.lastError ? r.lastError.title : r.detail), flex: true, minWidth: 24 },
     ],
+    // The command's message is why it failed: read whole, wrapped at words under its column,
+    // as doctor's advice is, never cut (issue 33 item 3).
+    wrapLast: true,
   });
   const count = (state: Row['state']): number => rows.filter((r) => r.state === state).length;
   ctx.ui.notice(`journal ${journal.path}: ${count('pending')} pending, ${count('failing')} failing, ${count('parked')} parked`);

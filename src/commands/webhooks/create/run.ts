@@ -2,6 +2,7 @@
 // retry, so that a lost answer never leaves two subscriptions behind.
 import { newIdempotencyKey } from '../../../api/idempotency.js';
 import { createWebhook } from '../../../api/webhooks.js';
+import { rememberSubscriptions } from '../../remembered.js';
 import type { Context } from '../../context.js';
 import { ApiError, EXIT, UsageError } from '../../../core/errors.js';
 import { checkDestination, HTTP_ONLY_TO_LOOPBACK } from '../../../core/loopback.js';
@@ -52,6 +53,8 @@ export async function run(ctx: Context, { url, events, idempotencyKey }: CreateO
     }
     throw error;
   }
+  // Remembered, so that its deliveries are found once it is deleted (cli.md, deliveries; issue 30).
+  if (typeof subscription.id === 'string') await rememberSubscriptions(ctx, [{ id: subscription.id, url: subscription.url }]);
   await writeResource(ctx.io, ctx.globals.output, subscription, {
     color: ctx.globals.color,
     sections: (s) => [

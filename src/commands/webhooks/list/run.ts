@@ -1,6 +1,8 @@
 // rfs webhooks list (cli.md, webhooks). Items are "not shown" in api.md: every field the
 // server sends is kept in json output; the table shows the usual ones.
+import { paged } from '../../../api/paginate.js';
 import { listWebhooks } from '../../../api/webhooks.js';
+import { rememberSubscriptions } from '../../remembered.js';
 import type { Context } from '../../context.js';
 import { EXIT } from '../../../core/errors.js';
 import { writeList } from '../../../output/list-writer.js';
@@ -34,7 +36,17 @@ export async function run(ctx: Context, { limit, cursor, all }: ListOptions): Pr
   const onMore = (c: string): void => {
     more = c;
   };
-  const items = listWebhooks(client, { limit, cursor, all, signal: ctx.signal, onMore });
+  const listing = listWebhooks(client, { limit, cursor, all, signal: ctx.signal, onMore });
+  // The subscriptions shown are remembered, so a deleted one's deliveries are found later (issue 30).
+  const seen: { id: string; url: unknown }[] = [];
+  const items = paged(
+    (async function* () {
+      for await (const page of listing.pages()) {
+        for (const w of page) if (typeof w.id === 'string') seen.push({ id: w.id, url: w.url });
+        yield page;
+      }
+    })(),
+  );
   // CREATED as an age, as `recordings list` shows its times (one time style, issue 26 item 13).
   const now = ctx.io.now();
   const count = await writeList(ctx.io, ctx.globals.output, items, {
@@ -50,6 +62,7 @@ export async function run(ctx: Context, { limit, cursor, all }: ListOptions): Pr
     ],
     fixed: WEBHOOK_EVENTS.length === 1 ? ['EVENTS'] : [],
   });
+  await rememberSubscriptions(ctx, seen);
   // After the list, so that it is the last thing on the screen (cli.md, Output).
   if (more !== undefined) moreNotice(ctx, more);
   if (count === 0) emptyNotice(ctx, 'no webhook subscriptions');

@@ -6,6 +6,7 @@ import { hostname } from 'node:os';
 import { newIdempotencyKey } from '../../../api/idempotency.js';
 import type { ApiClient } from '../../../api/types.js';
 import { createWebhook, deleteWebhook, listWebhooks } from '../../../api/webhooks.js';
+import { rememberSubscriptions } from '../../remembered.js';
 import { ContractError, UsageError } from '../../../core/errors.js';
 import { canPrompt } from '../../../core/io.js';
 import { sanitize } from '../../../core/sanitize.js';
@@ -129,6 +130,8 @@ export async function subscribe(
   const created = await createWebhook(client, { url, events: [...o.events] }, newIdempotencyKey(), ctx.signal);
   const id = created.id ?? '';
   if (id === '') throw new ContractError('the service created a subscription without an id: it cannot be deleted when listen stops');
+  // Remembered: once listen deletes it, its FAILED deliveries are still found (cli.md, deliveries; issue 30).
+  await rememberSubscriptions(ctx, [{ id, url }]);
   return {
     id,
     url,
