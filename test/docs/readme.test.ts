@@ -81,7 +81,7 @@ describe('README', () => {
     expect(fromClone.indexOf('npm link')).toBeGreaterThan(-1);
     expect(fromClone).toMatch(/install a \*\*link\*\* to the clone/);
     expect(section(INSTALL, 'From a clone')).not.toContain('code cache');
-    expect(section(CONTRIBUTING, 'Development')).toContain('The build makes the CLI twice');
+    expect(section(CONTRIBUTING, 'Development')).toContain('The build makes the CLI once');
   });
 
   it('every `rfs recordings list … --updated-since` example prints something on the seeded sandbox', async () => {
