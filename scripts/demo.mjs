@@ -116,6 +116,7 @@ function rfs(args, o = {}) {
     });
     child.stderr.on('data', (chunk) => {
       if (!o.quiet) process.stdout.write(dim(String(chunk)));
+      o.onStderr?.(String(chunk));
     });
     child.stdin.end(o.stdin ?? '');
     child.once('exit', (code) => (code === (o.expect ?? 0) ? resolve(out) : reject(new Error(`${shown} exited ${code}`))));
@@ -195,7 +196,7 @@ async function main() {
   await post(sandbox.baseUrl, `/_sandbox/recordings/${fresh.data.id}/status`, { status: 'COMPLETED' });
   await waitFor('the verified delivery', () => heard.find((d) => d.recordingId === fresh.data.id && d.verdict === 'valid'));
 
-  say('7. A delivery that fails (its receiver is down), and its replay once the receiver is up:');
+  say('7. A delivery that fails (its receiver is down):');
   const downPort = await freePort();
   const second = JSON.parse(
     await rfs(['webhooks', 'create', '--url', `http://127.0.0.1:${downPort}/`, '-o', 'json', '--quiet'], { capture: true }),
@@ -207,10 +208,25 @@ async function main() {
     return JSON.parse(out || '[]').length > 0;
   });
   await rfs(['deliveries', 'list', '--status', 'FAILED', '-o', 'table']);
+
+  say('8. The incident at a glance: which subscription fails, with what, since when (exit 8 while any FAILED):');
+  await rfs(['deliveries', 'summary', '-o', 'table'], { expect: 8 });
+
+  say('9. The receiver is back: watch the deliveries change while the FAILED ones are replayed:');
   const late = await startListener(downPort, second.secret, 'listen 2');
   process.stdout.write(`  ${dim('(the second receiver is up now)')}\n`);
+  let watching = false;
+  // Off a terminal watch prints one ndjson line per change; its first poll is the baseline.
+  const watch = rfs(['deliveries', 'watch', '--max-time', '15', '-o', 'ndjson'], {
+    onStderr: (text) => {
+      if (/watching/i.test(text)) watching = true;
+    },
+  });
+  await waitFor('deliveries watch to start', () => watching);
   await rfs(['deliveries', 'replay', '--all-failed', '--yes', '-o', 'table']);
   await waitFor('the replayed delivery', () => late.find((d) => d.recordingId === another.data.id && d.verdict === 'valid'));
+  await watch;
+  await rfs(['deliveries', 'summary', '-o', 'table']);
 
   say('Done. Everything the demo started has been stopped.');
 }
