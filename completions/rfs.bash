@@ -70,9 +70,9 @@ _rfs_flags() {
     'file') echo '--provider --external-id --external-url --filed-at --metadata --from --fail-fast' ;;
     'webhooks create') echo '--url --event --idempotency-key' ;;
     'webhooks list') echo '--limit --cursor --all' ;;
-    'webhooks listen') echo '--host --port --secret-env --secret-file --tolerance --forward-to --subscribe --public-url --event' ;;
+    'webhooks listen') echo '--host --port --secret-env --secret-file --tolerance --forward-to --subscribe --public-url --inspect --history --event' ;;
     'webhooks sign') echo '--payload --secret-env --secret-file --timestamp' ;;
-    'webhooks trigger') echo '--to --secret-env --secret-file --recording --duplicate --stale --bad-signature' ;;
+    'webhooks trigger') echo '--to --secret-env --secret-file --recording --payload --duplicate --stale --bad-signature' ;;
     'deliveries list') echo '--status --subscription --limit --since --until --error' ;;
     'deliveries replay') echo '--all-failed --subscription --dry-run --max --wait --wait-timeout --since --until --error' ;;
     'deliveries summary') echo '--subscription --since --until --error' ;;
@@ -82,7 +82,7 @@ _rfs_flags() {
     'sync status') echo '--journal' ;;
     'api') echo '-X --method -f --field --input -H --header -i --include --paginate --idempotency-key' ;;
     'completion') echo '-h --help' ;;
-    'sandbox') echo '--host --port --seed --recordings --data --fixtures --rate-limit --rate-window --faults --delivery-attempts --delivery-backoff --scenario --allow-private-webhooks --allow-remote-control -h --help' ;;
+    'sandbox') echo '--host --port --seed --recordings --data --fixtures --rate-limit --rate-window --faults --delivery-attempts --delivery-backoff --scenario --allow-private-webhooks --inspect --allow-remote-control -h --help' ;;
   esac
 }
 
@@ -131,6 +131,8 @@ _rfs_value() {
     'webhooks listen:--tolerance') _rfs_kind=any ;;
     'webhooks listen:--forward-to') _rfs_kind=any ;;
     'webhooks listen:--public-url') _rfs_kind=any ;;
+    'webhooks listen:--inspect') _rfs_kind=any ;;
+    'webhooks listen:--history') _rfs_kind=file ;;
     'webhooks listen:--event') _rfs_kind=choices _rfs_values='recording.completed' ;;
     'webhooks sign:--payload') _rfs_kind=file ;;
     'webhooks sign:--secret-env') _rfs_kind=any ;;
@@ -140,6 +142,7 @@ _rfs_value() {
     'webhooks trigger:--secret-env') _rfs_kind=any ;;
     'webhooks trigger:--secret-file') _rfs_kind=file ;;
     'webhooks trigger:--recording') _rfs_kind=any ;;
+    'webhooks trigger:--payload') _rfs_kind=file ;;
     'deliveries list:--status') _rfs_kind=choices _rfs_values='PENDING SUCCEEDED FAILED' ;;
     'deliveries list:--subscription') _rfs_kind=any ;;
     'deliveries list:--limit') _rfs_kind=any ;;
@@ -202,6 +205,7 @@ _rfs_value() {
     'sandbox:--delivery-attempts') _rfs_kind=any ;;
     'sandbox:--delivery-backoff') _rfs_kind=any ;;
     'sandbox:--scenario') _rfs_kind=choices _rfs_values='incident' ;;
+    'sandbox:--inspect') _rfs_kind=any ;;
     'completion':*|'sandbox':*) return 1 ;;
     *:-p|*:--profile) _rfs_kind=profile ;;
     *:--base-url) _rfs_kind=any ;;

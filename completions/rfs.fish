@@ -16,11 +16,11 @@ function __rfs_takes_value --argument-names path flag
             return 0
         case 'rfs webhooks list --limit' 'rfs webhooks list --cursor'
             return 0
-        case 'rfs webhooks listen --host' 'rfs webhooks listen --port' 'rfs webhooks listen --secret-env' 'rfs webhooks listen --secret-file' 'rfs webhooks listen --tolerance' 'rfs webhooks listen --forward-to' 'rfs webhooks listen --public-url' 'rfs webhooks listen --event'
+        case 'rfs webhooks listen --host' 'rfs webhooks listen --port' 'rfs webhooks listen --secret-env' 'rfs webhooks listen --secret-file' 'rfs webhooks listen --tolerance' 'rfs webhooks listen --forward-to' 'rfs webhooks listen --public-url' 'rfs webhooks listen --inspect' 'rfs webhooks listen --history' 'rfs webhooks listen --event'
             return 0
         case 'rfs webhooks sign --payload' 'rfs webhooks sign --secret-env' 'rfs webhooks sign --secret-file' 'rfs webhooks sign --timestamp'
             return 0
-        case 'rfs webhooks trigger --to' 'rfs webhooks trigger --secret-env' 'rfs webhooks trigger --secret-file' 'rfs webhooks trigger --recording'
+        case 'rfs webhooks trigger --to' 'rfs webhooks trigger --secret-env' 'rfs webhooks trigger --secret-file' 'rfs webhooks trigger --recording' 'rfs webhooks trigger --payload'
             return 0
         case 'rfs deliveries list --status' 'rfs deliveries list --subscription' 'rfs deliveries list --limit' 'rfs deliveries list --since' 'rfs deliveries list --until' 'rfs deliveries list --error'
             return 0
@@ -38,7 +38,7 @@ function __rfs_takes_value --argument-names path flag
             return 0
         case 'rfs api -X' 'rfs api --method' 'rfs api -f' 'rfs api --field' 'rfs api --input' 'rfs api -H' 'rfs api --header' 'rfs api --idempotency-key'
             return 0
-        case 'rfs sandbox --host' 'rfs sandbox --port' 'rfs sandbox --seed' 'rfs sandbox --recordings' 'rfs sandbox --data' 'rfs sandbox --fixtures' 'rfs sandbox --rate-limit' 'rfs sandbox --rate-window' 'rfs sandbox --faults' 'rfs sandbox --delivery-attempts' 'rfs sandbox --delivery-backoff' 'rfs sandbox --scenario'
+        case 'rfs sandbox --host' 'rfs sandbox --port' 'rfs sandbox --seed' 'rfs sandbox --recordings' 'rfs sandbox --data' 'rfs sandbox --fixtures' 'rfs sandbox --rate-limit' 'rfs sandbox --rate-window' 'rfs sandbox --faults' 'rfs sandbox --delivery-attempts' 'rfs sandbox --delivery-backoff' 'rfs sandbox --scenario' 'rfs sandbox --inspect'
             return 0
     end
     return 1
@@ -273,6 +273,8 @@ complete -c rfs -n '__rfs_at \'rfs webhooks listen\'' -l tolerance -x -d 'allowe
 complete -c rfs -n '__rfs_at \'rfs webhooks listen\'' -l forward-to -x -d 'pass valid deliveries on to this local URL and answer with its status'
 complete -c rfs -n '__rfs_at \'rfs webhooks listen\'' -l subscribe -d 'create a subscription for this receiver, verify with its secret, delete it on stop'
 complete -c rfs -n '__rfs_at \'rfs webhooks listen\'' -l public-url -x -d 'with --subscribe: the https URL of a tunnel in front of this receiver'
+complete -c rfs -n '__rfs_at \'rfs webhooks listen\'' -l inspect -x -d 'also serve a web inspector of every delivery (default 127.0.0.1:8788)'
+complete -c rfs -n '__rfs_at \'rfs webhooks listen\'' -l history -r -F -d 'with --inspect: keep deliveries in this file (default: one per port in the state folder)'
 complete -c rfs -n '__rfs_at \'rfs webhooks listen\'' -l event -x -a 'recording.completed' -d 'with --subscribe: event to subscribe to (repeatable)'
 complete -c rfs -n '__rfs_at \'rfs webhooks sign\'' -l payload -r -F -d 'raw body: a file, or - for stdin'
 complete -c rfs -n '__rfs_at \'rfs webhooks sign\'' -l secret-env -x -d 'environment variable holding the secret (default RFS_WEBHOOK_SECRET)'
@@ -282,6 +284,7 @@ complete -c rfs -n '__rfs_at \'rfs webhooks trigger\'' -l to -x -d 'the receiver
 complete -c rfs -n '__rfs_at \'rfs webhooks trigger\'' -l secret-env -x -d 'environment variable holding the secret (default RFS_WEBHOOK_SECRET)'
 complete -c rfs -n '__rfs_at \'rfs webhooks trigger\'' -l secret-file -r -F -d 'file holding the secret'
 complete -c rfs -n '__rfs_at \'rfs webhooks trigger\'' -l recording -x -d 'build the payload from this recording, fetched with your key (default: a built-in example)'
+complete -c rfs -n '__rfs_at \'rfs webhooks trigger\'' -l payload -r -F -d 'send these bytes as the body (a fixture the inspector downloaded), signed now'
 complete -c rfs -n '__rfs_at \'rfs webhooks trigger\'' -l duplicate -d 'send the same delivery twice, as a retry or replay does'
 complete -c rfs -n '__rfs_at \'rfs webhooks trigger\'' -l stale -d 'sign with a timestamp 10 minutes old: the receiver must refuse it'
 complete -c rfs -n '__rfs_at \'rfs webhooks trigger\'' -l bad-signature -d 'sign with another secret: the receiver must refuse it'
@@ -377,6 +380,7 @@ complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l delivery-attempts -x -d 'attemp
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l delivery-backoff -x -d 'first retry delay of a delivery, x4 each time'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l scenario -x -a 'incident' -d 'start with a prepared state (below); not with --data or --fixtures'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l allow-private-webhooks -d 'allow webhook URLs on private networks'
+complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l inspect -x -d 'also serve a web inspector of deliveries sent and API requests (default 127.0.0.1:8788)'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l allow-remote-control -d 'bind beyond loopback without the warning (the control API has no key)'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -s h -l help -d 'show help for a command'
 complete -c rfs -n '__rfs_at \'rfs help\' 0' -a 'auth recordings file webhooks deliveries verify-signature sync api config doctor completion sandbox exit-codes environment' -d 'command'
