@@ -189,7 +189,9 @@ class ListenTable {
 
   /** The header line and the row at the current width; the header only when the columns changed. */
   lines(row: Row): { header: string | undefined; row: string } {
-    const [header = '', line = ''] = renderTable(this.columns, [row], { width: this.width(), color: this.color, fixed: ONE_VALUE }).split('\n');
+    const [header = '', line = ''] = renderTable(this.columns, [row], { width: this.width(), color: this.color, fixed: ONE_VALUE }).split(
+      '\n',
+    );
     const key = header.split(/\s+/).join(' ');
     const changed = key !== this.columnsKey;
     this.columnsKey = key;
