@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
+import { type RunningSandbox, type SandboxOptions, type ScenarioName, startSandbox } from '../../src/sandbox/index.js';
 import { type Example, readExamples, type Step, terminalText, transcript } from './examples.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -90,8 +90,9 @@ async function openSession({ scenario, login = true }: { scenario?: string; logi
 
 async function startOnFourDigitPort(scenario: string | undefined): Promise<RunningSandbox> {
   for (let port = 4010; port < 4100; port++) {
-    const options: Parameters<typeof startSandbox>[0] & { scenario?: string } = { port, seed: SEED };
-    if (scenario !== undefined) options.scenario = scenario;
+    const options: SandboxOptions = { port, seed: SEED };
+    // A name the sandbox does not know is refused by startSandbox, naming the ones it does.
+    if (scenario !== undefined) options.scenario = scenario as ScenarioName;
     try {
       return await startSandbox(options);
     } catch (error) {
