@@ -2,6 +2,7 @@
 // with each attempt (the request, the receiver's answer or error, its duration), the /api/v1
 // request log, and replay through the API itself (with the workspace's own key, which stays in
 // this process: the page never sees one).
+import { systemClock } from '../core/clock.js';
 import type { InspectedDelivery, RunningSandbox, SandboxInspection } from '../sandbox/index.js';
 import type { DeliveryDetail, DeliverySummary, Exchange } from './model.js';
 import { InspectorError, type InspectorSource } from './source.js';
@@ -103,7 +104,7 @@ export class SandboxSource implements InspectorSource {
     if (key === undefined) throw new InspectorError(409, `no key of workspace ${d.workspace} can replay deliveries`);
     const url = `${this.sandbox.baseUrl}/api/v1/webhooks/deliveries/${encodeURIComponent(id)}/replay`;
     const started = performance.now();
-    const at = new Date().toISOString();
+    const at = new Date(systemClock.now()).toISOString();
     try {
       const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
       const text = await res.text();

@@ -130,7 +130,12 @@ describe('deliveries replay', () => {
       replayed('dlv_1'),
       { ...problem(404, 'RESOURCE_NOT_FOUND', 'Not found'), expect: { url: '/api/v1/webhooks/deliveries/dlv_2/replay' } },
       // A 404 is explained when the delivery belongs to a deleted subscription (issue 26): the
-      // FAILED list is asked; dlv_2 is not in it, so the service's own title stands.
+      // workspace's subscriptions and the FAILED list are asked (issue 30: a deleted one's
+      // remembered id is listed too); dlv_2 is in neither, so the service's own title stands.
+      {
+        expect: { method: 'GET', url: '/api/v1/webhooks?limit=50' },
+        body: { data: [], meta: { count: 0, limit: 50, hasMore: false, nextCursor: null } },
+      },
       { expect: { method: 'GET', url: '/api/v1/webhooks/deliveries?status=FAILED&limit=50' }, body: { data: [] } },
       replayed('dlv_3'),
     );

@@ -146,7 +146,9 @@ describe('deliveries replay results as a table (item 8)', () => {
     scenario.server.queue(
       { body: { data: { id: 'dlv_1', status: 'PENDING' } } },
       problem(404, 'RESOURCE_NOT_FOUND', 'Delivery not found', 'req_7'),
-      // Whether dlv_2 belongs to a deleted subscription (issue 26): it is not listed FAILED.
+      // Whether dlv_2 belongs to a deleted subscription (issues 26 and 30): the workspace's
+      // subscriptions (none), then the FAILED list, which does not show it.
+      { body: { data: [], meta: { count: 0, limit: 50, hasMore: false, nextCursor: null } } },
       { body: { data: [] } },
     );
     const { t, run } = cli(['deliveries', 'replay', 'dlv_1', 'dlv_2'], { stdoutIsTTY: true });

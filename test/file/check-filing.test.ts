@@ -77,8 +77,8 @@ describe('one check of a filing, wherever it comes from', () => {
 
       const flags = await rfs(['file', id, ...bad.flags]);
       expect(flags.code, flags.stderr).toBe(2);
-      // requireFlag's words for a flag given as spaces; checkFiling's for anything else.
-      expect(flags.stderr).toMatch(bad.fields.filedAt === undefined ? /(provider|external-id) is required/ : bad.says);
+      // requireFlag's words for a flag given as spaces (blank, issue 33 item 8); checkFiling's for anything else.
+      expect(flags.stderr).toMatch(bad.fields.filedAt === undefined ? /(provider|external-id) is blank/ : bad.says);
 
       const from = await rfs(['file', '--from', '-', '-o', 'ndjson'], `${JSON.stringify({ id, ...bad.fields })}\n`);
       expect(from.code, from.stderr).toBe(8);
