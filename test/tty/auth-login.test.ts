@@ -21,6 +21,8 @@ let term: Terminal | undefined;
 let server: ScenarioServer;
 
 const count = (text: string, what: string) => text.split(what).length - 1;
+/** Line breaks and runs of spaces as one space: stderr's notices wrap at words on a terminal (issue 33 item 4). */
+const flat = (text: string) => text.replace(/\s+/g, ' ');
 
 const t = (): Terminal => term as Terminal;
 
@@ -48,10 +50,12 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'interactive auth login in a terminal'), 
     await t().keys('login', 'Enter');
     const again = await t().waitForInput(
       'login',
-      (s) => count(s, '? API key') === 1 && s.includes('try another key'),
+      (s) => count(s, '? API key') === 1 && flat(s).includes('try another key'),
       'the key asked again',
     );
-    expect(again).toContain('warning: the service refused the key service_pk_…0000 (401 UNAUTHORIZED); try another key (Ctrl-C to stop)');
+    expect(flat(again)).toContain(
+      'warning: the service refused the key service_pk_…0000 (401 UNAUTHORIZED); try another key (Ctrl-C to stop)',
+    );
     await t().keys('login', '-l', GOOD);
     await t().keys('login', 'Enter');
     const done = await t().waitFor('login', (s) => /\[exit \d+\]/.test(s), 'rfs to exit');
@@ -99,11 +103,13 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'interactive auth login in a terminal'), 
     server.queue({ body: page([], null, 1) });
     await t().run('far', ['auth', 'login', '--profile', 'far'], SIZE);
     const asked = await t().waitForInput('far', (s) => s.includes('Service base URL'), 'the URL question');
-    expect(asked.split('\n')).toEqual([
-      // One line: the helper joins the lines that the terminal wrapped (capture-pane -J).
+    const askedLines = asked.split('\n');
+    // The warning wraps at words within the 100 columns (issue 33 item 4); read as one line, it is the rule's words.
+    expect(askedLines.slice(0, -1).every((l) => l.length <= SIZE.columns)).toBe(true);
+    expect(flat(askedLines.slice(0, -1).join('\n'))).toBe(
       'warning: invalid base-url of profile "far": refusing plain http to rfs.example.com: an API key must not travel in clear text; fix it with `rfs config set base-url <value>` or `rfs config unset base-url`',
-      '? Service base URL (http://127.0.0.1:4010)',
-    ]);
+    );
+    expect(askedLines.at(-1)).toBe('? Service base URL (http://127.0.0.1:4010)');
     // The offered default is replaced by what is typed.
     await t().keys('far', '-l', server.url);
     await t().keys('far', 'Enter');

@@ -89,10 +89,12 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'auth prompts in a terminal'), () => {
     );
     await term.keys('logout-yes', 'y', 'Enter');
     expect(await term.exitStatus('logout-yes')).toBe(0);
-    expect(rfsLines(await term.screen('logout-yes'))).toEqual([
-      '✔ Remove the profile "ci" and its key service_pk_…0002? Yes',
+    const removed = rfsLines(await term.screen('logout-yes'));
+    expect(removed[0]).toBe('✔ Remove the profile "ci" and its key service_pk_…0002? Yes');
+    // The notice wraps at words on a terminal (issue 33 item 4): its lines, read as one.
+    expect(removed.slice(1).join('\n').replace(/\s+/g, ' ')).toBe(
       `Removed profile "ci" and its key from ${join(home, 'config', 'config.json')}.`,
-    ]);
+    );
     expect(Object.keys(config().profiles).sort()).toEqual(['prod', 'staging']);
   });
 });

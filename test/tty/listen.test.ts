@@ -70,7 +70,7 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'webhooks listen in a terminal'), () => {
       // request it refuses (and says so) is a full turn of its event loop, so the next
       // delivery is laid out at the new width.
       expect((await send(`${url}/`, { method: 'GET' })).status).toBe(405);
-      await term.waitFor(name, (s) => s.includes('refused a GET request'), 'the refused GET');
+      await term.waitFor(name, (s) => s.replace(/\s+/g, ' ').includes('refused a GET request'), 'the refused GET');
       const second = delivery(
         'dlv_ttyListenDelivery002',
         'rec_ttyListenRec0002',
@@ -94,7 +94,11 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'webhooks listen in a terminal'), () => {
         .join('\n')
         .trimEnd()
         .replaceAll(`:${port}`, `:${'N'.repeat(port.length)}`)
-        .replace(/\b\d\d:\d\d:\d\d\b/g, 'HH:MM:SS');
+        .replace(/\b\d\d:\d\d:\d\d\b/g, 'HH:MM:SS')
+        // Notices wrap at words on a terminal (issue 33 item 4), at the width rfs knows when it
+        // writes them: the refused GET's warning races the SIGWINCH of the resize (the old or
+        // the new width, from run to run), so it is read as one line.
+        .replace(/warning: refused a GET request[\s\S]*?\(only POST is\)/, (w) => w.replace(/\s+/g, ' '));
       const file = join(SCREENS, `listen-${columns}.txt`);
       if (RECORD || !existsSync(file)) writeFileSync(file, `${screen}\n`);
       expect(screen).toBe(readFileSync(file, 'utf8').trimEnd());

@@ -63,7 +63,8 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'auth login against a silent service'), (
       const waiting = await term.waitFor(name, (s) => s.includes(`checking the key with ${silentUrl}…`), 'the spinner');
       expect(waiting).not.toContain('✔ API key');
       const again = await term.waitForInput(name, (s) => s.split('Service base URL').length === 3, 'the URL asked again');
-      expect(again).toContain('within 3 s');
+      // The warning wraps at words on a terminal (issue 33 item 4).
+      expect(again.replace(/\s+/g, ' ')).toContain('within 3 s');
       await term.keys(name, 'C-u');
       await term.keys(name, '-l', good.url);
       await term.keys(name, 'Enter');
