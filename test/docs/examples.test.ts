@@ -9,8 +9,9 @@
 // the next free port of four digits when that one is taken (taken by binding it, as port 0
 // would: never a port in use), so that tables holding the URL are as wide as a reader's.
 // What differs between two runs of the same command is normalised, and only that: that
-// port, the temporary folders, and the tokens the service makes anew on every run (cursors, which carry their
-// expiry; request ids). Times of the run itself are kept out of the examples instead (a
+// port and those the scenario's receivers get, the temporary folders, and the tokens the
+// service makes anew on every run (cursors, which carry their expiry, also when a notice
+// wrapped one onto a line of its own; request ids). Times of the run itself are kept out of the examples instead (a
 // `--jq` picks the fields that stay the same), and TZ=UTC makes local times the same anywhere.
 // `RFS_UPDATE_DOCS=1 npx vitest run test/docs/examples.test.ts` writes what ran into the pages;
 // `RFS_DOCS_PAGES=README.md,docs/sync.md` runs only those pages.
@@ -132,6 +133,10 @@ function screen(raw: string, session: Session): string[] {
       .replaceAll(session.env.XDG_STATE_HOME ?? '\0', '~/.local/state')
       .replaceAll(session.env.RFS_WORK ?? '\0', '.')
       .replace(/--cursor [A-Za-z0-9_-]{16,}/g, '--cursor …')
+      // A cursor wrapped onto a line of its own (a notice at words, issue 33 item 4).
+      .replace(/^[A-Za-z0-9_-]{60,}$/, '…')
+      // The ports the sandbox's own receivers got (--scenario incident): port 0's, as its own.
+      .replace(/127\.0\.0\.1:(?!4010\b)\d{5}\b/g, '127.0.0.1:PORT')
       .replace(/\breq_[A-Za-z0-9]{6,}/g, 'req_…'),
   );
   return lines;
