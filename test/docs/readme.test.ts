@@ -11,6 +11,14 @@ import { bufferIO } from '../helpers/io.js';
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 const INSTALL = readFileSync(new URL('../../docs/install.md', import.meta.url), 'utf8');
 const CONTRIBUTING = readFileSync(new URL('../../CONTRIBUTING.md', import.meta.url), 'utf8');
+/** Each way a user installs rfs, as the install texts name it (issues 25 and 34). */
+const WAYS = [
+  'npm i -g rfs-cli',
+  'rfs-<version>-<platform>.tar.gz',
+  'apt install ./rfs_<version>_amd64.deb',
+  'brew install',
+  'scoop install',
+];
 const section = (text: string, title: string) => {
   const start = text.indexOf(`\n## ${title}\n`);
   expect(start, title).toBeGreaterThan(-1);
@@ -49,13 +57,7 @@ describe('README', () => {
   // Issue 34: the npm package is rfs-cli; issue 33 item 2: a user prefix for EACCES, npx with the package named.
   it('Install leads with each way a user installs, the npm package by its name, EACCES and npx answered', () => {
     const install = section(README, 'Install');
-    for (const way of [
-      'npm i -g rfs-cli',
-      'rfs-<version>-<platform>.tar.gz',
-      'apt install ./rfs_<version>_amd64.deb',
-      'brew install',
-      'scoop install',
-    ]) {
+    for (const way of WAYS) {
       expect(install, way).toContain(way);
     }
     expect(install).toContain('EACCES');
@@ -66,13 +68,7 @@ describe('README', () => {
   it('docs/install.md: every way first, then the clone, where npm link is said to install a link', () => {
     const clone = INSTALL.indexOf('\n## From a clone');
     expect(clone).toBeGreaterThan(-1);
-    for (const way of [
-      'npm i -g rfs-cli',
-      'rfs-<version>-<platform>.tar.gz',
-      'apt install ./rfs_<version>_amd64.deb',
-      'brew install',
-      'scoop install',
-    ]) {
+    for (const way of WAYS) {
       expect(INSTALL.indexOf(way), way).toBeGreaterThan(-1);
       expect(INSTALL.indexOf(way), way).toBeLessThan(clone);
     }
