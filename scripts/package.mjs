@@ -31,6 +31,7 @@
 //   checkExecutable(exe, { codeCache }): the smoke checks, for a binary this machine can run.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmod, copyFile, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -115,6 +116,10 @@ export async function prepareBlob({ work, codeCache = true, minify = true }) {
     await bundleLazyFile(lazy, file);
     assets[lazy.asset] = file;
   }
+  // The inspector's page (--inspect), as the build made it into dist/inspector/: read from the
+  // executable's assets (src/inspector/assets.ts), since no folder travels with one file.
+  const page = fileURLToPath(new URL('../dist/inspector/', import.meta.url));
+  for (const name of existsSync(page) ? readdirSync(page) : []) assets[`inspector/${name}`] = join(page, name);
   if (codeCache) {
     const cacheAsset = join(work, CACHE_ASSET);
     trainCodeCache(appAsset, cacheAsset, join(work, 'train-config'));
