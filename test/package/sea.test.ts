@@ -257,6 +257,38 @@ describe.skipIf(!LINUX_X64.met)(needs(LINUX_X64, 'the single executable, alone i
     STEP_TIMEOUT_MS * 2,
   );
 
+  it(
+    'serves the inspector page of webhooks listen --inspect from its own assets, with no dist/ beside it (issue 35)',
+    async () => {
+      const child = track(
+        spawn(exe, ['webhooks', 'listen', '--port', '0', '--inspect', '127.0.0.1:0', '--secret-env', 'HOOK_SECRET'], {
+          cwd: dir,
+          env: { ...env, HOOK_SECRET: VECTOR.secret, XDG_STATE_HOME: join(dir, 'state') },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        }),
+      );
+      const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+      const url = await new Promise<string>((done, fail) => {
+        let stderr = '';
+        child.stderr!.on('data', (c: Buffer) => {
+          stderr += c.toString('utf8');
+          const found = /inspector on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stderr);
+          if (found?.[1] !== undefined) done(found[1]);
+        });
+        child.once('exit', (code) => fail(new Error(`listen exited (${code}) before the inspector served: ${stderr}`)));
+      });
+      const page = await fetch(url);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<title>rfs inspector</title>');
+      const script = await fetch(new URL('app.js', url));
+      expect(script.status).toBe(200);
+      expect((await script.text()).length).toBeGreaterThan(1000);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    },
+    STEP_TIMEOUT_MS,
+  );
+
   it('left no process running', () => {
     expect(sandbox === undefined || sandbox.exitCode !== null || sandbox.signalCode !== null).toBe(true);
     expect(children.size).toBe(0);
