@@ -44,7 +44,8 @@ export function assetsFolder(entry: string | undefined = process.argv[1], execut
 
 /** The page's files, read once. */
 export async function readAssets(folder: string): Promise<Record<AssetName, Buffer>> {
-  if (folder === IN_EXECUTABLE) return Object.fromEntries(ASSET_NAMES.map((name) => [name, seaAsset(name) ?? Buffer.alloc(0)])) as Record<AssetName, Buffer>;
+  if (folder === IN_EXECUTABLE)
+    return Object.fromEntries(ASSET_NAMES.map((name) => [name, seaAsset(name) ?? Buffer.alloc(0)])) as Record<AssetName, Buffer>;
   const read = await Promise.all(ASSET_NAMES.map((name) => readFile(join(folder, name))));
   return Object.fromEntries(ASSET_NAMES.map((name, i) => [name, read[i]])) as Record<AssetName, Buffer>;
 }
