@@ -1,6 +1,7 @@
 // Properties of the terminal sanitiser (src/output/sanitize.ts): whatever the server sends, what
 // reaches a terminal holds no character that could drive it — no C0 or C1 control, no DEL, no
-// ESC, no bidi override or isolate, no lone surrogate — and text without them is left alone.
+// ESC, no bidi override or isolate, no lone surrogate, no invisible character (issue 32 item 1:
+// zero-width, BOM, soft hyphen, tag characters…) — and text without them is left alone.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { sanitize, sanitizeDeep } from '../../src/core/sanitize.js';
@@ -46,13 +47,25 @@ function unsafeUnits(text: string, keep: ReadonlySet<number>): string[] {
     const c = text.charCodeAt(i);
     const control = c < 0x20 || (c >= 0x7f && c <= 0x9f);
     const bidi = (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) || c === 0x200e || c === 0x200f || c === 0x061c;
+    // Shown as nothing, or as a blank like a space: two ids must not look the same.
+    const invisible =
+      [0x00ad, 0x034f, 0x115f, 0x1160, 0x17b4, 0x17b5, 0x180e, 0x3164, 0xfeff, 0xffa0].includes(c) ||
+      (c >= 0x200b && c <= 0x200d) ||
+      (c >= 0x2028 && c <= 0x2029) ||
+      (c >= 0x2060 && c <= 0x2064) ||
+      (c >= 0x206a && c <= 0x206f) ||
+      (c >= 0xfff9 && c <= 0xfffb);
     let loneSurrogate = false;
+    let tag = false;
     if (c >= 0xd800 && c <= 0xdbff) {
       const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) i++;
-      else loneSurrogate = true;
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        // A tag character, U+E0000–U+E007F: invisible ASCII look-alikes.
+        tag = c === 0xdb40 && next <= 0xdc7f;
+        i++;
+      } else loneSurrogate = true;
     } else if (c >= 0xdc00 && c <= 0xdfff) loneSurrogate = true;
-    if ((control || bidi || loneSurrogate) && !keep.has(c)) found.push(`U+${c.toString(16).padStart(4, '0')} at ${i}`);
+    if ((control || bidi || invisible || tag || loneSurrogate) && !keep.has(c)) found.push(`U+${c.toString(16).padStart(4, '0')} at ${i}`);
   }
   return found;
 }
