@@ -216,8 +216,10 @@ async function main() {
   const late = await startListener(downPort, second.secret, 'listen 2');
   process.stdout.write(`  ${dim('(the second receiver is up now)')}\n`);
   let watching = false;
-  // Off a terminal watch prints one ndjson line per change; its first poll is the baseline.
-  const watch = rfs(['deliveries', 'watch', '--max-time', '15', '-o', 'ndjson'], {
+  // Off a terminal watch prints one ndjson line per change; its first poll is the baseline. A
+  // budget of 60 requests a minute (the default is 12, to leave the workspace's 120 to sync)
+  // polls every few seconds, so the demo sees the changes within its time.
+  const watch = rfs(['deliveries', 'watch', '--budget', '60', '--max-time', '12', '-o', 'ndjson'], {
     onStderr: (text) => {
       if (/watching/i.test(text)) watching = true;
     },
