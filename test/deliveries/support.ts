@@ -63,17 +63,23 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 10
   }
 }
 
+/**
+ * A sandbox whose deliveries fail at their first attempt, at once: no recordings of its own, no
+ * rate limit, one attempt, no backoff (the incident tests make their own deliveries).
+ */
+export const FAIL_FAST_SANDBOX = {
+  port: 0,
+  recordings: 0,
+  rateLimit: 0,
+  deliveryAttempts: 1,
+  deliveryBackoffMs: 0,
+  deliveryTimeoutMs: 5000,
+} as const;
+
 /** A sandbox holding `count` FAILED deliveries to a receiver that answers 500 until told otherwise. */
 export async function sandboxWithFailed(count: number): Promise<FailedSandbox> {
   const receiver = await startReceiver();
-  const sandbox = await startSandbox({
-    port: 0,
-    recordings: 0,
-    rateLimit: 0,
-    deliveryAttempts: 1,
-    deliveryBackoffMs: 0,
-    deliveryTimeoutMs: 5000,
-  });
+  const sandbox = await startSandbox(FAIL_FAST_SANDBOX);
   const close = async (): Promise<void> => {
     await sandbox.close();
     await receiver.close();

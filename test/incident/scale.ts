@@ -13,7 +13,7 @@ import { runCli } from '../../src/cli/run.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { fakeTime } from '../helpers/clock.js';
 import { bufferIO } from '../helpers/io.js';
-import { startReceiver, type Receiver } from '../deliveries/support.js';
+import { FAIL_FAST_SANDBOX, startReceiver, type Receiver } from '../deliveries/support.js';
 import { api, until } from './support.js';
 
 export interface ScaleIncident {
@@ -38,14 +38,7 @@ export async function incidentAtScale(o: { now?: number; live?: number } = {}): 
   const now = o.now ?? Date.now();
   const liveCount = o.live ?? 55;
   const receiver = await startReceiver();
-  const sandbox = await startSandbox({
-    port: 0,
-    recordings: 0,
-    rateLimit: 0,
-    deliveryAttempts: 1,
-    deliveryBackoffMs: 0,
-    deliveryTimeoutMs: 5000,
-  });
+  const sandbox = await startSandbox(FAIL_FAST_SANDBOX);
   const home = mkdtempSync(join(tmpdir(), 'rfs-scale-'));
   const env = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
     NO_COLOR: '1',
