@@ -43,8 +43,10 @@ export function readWorkspaces(text, source = 'the workspace list') {
       problems.push(`${where}: not a mapping`);
       return;
     }
-    for (const key of Object.keys(entry)) if (!FIELDS.includes(key)) problems.push(`${where}: unknown field ${key} (known: ${FIELDS.join(', ')})`);
-    for (const key of REQUIRED) if (typeof entry[key] !== 'string' || entry[key].trim() === '') problems.push(`${where}: ${key} is missing`);
+    for (const key of Object.keys(entry))
+      if (!FIELDS.includes(key)) problems.push(`${where}: unknown field ${key} (known: ${FIELDS.join(', ')})`);
+    for (const key of REQUIRED)
+      if (typeof entry[key] !== 'string' || entry[key].trim() === '') problems.push(`${where}: ${key} is missing`);
     if (typeof entry.name === 'string') {
       if (!NAME.test(entry.name)) problems.push(`${where}: name must be lower-case letters, digits and '-', at most 40`);
       if (seen.has(entry.name)) problems.push(`${where}: the name ${entry.name} is already used`);
@@ -57,10 +59,12 @@ export function readWorkspaces(text, source = 'the workspace list') {
       } catch {
         problems.push(`${where}: baseUrl is not a URL`);
       }
-      if (url !== undefined && url.protocol !== 'https:') problems.push(`${where}: baseUrl must be https (a key never travels in clear text)`);
+      if (url !== undefined && url.protocol !== 'https:')
+        problems.push(`${where}: baseUrl must be https (a key never travels in clear text)`);
     }
     for (const key of ['keySecret', 'commandConfigMap']) {
-      if (typeof entry[key] === 'string' && !OBJECT_NAME.test(entry[key])) problems.push(`${where}: ${key} is not a Kubernetes object name`);
+      if (typeof entry[key] === 'string' && !OBJECT_NAME.test(entry[key]))
+        problems.push(`${where}: ${key} is not a Kubernetes object name`);
     }
     if (entry.schedule !== undefined && (typeof entry.schedule !== 'string' || !SCHEDULE.test(entry.schedule.trim()))) {
       problems.push(`${where}: schedule is not a cron schedule (five fields, or @hourly and the like)`);
@@ -73,7 +77,9 @@ export function readWorkspaces(text, source = 'the workspace list') {
 /** The kustomization of one workspace, in `folder`. */
 function workspaceKustomization(workspace, folder) {
   const cron = workspace.schedule !== undefined;
-  const base = relative(folder, join(DEPLOY, cron ? 'cronjob' : 'base')).split('\\').join('/');
+  const base = relative(folder, join(DEPLOY, cron ? 'cronjob' : 'base'))
+    .split('\\')
+    .join('/');
   const podSpec = {
     containers: [
       {

@@ -20,7 +20,13 @@ const STEP_TIMEOUT_MS = 600_000;
 const CHROOT = ['/usr/sbin/chroot', '/usr/bin/chroot'].find((path) => existsSync(path)) ?? 'chroot';
 
 interface ImageModule {
-  buildImage(o: { work: string; executables: Record<string, string>; file: string; mtime: Date; labels: Record<string, string> }): Promise<void>;
+  buildImage(o: {
+    work: string;
+    executables: Record<string, string>;
+    file: string;
+    mtime: Date;
+    labels: Record<string, string>;
+  }): Promise<void>;
   ENTRYPOINT: string[];
   INIT: string[];
   RFS_PATH: string;
@@ -90,9 +96,14 @@ describe('the OCI image, read by umoci and skopeo', () => {
         expect(readdirSync(join(rootfs, 'usr', 'bin')).sort()).toEqual(['rfs', 'tini']);
       }
       const index = JSON.parse(execFileSync('skopeo', ['inspect', '--raw', `oci-archive:${archive}:${VERSION}`], { encoding: 'utf8' }));
-      expect(index.manifests.map((m: { platform: { architecture: string } }) => m.platform.architecture).sort()).toEqual(['amd64', 'arm64']);
+      expect(index.manifests.map((m: { platform: { architecture: string } }) => m.platform.architecture).sort()).toEqual([
+        'amd64',
+        'arm64',
+      ]);
       const arm = JSON.parse(
-        execFileSync('skopeo', ['inspect', '--config', '--override-arch', 'arm64', `oci-archive:${archive}:${VERSION}`], { encoding: 'utf8' }),
+        execFileSync('skopeo', ['inspect', '--config', '--override-arch', 'arm64', `oci-archive:${archive}:${VERSION}`], {
+          encoding: 'utf8',
+        }),
       );
       expect(arm.architecture).toBe('arm64');
       expect(arm.config.Entrypoint).toEqual(image.ENTRYPOINT);
@@ -145,7 +156,8 @@ function descendants(pid: number): { running: number; zombies: number } {
 async function until(condition: () => boolean, what: () => string, child: ChildProcess, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`it ended (${child.exitCode ?? child.signalCode}) before ${what()}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`it ended (${child.exitCode ?? child.signalCode}) before ${what()}`);
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -209,7 +221,11 @@ async function runSync(rootfs: string, entrypoint: string[]) {
   // The namespace's first process (the entrypoint's first program) is unshare's one child.
   const first = () => [...processTable()].find(([, p]) => p.ppid === unshare)?.[0];
   try {
-    await until(() => first() !== undefined, () => `the PID namespace: ${stderr}`, child);
+    await until(
+      () => first() !== undefined,
+      () => `the PID namespace: ${stderr}`,
+      child,
+    );
     const pid1 = first() as number;
     // Left running at the end: rfs (under an init), or nothing else (rfs is the first process).
     const resident = entrypoint.length > 1 ? 1 : 0;

@@ -115,7 +115,11 @@ describe('deploy/kubernetes, rendered by kubectl kustomize', () => {
       expect(rule.ports).toEqual([{ protocol: 'TCP', port: IMAGE.metricsPort }]);
       expect(rule.from).toHaveLength(1);
       expect(rule.from[0].namespaceSelector.matchExpressions[0]).toMatchObject({ key: 'kubernetes.io/metadata.name', operator: 'In' });
-      expect(rule.from[0].podSelector.matchExpressions[0]).toEqual({ key: 'app.kubernetes.io/name', operator: 'In', values: ['prometheus'] });
+      expect(rule.from[0].podSelector.matchExpressions[0]).toEqual({
+        key: 'app.kubernetes.io/name',
+        operator: 'In',
+        values: ['prometheus'],
+      });
       // kustomize's labels did not leak into the scraper's selector.
       expect(rule.from[0].podSelector.matchLabels).toBeUndefined();
     },
@@ -148,7 +152,10 @@ describe('deploy/kubernetes, rendered by kubectl kustomize', () => {
       const monitoring = rendered('monitoring');
       expect(monitoring.map((o) => o.kind).sort()).toEqual(['PrometheusRule', 'ServiceMonitor']);
       const monitor = byKind(monitoring, 'ServiceMonitor');
-      const services = [byKind(rendered('base'), 'Service'), ...fleet(join('deploy', 'kubernetes', 'fleet', 'workspaces.yaml')).filter((o) => o.kind === 'Service')];
+      const services = [
+        byKind(rendered('base'), 'Service'),
+        ...fleet(join('deploy', 'kubernetes', 'fleet', 'workspaces.yaml')).filter((o) => o.kind === 'Service'),
+      ];
       expect(services.length).toBe(3);
       for (const service of services) {
         for (const [key, value] of Object.entries(monitor.spec.selector.matchLabels)) expect(service.metadata.labels[key]).toBe(value);
@@ -184,7 +191,11 @@ describe('deploy/kubernetes, rendered by kubectl kustomize', () => {
       for (const [name, want] of Object.entries(expected)) {
         const own = objects.filter((o) => o.metadata.labels['app.kubernetes.io/instance'] === name);
         const kinds = own.map((o) => o.kind).sort();
-        expect(kinds).toEqual(want.kind === 'CronJob' ? ['CronJob', 'NetworkPolicy', 'PersistentVolumeClaim'] : ['NetworkPolicy', 'PersistentVolumeClaim', 'Service', 'StatefulSet']);
+        expect(kinds).toEqual(
+          want.kind === 'CronJob'
+            ? ['CronJob', 'NetworkPolicy', 'PersistentVolumeClaim']
+            : ['NetworkPolicy', 'PersistentVolumeClaim', 'Service', 'StatefulSet'],
+        );
         for (const object of own) {
           expect(object.metadata.name.startsWith(`${name}-`)).toBe(true);
           expect(names.has(`${object.kind}/${object.metadata.name}`)).toBe(false);
@@ -202,7 +213,10 @@ describe('deploy/kubernetes, rendered by kubectl kustomize', () => {
         // Its pods, and only they, are what its NetworkPolicy and Service select.
         const labels = podLabelsOf(workload);
         expect(labels['app.kubernetes.io/instance']).toBe(name);
-        expect(byKind(own, 'NetworkPolicy').spec.podSelector.matchLabels).toEqual({ 'app.kubernetes.io/name': 'rfs-sync', 'app.kubernetes.io/instance': name });
+        expect(byKind(own, 'NetworkPolicy').spec.podSelector.matchLabels).toEqual({
+          'app.kubernetes.io/name': 'rfs-sync',
+          'app.kubernetes.io/instance': name,
+        });
         if (want.kind === 'StatefulSet') {
           expect(workload.spec.replicas).toBe(1);
           expect(workload.spec.selector.matchLabels['app.kubernetes.io/instance']).toBe(name);
@@ -324,7 +338,9 @@ describe('docs/kubernetes.md', () => {
 
       // The image: the archive's name, the volume, the user, the metrics port.
       const copies = docCommands.filter((line) => line.startsWith('skopeo copy '));
-      expect(copies[0]).toBe(`skopeo copy --all oci-archive:rfs-${VERSION}-oci.tar:${VERSION} docker://registry.example.com/rfs:${VERSION}`);
+      expect(copies[0]).toBe(
+        `skopeo copy --all oci-archive:rfs-${VERSION}-oci.tar:${VERSION} docker://registry.example.com/rfs:${VERSION}`,
+      );
       // umoci: the archive unpacked to a layout, one platform unpacked by its name (scripts/image.mjs).
       const untar = docCommands.find((line) => line.includes(`tar -xf rfs-${VERSION}-oci.tar -C `));
       const layoutDir = words(untar ?? '').at(-1);

@@ -181,7 +181,9 @@ export function checkJournal(ctx: Context, profileName: string, report: Report):
   if (problems.length > 0) warnings.push(`${problems.length} damaged line${problems.length === 1 ? '' : 's'} (skipped by rfs sync)`);
   const lock = inspectLock(`${file}.lock`, { liveWithinMs: LOCK_LIVE_WITHIN_MS });
   if (lock?.stale)
-    warnings.push(`a stale lock${lock.owner ? ` of ${sanitize(describeOwner(lock.owner))}, which is not running` : ''} (the next rfs sync takes it over)`);
+    warnings.push(
+      `a stale lock${lock.owner ? ` of ${sanitize(describeOwner(lock.owner))}, which is not running` : ''} (the next rfs sync takes it over)`,
+    );
   else if (lock) notes.push(`in use by ${lock.owner ? sanitize(describeOwner(lock.owner)) : 'pid ?'}`);
   const detail = `${sanitize(file)}: ${[...warnings, ...notes].join('; ')}`;
   if (warnings.length > 0) report.warn('sync-journal', detail);

@@ -26,19 +26,15 @@ afterAll(async () => {
 
 /** `rfs sync …` as the built CLI, in a UTS namespace whose hostname is `host`. */
 function syncOn(host: string, args: string[]) {
-  const child = spawn(
-    'unshare',
-    ['-u', 'sh', '-c', `hostname "$0" && exec "$@"`, host, process.execPath, RFS_BIN, 'sync', ...args],
-    {
-      env: {
-        PATH: process.env.PATH,
-        RFS_CONFIG_DIR: join(dir, `config-${host}`),
-        RFS_API_KEY: sandbox.apiKeys.admin,
-        RFS_BASE_URL: sandbox.baseUrl,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  const child = spawn('unshare', ['-u', 'sh', '-c', `hostname "$0" && exec "$@"`, host, process.execPath, RFS_BIN, 'sync', ...args], {
+    env: {
+      PATH: process.env.PATH,
+      RFS_CONFIG_DIR: join(dir, `config-${host}`),
+      RFS_API_KEY: sandbox.apiKeys.admin,
+      RFS_BASE_URL: sandbox.baseUrl,
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
@@ -63,7 +59,10 @@ describe('rfs sync: the journal lock across hosts', () => {
       const lock = `${journal}.lock`;
       const common = ['--exec', 'echo "crm-$RFS_RECORDING_ID"', '--provider', 'crm', '--journal', journal];
       const first = syncOn('rfs-sync-alpha', [...common, '--watch', '--interval', '3600']);
-      await until(() => existsSync(lock) && readFileSync(lock, 'utf8').includes('host=rfs-sync-alpha\n'), 'the first sync to take the lock');
+      await until(
+        () => existsSync(lock) && readFileSync(lock, 'utf8').includes('host=rfs-sync-alpha\n'),
+        'the first sync to take the lock',
+      );
 
       const second = syncOn('rfs-sync-beta', common);
       expect(await second.exited).toBe(2);
