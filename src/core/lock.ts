@@ -197,10 +197,12 @@ function isStale(owner: LockOwner | undefined, lockPath: string, options: TryLoc
   // Another host's pid means nothing here, and that host may be running: only it releases its lock.
   if (space === 'other host') return olderThanStale;
   if (!space) {
-    // This host after a reboot (another boot id): nothing of the old boot runs any more.
-    if (owner.boot !== undefined && here.boot !== undefined && owner.boot !== here.boot) return true;
-    // This host and boot, another PID namespace (a restarted container): live while refreshed.
+    // This host in another PID namespace (a restarted container) or after a reboot: its pid
+    // cannot be looked up here. A holder that refreshes its lock is live while it does, which
+    // also covers two hosts that share a name (two namespaces' pods of one name on one volume).
     if (options.liveWithinMs !== undefined) return (ageMs(lockPath, now) ?? 0) > options.liveWithinMs;
+    // Without refreshes, another boot id is enough: nothing of the old boot runs any more.
+    if (owner.boot !== undefined && here.boot !== undefined && owner.boot !== here.boot) return true;
     return olderThanStale;
   }
   // This process never waits on itself (withLock queues its own callers first): a lock with

@@ -178,8 +178,8 @@ export function replayJournal(text: string): { states: Map<string, RecordingStat
 }
 
 /**
- * A sync touches its journal's lock this often; a lock of this host and boot in another PID
- * namespace untouched for LOCK_LIVE_WITHIN_MS is a dead container's (core/lock.ts).
+ * A sync touches its journal's lock this often; a lock of this host in another boot or PID
+ * namespace untouched for LOCK_LIVE_WITHIN_MS is a dead container's or pod's (core/lock.ts).
  */
 const LOCK_REFRESH_MS = 15_000;
 export const LOCK_LIVE_WITHIN_MS = 60_000;
@@ -358,9 +358,12 @@ export class Journal {
   }
 
   /**
-   * The lock of core/lock.ts, as the config file has: created exclusively, holding the pid and
-   * the time, and taken over when its owner is dead (a crash or SIGKILL) or when it names this
-   * very pid (a predecessor's, the pid reused). Never older-than stale: a sync runs for days.
+   * The lock of core/lock.ts, as the config file has: created exclusively, holding the pid, the
+   * time and where the holder runs (host, boot id, PID namespace), and taken over when its owner
+   * is dead (a crash or SIGKILL), when it names this very pid (a predecessor's, the pid reused),
+   * or, for a lock of this host whose pid cannot be looked up here (another boot or PID
+   * namespace), once it has not been refreshed for LOCK_LIVE_WITHIN_MS. Another host's lock is
+   * refused, naming both hosts. Never older-than stale: a sync runs for days.
    */
   private lock(): void {
     const got = tryLockSync(this.lockPath, { liveWithinMs: LOCK_LIVE_WITHIN_MS });

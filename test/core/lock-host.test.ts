@@ -1,6 +1,7 @@
 // core/lock.ts on a volume that several hosts can mount: a lock names its host, boot id and PID
 // namespace; another host's lock is refused whatever its pid, this host's lock of an earlier boot
-// is taken over, and one of this host and boot in another PID namespace lives while refreshed.
+// is taken over (once untouched, for a holder that refreshes it), and one of this host and boot
+// in another PID namespace lives while refreshed.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readlinkSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
@@ -54,6 +55,15 @@ describe('a lock that names its host', () => {
     const got = tryLockSync(lock);
     expect('release' in got).toBe(true);
     expect(readFileSync(lock, 'utf8')).toContain(`boot=${BOOT}`);
+  });
+
+  it("for a holder that refreshes it (the journal's): this host's lock of an earlier boot, once untouched", () => {
+    // A host of the same name may still run it (two pods of one name on one volume): live while touched.
+    writeFileSync(lock, text(999_999, { host: hostname(), boot: '00000000-0000-4000-8000-000000000000', pidns: PIDNS }));
+    expect('release' in tryLockSync(lock, { liveWithinMs: 60_000 })).toBe(false);
+    const old = new Date(Date.now() - 120_000);
+    utimesSync(lock, old, old);
+    expect('release' in tryLockSync(lock, { liveWithinMs: 60_000 })).toBe(true);
   });
 
   it('keeps judging a lock of this host, boot and namespace by its pid', () => {
