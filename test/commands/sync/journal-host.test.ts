@@ -3,8 +3,8 @@
 // (`unshare -u`) with its own hostname, as two pods mounting one volume would be. The second is
 // refused, naming the first's host and its own; the first goes on holding the journal.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RFS_BIN, type SandboxProcess, startSandboxProcess } from '../../helpers/child.js';
@@ -76,6 +76,38 @@ describe('rfs sync: the journal lock across hosts', () => {
 
       first.child.kill('SIGTERM');
       expect(await first.exited).toBe(0);
+      expect(existsSync(lock)).toBe(false);
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  it(
+    "this host's lock of an earlier boot: refused while its holder refreshes it, taken over once it has stopped",
+    async () => {
+      const journal = join(dir, 'rebooted.jsonl');
+      const lock = `${journal}.lock`;
+      // Its pid is alive here (this test's): were the boot ignored, the pid rule would keep it.
+      const earlierBoot = [
+        String(process.pid),
+        '2026-11-28T10:00:00.000Z',
+        `host=${hostname()}`,
+        'boot=00000000-0000-4000-8000-000000000000',
+        `pidns=${readlinkSync('/proc/self/ns/pid')}`,
+        '',
+      ].join('\n');
+      writeFileSync(lock, earlierBoot);
+      const common = ['--exec', 'echo "crm-$RFS_RECORDING_ID"', '--provider', 'crm', '--journal', journal, '--max-items', '1'];
+      const fresh = syncOn(hostname(), common);
+      expect(await fresh.exited).toBe(2);
+      expect(fresh.stderr()).toContain(`another rfs sync (pid ${process.pid} on host ${hostname()}) is using the journal`);
+      expect(readFileSync(lock, 'utf8')).toBe(earlierBoot);
+
+      const untouched = new Date(Date.now() - 120_000);
+      utimesSync(lock, untouched, untouched);
+      const taken = syncOn(hostname(), common);
+      expect(await taken.exited).toBe(0);
+      expect(taken.stderr()).not.toContain('another rfs sync');
+      // The pass ran and released its own lock: nothing of the earlier boot's is left.
       expect(existsSync(lock)).toBe(false);
     },
     STEP_TIMEOUT_MS,
