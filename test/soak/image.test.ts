@@ -1,3 +1,5 @@
+// A run of minutes (the image is built from the executable, then run in a PID namespace): in the
+// soak project, which CI runs after the suite.
 // The OCI image of scripts/image.mjs, built here from this build's single executable
 // (dist/rfs-linux-x64; the arm64 one is a stand-in file, run only by the release check under
 // qemu): umoci unpacks each platform by its name and skopeo reads the multi-platform one
