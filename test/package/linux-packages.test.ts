@@ -161,6 +161,17 @@ describe('SHA256SUMS.minisig', () => {
     STEP_TIMEOUT_MS,
   );
 
+  it("docs/install.md shows the repository's public key, and minisign reads it", () => {
+    const [comment, key] = readFileSync(join(ROOT, 'minisign.pub'), 'utf8').trim().split('\n') as [string, string];
+    const install = readFileSync(join(ROOT, 'docs', 'install.md'), 'utf8');
+    expect(install).toContain(`${comment}\n${key}\n`);
+    expect(install).toContain(`minisign -Vm SHA256SUMS -P ${key}`);
+    // A key minisign cannot parse would fail here ("base64 conversion failed"), not at a user's.
+    const parsed = run('minisign', ['-V', '-m', join(ROOT, 'package.json'), '-x', join(ROOT, 'package.json'), '-P', key]);
+    expect(parsed.stderr).not.toMatch(/base64|public key/i);
+    expect(parsed.code).not.toBe(0);
+  });
+
   it(
     'a secret key in the environment that is not the key of minisign.pub stops the release',
     () => {
