@@ -11,7 +11,16 @@
 // - Each archive holds the executable, README.md, LICENSE, the man page and the completions.
 // - The .debs: dpkg-deb --info and --contents, installed by dpkg into a root of their own, run
 //   from there, and `man` finds the page there.
-// - SHA256SUMS (sha256sum -c), and the formula and the manifest name the same checksums.
+// - The .rpms: rpm -qip, -qpR and -qpl, unpacked by rpm2cpio | cpio into a root of their own,
+//   run from there (aarch64 under qemu-user), `man` and zsh's compinit find their files.
+// - Each .deb's Depends and .rpm's Requires are what readelf -d of its executable gives
+//   (scripts/linux-deps.mjs), libatomic included.
+// - SHA256SUMS (sha256sum -c); SHA256SUMS.minisig (minisign -V with minisign.pub, or with the
+//   throwaway key of a build without the release key; a changed SHA256SUMS must fail); the
+//   formula passes ruby -c, and it and the manifest name the release's URLs and checksums.
+// - Every SBOM validates against CycloneDX's schema; each executable's and the image's names
+//   Node and is of the file shipped.
+// - The README of the npm package, the archives, the .deb and the .rpm links nothing relative.
 // - macOS: the x64 executable's Mach-O header (magic, CPU type, the blob's segment, no stale
 //   signature), no arm64 artifact and the release notes say why.
 // - The npm tarball (rfs-cli): npm publish --dry-run, an install into an empty prefix with nothing
@@ -221,14 +230,14 @@ async function checkNodeOptionsIgnored(work, exe) {
   }
 }
 
-/** The PE header of a Windows executable: machine type, PE32+, and the blob postject put in. */
+/** The PE header of a Windows executable: machine type, PE32+, and the blob `node --build-sea` put in. */
 function checkWindowsExecutable(bytes) {
   assert(bytes.toString('latin1', 0, 2) === 'MZ', 'no MZ header');
   const pe = bytes.readUInt32LE(0x3c);
   assert(bytes.toString('latin1', pe, pe + 4) === 'PE\0\0', 'no PE signature');
   assert(bytes.readUInt16LE(pe + 4) === 0x8664, `machine 0x${bytes.readUInt16LE(pe + 4).toString(16)}, not x86-64`);
   assert(bytes.readUInt16LE(pe + 24) === 0x20b, 'not PE32+');
-  // postject adds the blob as a resource named NODE_SEA_BLOB (UTF-16 in the resource directory),
+  // The injector adds the blob as a resource named NODE_SEA_BLOB (UTF-16 in the resource directory),
   // and flips the fuse from :0 to :1.
   assert(bytes.includes(Buffer.from('NODE_SEA_BLOB', 'utf16le')), 'no NODE_SEA_BLOB resource: the CLI was not injected');
   assert(bytes.includes('NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2:1'), 'the SEA fuse is not flipped');
