@@ -294,11 +294,14 @@ function checkShippedReadme(text, where) {
       .replace(/\.git$/, '')
       .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/(?:blob|raw)/v${version.replace(/\./g, '\\.')}/`,
   );
+  let linked = 0;
   for (const [, target] of text.matchAll(/\]\((\S+?)\)/g)) {
     if (!prefix.test(target)) continue;
+    linked += 1;
     const path = target.replace(prefix, '').replace(/#.*$/, '');
     assert(existsSync(join(ROOT, path)), `${where}: the README links ${path}, which the repository does not have`);
   }
+  assert(linked > 0, `${where}: the README links no file of the repository at v${version}: the check proves nothing`);
 }
 
 /** Unpacks `file` (a .rpm) into `root` as rpm2cpio | cpio does, keeping modes. */
@@ -400,6 +403,8 @@ async function checkSignature(work) {
     notes.includes(signed === release ? `release key ${release}` : `throwaway key ${signed}`),
     'RELEASE-NOTES.md does not name the key that signed',
   );
+  const line = keyLine(await readFile(publicKey, 'utf8'));
+  assert(notes.includes(`minisign -Vm SHA256SUMS -P ${line}`), 'RELEASE-NOTES.md does not show the public key that verifies the signature');
   // The same signature over a changed SHA256SUMS must not verify.
   const changed = join(work, 'SHA256SUMS.changed');
   await writeFile(
@@ -775,7 +780,16 @@ async function main() {
         const { executable } = await checkSboms(sums, files);
         for (const target of TARGETS) {
           const bom = executable(target.platform);
-          const exe = await unpack(work, join(dir, archiveName(version, target.platform)), join(work, `sbom-${target.platform}`));
+          // The executable as its archive's check unpacked it, or unpacked again.
+          const earlier = join(
+            work,
+            `archive-${target.platform}`,
+            `rfs-${version}-${target.platform}`,
+            target.platform.startsWith('win-') ? 'rfs.exe' : 'rfs',
+          );
+          const exe = existsSync(earlier)
+            ? earlier
+            : await unpack(work, join(dir, archiveName(version, target.platform)), join(work, `sbom-${target.platform}`));
           const hash = createHash('sha256')
             .update(await readFile(exe))
             .digest('hex');

@@ -262,7 +262,7 @@ async function main() {
       });
       say(`  ${imageName(version)}`);
     });
-    await timed('SBOMs of the executables and the image', async () => {
+    await timed('executable and image SBOMs', async () => {
       const timestamp = mtime.toISOString().replace(/\.\d{3}Z$/, 'Z');
       const node = (target) => ({ nodeVersion: NODE_VERSION, nodePackage: target.node, nodeBinary: nodes[target.platform] });
       for (const target of TARGETS) {
@@ -663,10 +663,10 @@ function releaseNotes(pkg, notes, tarball, key) {
     '',
     `- \`SHA256SUMS\` lists the SHA-256 of every file of the release; \`${SIGNATURE}\` is its minisign signature, whose ` +
       'trusted comment names the version and the commit it was built from. Check both, offline: ' +
-      `\`minisign -Vm SHA256SUMS -P ${key.release ? '<the key of minisign.pub in the repository and docs/install.md>' : '<key>'}\`, then ` +
+      `\`minisign -Vm SHA256SUMS -P ${key.line}\`, then ` +
       '`sha256sum -c --ignore-missing SHA256SUMS` beside the files you downloaded.',
     key.release
-      ? `- Signed with the release key ${key.id} (\`minisign.pub\` in the repository, shown in docs/install.md).`
+      ? `- Signed with the release key ${key.id}, the key of \`minisign.pub\` in the repository (shown in docs/install.md): compare the key above with it.`
       : `- **Signed with a throwaway key ${key.id}, not the release key**: this build is not a publishable release (no ${SECRET_KEY_VARIABLE} where it was built).`,
     `- SBOMs (CycloneDX 1.5): \`${sbomName(pkg)}\` (the npm package), ${TARGETS.map((t) => `\`${executableSbomName(version, t.platform)}\``).join(', ')} ` +
       `(each executable) and \`${imageSbomName(version)}\` (the image, with the Debian packages its libraries come from). Each ` +

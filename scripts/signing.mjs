@@ -11,7 +11,7 @@
 // build is not a publishable release, and its notes say that too.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 export const SIGNATURE = 'SHA256SUMS.minisig';
@@ -40,7 +40,8 @@ export function keyId(line) {
 /**
  * The key that signs this release: the release key from the environment, checked against the
  * repository's public key, or a throwaway key made in `work` (its public half copied to
- * `throwaway`). Returns the secret key file, the public key file and whether it is the release key.
+ * `throwaway`). Returns the secret key file, the public key file, whether it is the release key,
+ * its ID and its public key line (for `minisign -P`).
  */
 export async function releaseKey({ work, root, throwaway, env = process.env }) {
   const dir = join(work, 'minisign');
@@ -59,11 +60,14 @@ export async function releaseKey({ work, root, throwaway, env = process.env }) {
         `${SECRET_KEY_VARIABLE} holds the key ${keyId(derived)}, not the key ${keyId(kept)} of ${PUBLIC_KEY}: no release is signed with a key users cannot verify`,
       );
     }
-    return { secretKeyFile, publicKeyFile, release: true, id: keyId(derived) };
+    // A throwaway key of an earlier build of this version no longer applies.
+    await rm(throwaway, { force: true });
+    return { secretKeyFile, publicKeyFile, release: true, id: keyId(derived), line: derived };
   }
   minisign(['-G', '-W', '-f', '-p', publicKeyFile, '-s', secretKeyFile]);
   await copyFile(publicKeyFile, throwaway);
-  return { secretKeyFile, publicKeyFile: throwaway, release: false, id: keyId(keyLine(await readFile(publicKeyFile, 'utf8'))) };
+  const line = keyLine(await readFile(publicKeyFile, 'utf8'));
+  return { secretKeyFile, publicKeyFile: throwaway, release: false, id: keyId(line), line };
 }
 
 /** Signs dir/SHA256SUMS into dir/SHA256SUMS.minisig; the trusted comment is signed with it. */
