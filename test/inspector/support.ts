@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RFS_BIN } from '../helpers/child.js';
-import { send, signed } from '../webhooks-listen/support.js';
+import { send, signed } from '../commands/webhooks/listen/support.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const SECRET = 'whsec_inspectorTestSecret0123456789abcdef';
