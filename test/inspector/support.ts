@@ -23,17 +23,18 @@ export interface Received {
 
 /** The test app behind --forward-to: answers 201 with what `answer` makes (by default a short JSON), and keeps every request. */
 export async function startApp(
-  answer: (received: Received[]) => string = (received) =>
+  answer: (received: Received[]) => string | Promise<string> = (received) =>
     JSON.stringify({ app: 'test', seen: received.length, timestamp: received.at(-1)?.headers['x-service-timestamp'] }),
 ): Promise<{ url: string; received: Received[]; server: Server; close(): Promise<void> }> {
   const received: Received[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', async () => {
       received.push({ headers: req.headers, body: Buffer.concat(chunks) });
+      const text = await answer(received);
       res.writeHead(201, { 'content-type': 'application/json', 'x-test-app': 'yes' });
-      res.end(answer(received));
+      res.end(text);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
