@@ -201,12 +201,13 @@ function diffLines(before: string, after: string): { kind: ' ' | '-' | '+'; text
       out.push({ kind: ' ', text: a[i] as string });
       i++;
       j++;
-    } else if (j < b.length && (i === a.length || (common[i * w + j + 1] as number) >= (common[(i + 1) * w + j] as number))) {
-      out.push({ kind: '+', text: b[j] as string });
-      j++;
-    } else {
+    } else if (i < a.length && (j === b.length || (common[(i + 1) * w + j] as number) >= (common[i * w + j + 1] as number))) {
+      // What went comes before what came in its place, as diff -u shows it.
       out.push({ kind: '-', text: a[i] as string });
       i++;
+    } else {
+      out.push({ kind: '+', text: b[j] as string });
+      j++;
     }
   }
   return out;
