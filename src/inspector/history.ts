@@ -8,8 +8,8 @@
 // newest MAX_ENTRIES entries only, so a restart lists the deliveries that were listed.
 import { appendFile, mkdir, open, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { homedir } from 'node:os';
 import { writeFileAtomic } from '../core/atomic-write.js';
+import { stateFolderOrHome } from '../config/state-folder.js';
 
 export const MAX_ENTRIES = 1000;
 export const MAX_BYTES = 50 * 1024 * 1024;
@@ -20,8 +20,7 @@ const COALESCE_MS = 50;
 
 /** `$XDG_STATE_HOME/rfs/listen-<port>.jsonl`: one per port, beside the sync journal. */
 export function defaultHistoryPath(env: NodeJS.ProcessEnv, port: number): string {
-  const state = env.XDG_STATE_HOME?.startsWith('/') ? env.XDG_STATE_HOME : join(env.HOME || homedir(), '.local', 'state');
-  return join(state, 'rfs', `listen-${port}.jsonl`);
+  return join(stateFolderOrHome(env), `listen-${port}.jsonl`);
 }
 
 /** The history path names something that is not a regular file (a folder, a FIFO, a device). */

@@ -6,7 +6,6 @@
 // (as for a bare `started`), which is what it did before failures were journaled.
 // One process at a time owns a journal, through a lock file beside it.
 import { closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, readSync, statSync, utimesSync, writeSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import * as z from 'zod/mini';
 import { formatPath } from '../api/contract.js';
@@ -15,7 +14,7 @@ import { UsageError } from '../core/errors.js';
 import { describeOwner, type HeldLock, lockHost, tryLockSync } from '../core/lock.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import type { Ui } from '../core/ui.js';
-import { stateFolder } from '../config/state-folder.js';
+import { stateFolderOrHome } from '../config/state-folder.js';
 import { MAX_METADATA_DEPTH, metadataTooDeep } from '../shared/json-depth.js';
 
 export interface ExternalRecord {
@@ -58,7 +57,7 @@ export interface JournalProblem {
 
 export function defaultJournalPath(env: NodeJS.ProcessEnv, profile: string): string {
   // The state folder of rfs (config/state-folder.ts), with the process's home as the last resort.
-  const folder = stateFolder(env, env.HOME || homedir()) ?? join(homedir(), '.local', 'state', 'rfs');
+  const folder = stateFolderOrHome(env);
   return join(folder, `sync-${profile.replace(/[^A-Za-z0-9._-]/g, '_')}.jsonl`);
 }
 
