@@ -4,15 +4,7 @@ import { CommanderError } from 'commander';
 import type { ApiClient } from '../api/types.js';
 import type { Ui } from '../core/ui.js';
 import { type Clock, systemClock } from '../core/clock.js';
-import type {
-  Connection,
-  ConnectOptions,
-  Context,
-  FailureReport,
-  GlobalOptions,
-  LineOptions,
-  LineOutcome,
-} from '../commands/context.js';
+import type { Connection, ConnectOptions, Context, FailureReport, GlobalOptions, LineOptions, LineOutcome } from '../commands/context.js';
 import type { ConfigCache } from '../config/profiles.js';
 import type { ProfileSettings } from '../config/settings.js';
 import { CancelError, EXIT, RfsError, UsageError, exitCodeFor } from '../core/errors.js';
@@ -95,7 +87,8 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
   const configCache: ConfigCache = new Map();
   // `--log-format json` (cli.md, sync): every stderr line of the run is a JSON event, usage
   // errors and warnings before the command starts included.
-  const jsonLog = options.nested !== undefined || asksJsonLog(argv) ? createJsonLog((line) => io.stderr.write(line), secrets.redact, clock) : undefined;
+  const jsonLog =
+    options.nested !== undefined || asksJsonLog(argv) ? createJsonLog((line) => io.stderr.write(line), secrets.redact, clock) : undefined;
 
   // One command's run, in named steps: its session (setUp), the command, the outcome through
   // --jq (throughJq), then the connections closed and the outcome kept for the report below.
@@ -139,7 +132,11 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
       if (jsonLog && text !== '') {
         const message = text.replace(/^error: /, '');
         jsonLog.emit('error', 'error', `error: ${message}`, { error: { message, code: 'USAGE' }, exitCode: code });
-        options.nested?.onFailure({ line: `error: ${message}`, exitCode: code, problem: { title: message, code: 'USAGE', exitCode: code } });
+        options.nested?.onFailure({
+          line: `error: ${message}`,
+          exitCode: code,
+          problem: { title: message, code: 'USAGE', exitCode: code },
+        });
       }
       return code;
     }
@@ -154,7 +151,12 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
   if (failure) {
     const code = exitCodeFor(failure.error);
     options.nested?.onFailure(
-      describeError(failure.error, { globals: failure.globals, name: failure.name, redact: secrets.redact, stoppedBy: stopSignalOf(signal) }),
+      describeError(failure.error, {
+        globals: failure.globals,
+        name: failure.name,
+        redact: secrets.redact,
+        stoppedBy: stopSignalOf(signal),
+      }),
     );
     if (jsonLog) jsonLog.emit('error', 'error', errorSentence(failure.error), { error: errorObject(failure.error), exitCode: code });
     else
@@ -287,7 +289,13 @@ async function runLine(flags: Partial<GlobalFlags>, clock: Clock, argv: readonly
   const exitCode = await runCli([...argv], io, {
     signal: o.signal,
     clock,
-    nested: { globals, wrapClient: o.wrapClient, onFailure: (report) => void (failure = report) },
+    nested: {
+      globals,
+      wrapClient: o.wrapClient,
+      onFailure: (report) => {
+        failure = report;
+      },
+    },
   });
   return failure === undefined ? { exitCode } : { exitCode, failure };
 }

@@ -181,7 +181,10 @@ function toResult(answer: Answer): CallToolResult {
 }
 
 function usage(message: string, advice: string): Answer {
-  return { exitCode: EXIT.USAGE, error: { message: `error: ${message}`, advice, problem: { title: message, code: 'USAGE', exitCode: EXIT.USAGE } } };
+  return {
+    exitCode: EXIT.USAGE,
+    error: { message: `error: ${message}`, advice, problem: { title: message, code: 'USAGE', exitCode: EXIT.USAGE } },
+  };
 }
 
 function spent(budget: RequestBudget): Answer {

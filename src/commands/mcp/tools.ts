@@ -166,7 +166,8 @@ export function commandLine(tool: Tool, input: Record<string, unknown>, globals:
     }
     for (const one of option.repeatable && Array.isArray(value) ? value : [value]) {
       const text = scalar(field, one);
-      if (tool.spec.noFiles?.includes(field) && text.startsWith('@')) throw new TypeError(`${field} is the JSON text itself here: @file would read a file`);
+      if (tool.spec.noFiles?.includes(field) && text.startsWith('@'))
+        throw new TypeError(`${field} is the JSON text itself here: @file would read a file`);
       words.push(`${flag}=${text}`);
     }
   }
