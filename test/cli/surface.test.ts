@@ -17,6 +17,7 @@ const VERBS: Record<string, string[]> = {
   'verify-signature': [],
   sync: [],
   api: [],
+  mcp: [],
   completion: [],
   sandbox: [],
 };

@@ -10,10 +10,11 @@ const declare = () =>
     .addHelpText(
       'after',
       `${examples(['rfs mcp', 'rfs mcp --profile prod --budget 30', 'rfs mcp --allow-write'])}
-Tools (docs/agents.md): recordings_list, recordings_get, deliveries_list, deliveries_summary,
-deliveries_replay_dry_run, webhooks_list, doctor, sync_status; with --allow-write also file,
-deliveries_replay (the ids a dry run listed), webhooks_create and webhooks_delete. Each answers
-the command's JSON, its notices and exit code; no key or webhook secret is ever in an answer.
+Tools (docs/agents.md): recordings_list, recordings_get, deliveries_list,
+deliveries_summary, deliveries_replay_dry_run, webhooks_list, doctor and
+sync_status; with --allow-write also file, deliveries_replay (only the ids a
+dry run listed), webhooks_create and webhooks_delete. Each answers the
+command's JSON, its notices and its exit code; never a key or a webhook secret.
 `,
     );
 
