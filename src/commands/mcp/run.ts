@@ -56,6 +56,8 @@ export async function run(ctx: Context, o: McpOptions): Promise<number> {
   const sdk = await import('./sdk.js');
   const budget = new RequestBudget(o.budget, ctx.clock);
   const stopCounting = budget.listen();
+  // Calls being answered: a client that closes stdin after its last request still gets their answers.
+  const inFlight = new Set<Promise<Answer>>();
   // The ids dry runs of this session listed: the only ones deliveries_replay takes.
   const listedForReplay = new Set<string>();
 
@@ -75,8 +77,13 @@ export async function run(ctx: Context, o: McpOptions): Promise<number> {
           : `no tool ${request.params.name}: tools/list names them`,
       );
     }
-    const answer = await call(tool, request.params.arguments ?? {}, extra.signal);
-    return toResult(answer);
+    const answering = call(tool, request.params.arguments ?? {}, extra.signal);
+    inFlight.add(answering);
+    try {
+      return toResult(await answering);
+    } finally {
+      inFlight.delete(answering);
+    }
   });
 
   async function call(tool: Tool, input: Record<string, unknown>, signal: AbortSignal): Promise<Answer> {
@@ -140,9 +147,10 @@ export async function run(ctx: Context, o: McpOptions): Promise<number> {
     server.onclose = resolve;
   });
   await server.connect(transport);
-  // The client closing its end of stdin, or Ctrl-C/SIGTERM, ends the server.
+  // The client closing its end of stdin (once the calls it sent are answered), or
+  // Ctrl-C/SIGTERM (at once: the calls under way are cancelled), ends the server.
   const close = (): void => void server.close();
-  ctx.io.stdin.once('end', close);
+  ctx.io.stdin.once('end', () => void drain(inFlight).then(close));
   ctx.signal.addEventListener('abort', close, { once: true });
   try {
     await closed;
@@ -151,6 +159,20 @@ export async function run(ctx: Context, o: McpOptions): Promise<number> {
     ctx.signal.removeEventListener('abort', close);
   }
   return EXIT.OK;
+}
+
+/**
+ * Until no call is being answered: the SDK starts a request's handler a microtask after its
+ * line is read and sends the answer a few after the handler returns, so each look waits for the
+ * event loop's next turn first.
+ */
+async function drain(inFlight: Set<Promise<unknown>>): Promise<void> {
+  const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+  await turn();
+  while (inFlight.size > 0) {
+    await Promise.allSettled([...inFlight]);
+    await turn();
+  }
 }
 
 function describe(tool: Tool): McpTool {
