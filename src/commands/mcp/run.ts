@@ -8,7 +8,7 @@
 import { Readable, Writable } from 'node:stream';
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { DEFAULT_BUDGET, MAX_BUDGET, RequestBudget, type Slot, withinBudget } from '../../api/budget.js';
-import { EXIT } from '../../core/errors.js';
+import { EXIT, UsageError } from '../../core/errors.js';
 import { numberFlag } from '../../core/flags.js';
 import type { IO } from '../../core/io.js';
 import { scrubSecretLike } from '../../core/redact.js';
@@ -24,9 +24,12 @@ export interface McpOptions {
   root: CommandUnknownOpts;
 }
 
-export function options({ flags, command }: Input): McpOptions {
+export function options({ flags, command }: Input, ctx: Context): McpOptions {
   const root = command.parent;
   if (root === null) throw new Error('rfs mcp is declared under the program');
+  // stdout carries the protocol alone: a jq program over it would break every message.
+  if (ctx.globals.jq !== undefined)
+    throw new UsageError('rfs mcp takes no --jq: its stdout is the protocol', { hint: 'each answer is JSON already' });
   return {
     allowWrite: flags.allowWrite === true,
     budget: numberFlag('--budget', flags.budget, { min: 1, max: MAX_BUDGET, integer: true }) ?? DEFAULT_BUDGET,

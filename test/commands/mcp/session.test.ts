@@ -34,6 +34,13 @@ describe('rfs mcp', () => {
     expect(t.stdout()).toBe('');
   });
 
+  it('refuses --jq, whose program would rewrite the protocol on stdout', async () => {
+    const t = bufferIO({ env: env() });
+    expect(await runCli(['mcp', '--jq', '.'], t.io)).toBe(2);
+    expect(t.stderr()).toMatch(/rfs mcp takes no --jq/);
+    expect(t.stdout()).toBe('');
+  });
+
   it('answers every request of a client that closes stdin right after them, then exits 0', async () => {
     const stdin = [
       rpc(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } }),
