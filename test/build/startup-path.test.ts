@@ -32,6 +32,9 @@ const OFF_THE_PATH: ReadonlyArray<readonly [what: string, pattern: RegExp]> = [
   ['webhooks', /^src\/webhooks\//],
   // Loaded only with --inspect (webhooks listen, sandbox): its server, sources, history and page.
   ['the inspector', /^src\/inspector\//],
+  // rfs mcp's server, its SDK (a file of its own beside the bundle) and the budget of its calls;
+  // all but its declaration, which every command's tree declares as it does the others'.
+  ['the MCP server', /^node_modules\/@modelcontextprotocol\/|^src\/commands\/mcp\/(?!index\.ts$)|^src\/lazy\/mcp|^src\/api\/budget\.ts$/],
 ];
 
 const BUNDLE = fileURLToPath(new URL('../../dist/bundle/rfs.cjs', import.meta.url));
