@@ -4,10 +4,11 @@
 // (a replay's result) stands for the whole entry. Appends are cheap; when the file would hold
 // more lines than the bound, it is written again (atomically) with the newest entries only,
 // a tenth below the bound, so that rewrites come once per hundred deliveries, not per delivery.
-import { appendFile, mkdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { homedir } from 'node:os';
 import { writeFileAtomic } from '../core/atomic-write.js';
+import { appendOwnFile } from '../core/own-file.js';
 
 export const MAX_ENTRIES = 1000;
 export const MAX_BYTES = 50 * 1024 * 1024;
@@ -92,7 +93,7 @@ export class HistoryFile<T extends HistoryRecord> {
         await this.rewrite();
         return;
       }
-      await appendFile(this.file, `${line}\n`, { mode: 0o600 });
+      await appendOwnFile(this.file, `${line}\n`, 0o600);
       this.lines++;
       this.bytes += size;
     });
