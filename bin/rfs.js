@@ -12,9 +12,9 @@
 'use strict';
 
 // The code cache's rules (runBundle, below): declared before the first run of it.
-/** The file's first bytes: this tag, the checksum as 64 hex digits, a newline. */
-const CACHE_TAG = 'rfs-code-cache sha256 ';
-const CACHE_HEADER_LENGTH = CACHE_TAG.length + 64 + 1;
+/** The file's first bytes: this tag, the checksum as 8 hex digits, a newline. */
+const CACHE_TAG = 'rfs-code-cache crc32 ';
+const CACHE_HEADER_LENGTH = CACHE_TAG.length + 8 + 1;
 /** Far above any real cache (about 1 MB); a larger file is not read at all. */
 const MAX_CACHE_BYTES = 64 * 1024 * 1024;
 /** Caches of other builds and Nodes kept when a new one is written (a user who switches Nodes). */
@@ -138,15 +138,22 @@ function runBundle() {
 // - the file is opened without following a link and without waiting on a FIFO, and what is
 //   open (fstat) is a regular file owned by this user, not writable by group or others, of a
 //   bounded size;
-// - the file starts with a checksum that rfs wrote with it: sha256 of the whole bundle's bytes
+// - the file starts with a checksum that rfs wrote with it: a CRC-32 of the whole bundle's bytes
 //   followed by the cache's, so a damaged cache, or a cache of an edited bundle of the same
 //   length, is never given to V8.
 // A cache that fails one of these is set aside (removed, when the folder is the user's own)
 // and a good one is written when the run ends. NODE_DEBUG=rfs-bundle names the rule.
 
-/** The cache's checksum: sha256 of the bundle's bytes, then the cache's. */
+/**
+ * The cache's checksum: CRC-32 of the bundle's bytes, then the cache's. A CRC catches every
+ * damaged byte (any burst of up to 32 bits) and ties the cache to these bytes of the bundle;
+ * what keeps a planted cache out is the owner and mode rules, which no checksum could (anyone
+ * can compute one). node:zlib costs a start half of what node:crypto's sha256 does
+ * (bench/RESULTS.md, "The code cache's checks").
+ */
 function cacheChecksum(bundle, data) {
-  return require('node:crypto').createHash('sha256').update(bundle).update(data).digest('hex');
+  const { crc32 } = require('node:zlib');
+  return crc32(data, crc32(bundle)).toString(16).padStart(8, '0');
 }
 
 /** Why `stats` (a folder or a file) is not the user's own to trust, or undefined. */
