@@ -20,11 +20,14 @@
 //   labels); each platform's root file system, unpacked, runs `rfs --version` and one `rfs sync`
 //   pass against the sandbox in a chroot as the image's user (arm64 through qemu-user copied into
 //   the unpacked tree, since binfmt_misc is not set up here; there the pass is a --dry-run, as
-//   qemu-user cannot start the arm64 /bin/sh a real pass runs its command with), and holds no executable but rfs and
-//   /bin/sh (dash, which `sync --exec` needs), no package manager, no compiler.
+//   qemu-user cannot start the arm64 /bin/sh a real pass runs its command with), and holds no executable but rfs,
+//   /bin/sh (dash, which `sync --exec` needs) and tini (PID 1, which reaps), no package manager,
+//   no compiler. umoci unpacks each platform by its name (<version>-<arch>), with the release's
+//   executable in it.
 // - The Kubernetes manifests: each kustomization rendered by kubectl kustomize, every object
 //   validated (scripts/kubernetes.mjs), the PrometheusRule the same as the rules file, and the
-//   image tag the release's version.
+//   image tag the release's version; the fleet of the example workspace list (scripts/fleet.mjs)
+//   generated, rendered and validated the same way.
 // - CHANGELOG.md has the version's entry.
 //
 // Ends with "N passed, N failed"; exit 1 when anything failed.
@@ -37,8 +40,8 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ENTRYPOINT, IMAGE_ENV, IMAGE_PLATFORMS, IMAGE_USER, imageName, VOLUME } from './image.mjs';
-import { KUSTOMIZATIONS, PROMETHEUS_RULE, prometheusRule, render, validate } from './kubernetes.mjs';
+import { ENTRYPOINT, IMAGE_ENV, IMAGE_PLATFORMS, IMAGE_USER, imageName, platformTag, RFS_PATH, VOLUME } from './image.mjs';
+import { KUSTOMIZATIONS, PROMETHEUS_RULE, prometheusRule, render, renderFleet, validate } from './kubernetes.mjs';
 import {
   archiveName,
   changelogEntry,
@@ -283,7 +286,7 @@ async function unpackImage(work, file, architecture, rootfs) {
   const layout = join(work, `image-${architecture}`);
   succeeds(
     'skopeo copy',
-    runToFiles(work, 'skopeo', ['copy', '--quiet', '--override-arch', architecture, `oci-archive:${file}`, `oci:${layout}:rfs`]),
+    runToFiles(work, 'skopeo', ['copy', '--quiet', '--override-arch', architecture, `oci-archive:${file}:${version}`, `oci:${layout}:rfs`]),
   );
   const index = JSON.parse(await readFile(join(layout, 'index.json'), 'utf8'));
   const blobPath = (digest) => join(layout, 'blobs', ...digest.split(':'));
@@ -291,6 +294,47 @@ async function unpackImage(work, file, architecture, rootfs) {
   assert(manifest.layers.length === 1, `${manifest.layers.length} layers`);
   await mkdir(rootfs, { recursive: true });
   succeeds('tar -x the layer', runToFiles(work, 'tar', ['-xzf', blobPath(manifest.layers[0].digest), '-C', rootfs, '--same-owner']));
+}
+
+/**
+ * The image as umoci reads it (the fleet's part of the check, docs/kubernetes.md): the archive
+ * unpacked to a layout, each platform unpacked by its name `<version>-<architecture>` (the
+ * version names both, which umoci calls ambiguous), with this release's executable as /usr/bin/rfs
+ * and the image's entrypoint in the bundle's config.
+ */
+async function checkImageWithUmoci(work, file, executables) {
+  const layout = join(work, 'umoci-layout');
+  await mkdir(layout, { recursive: true });
+  succeeds('tar -x the image archive', runToFiles(work, 'tar', ['-xf', file, '-C', layout]));
+  for (const { architecture, platform } of IMAGE_PLATFORMS) {
+    const bundle = join(work, `umoci-${architecture}`);
+    succeeds(
+      `umoci unpack ${architecture}`,
+      runToFiles(work, 'umoci', ['unpack', '--image', `${layout}:${platformTag(version, architecture)}`, bundle]),
+    );
+    const config = JSON.parse(await readFile(join(bundle, 'config.json'), 'utf8'));
+    assert(
+      JSON.stringify(config.process.args.slice(0, ENTRYPOINT.length)) === JSON.stringify(ENTRYPOINT),
+      `${architecture}: umoci's args ${config.process.args}`,
+    );
+    const [inImage, released] = await Promise.all([readFile(join(bundle, 'rootfs', RFS_PATH.slice(1))), readFile(executables[platform])]);
+    assert(inImage.equals(released), `${architecture}: /usr/bin/rfs is not the release's ${platform} executable`);
+  }
+}
+
+/**
+ * The fleet of the example workspace list (three workspaces, one of them a CronJob): generated,
+ * rendered by kubectl kustomize, validated, each workspace's workload on this version's image.
+ */
+function checkFleet() {
+  const objects = renderFleet();
+  validate(objects);
+  const workloads = objects.filter((o) => o.kind === 'StatefulSet' || o.kind === 'CronJob');
+  assert(workloads.length === 3, `${workloads.length} workloads, not 3`);
+  for (const workload of workloads) {
+    const pod = workload.kind === 'CronJob' ? workload.spec.jobTemplate.spec.template.spec : workload.spec.template.spec;
+    assert(pod.containers[0].image.endsWith(`:${version}`), `${workload.metadata.name}: the image is ${pod.containers[0].image}`);
+  }
 }
 
 /** Every path of a tree, relative, with its lstat. */
@@ -306,7 +350,10 @@ async function checkImageContents(rootfs) {
     .filter(({ path, stat }) => stat.isFile() && (stat.mode & 0o111) !== 0 && !/\.so(\.\d+)*$/.test(path))
     .map(({ path }) => path)
     .sort();
-  assert(JSON.stringify(executables) === JSON.stringify(['bin/dash', 'usr/bin/rfs']), `executables: ${executables.join(', ')}`);
+  assert(
+    JSON.stringify(executables) === JSON.stringify(['bin/dash', 'usr/bin/rfs', 'usr/bin/tini']),
+    `executables: ${executables.join(', ')}`,
+  );
   assert(readlinkSync(join(rootfs, 'bin/sh')) === 'dash', '/bin/sh is not dash');
   const forbidden = /(^|\/)(apt|apt-get|dpkg|gcc|cc|c\+\+|g\+\+|ld|as|make|bash|busybox|perl|python3?|su|sudo)$/;
   const found = entries.filter(({ path }) => forbidden.test(path)).map(({ path }) => path);
@@ -325,8 +372,10 @@ async function checkImageContents(rootfs) {
  */
 async function runInChroot(work, rootfs, config, sandbox, prefix) {
   const env = { ...Object.fromEntries(config.config.Env.map((pair) => pair.split(/=(.*)/s).slice(0, 2))) };
+  // Under qemu-user the init could not start rfs (an arm64 exec without binfmt_misc): rfs alone.
+  const entrypoint = prefix.length > 0 ? [RFS_PATH] : config.config.Entrypoint;
   const chroot = (args, extra = {}) =>
-    runToFiles(work, CHROOT, [`--userspec=${config.config.User}`, rootfs, ...prefix, ...config.config.Entrypoint, ...args], {
+    runToFiles(work, CHROOT, [`--userspec=${config.config.User}`, rootfs, ...prefix, ...entrypoint, ...args], {
       env: { ...env, NO_COLOR: '1', ...extra },
       cwd: work,
     });
@@ -599,11 +648,11 @@ async function main() {
     const image = join(dir, imageName(version));
     const imageConfigs = {};
     await check('the OCI image: skopeo reads it, linux/amd64 and linux/arm64, user, entrypoint, volume, environment, labels', async () => {
-      const index = skopeo(work, ['inspect', '--raw', `oci-archive:${image}`]);
+      const index = skopeo(work, ['inspect', '--raw', `oci-archive:${image}:${version}`]);
       const platforms = index.manifests.map((m) => `${m.platform.os}/${m.platform.architecture}`).sort();
       assert(JSON.stringify(platforms) === JSON.stringify(['linux/amd64', 'linux/arm64']), `platforms: ${platforms.join(', ')}`);
       for (const { architecture } of IMAGE_PLATFORMS) {
-        const config = skopeo(work, ['inspect', '--config', '--override-arch', architecture, `oci-archive:${image}`]);
+        const config = skopeo(work, ['inspect', '--config', '--override-arch', architecture, `oci-archive:${image}:${version}`]);
         imageConfigs[architecture] = config;
         assert(
           config.architecture === architecture && config.os === 'linux',
@@ -627,7 +676,7 @@ async function main() {
         assert(labels['org.opencontainers.image.licenses'] === pkg.license, `${architecture}: licence label`);
         assert(labels['org.opencontainers.image.source'].startsWith('https://'), `${architecture}: source label`);
       }
-      const inspected = skopeo(work, ['inspect', '--override-arch', 'arm64', `oci-archive:${image}`]);
+      const inspected = skopeo(work, ['inspect', '--override-arch', 'arm64', `oci-archive:${image}:${version}`]);
       assert(
         inspected.Architecture === 'arm64' && inspected.Labels['org.opencontainers.image.version'] === version,
         'skopeo inspect of arm64',
@@ -655,6 +704,13 @@ async function main() {
       );
     }
 
+    await check('the image, read by umoci: each platform unpacked by its name, with the release executable', async () => {
+      const executables = Object.fromEntries(
+        IMAGE_PLATFORMS.map(({ platform }) => [platform, join(work, `archive-${platform}`, `rfs-${version}-${platform}`, 'rfs')]),
+      );
+      await checkImageWithUmoci(work, image, executables);
+    });
+
     await check(`the Kubernetes manifests: ${KUSTOMIZATIONS.join(', ')} rendered by kubectl kustomize, every object valid`, async () => {
       const rule = await readFile(PROMETHEUS_RULE, 'utf8');
       assert(rule === prometheusRule(), `${PROMETHEUS_RULE} is not the rules file: run node scripts/kubernetes.mjs prometheus-rule`);
@@ -667,6 +723,13 @@ async function main() {
         }
       }
     });
+
+    await check(
+      'the fleet: deploy/kubernetes/fleet/workspaces.yaml generated by scripts/fleet.mjs, rendered, every object valid',
+      async () => {
+        checkFleet();
+      },
+    );
 
     await check(`CHANGELOG.md has the entry of ${version}`, async () => {
       const changelog = await readFile(join(ROOT, 'CHANGELOG.md'), 'utf8');

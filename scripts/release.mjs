@@ -470,7 +470,7 @@ function releaseNotes(pkg, notes, tarball) {
     `- Debian and Ubuntu: \`sudo apt install ./${debName(version, 'amd64')}\` (or \`_arm64.deb\`).`,
     `- Homebrew (macOS x64, Linux): \`brew install ./${FORMULA}\`. Scoop (Windows): \`scoop install ./${SCOOP_MANIFEST}\`.`,
     `- Containers and Kubernetes: \`${imageName(version)}\`, an OCI image (linux/amd64, linux/arm64) to copy into a registry ` +
-      `(\`skopeo copy --all oci-archive:${imageName(version)} docker://<registry>/rfs:${version}\`); ` +
+      `(\`skopeo copy --all oci-archive:${imageName(version)}:${version} docker://<registry>/rfs:${version}\`); ` +
       'deploy/kubernetes/ and docs/kubernetes.md run one `rfs sync` per workspace.',
     `- \`SHA256SUMS\` lists every file: \`sha256sum -c SHA256SUMS\`. \`${sbomName(pkg)}\` is the SBOM of the npm package.`,
     '',
