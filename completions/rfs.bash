@@ -79,7 +79,7 @@ _rfs_flags() {
     'deliveries summary') echo '--subscription --since --until --error' ;;
     'deliveries watch') echo '--since --until --error --subscription --interval --budget --max-time' ;;
     'verify-signature') echo '--timestamp --signature --headers --payload --secret-env --secret-file --tolerance --now' ;;
-    'sync') echo '--exec --provider --watch --interval --listen --secret-env --journal --max-items --concurrency --order --exec-timeout --dry-run --max-attempts --retry-parked --metrics --log-format' ;;
+    'sync') echo '--exec --provider --watch --interval --listen --secret-env --journal --max-items --concurrency --order --exec-timeout --exec-env --dry-run --max-attempts --retry-parked --metrics --log-format' ;;
     'sync status') echo '--journal' ;;
     'api') echo '-X --method -f --field --input -H --header -i --include --paginate --idempotency-key' ;;
     'mcp') echo '--allow-write --budget' ;;
@@ -186,6 +186,7 @@ _rfs_value() {
     'sync:--concurrency') _rfs_kind=any ;;
     'sync:--order') _rfs_kind=choices _rfs_values='listed priority' ;;
     'sync:--exec-timeout') _rfs_kind=any ;;
+    'sync:--exec-env') _rfs_kind=any ;;
     'sync:--max-attempts') _rfs_kind=any ;;
     'sync:--metrics') _rfs_kind=any ;;
     'sync:--log-format') _rfs_kind=choices _rfs_values='text json' ;;

@@ -32,7 +32,7 @@ function __rfs_takes_value --argument-names path flag
             return 0
         case 'rfs verify-signature --timestamp' 'rfs verify-signature --signature' 'rfs verify-signature --headers' 'rfs verify-signature --payload' 'rfs verify-signature --secret-env' 'rfs verify-signature --secret-file' 'rfs verify-signature --tolerance' 'rfs verify-signature --now'
             return 0
-        case 'rfs sync --exec' 'rfs sync --provider' 'rfs sync --interval' 'rfs sync --listen' 'rfs sync --secret-env' 'rfs sync --journal' 'rfs sync --max-items' 'rfs sync --concurrency' 'rfs sync --order' 'rfs sync --exec-timeout' 'rfs sync --max-attempts' 'rfs sync --metrics' 'rfs sync --log-format'
+        case 'rfs sync --exec' 'rfs sync --provider' 'rfs sync --interval' 'rfs sync --listen' 'rfs sync --secret-env' 'rfs sync --journal' 'rfs sync --max-items' 'rfs sync --concurrency' 'rfs sync --order' 'rfs sync --exec-timeout' 'rfs sync --exec-env' 'rfs sync --max-attempts' 'rfs sync --metrics' 'rfs sync --log-format'
             return 0
         case 'rfs sync status --journal'
             return 0
@@ -346,6 +346,7 @@ complete -c rfs -n '__rfs_at \'rfs sync\'' -l max-items -x -d 'handle at most th
 complete -c rfs -n '__rfs_at \'rfs sync\'' -l concurrency -x -d 'run up to this many commands at once (1 to 16); requests stay paced by --rate'
 complete -c rfs -n '__rfs_at \'rfs sync\'' -l order -x -a 'listed priority' -d 'listed: as the API lists them, filing from the first page; priority: URGENT first, oldest first within each (lists every page first)'
 complete -c rfs -n '__rfs_at \'rfs sync\'' -l exec-timeout -x -d 'stop a command that runs longer than this'
+complete -c rfs -n '__rfs_at \'rfs sync\'' -l exec-env -x -d 'pass this variable (or PREFIX*) to the command beside PATH, HOME, the locale and proxies (repeatable; RFS_API_KEY only by name)'
 complete -c rfs -n '__rfs_at \'rfs sync\'' -l dry-run -d 'list what would be sent to the command; run, file and journal nothing'
 complete -c rfs -n '__rfs_at \'rfs sync\'' -l max-attempts -x -d 'park a recording after this many failures of its command in a row'
 complete -c rfs -n '__rfs_at \'rfs sync\'' -l retry-parked -d 'run parked recordings again (each gets --max-attempts more tries)'

@@ -6,10 +6,11 @@
 // runs (or within COALESCE_MS) go out together, one line per entry however often it changed.
 // When the file would pass MAX_LINES or MAX_BYTES it is written again (atomically) with the
 // newest MAX_ENTRIES entries only, so a restart lists the deliveries that were listed.
-import { appendFile, mkdir, open, stat } from 'node:fs/promises';
+import { mkdir, open, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../core/atomic-write.js';
 import { stateFolderOrHome } from '../config/state-folder.js';
+import { appendOwnFile } from '../core/own-file.js';
 
 export const MAX_ENTRIES = 1000;
 export const MAX_BYTES = 50 * 1024 * 1024;
@@ -174,7 +175,8 @@ export class HistoryFile<T extends HistoryRecord> {
       await this.rewrite();
       return;
     }
-    await appendFile(this.file, lines.join(''), { mode: 0o600 });
+    // Never through a link rfs did not make (core/own-file.ts).
+    await appendOwnFile(this.file, lines.join(''));
     this.lines += lines.length;
     this.bytes += size;
   }

@@ -10,6 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import * as z from 'zod/mini';
 import { formatPath } from '../api/contract.js';
 import { writeFileAtomicSync } from '../core/atomic-write.js';
+import { NotOwnFileError, openAppendSync } from '../core/own-file.js';
 import { UsageError } from '../core/errors.js';
 import { describeOwner, type HeldLock, lockHost, tryLockSync } from '../core/lock.js';
 import { type Clock, systemClock } from '../core/clock.js';
@@ -348,9 +349,15 @@ export class Journal {
       for (const [id, state] of states) journal.states.set(id, state);
       journal.problems.splice(0, journal.problems.length, ...problems);
       journal.compact();
-      journal.fd = openSync(file, 'a', 0o600);
+      journal.fd = openAppendSync(file, 0o600);
     } catch (error) {
       journal.unlock();
+      if (error instanceof NotOwnFileError) {
+        throw new JournalRefusedError(`the journal ${error.message}`, {
+          hint: 'give --journal the path of a file of your own',
+          cause: error,
+        });
+      }
       throw error;
     }
     return journal;
