@@ -1,4 +1,4 @@
-// The inspector in a real browser (issue 35, "What it must show"): Debian's chromium driven by
+// The inspector in a real browser ("What it must show"): Debian's chromium driven by
 // playwright-core, against the built rfs (bin/rfs.js) — rfs webhooks listen --inspect with a
 // test app behind --forward-to, deliveries from the sandbox through `rfs webhooks trigger`, and
 // rfs sandbox --inspect with a receiver that fails. Every wait is on a condition.
@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RFS_BIN, runRfs, startSandboxProcess, type SandboxProcess } from '../helpers/child.js';
-import { send, signed } from '../webhooks-listen/support.js';
+import { send, signed } from '../commands/webhooks/listen/support.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SECRET = 'whsec_inspectorTestSecret0123456789abcdef';
