@@ -145,6 +145,13 @@ function layoutColumns<T>(columns: readonly Column<T>[], natural: number[], widt
     const excess = sum(widths) - width;
     if (excess <= 0) return { kept, widths };
     const room = primary().reduce((r, n) => r + (widths[n] ?? 0) - minimum(kept[n] ?? 0), 0);
+    // A wide terminal shows whole values (cli.md, Output): when leaving out the next column of
+    // the documented order is enough for every value left to fit whole, that column goes rather
+    // than a title being cut (200 columns: MATTER goes, the 72-character title stays whole).
+    if (d !== undefined && excess <= room && excess <= (natural[d.i] ?? 0) + GAP) {
+      kept = kept.filter((i) => i !== d.i);
+      continue;
+    }
     if (excess <= room || d === undefined) {
       const mins = kept.map(minimum);
       const left = shrink(widths, mins, primary(), excess);
