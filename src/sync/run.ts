@@ -121,7 +121,9 @@ async function syncWith(
           ended({ filed: 0, failed: 0, interrupted: ctx.signal.aborted, error });
           if (error instanceof JournalLostError) {
             // What was done is in the result lines; the summary adds that nothing more will be.
-            runSummary(`sync: ${writer.ok} filed, ${writer.failed} failed; stopped before the next recording: nothing more was run or filed`);
+            runSummary(
+              `sync: ${writer.ok} filed, ${writer.failed} failed; stopped before the next recording: nothing more was run or filed`,
+            );
             throw error;
           }
           if (!flags.watch) throw error;

@@ -148,7 +148,16 @@ describe('--jq', () => {
     expect(first.t.stderr()).not.toMatch(/more results/);
 
     scenario.server.queue({ body: page(five, 'c3') });
-    const later = cli(['recordings', 'list', '--limit', '5', '--cursor', 'c2', '--jq', 'if input_line_number == 3 then error("boom") else .id end']);
+    const later = cli([
+      'recordings',
+      'list',
+      '--limit',
+      '5',
+      '--cursor',
+      'c2',
+      '--jq',
+      'if input_line_number == 3 then error("boom") else .id end',
+    ]);
     expect(await later.run()).toBe(1);
     expect(later.t.stderr()).toContain('resume with: --cursor c2');
     expect(later.t.stderr()).not.toContain('c3');

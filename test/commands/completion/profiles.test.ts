@@ -95,16 +95,23 @@ describe('a profile with settings only, in every shell', () => {
     });
     keyless = { ...env, RFS_CONFIG_DIR: config };
     // Made as a user makes it: no key, one setting.
-    const set = spawnSync(process.execPath, [join(ROOT_DIR, 'bin', 'rfs.js'), 'config', 'set', '--profile', 'staging-eu', 'output', 'json'], {
-      env: keyless,
-      encoding: 'utf8',
-    });
+    const set = spawnSync(
+      process.execPath,
+      [join(ROOT_DIR, 'bin', 'rfs.js'), 'config', 'set', '--profile', 'staging-eu', 'output', 'json'],
+      {
+        env: keyless,
+        encoding: 'utf8',
+      },
+    );
     expect([set.status, set.stderr]).toEqual([0, expect.any(String)]);
     expect(JSON.parse(readFileSync(join(config, 'config.json'), 'utf8')).profiles['staging-eu']).toEqual({ output: 'json' });
   });
 
   it('the hook prints it beside the keyed ones', () => {
-    const result = spawnSync(process.execPath, [join(ROOT_DIR, 'bin', 'rfs.js'), '__complete-profiles'], { env: keyless, encoding: 'utf8' });
+    const result = spawnSync(process.execPath, [join(ROOT_DIR, 'bin', 'rfs.js'), '__complete-profiles'], {
+      env: keyless,
+      encoding: 'utf8',
+    });
     expect(sorted(result.stdout.trim().split('\n'))).toEqual(['prod', 'staging-eu']);
   });
 
