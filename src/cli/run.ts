@@ -21,6 +21,7 @@ import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { describeError, reportError } from './report.js';
 import { asksVerboseVersion, verboseVersion } from './version.js';
 import type { JqOutput } from '../output/jq-output.js';
+import { offersCursor } from '../commands/notices.js';
 import { asksJsonLog, createJsonLog, errorObject, errorSentence, type JsonLog, speakJson } from '../output/json-log.js';
 
 export interface RunOptions {
@@ -103,7 +104,7 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
       outcome = { error };
     }
     if (session.jq) outcome = await throughJq(session.jq, outcome);
-    for (const message of session.afterJq?.notices ?? []) session.afterJq?.ui.notice(message);
+    if (session.jq && session.afterJq) afterJq(session.jq, session.afterJq, outcome, io);
     if (!options.processExits) for (const made of clients) await made.then((c) => c.close()).catch(() => undefined);
     if ('exitCode' in outcome) exitCode = outcome.exitCode;
     else {
@@ -339,6 +340,21 @@ async function throughJq(jq: JqOutput, outcome: Outcome): Promise<Outcome> {
   const status = jq.exitStatus();
   if (filterError === undefined && status !== undefined && closed) return { exitCode: status };
   return outcome;
+}
+
+/**
+ * The notices a command gave under --jq, once jq has ended (cli.md, Output: the notice comes
+ * last). Each starts a line of its own, and so does the report of a failure, even after jq's own
+ * text that ended mid-line (`"x" | halt_error` prints no newline). When the program failed on an
+ * item, a "more results" notice would offer the next page's cursor, past the items of the failed
+ * page that the program never handled: the report's `resume with` (the failed page's own cursor)
+ * is the way on, and the notice is left out.
+ */
+function afterJq(jq: JqOutput, deferred: NonNullable<Session['afterJq']>, outcome: Outcome, io: IO): void {
+  const failed = 'error' in outcome && outcome.error === jq.failure() && outcome.error !== undefined;
+  const notices = failed ? deferred.notices.filter((message) => !offersCursor(message)) : deferred.notices;
+  if (jq.stderrMidLine() && (notices.length > 0 || 'error' in outcome)) io.stderr.write('\n');
+  for (const message of notices) deferred.ui.notice(message);
 }
 
 function commanderExit(error: CommanderError): number {

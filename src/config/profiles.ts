@@ -67,6 +67,11 @@ export interface ProfileStore {
   list(): (Profile & { isDefault: boolean })[];
   /** The profile, if it has a key (one with settings only is not a connection). */
   get(name: string): Profile | undefined;
+  /**
+   * Every saved profile's name, with a key or with settings only (`rfs config set --profile
+   * staging-eu output json`): what `-p` can name, with the key from RFS_API_KEY.
+   */
+  names(): string[];
   /** Adds or replaces a profile; the first one saved (or any, while none is default) becomes the default. */
   save(name: string, connection: { baseUrl: string; apiKey: string }): Promise<void>;
   /** Forgets a profile and its key; false when there was none of that name. */
@@ -334,6 +339,9 @@ export function openProfiles(env: NodeJS.ProcessEnv, options: OpenOptions = {}):
     },
     get(name) {
       return keyed(look(), name);
+    },
+    names() {
+      return names(look());
     },
     async save(name, connection) {
       checkProfileName(name);
