@@ -139,7 +139,7 @@ export async function prepareBlob({ work, codeCache = true, minify = true }) {
     useCodeCache: codeCache,
     // Measured, not kept (bench/README.md, "How rfs starts"): a snapshot of the loaded bundle.
     useSnapshot: false,
-    // NODE_OPTIONS is not read (issue 32 item 15: `--require` ran a planted file): the executable
+    // NODE_OPTIONS is not read (`--require` ran a planted file): the executable
     // is a command, not a Node, and takes no Node flags from its environment. Node reads this
     // field from 24.x/25.x on (doc/api/single-executable-applications.md, "Execution argument
     // extension"); the release's Node (scripts/release.mjs) has it, an older build Node ignores it.

@@ -193,7 +193,7 @@ async function checkExecutable(work, platform, launch, sandbox, expectedList) {
 }
 
 /**
- * Issue 32 item 15: NODE_OPTIONS=--require <file> must not run the file inside rfs. The same
+ * NODE_OPTIONS=--require <file> must not run the file inside rfs. The same
  * planted file first runs under this Node, so the plant itself is known to work.
  */
 async function checkNodeOptionsIgnored(work, exe) {

@@ -1,5 +1,5 @@
 // docs/reference.md: every command's help, as `rfs help <command>` prints it at 80 columns,
-// generated from the command declarations like man/rfs.1 and completions/ (issue 33 item 1).
+// generated from the command declarations like man/rfs.1 and completions/.
 // Written by `npm run completions` (scripts/reference.mjs); test/docs/reference.test.ts fails
 // when the file and the declarations differ.
 import { PassThrough } from 'node:stream';

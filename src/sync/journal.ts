@@ -186,7 +186,7 @@ export const MAX_LINE_BYTES = 4 * MIB;
 /**
  * The journal is compacted to what is pending whenever a sync starts; past this size it is not
  * a journal rfs wrote (or one a sync grew for months without a restart), and it is refused
- * rather than read into memory (issue 23: a 2 GB journal crashed rfs).
+ * rather than read into memory (a 2 GB journal crashed rfs).
  */
 export const MAX_JOURNAL_BYTES = 256 * MIB;
 const CHUNK_BYTES = 64 * 1024;

@@ -144,7 +144,7 @@ const DISCARD_BYTES = 256 * 1024 * 1024;
 /**
  * Before a 413 is sent, the rest of the body is read and thrown away (never kept): a sender that
  * writes its whole body before reading the answer (Node's http, fetch) would otherwise have its
- * connection reset under it and never see the 413 (issue 32, item 12). Bounded, so a body that
+ * connection reset under it and never see the 413. Bounded, so a body that
  * never ends costs at most DISCARD_MS and DISCARD_BYTES of reading: `false` then, and the
  * connection is closed after the answer.
  */

@@ -1,4 +1,4 @@
-// issue 25: `rfs --version` prints the version alone; with --verbose it adds the commit and date
+// `rfs --version` prints the version alone; with --verbose it adds the commit and date
 // of the build, the Node it runs on and the platform (release.md, Single executables).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';

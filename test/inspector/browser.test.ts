@@ -1,4 +1,4 @@
-// The inspector in a real browser (issue 35, "What it must show"): Debian's chromium driven by
+// The inspector in a real browser ("What it must show"): Debian's chromium driven by
 // playwright-core, against the built rfs (bin/rfs.js) — rfs webhooks listen --inspect with a
 // test app behind --forward-to, deliveries from the sandbox through `rfs webhooks trigger`, and
 // rfs sandbox --inspect with a receiver that fails. Every wait is on a condition.

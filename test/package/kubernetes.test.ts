@@ -1,4 +1,4 @@
-// deploy/kubernetes/ as kubectl renders it (issue 34): the overlay of a second workspace rendered
+// deploy/kubernetes/ as kubectl renders it: the overlay of a second workspace rendered
 // by `kubectl kustomize` and every object validated against the Kubernetes and prometheus-operator
 // schemas (scripts/kubernetes.mjs), the PrometheusRule made from the one rules file, and the
 // commands of docs/kubernetes.md the ones the manifests and the image use.

@@ -197,7 +197,7 @@ describe('the sandbox answers as its document says', () => {
   });
 });
 
-// Issue 22, item 4: the document is exactly as strict as the answers (sandbox.md).
+// the document is exactly as strict as the answers (sandbox.md).
 describe('the document is as strict as the answers', () => {
   /** A real answer changed by `spoil` must be refused by the document. */
   function refused(method: string, path: string, answer: Answer, spoil: (json: Record<string, unknown>) => void, why: RegExp): void {

@@ -97,7 +97,7 @@ export async function checkService(ctx: Context, client: ApiClient, report: Repo
   }
   try {
     const listed = await listDeliveries(client, { status: 'FAILED', limit: 50, signal: ctx.signal });
-    // Those of deleted subscriptions are not waiting: the service never replays them (issue 26).
+    // Those of deleted subscriptions are not waiting: the service never replays them.
     const { live, orphaned } = !listed.some((d) => subscriptionOf(d) !== '')
       ? { live: listed, orphaned: [] }
       : splitByDeletedSubscription(listed, await checkSubscriptions(client, ctx.signal));

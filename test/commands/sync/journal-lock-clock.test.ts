@@ -1,5 +1,5 @@
 // The journal takes the one lock of core/lock.ts and stamps steps with the run's clock
-// (issue 26 item 17): its own lock took an empty lock file (one whose owner had just created it
+//: its own lock took an empty lock file (one whose owner had just created it
 // and not yet written its pid) as stale at once, and `new Date()` ignored the injected clock.
 import { readFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

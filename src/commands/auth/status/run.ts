@@ -32,7 +32,7 @@ export async function run(ctx: Context): Promise<number> {
   const { io, globals } = ctx;
   const store = openProfiles(io.env, { clock: ctx.clock, cache: ctx.configCache, warn: (m) => ctx.ui.warn(m) });
   // One rule for "which rows": a profile named by --profile or RFS_PROFILE (the same choice,
-  // cli.md's precedence) shows its row alone; otherwise every profile (issue 26).
+  // cli.md's precedence) shows its row alone; otherwise every profile.
   const choice = selectProfile(globals, io.env, store);
   const selected = choice.name;
   const named = choice.named ? choice.name : undefined;
@@ -99,7 +99,7 @@ export async function run(ctx: Context): Promise<number> {
   await writeList(io, globals.output, rows, {
     color: globals.color,
     // The base URL is never cut (a cut URL is no URL, and the port is what tells sandboxes
-    // apart); on a narrow terminal SCOPES goes first, then KEY (issue 26).
+    // apart); on a narrow terminal SCOPES goes first, then KEY.
     columns: [
       // The key of RFS_API_KEY is not a profile's: its row is named after the variable, so that
       // it is never a second `default` beside the saved profile of that name.

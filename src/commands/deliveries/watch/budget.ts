@@ -1,4 +1,4 @@
-// watch's budget (cli.md, deliveries, "watch's budget"; issue 30 item 3): the integration shares
+// watch's budget (cli.md, deliveries, "watch's budget"): the integration shares
 // the workspace's 120 requests a minute with whatever else runs (sync), so watch keeps to a
 // budget of its own, by default 12 requests a minute. Every attempt it makes counts, retries
 // included (the client tells them on ATTEMPT_CHANNEL), and none starts while the last 60 s
@@ -16,7 +16,7 @@ export const MAX_BUDGET = 120;
  * The server's minute and a second more: the server counts and logs a request a little after
  * the client has its answer when it is busy (a few ms, up to hundreds), so a window of exactly
  * 60 s let one poll's first request into the server's minute of the one before (13 requests
- * in a minute of the sandbox's log at a budget of 12, issue 30 item 3).
+ * in a minute of the sandbox's log at a budget of 12).
  */
 const WINDOW_MS = 61_000;
 /** How long a 429 keeps the budget lowered, at least. */

@@ -120,7 +120,7 @@ function fixed(width: number, value: (row: Row) => string | number | null): (row
 }
 
 // EVENT says the same on every row (there is one event kind today): it goes whenever the row
-// does not fit whole, before the title is cut (issue 33 item 3). Narrower, TIME goes, then
+// does not fit whole, before the title is cut. Narrower, TIME goes, then
 // STATUS, then RECORDING (60 columns: the verdict, the delivery and the title stay); the title,
 // last, takes what is left of the width of the moment. With --forward-to, TOOK (how long the
 // target took to answer) follows STATUS, and goes right after EVENT.
