@@ -39,15 +39,15 @@ function moduleOf(frame) {
 /** Steps whose inclusive time is reported: any frame on the stack of that module (or frame). */
 const STEPS = [
   ['compiling the bundle with its code cache (`new vm.Script`)', (f, m) => f.functionName === 'Script' && m === 'node:vm'],
-  ['parsing and checking the answer (`api/contract.ts`, the generated checks)', (f, m) => m === 'src/api/contract.ts'],
-  ['  of which the generated checks', (f, m) => m === 'src/shared/answer-checks.generated.ts'],
-  ['  of which the depth check of the bytes (`shared/json-depth.ts`)', (f, m) => m === 'src/shared/json-depth.ts'],
-  ['  of which numbers kept as sent (`core/number-literals.ts`)', (f, m) => m === 'src/core/number-literals.ts'],
-  ['declaring the commands (`cli/program.ts`, commander)', (f, m) => m === 'src/cli/program.ts'],
-  ['commander (all of its frames)', (f, m) => m === 'commander' || m === '@commander-js/extra-typings'],
-  ['the config (`config/`)', (f, m) => m.startsWith('src/config/')],
-  ['the list written (`output/`)', (f, m) => m.startsWith('src/output/')],
-  ['zod (must be 0)', (f, m) => m === 'zod'],
+  ['parsing and checking the answer (`api/contract.ts`, the generated checks)', (_f, m) => m === 'src/api/contract.ts'],
+  ['  of which the generated checks', (_f, m) => m === 'src/shared/answer-checks.generated.ts'],
+  ['  of which the depth check of the bytes (`shared/json-depth.ts`)', (_f, m) => m === 'src/shared/json-depth.ts'],
+  ['  of which numbers kept as sent (`core/number-literals.ts`)', (_f, m) => m === 'src/core/number-literals.ts'],
+  ['declaring the commands (`cli/program.ts`, commander)', (_f, m) => m === 'src/cli/program.ts'],
+  ['commander (all of its frames)', (_f, m) => m === 'commander' || m === '@commander-js/extra-typings'],
+  ['the config (`config/`)', (_f, m) => m.startsWith('src/config/')],
+  ['the list written (`output/`)', (_f, m) => m.startsWith('src/output/')],
+  ['zod (must be 0)', (_f, m) => m === 'zod'],
 ];
 
 const work = mkdtempSync(join(tmpdir(), 'rfs-profile-'));
