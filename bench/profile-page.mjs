@@ -44,7 +44,6 @@ const STEPS = [
   ['  of which the depth check of the bytes (`shared/json-depth.ts`)', (_f, m) => m === 'src/shared/json-depth.ts'],
   ['  of which numbers kept as sent (`core/number-literals.ts`)', (_f, m) => m === 'src/core/number-literals.ts'],
   ['declaring the commands (`cli/program.ts`, commander)', (_f, m) => m === 'src/cli/program.ts'],
-  ['commander (all of its frames)', (_f, m) => m === 'commander' || m === '@commander-js/extra-typings'],
   ['the config (`config/`)', (_f, m) => m.startsWith('src/config/')],
   ['the list written (`output/`)', (_f, m) => m.startsWith('src/output/')],
   ['zod (must be 0)', (_f, m) => m === 'zod'],
