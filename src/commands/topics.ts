@@ -16,12 +16,14 @@ const EXIT_CODES = `Exit codes of rfs
 const ENVIRONMENT = `Environment variables read by rfs
 
   RFS_API_KEY         API key (service_pk_…); overrides the profile's key. Never a flag.
+  RFS_API_KEY_FILE    a file holding the API key (a mounted Secret), instead of RFS_API_KEY
   RFS_BASE_URL        service root; overrides the profile's (same as --base-url)
   RFS_PROFILE         profile to use (same as --profile)
   RFS_CONFIG_DIR      config folder (default $XDG_CONFIG_HOME/rfs, i.e. ~/.config/rfs)
   RFS_WEBHOOK_SECRET  webhook secret for verify-signature and webhooks listen
   RFS_DEBUG=1         same as --verbose
   RFS_NO_INPUT=1      never prompt, as if there were no terminal
+  RFS_EXEC_ENV        more variables for sync's --exec command (names, PREFIX*); adds to --exec-env
   NO_COLOR            no colour (any value); FORCE_COLOR forces it
   XDG_CONFIG_HOME     base of the default config folder
   XDG_STATE_HOME      base of the default sync journal folder

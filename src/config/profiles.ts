@@ -11,6 +11,7 @@ import { writeFileAtomicSync } from '../core/atomic-write.js';
 import { EXIT, RfsError, UsageError } from '../core/errors.js';
 import type { Clock } from '../core/clock.js';
 import { LockBusyError, withLock } from '../core/lock.js';
+import { NotOwnFileError, setOwnMode } from '../core/own-file.js';
 import { apiRoot, checkKeyFormat } from './credentials.js';
 import { sanitize } from '../core/sanitize.js';
 import { DEFAULT_BASE_URL } from './settings.js';
@@ -100,6 +101,12 @@ export function checkProfileName(name: string): string {
 }
 
 function fsFailure(what: string, target: string, error: unknown): UsageError {
+  if (error instanceof NotOwnFileError) {
+    return new UsageError(`cannot write the config ${what}: ${error.message}`, {
+      cause: error,
+      hint: `replace ${target} with a copy of the file it points to, or set RFS_CONFIG_DIR to a folder of your own`,
+    });
+  }
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   return new UsageError(`cannot use the config ${what} ${target}${code ? ` (${code})` : ''}`, {
     cause: error,
@@ -122,7 +129,7 @@ function ensurePrivateDir(dir: string, notice: (dir: string, mode: number) => vo
   try {
     made = fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     // Made here: exactly 0700, whatever the umask took away.
-    if (isPosix && made !== undefined) fs.chmodSync(dir, 0o700);
+    if (isPosix && made !== undefined) setOwnMode(dir, 0o700, { kind: 'directory', change: 'exact' });
   } catch (error) {
     throw fsFailure('folder', dir, error);
   }
@@ -137,11 +144,14 @@ function looseFolderWarning(dir: string, mode: number): string {
   return `the config folder ${dir} has mode ${mode.toString(8).padStart(4, '0')}, not 0700; rfs did not create it and leaves its mode as it is: \`chmod 700 ${dir}\` if it is yours alone, or set RFS_CONFIG_DIR to a folder of your own`;
 }
 
-/** A config file left readable by others (made by hand, or by an old version) is tightened. */
+/**
+ * A config file left readable by others (made by hand, or by an old version) is tightened; a
+ * link at its name is not (core/own-file.ts: its target may be any file), nor another's file.
+ */
 function tightenFile(file: string): void {
   if (!isPosix) return;
   try {
-    if ((fs.statSync(file).mode & 0o077) !== 0) fs.chmodSync(file, 0o600);
+    setOwnMode(file, 0o600);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw fsFailure('file', file, error);

@@ -48,17 +48,22 @@ export function secretForms(secret: string): string[] {
   return [...new Set([...once, ...once.flatMap(jsonForms)])].sort((a, b) => b.length - a.length);
 }
 
+/**
+ * The secret patterns alone: an API key (kept as its prefix and last 4 characters) and a webhook
+ * secret (its prefix only), wherever they appear. The inspector scrubs what senders sent with
+ * this (it must keep signatures and query strings as they were: a signed curl command needs them).
+ */
+export function redactSecretPatterns(text: string): string {
+  return text.replace(API_KEY, (key) => (key.includes('…') ? key : redactKey(key))).replace(WEBHOOK_SECRET, 'whsec_…');
+}
+
 /** Redacts secrets in any text: keys keep their last 4 characters, other secrets nothing. */
 export function redactSecrets(text: string, apiKey?: string): string {
   let out = text;
   if (apiKey) {
     for (const form of secretForms(apiKey)) out = out.split(form).join(redactKey(apiKey));
   }
-  return out
-    .replace(API_KEY, (key) => (key.includes('…') ? key : redactKey(key)))
-    .replace(WEBHOOK_SECRET, 'whsec_…')
-    .replace(SIGNATURE, 'sha256$1…')
-    .replace(SECRET_PARAM, '$1…');
+  return redactSecretPatterns(out).replace(SIGNATURE, 'sha256$1…').replace(SECRET_PARAM, '$1…');
 }
 
 /** A JSON value (a problem body) with every string in it, names included, redacted. */
@@ -110,4 +115,16 @@ export class KnownSecrets {
     for (const key of this.#keys) out = redactSecrets(out, key);
     return this.#keys.size === 0 ? redactSecrets(out) : out;
   };
+}
+
+// `\u2026` (…) is in the redacted forms: written as an escape, the bundle stays ASCII.
+const SECRET_LIKE = /whsec_[A-Za-z0-9+/=_\u2026-]*|service_pk_[A-Za-z0-9_\u2026-]*/g;
+
+/**
+ * Text handed to another program that must not even learn a key's last characters (`rfs mcp`'s
+ * answers to an agent): anything that starts like a webhook secret or an API key, redacted
+ * forms included, is replaced whole.
+ */
+export function scrubSecretLike(text: string): string {
+  return text.replace(SECRET_LIKE, (found) => (found.startsWith('whsec_') ? '[webhook secret removed]' : '[API key removed]'));
 }

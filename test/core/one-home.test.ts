@@ -36,4 +36,10 @@ describe('rules with one home', () => {
     expect(askers.filter((r) => !r.startsWith('core/lock.ts:'))).toEqual([]);
     expect(askers).toHaveLength(1);
   });
+
+  it('knows where the state folder is ($XDG_STATE_HOME/rfs, else ~/.local/state/rfs) only in config/state-folder.ts', () => {
+    const knowers = linesMatching(/\.XDG_STATE_HOME\b|['"`]\.local['"`]/);
+    expect(knowers.filter((r) => !r.startsWith('config/state-folder.ts:'))).toEqual([]);
+    expect(knowers.some((r) => r.startsWith('config/state-folder.ts:'))).toBe(true);
+  });
 });

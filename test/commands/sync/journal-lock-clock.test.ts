@@ -67,7 +67,10 @@ describe('the sync journal', () => {
     ];
     expect(await runCli(argv, t.io, { clock: fakeTime().clock })).toBe(0);
     seen = readFileSync(join(dir, 'lock-seen'), 'utf8');
-    expect(seen).toMatch(new RegExp(`^${process.pid}\\n\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\n$`));
+    // The pid, the machine's time, then where the holder runs (core/lock.ts: host, boot, pidns).
+    expect(seen).toMatch(
+      new RegExp(`^${process.pid}\\n\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\nhost=\\S+\\nboot=[0-9a-f-]{36}\\npidns=pid:\\[\\d+\\]\\n$`),
+    );
     expect(() => readFileSync(`${journal}.lock`)).toThrow(/ENOENT/);
   });
 

@@ -211,7 +211,8 @@ describe('--log-format json', () => {
     const leaky = `if [ "$RFS_RECORDING_ID" = "${victim}" ]; then echo "cannot file: key $RFS_API_KEY refused" >&2; exit 3; fi; ${COMMAND}`;
     const n = await unsyncedCount();
     const time = fakeTime();
-    const { t, run } = sync(['--log-format', 'json'], {}, leaky);
+    // The key reaches the command only when asked for by name (docs/sync.md): asked here.
+    const { t, run } = sync(['--log-format', 'json', '--exec-env', 'RFS_API_KEY'], {}, leaky);
     expect(await run(new AbortController().signal, time.clock)).toBe(8);
     const lines = t.stderr().trim().split('\n');
     const events = lines.map((l) => JSON.parse(l) as Record<string, unknown>);

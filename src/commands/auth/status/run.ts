@@ -3,7 +3,8 @@
 import { redactKey } from '../../../core/redact.js';
 import type { Context } from '../../context.js';
 import { AuthError, EXIT } from '../../../core/errors.js';
-import { baseUrlSetting, envValue, resolveConnection, savedBaseUrl, selectProfile, usableBaseUrl } from '../../../config/connection.js';
+import { environmentKey } from '../../../config/environment-key.js';
+import { baseUrlSetting, resolveConnection, savedBaseUrl, selectProfile, usableBaseUrl } from '../../../config/connection.js';
 import { noSuchProfile, openProfiles } from '../../../config/profiles.js';
 import { writeList } from '../../../output/list-writer.js';
 import { wrapText } from '../../../output/wrap.js';
@@ -37,7 +38,7 @@ export async function run(ctx: Context): Promise<number> {
   const selected = choice.name;
   const named = choice.named ? choice.name : undefined;
   const profiles = store.list().filter((p) => named === undefined || p.name === named);
-  const envKey = envValue(io.env, 'RFS_API_KEY')?.trim();
+  const envKey = environmentKey(io.env)?.key.trim();
   if (named !== undefined && profiles.length === 0 && envKey === undefined) {
     throw noSuchProfile(
       named,
