@@ -119,7 +119,7 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
     if (jsonLog) commanderText += text;
     else io.stderr.write(text);
   };
-  const program = buildProgram(dispatch, { writeOut: (text) => io.stdout.write(text), writeErr });
+  const program = buildProgram(dispatch, { writeOut: (text) => io.stdout.write(text), writeErr }, argv);
   try {
     // `rfs help recordings list` is `rfs recordings list --help`; commander's own help command
     // reads one word only.

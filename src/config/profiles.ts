@@ -7,8 +7,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import * as z from 'zod/mini';
-import '../shared/zod-messages.js';
 import { writeFileAtomicSync } from '../core/atomic-write.js';
 import { EXIT, RfsError, UsageError } from '../core/errors.js';
 import type { Clock } from '../core/clock.js';
@@ -17,6 +15,10 @@ import { NotOwnFileError, setOwnMode } from '../core/own-file.js';
 import { apiRoot, checkKeyFormat } from './credentials.js';
 import { sanitize } from '../core/sanitize.js';
 import { DEFAULT_BASE_URL } from './settings.js';
+// The file's shape is stored-config.ts (zod); what runs is its check generated as plain functions
+// (scripts/checks.mjs), so that reading the file loads no schema library.
+import { StoredConfig as checkStoredConfig } from './stored-config.generated.js';
+import type { StoredConfig } from './stored-config.js';
 
 export const CONFIG_FILE_NAME = 'config.json';
 
@@ -31,20 +33,6 @@ class ConfigBusyError extends RfsError {
 }
 
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-
-// Built when a config file is first read (z.lazy): a command run with RFS_API_KEY and no config
-// file never needs it.
-const StoredConfig = z.lazy(() => {
-  const nonEmpty = z.string().check(z.minLength(1));
-  // A profile without baseUrl (`rfs config unset base-url`) uses the default service root; one
-  // without apiKey holds only settings (`rfs config set` before or without `rfs auth login`).
-  const profile = z.looseObject({ baseUrl: z.optional(nonEmpty), apiKey: z.optional(nonEmpty) });
-  return z.looseObject({
-    defaultProfile: z.optional(z.string()),
-    profiles: z._default(z.record(z.string(), profile), {}),
-  });
-});
-type StoredConfig = z.infer<typeof StoredConfig>;
 
 /**
  * The config file as one run read it, by path: the file is read and parsed at most once per run
@@ -256,9 +244,9 @@ export function openProfiles(env: NodeJS.ProcessEnv, options: OpenOptions = {}):
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
       throw readError(file, error);
     }
-    const parsed = StoredConfig.safeParse({ ...raw });
+    const parsed = checkStoredConfig({ ...raw });
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
+      const issue = parsed.issues[0];
       const where = issue?.path.length ? issue.path.map(String).join('.') : 'the top level';
       throw damaged(file, `${sanitize(where)}: ${sanitize(issue?.message ?? 'unexpected shape')}`);
     }
