@@ -129,7 +129,8 @@ export async function run(ctx: Context, o: McpOptions): Promise<number> {
         argv: ['rfs', ...argv],
         exitCode: outcome.exitCode,
         result: parseOutput(out.text()),
-        notices: events.filter((e) => e.event === 'notice').map((e) => String(e.msg)),
+        notices:
+          tool.spec.notices !== undefined ? [...tool.spec.notices] : events.filter((e) => e.event === 'notice').map((e) => String(e.msg)),
         warnings: events.filter((e) => e.event === 'warning').map((e) => String(e.msg)),
       };
       if (outcome.failure !== undefined) answer.error = errorOf(outcome.failure);

@@ -29,6 +29,8 @@ export interface ToolSpec {
   note?: string;
   /** Sends nothing to the service: not held to the budget. */
   local?: boolean;
+  /** The notices the tool answers in place of the command's, where the command's would not be true over MCP. */
+  notices?: readonly string[];
   /** Flags whose `@file` form (read a file on this machine) the tool refuses: an agent sends the text itself. */
   noFiles?: readonly string[];
 }
@@ -61,7 +63,15 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     fixed: ['--yes'],
     note: 'Only ids that deliveries_replay_dry_run listed in this session are taken.',
   },
-  { path: ['webhooks', 'create'], write: true },
+  {
+    path: ['webhooks', 'create'],
+    write: true,
+    // The command's "shown only this once: store it now" is false here: no secret reaches an agent.
+    note: "The new subscription's secret is withheld from the agent, and the service shows it only at creation.",
+    notices: [
+      'The secret of the new subscription is withheld (no secret reaches an agent) and the service shows it only at creation: to verify its deliveries, delete it (webhooks_delete) and create one with `rfs webhooks create` in a terminal.',
+    ],
+  },
   { path: ['webhooks', 'delete'], write: true, fixed: ['--yes'] },
 ];
 

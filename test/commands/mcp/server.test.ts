@@ -191,6 +191,10 @@ describe('with --allow-write', () => {
     expect(created.isError).toBe(false);
     expect(created.text).toContain('[webhook secret removed]');
     expect(created.text).not.toMatch(/whsec_/);
+    // The command's "shown only this once: store it now" would be false here: the answer says the
+    // secret was withheld, and how to get a subscription whose deliveries can be verified.
+    expect(created.fields.notices).toEqual([expect.stringMatching(/^The secret of the new subscription is withheld/)]);
+    expect(created.text).not.toContain('store it now');
   });
 });
 
