@@ -31,6 +31,8 @@ export class FailedRounds {
   rounds = 0;
   end: RoundsEnd = { how: 'stopped' };
   private readonly seen = new Set<string>();
+  /** The row each delivery was handed out from: its subscription and last attempt before the replay. */
+  private readonly rows = new Map<string, Delivery>();
   /** The current round's deliveries not handed out yet: what a stopped run did not replay. */
   private left: string[] = [];
 
@@ -47,6 +49,11 @@ export class FailedRounds {
      */
     private readonly isFull: (listing: readonly Delivery[]) => boolean = (listing) => listing.length >= LIST_LIMIT,
   ) {}
+
+  /** The row `id` was handed out from, if it was. */
+  row(id: string): Delivery | undefined {
+    return this.rows.get(id);
+  }
 
   get handedOut(): number {
     return this.seen.size;
@@ -65,6 +72,7 @@ export class FailedRounds {
       this.left = fresh.map((d) => d.id);
       for (const [i, d] of fresh.entries()) {
         this.seen.add(d.id);
+        this.rows.set(d.id, d);
         this.left = this.left.slice(1);
         yield { id: d.id, n: this.seen.size, round: this.rounds };
         if (this.max !== undefined && this.seen.size >= this.max) {

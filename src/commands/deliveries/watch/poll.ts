@@ -13,7 +13,7 @@ import { type Slice, takeCensus } from '../census.js';
 import { applyDeliveryFilter, readDeliveryFilter } from '../filters.js';
 import { knowSubscriptions } from '../known-subscriptions.js';
 import { sanitize } from '../../../core/sanitize.js';
-import { Budget, type Throttled, withinBudget } from './budget.js';
+import { Budget, type Throttled, withinBudget } from '../budget.js';
 import { type StatusChange, StatusTracker, type SubscriptionEvent, SubscriptionHealth } from './changes.js';
 import type { WatchOptions } from './run.js';
 

@@ -7,6 +7,7 @@
 // too long for its column keeps what tells two subscriptions apart (cutUrl).
 import { sanitize } from '../../../core/sanitize.js';
 import { displayWidth, pad, truncate } from '../../../output/table.js';
+import { formatAge } from '../../../output/time.js';
 import { countText as boundedCount } from '../bounds.js';
 import { BOARD_STATUSES, type BoardRow, type BoardState, type Count, SPARK_MINUTES } from './board.js';
 
@@ -37,6 +38,8 @@ const FIXED = 2 + 2 + 3 * GAP.length + 6 + 7 + 9 + GAP.length + GAP.length;
 /** The sparkline's cells at least: at 80 columns the URL needs them more (issue 30). */
 const SPARK_MIN = 8;
 const ERROR_MIN = 12;
+/** `59m ago`: the age of a latest failure's attempt. */
+const AGE_WIDTH = 7;
 
 /**
  * `url` in at most `width` cells, keeping what tells two subscriptions apart: first the scheme
@@ -168,10 +171,12 @@ export function renderView(view: ViewState, size: ViewSize): string[] {
     failuresRoom > 0 && latest.length > 0
       ? [
           '',
-          'LATEST FAILURES',
-          ...latest
-            .slice(0, failuresRoom)
-            .map((f) => `  ${sanitize(f.id)}  ${sanitize(f.subscriptionId)}  ${f.error === null ? '' : sanitize(f.error)}`),
+          // Newest attempt first (board.ts), with its age: when each failed, not where a list put it.
+          `${pad('LATEST FAILURES', 26)}  ${pad('AGE', AGE_WIDTH)}  ${pad('SUBSCRIPTION', 23)}  LAST ERROR`,
+          ...latest.slice(0, failuresRoom).map((f) => {
+            const age = formatAge(f.attemptAt, view.board.at);
+            return `  ${pad(sanitize(f.id), 24)}  ${pad(age, AGE_WIDTH)}  ${pad(sanitize(f.subscriptionId), 23)}  ${f.error === null ? '' : sanitize(f.error)}`;
+          }),
         ]
       : [];
   const body = [...top, ...table, ...failures];

@@ -11,7 +11,7 @@ import { writeOut } from '../../../output/list-writer.js';
 import { safeJson } from '../../../output/safe-json.js';
 import type { Context } from '../../context.js';
 import { type FilterFlags, readDeliveryFilter } from '../filters.js';
-import { MAX_BUDGET } from './budget.js';
+import { MAX_BUDGET } from '../budget.js';
 import type { StatusChange, SubscriptionEvent } from './changes.js';
 import type { Input } from './index.js';
 import { type Pace, paceText, WatchPoller } from './poll.js';
