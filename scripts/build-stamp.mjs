@@ -6,6 +6,7 @@
 // "unknown" outside a git checkout. The build date is SOURCE_DATE_EPOCH when set (a rebuild of
 // the same commit then says the same), else now; to the second, in UTC.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
 const ROOT = new URL('..', import.meta.url);
@@ -48,3 +49,33 @@ export function buildDefines() {
   }
   return stamp;
 }
+
+/**
+ * What dist/ was built from: HEAD and the content of every file a build reads. scripts/build.mjs
+ * writes it to dist/.fingerprint; the test suite's global set-up builds again only when it differs,
+ * so `npx vitest run` works on a fresh clone and costs nothing more on a fresh build.
+ */
+export function sourceFingerprint() {
+  const hash = createHash('sha256');
+  let files;
+  try {
+    hash.update(git(['rev-parse', 'HEAD']));
+    files = git(['ls-files', '-co', '--exclude-standard', 'src', 'bin', 'scripts', 'package.json', 'package-lock.json', 'tsconfig.json'])
+      .split('\n')
+      .filter(Boolean)
+      .sort();
+  } catch {
+    return 'unknown';
+  }
+  for (const file of files) {
+    hash.update(`\0${file}\0`);
+    try {
+      hash.update(readFileSync(new URL(file, ROOT)));
+    } catch {
+      hash.update('missing');
+    }
+  }
+  return hash.digest('hex');
+}
+
+export const FINGERPRINT_FILE = new URL('dist/.fingerprint', ROOT);

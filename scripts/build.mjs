@@ -66,3 +66,7 @@ execFileSync(process.execPath, [fileURLToPath(import.meta.resolve('typescript/bi
 // that runs it; where this Node or platform cannot build one, the build says so and succeeds.
 const { packageExecutable } = await import('./package.mjs');
 await packageExecutable({ ifSupported: true });
+
+// What this build was made from, for the test suite's global set-up (test/support/global-setup.ts).
+const { FINGERPRINT_FILE, sourceFingerprint } = await import('./build-stamp.mjs');
+await writeFile(FINGERPRINT_FILE, `${sourceFingerprint()}\n`);

@@ -1,6 +1,6 @@
 // Writes man/rfs.1 from the command tree (src/completion/man.ts); run by `npm run completions`.
 // The tree is TypeScript: scripts/ts-module.mjs bundles it for this script.
-// test/completion/man.test.ts fails when the file and the tree differ.
+// test/commands/completion/man.test.ts fails when the file and the tree differ.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { withTsModule } from './ts-module.mjs';
 
@@ -15,7 +15,7 @@ const contents = `
 await withTsModule(contents, async ({ default: page }) => {
   const target = new URL('../man/rfs.1', import.meta.url);
   // .TH's date says when the page's text last changed: kept while the rest is the same, so that
-  // regenerating an unchanged page changes nothing (test/completion/man.test.ts reads it back).
+  // regenerating an unchanged page changes nothing (test/commands/completion/man.test.ts reads it back).
   const kept = await readFile(target, 'utf8').catch(() => '');
   const keptDate = /^\.TH RFS 1 (\d{4}-\d{2}-\d{2}) /m.exec(kept)?.[1];
   const today = new Date().toISOString().slice(0, 10);

@@ -1,5 +1,5 @@
 // docs/reference.md is what the command declarations say now (issue 33 item 1), as
-// completions/ and man/rfs.1 are (test/completion/drift.test.ts, man.test.ts).
+// completions/ and man/rfs.1 are (test/commands/completion/drift.test.ts, man.test.ts).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { referencePage } from '../../src/cli/reference.js';

@@ -62,3 +62,39 @@ export async function startSandboxProcess(args: string[] = []): Promise<SandboxP
       }),
   };
 }
+
+export interface LiveChild {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  exit: Promise<number | null>;
+}
+
+/** The built CLI as a long-running child (watch, sync): output read as it comes, the stdout's tail kept. */
+export function spawnRfs(args: string[], env: NodeJS.ProcessEnv, keep: ChildProcess[]): LiveChild {
+  const child = spawn(process.execPath, [RFS_BIN, ...args], {
+    env: { PATH: process.env.PATH, NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  keep.push(child);
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (c: Buffer) => {
+    // Only the tail is kept: a long run prints a lot.
+    out = (out + c.toString('utf8')).slice(-100_000);
+  });
+  child.stderr?.on('data', (c: Buffer) => (err += c.toString('utf8')));
+  const exit = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  return { child, stdout: () => out, stderr: () => err, exit };
+}
+
+/** SIGKILLs what is still running of `children`, waiting for each to go. */
+export async function killAll(children: ChildProcess[]): Promise<void> {
+  for (const child of children.splice(0)) {
+    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+      const gone = new Promise((resolve) => child.once('exit', resolve));
+      process.kill(child.pid, 'SIGKILL');
+      await gone;
+    }
+  }
+}

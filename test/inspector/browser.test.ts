@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RFS_BIN, runRfs, startSandboxProcess, type SandboxProcess } from '../helpers/child.js';
-import { send, signed } from '../webhooks-listen/support.js';
+import { send, signed } from '../commands/webhooks/listen/support.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SECRET = 'whsec_inspectorTestSecret0123456789abcdef';
