@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCli } from '../../../../src/cli/run.js';
 import { startSandbox, type RunningSandbox } from '../../../../src/sandbox/index.js';
 import { bufferIO } from '../../../helpers/io.js';
-import { until } from '../../../incident/support.js';
+import { until } from '../incident-support.js';
 
 let sandbox: RunningSandbox;
 let home: string;

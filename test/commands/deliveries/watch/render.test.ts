@@ -216,3 +216,25 @@ it('remembers the newest 1,000 deliveries (or the last poll, when larger) and ke
   expect(keptError('a'.repeat(199))).toBe('a'.repeat(199));
   expect(keptError('a'.repeat(201))).toBe(`${'a'.repeat(199)}…`);
 });
+
+// cli.md, "Evidence, not inference": a full list's order is the server's, and ids say nothing of time.
+it('orders the latest failures by attempt time, not by id or by the order a list gave them', () => {
+  const board = new Board(START);
+  const at = (minutes: number) => new Date(START - minutes * 60_000).toISOString();
+  const rows = [
+    { id: 'dlv_zaNi', status: 'FAILED', subscriptionId: 'wh_a', lastError: 'HTTP 503', lastAttemptAt: at(28) },
+    { id: 'dlv_aaaa', status: 'FAILED', subscriptionId: 'wh_a', lastError: 'HTTP 503', lastAttemptAt: at(0.5) },
+    { id: 'dlv_mmmm', status: 'FAILED', subscriptionId: 'wh_a', lastError: 'HTTP 500', lastAttemptAt: at(3) },
+    { id: 'dlv_none', status: 'FAILED', subscriptionId: 'wh_a', lastError: 'HTTP 500' },
+  ];
+  const state = board.update([{ status: 'FAILED', deliveries: rows, full: true }], [], live({ wh_a: 'https://a.example/hook' }), START);
+  expect(state.latest.map((f) => f.id)).toEqual(['dlv_aaaa', 'dlv_mmmm', 'dlv_zaNi', 'dlv_none']);
+  const lines = renderView({ board: state, selected: 0, pace: 'every 5 s' }, { columns: 100, rows: 20 });
+  const head = lines.findIndex((l) => l.startsWith('LATEST FAILURES'));
+  expect(lines.slice(head + 1, head + 5).map((l) => l.split(/\s{2,}/).slice(1, 3))).toEqual([
+    ['dlv_aaaa', '30s ago'],
+    ['dlv_mmmm', '3m ago'],
+    ['dlv_zaNi', '28m ago'],
+    ['dlv_none', 'wh_a'],
+  ]);
+});
