@@ -11,9 +11,7 @@ import type { ApiClient } from '../../api/types.js';
 import { listDeliveries } from '../../api/webhooks.js';
 import type { Delivery } from '../../shared/schemas.js';
 import { field } from '../../output/fields.js';
-import { DELIVERY_LIST_ROWS } from './bounds.js';
-
-export { DELIVERY_LIST_ROWS } from './bounds.js';
+import { DELIVERY_LIST_ROWS, isFullDeliveryList } from '../../shared/api-limits.js';
 
 export interface Slice {
   status: string;
@@ -33,12 +31,23 @@ export interface CensusOptions {
   signal?: AbortSignal | undefined;
 }
 
+export interface Census {
+  slices: Slice[];
+  /**
+   * The statuses whose list of the whole workspace came back full: a subscription rfs has not
+   * seen (deleted before it ever listed it) may have deliveries of that status behind it, which
+   * no list of a known subscription reaches (api/delivery-evidence.ts, mayHideSubscriptions).
+   */
+  workspaceFull: string[];
+}
+
 /** One list per status, and per subscription for a status whose list was full. */
-export async function takeCensus(client: ApiClient, o: CensusOptions): Promise<Slice[]> {
+export async function takeCensus(client: ApiClient, o: CensusOptions): Promise<Census> {
   const slices: Slice[] = [];
+  const workspaceFull: string[] = [];
   const list = async (status: string, subscriptionId: string | undefined): Promise<Slice> => {
     const deliveries = await listDeliveries(client, { status, subscriptionId, limit: DELIVERY_LIST_ROWS, signal: o.signal });
-    return { status, listedFor: subscriptionId, deliveries, full: deliveries.length >= DELIVERY_LIST_ROWS };
+    return { status, listedFor: subscriptionId, deliveries, full: isFullDeliveryList(deliveries.length) };
   };
   for (const status of o.statuses) {
     const all = await list(status, o.subscriptionId);
@@ -46,6 +55,7 @@ export async function takeCensus(client: ApiClient, o: CensusOptions): Promise<S
       slices.push(all);
       continue;
     }
+    workspaceFull.push(status);
     const ids = new Set(o.known);
     for (const d of all.deliveries) {
       const id = field(d, 'subscriptionId');
@@ -61,7 +71,7 @@ export async function takeCensus(client: ApiClient, o: CensusOptions): Promise<S
     const rest = all.deliveries.filter((d) => !seen.has(d.id));
     if (rest.length > 0) slices.push({ status, listedFor: undefined, deliveries: rest, full: true });
   }
-  return slices;
+  return { slices, workspaceFull };
 }
 
 /** What a delivery's last attempt went wrong with, in the server's words (`HTTP 500`), or null before any. */

@@ -12,7 +12,15 @@ import {
   subscriptionOf,
   type SubscriptionCheck,
 } from '../../../api/subscriptions.js';
-import { attemptTimeOf, DELIVERY_LIST_ROWS, isFullDeliveryList } from '../../../api/delivery-evidence.js';
+import {
+  attemptTimeOf,
+  DELIVERY_LIST_ROWS,
+  DeliveryFacts,
+  isFullDeliveryList,
+  type ListAnswer,
+  listAnswer,
+} from '../../../api/delivery-evidence.js';
+import { joinWords } from '../../../core/words.js';
 import { listDeliveries, replayDelivery } from '../../../api/webhooks.js';
 import { Progress } from '../../../batch/progress.js';
 import { itemError, ResultWriter, type ItemResult } from '../../../batch/results.js';
@@ -30,7 +38,7 @@ import { confirmAction } from '../../../prompt/confirm.js';
 import type { Delivery } from '../../../shared/schemas.js';
 import { incompleteNotice } from '../bounds.js';
 import { applyDeliveryFilter, type DeliveryFilter, isFiltering, readDeliveryFilter } from '../filters.js';
-import { knowSubscriptions } from '../known-subscriptions.js';
+import { type KnownSubscriptions, knowSubscriptions } from '../known-subscriptions.js';
 import type { ApiClient } from '../../../api/types.js';
 import type { Input } from './index.js';
 import { FailedRounds } from './rounds.js';
@@ -120,39 +128,52 @@ class Orphans {
   }
 }
 
+/** What the lists show that may explain a 404: listed once per run, at the first 404. */
+interface NotFoundLists {
+  known: KnownSubscriptions;
+  answers: ListAnswer[];
+}
+
 /**
- * Why the service answered 404 to a replay: the words of the rule when the delivery belongs to
- * a deleted subscription, else the service's own title. The delivery is looked for in the
- * FAILED list, then in the lists of the remembered subscriptions GET /webhooks no longer has
- * (a deleted one's deliveries sit behind a full FAILED list at incident scale, issue 30).
+ * Why the service answered 404 to a replay: the words of the rule when a list shows the
+ * delivery under a deleted subscription, else the service's own title and what the 404 may be
+ * (cli.md, "Evidence, not inference": never as a fact). The lists are the FAILED list and those
+ * of the remembered subscriptions GET /webhooks no longer has (a deleted one's deliveries sit
+ * behind a full FAILED list at incident scale), asked once per run.
  */
-async function notFoundTitle(ctx: Context, id: string, error: ApiError, o: ReplayOptions): Promise<string> {
+async function notFoundTitle(
+  ctx: Context,
+  id: string,
+  error: ApiError,
+  o: ReplayOptions,
+  cache: { lists?: Promise<NotFoundLists> },
+): Promise<string> {
   try {
-    const client = await ctx.api();
-    const known = await knowSubscriptions(ctx, client);
-    const failed = await listDeliveries(client, {
-      status: 'FAILED',
-      subscriptionId: o.subscriptionId,
-      limit: DELIVERY_LIST_ROWS,
-      signal: ctx.signal,
-    });
-    let delivery = failed.find((d) => d.id === id);
-    /** Deleted subscriptions whose FAILED list came back full: the delivery may sit behind it. */
-    const behind: string[] = [];
-    for (const subscriptionId of known.deleted) {
-      if (delivery !== undefined) break;
-      const rows = await listDeliveries(client, { status: 'FAILED', subscriptionId, limit: DELIVERY_LIST_ROWS, signal: ctx.signal });
-      delivery = rows.find((d) => d.id === id);
-      if (isFullDeliveryList(rows.length)) behind.push(subscriptionId);
+    cache.lists ??= (async () => {
+      const client = await ctx.api();
+      const known = await knowSubscriptions(ctx, client);
+      const list = async (subscriptionId: string | undefined) =>
+        listAnswer(
+          'FAILED',
+          subscriptionId,
+          await listDeliveries(client, { status: 'FAILED', subscriptionId, limit: DELIVERY_LIST_ROWS, signal: ctx.signal }),
+        );
+      const answers = [await list(o.subscriptionId)];
+      for (const subscriptionId of known.deleted) answers.push(await list(subscriptionId));
+      return { known, answers };
+    })();
+    const { known, answers } = await cache.lists;
+    const fact = new DeliveryFacts(answers).get(id);
+    if (fact !== undefined && fact.subscriptionId !== '' && known.isDeleted(fact.subscriptionId)) {
+      return `${deletedSubscriptionText(sanitize(fact.subscriptionId))}: its deliveries cannot be replayed`;
     }
-    const subscription = delivery === undefined ? '' : subscriptionOf(delivery);
-    if (subscription !== '' && known.isDeleted(subscription)) {
-      return `${deletedSubscriptionText(subscription)}: its deliveries cannot be replayed`;
-    }
-    if (delivery === undefined && behind.length > 0) {
-      // Not listed anywhere the API reaches: say what it may be, never as a fact (issue 30).
-      const which = behind.map((sub) => deletedSubscriptionText(sanitize(sub))).join(', ');
-      return `${error.title}: it may be an older delivery of a deleted subscription (${which}; the API lists only its newest ${DELIVERY_LIST_ROWS})`;
+    if (fact === undefined) {
+      const full = answers
+        .filter((a) => a.full)
+        .map((a) => (a.subscriptionId === undefined ? 'the FAILED list' : `the FAILED list of ${sanitize(a.subscriptionId)} (deleted)`));
+      const behind =
+        full.length === 0 ? '' : `; ${joinWords(full)} came back full, and the API lists only the newest ${DELIVERY_LIST_ROWS}`;
+      return `${error.title}: no list shows this delivery; it may be a delivery of a deleted subscription, which the service keeps listing but cannot replay${behind}`;
     }
   } catch {
     // The explanation is a courtesy: the 404 itself is the result.
@@ -218,7 +239,7 @@ async function replayAll(
         o.max,
         ctx.signal,
         (round) => progress.update(`round ${round}: replaying`),
-        (listing) => fullness.get(listing) ?? listing.length >= DELIVERY_LIST_ROWS,
+        (listing) => fullness.get(listing) ?? isFullDeliveryList(listing.length),
       )
     : undefined;
   // Items by position, so that an id given twice is two replays, each reported.
@@ -226,6 +247,7 @@ async function replayAll(
   const items = rounds ? rounds.items() : given;
 
   const accepted = new Map<string, Replayed>();
+  const notFound: { lists?: Promise<NotFoundLists> } = {};
   const writer = new ResultWriter(ctx, (r) => ({ label: [String(r.id)], done: `replayed (now ${String(r.status ?? 'queued')})` }), [
     DELIVERY_LABEL,
   ]);
@@ -246,7 +268,7 @@ async function replayAll(
         return { id, ok: true, status };
       } catch (error) {
         const result = itemError(error);
-        if (error instanceof ApiError && error.status === 404) result.title = await notFoundTitle(ctx, id, error, o);
+        if (error instanceof ApiError && error.status === 404) result.title = await notFoundTitle(ctx, id, error, o, notFound);
         return { id, ok: false, error: result };
       }
     },

@@ -26,6 +26,8 @@ export interface ViewState {
   pace: string;
   /** A filtered result drawn from a full list: what may be missing (bounds.ts). */
   incomplete?: string | undefined;
+  /** Full lists of the whole workspace may hide subscriptions rfs has not seen. */
+  hidden?: boolean | undefined;
 }
 
 const SPARKS = '▁▂▃▄▅▆▇█';
@@ -38,6 +40,8 @@ const FIXED = 2 + 2 + 3 * GAP.length + 6 + 7 + 9 + GAP.length + GAP.length;
 /** The sparkline's cells at least: at 80 columns the URL needs them more (issue 30). */
 const SPARK_MIN = 8;
 const ERROR_MIN = 12;
+/** The screen's short word for api/delivery-evidence.ts's hiddenSubscriptionsNotice. */
+const HIDDEN_LINE = 'full lists may hide subscriptions rfs has not seen: watch --subscription <id> reaches one';
 /** `59m ago`: the age of a latest failure's attempt. */
 const AGE_WIDTH = 7;
 
@@ -158,6 +162,7 @@ export function renderView(view: ViewState, size: ViewSize): string[] {
   const bottom = [
     ...(lowerBound ? ['50+: a list came back full (50 rows); there are at least that many'] : []),
     ...(view.incomplete === undefined ? [] : [sanitize(view.incomplete)]),
+    ...(view.hidden === true ? [HIDDEN_LINE] : []),
     ...(marked ? [`${MARKS.failing} started failing, ${MARKS.recovered} recovered, while watched`] : []),
     view.line ?? selectedLine(rows[view.selected]),
   ];

@@ -28,9 +28,16 @@ afterEach(async () => {
 
 it('--budget 6 keeps 6 attempts a minute when every answer is a 503 and the client retries', async () => {
   const attempts = 12;
-  server.queue(...Array.from({ length: attempts }, () => ({ status: 503, body: { title: 'Service Unavailable', status: 503, code: 'UNAVAILABLE' } })));
+  server.queue(
+    ...Array.from({ length: attempts }, () => ({ status: 503, body: { title: 'Service Unavailable', status: 503, code: 'UNAVAILABLE' } })),
+  );
   const t = bufferIO({
-    env: { RFS_CONFIG_DIR: join(home, 'config'), XDG_STATE_HOME: join(home, 'state'), RFS_API_KEY: `service_pk_${'a'.repeat(32)}`, RFS_BASE_URL: server.url },
+    env: {
+      RFS_CONFIG_DIR: join(home, 'config'),
+      XDG_STATE_HOME: join(home, 'state'),
+      RFS_API_KEY: `service_pk_${'a'.repeat(32)}`,
+      RFS_BASE_URL: server.url,
+    },
   });
   const time = fakeTime();
   const at: number[] = [];
@@ -42,7 +49,20 @@ it('--budget 6 keeps 6 attempts a minute when every answer is a 503 and the clie
   let code: number;
   try {
     code = await runCli(
-      ['deliveries', 'watch', '--subscription', 'wh_1', '--budget', '6', '--max-retries', String(attempts - 1), '--max-time', '600', '-o', 'ndjson'],
+      [
+        'deliveries',
+        'watch',
+        '--subscription',
+        'wh_1',
+        '--budget',
+        '6',
+        '--max-retries',
+        String(attempts - 1),
+        '--max-time',
+        '600',
+        '-o',
+        'ndjson',
+      ],
       t.io,
       { clock: time.clock },
     );
