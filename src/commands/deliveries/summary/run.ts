@@ -62,13 +62,13 @@ export function fullLists(slices: readonly Slice[]): string[] {
 export async function run(ctx: Context, o: SummaryOptions): Promise<number> {
   const client = await ctx.api();
   const known = await knowSubscriptions(ctx, client);
-  const { slices: listed, workspaceFull } = await takeCensus(client, {
+  const { slices: listed, workspaceFull, refused } = await takeCensus(client, {
     statuses: ['FAILED', 'PENDING'],
     subscriptionId: o.subscriptionId,
     known: known.ids,
     signal: ctx.signal,
   });
-  await known.learn(listed);
+  await known.learn(listed, refused);
   const slices = listed.map((s) => ({ ...s, deliveries: applyDeliveryFilter(s.deliveries, o.filter) }));
   // Full lists of the whole workspace may hide a subscription rfs has not seen (cli.md, "Evidence, not inference").
   const hidden = workspaceFull.length > 0;

@@ -69,13 +69,13 @@ export class WatchPoller {
     try {
       // The live subscriptions and the remembered deleted ones (their FAILED deliveries behind a full list).
       const known = live ? await knowSubscriptions(this.ctx, this.client) : undefined;
-      const { slices: listed, workspaceFull } = await takeCensus(this.client, {
+      const { slices: listed, workspaceFull, refused } = await takeCensus(this.client, {
         statuses: DELIVERY_STATUSES,
         subscriptionId: this.o.subscriptionId,
         known: known?.ids ?? [],
         signal,
       });
-      await known?.learn(listed);
+      await known?.learn(listed, refused);
       const at = this.clock.now();
       // Durations (--since 30m) count back from each poll: the window moves with the watch.
       const filter = readDeliveryFilter(this.o.filterFlags, at);
