@@ -195,7 +195,9 @@ export class RememberedSubscriptions {
       const other = merged.get(s.id);
       merged.set(s.id, other !== undefined && other.seenAt > s.seenAt ? other : s);
     }
-    const kept = bounded([...merged.values()].filter((s) => s.deletedSeenAt === undefined || now - Date.parse(s.seenAt) < FORGET_DELETED_AFTER_MS));
+    const kept = bounded(
+      [...merged.values()].filter((s) => s.deletedSeenAt === undefined || now - Date.parse(s.seenAt) < FORGET_DELETED_AFTER_MS),
+    );
     stored.workspaces[this.key] = { usedAt: new Date(now).toISOString(), subscriptions: kept };
     const workspaces = Object.entries(stored.workspaces)
       .sort(([, a], [, b]) => (a.usedAt < b.usedAt ? 1 : a.usedAt > b.usedAt ? -1 : 0))

@@ -58,7 +58,9 @@ function joined(ctx: Context, live: SubscriptionCheck, memory: RememberedSubscri
       const forgotten = refused.filter((r) => memory.get(r.id) !== undefined);
       memory.forget(forgotten.map((r) => r.id));
       for (const r of forgotten) {
-        ctx.ui.notice(`forgot remembered subscription ${sanitize(JSON.stringify(r.id))}: the service refused its deliveries list (${sanitize(r.why)})`);
+        ctx.ui.notice(
+          `forgot remembered subscription ${sanitize(JSON.stringify(r.id))}: the service refused its deliveries list (${sanitize(r.why)})`,
+        );
       }
       await saveRemembered(ctx, memory);
     },

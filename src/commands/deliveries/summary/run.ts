@@ -62,7 +62,11 @@ export function fullLists(slices: readonly Slice[]): string[] {
 export async function run(ctx: Context, o: SummaryOptions): Promise<number> {
   const client = await ctx.api();
   const known = await knowSubscriptions(ctx, client);
-  const { slices: listed, workspaceFull, refused } = await takeCensus(client, {
+  const {
+    slices: listed,
+    workspaceFull,
+    refused,
+  } = await takeCensus(client, {
     statuses: ['FAILED', 'PENDING'],
     subscriptionId: o.subscriptionId,
     known: known.ids,

@@ -69,7 +69,11 @@ export class WatchPoller {
     try {
       // The live subscriptions and the remembered deleted ones (their FAILED deliveries behind a full list).
       const known = live ? await knowSubscriptions(this.ctx, this.client) : undefined;
-      const { slices: listed, workspaceFull, refused } = await takeCensus(this.client, {
+      const {
+        slices: listed,
+        workspaceFull,
+        refused,
+      } = await takeCensus(this.client, {
         statuses: DELIVERY_STATUSES,
         subscriptionId: this.o.subscriptionId,
         known: known?.ids ?? [],
