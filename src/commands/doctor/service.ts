@@ -2,7 +2,7 @@
 // round trip, the key, its scopes as far as a GET can tell them, the subscription, the clock
 // (from the answer's Date header), and FAILED deliveries waiting. Every request goes through a
 // connection-check client: one attempt, 10 s (cli.md, auth).
-import { checkSubscriptions, deletedSubscriptionText, splitByDeletedSubscription, subscriptionOf } from '../../api/subscriptions.js';
+import { checkSubscriptions, splitByDeletedSubscription, subscriptionOf } from '../../api/subscriptions.js';
 import { DELIVERY_LIST_ROWS, hiddenSubscriptionsNotice, listAnswer, mayHideSubscriptions } from '../../api/delivery-evidence.js';
 import { listDeliveries } from '../../api/webhooks.js';
 import { joinWords } from '../../core/words.js';
