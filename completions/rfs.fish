@@ -222,7 +222,7 @@ complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'api' -d 'send any request to the API
 complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'config' -d 'per-profile settings: base-url, output, rate, timeout, max-retries, provider'
 complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'doctor' -d 'check the config file, profile, key, connection, clock, failed deliveries and sync journal; changes nothing'
 complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'completion' -d 'print the shell completion script'
-complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'sandbox' -d 'run the local implementation of the whole service (README: The sandbox)'
+complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'sandbox' -d 'run the local implementation of the whole service (docs/sandbox.md)'
 complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'help' -d 'show help for a command, or a topic: exit-codes, environment'
 complete -c rfs -n '__rfs_at \'rfs auth\' 0' -a 'login' -d 'save an API key in a profile (asks for it, masked; or reads it from stdin)'
 complete -c rfs -n '__rfs_at \'rfs auth\' 0' -a 'status' -d 'show every profile (or one) with its redacted key and whether the key works'

@@ -16,6 +16,12 @@
 //                         only the libraries, with their copyright files
 //   /bin/sh (dash)        `rfs sync --exec` runs its command through /bin/sh (cli.md, sync): no
 //                         sync without it. No other shell, no package manager, no compiler.
+//   /usr/bin/tini         PID 1: it starts rfs, passes it its signals, and reaps the orphans a
+//                         command leaves (`( sleep 1 & )`), which Node, as PID 1, never waits for
+//                         (libuv waits only for the processes it started). Debian's tini links
+//                         only glibc, already here: 28 KB, where catatonit and tini-static are
+//                         700 KB each (docs/kubernetes.md, "PID 1"). `-s` makes it a subreaper
+//                         too, so it reaps where it is not PID 1 (a pod sharing its PID namespace).
 //   /etc/passwd, group    the non-root user rfs (65532) and root, for names; nsswitch.conf
 //   /var/lib/rfs          the one volume: config (RFS_CONFIG_DIR) and the journal (XDG_STATE_HOME)
 //   /tmp                  for rfs's temporary files (an emptyDir in Kubernetes)
@@ -40,7 +46,10 @@ export const IMAGE_ENV = {
   XDG_STATE_HOME: `${VOLUME}/state`,
   RFS_CONFIG_DIR: `${VOLUME}/config`,
 };
-export const ENTRYPOINT = ['/usr/bin/rfs'];
+/** The init that starts rfs and reaps what its commands leave (docs/kubernetes.md, "PID 1"). */
+export const INIT = ['/usr/bin/tini', '-s', '--'];
+export const RFS_PATH = '/usr/bin/rfs';
+export const ENTRYPOINT = [...INIT, RFS_PATH];
 /** The metrics port of `rfs sync --metrics` in deploy/kubernetes/. */
 export const METRICS_PORT = 9464;
 
@@ -50,7 +59,7 @@ export const IMAGE_PLATFORMS = [
   { architecture: 'arm64', platform: 'linux-arm64', triplet: 'aarch64-linux-gnu' },
 ];
 /** The Debian packages the image takes files from, and the files (by name) it takes. */
-const DEBIAN = ['libc6', 'libstdc++6', 'libgcc-s1', 'libatomic1', 'dash'];
+const DEBIAN = ['libc6', 'libstdc++6', 'libgcc-s1', 'libatomic1', 'dash', 'tini'];
 /** gcc-12-base holds the copyright that libstdc++6, libgcc-s1 and libatomic1 link their docs to. */
 const DOCUMENTS_ONLY = ['gcc-12-base'];
 const LIBRARIES = [
@@ -66,6 +75,8 @@ const LIBRARIES = [
 ];
 
 export const imageName = (version) => `rfs-${version}-oci.tar`;
+/** The name of one platform's image in the layout: what `umoci unpack --image <layout>:<name>` takes. */
+export const platformTag = (version, architecture) => `${version}-${architecture}`;
 
 function run(file, args, options = {}) {
   try {
@@ -166,6 +177,7 @@ async function rootFileSystem(work, { architecture }, exe, stage) {
   }
   await take(unpacked, stage, 'bin/dash');
   await symlink('dash', join(stage, 'bin', 'sh'));
+  await take(unpacked, stage, INIT[0].slice(1));
   for (const name of DEBIAN) await takeCopyright(unpacked, stage, name);
 
   await mkdir(join(stage, 'usr', 'bin'), { recursive: true });
@@ -264,15 +276,23 @@ export async function buildImage({ work, executables, file, mtime, labels }) {
       }),
     );
   }
-  // index.json lists one image index per tag; that index lists the two platforms' manifests,
-  // which is how a registry keeps a multi-platform image once it is copied there.
+  // index.json names the multi-platform image by the version: an image index listing the two
+  // platforms' manifests, which is how a registry keeps it once it is copied there (skopeo copy
+  // --all). It also names each platform's manifest by `<version>-<architecture>`: umoci follows
+  // a name down to every manifest under it and refuses the version's two ("tag is ambiguous"),
+  // and has no flag to choose a platform, so it unpacks one of those (docs/kubernetes.md).
+  const version = labels['org.opencontainers.image.version'];
   const index = { schemaVersion: 2, mediaType: 'application/vnd.oci.image.index.v1+json', manifests, annotations: labels };
   const indexBlob = await blob(layout, index.mediaType, Buffer.from(JSON.stringify(index)), {
-    annotations: { 'org.opencontainers.image.ref.name': labels['org.opencontainers.image.version'] },
+    annotations: { 'org.opencontainers.image.ref.name': version },
   });
+  const perPlatform = manifests.map((manifest) => ({
+    ...manifest,
+    annotations: { 'org.opencontainers.image.ref.name': platformTag(version, manifest.platform.architecture) },
+  }));
   await writeFile(
     join(layout, 'index.json'),
-    JSON.stringify({ schemaVersion: 2, mediaType: 'application/vnd.oci.image.index.v1+json', manifests: [indexBlob] }),
+    JSON.stringify({ schemaVersion: 2, mediaType: 'application/vnd.oci.image.index.v1+json', manifests: [indexBlob, ...perPlatform] }),
   );
   await writeFile(join(layout, 'oci-layout'), JSON.stringify({ imageLayoutVersion: '1.0.0' }));
   // The oci-archive: the layout as a tar (what skopeo's oci-archive: transport reads).

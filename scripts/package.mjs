@@ -9,11 +9,15 @@
 //   2. That bundle, wrapped as a CommonJS function, is run under this Node (one page of
 //      `recordings list` from the bundle's own sandbox, then `--help`) and V8's code cache is
 //      taken from it afterwards, so it holds the functions those start-ups run.
-//   3. `node --experimental-sea-config` makes the preparation blob: the tiny main script
-//      src/sea/entry.ts (which answers `--version` at once and otherwise compiles the bundle
-//      with that cache) and, as assets, the bundle and its cache.
-//   4. A copy of this Node binary gets the blob injected as the ELF note NODE_SEA_BLOB, and the
-//      SEA fuse flipped, by postject (the injector the Node project publishes).
+//   3. The SEA configuration: the tiny main script src/sea/entry.ts (which answers `--version` at
+//      once and otherwise compiles the bundle with that cache) and, as assets, the bundle and
+//      its cache.
+//   4. With a Node that has `--build-sea` (25.5 and later: the release's Node), that one command
+//      writes the executable: a copy of the target's Node binary with the blob injected (an ELF
+//      note, a Mach-O segment or a PE resource NODE_SEA_BLOB) and the SEA fuse flipped. With an
+//      older Node (a clone's `npm run build` on Node 20, 22 or 24) `--experimental-sea-config`
+//      makes the preparation blob and postject (the injector the Node project publishes)
+//      injects it: postject stays for those Nodes only.
 //
 // Usage: node scripts/package.mjs [--out <file>] [--no-code-cache] [--no-minify] [--keep] [--if-supported]
 //                                 [--target <platform> --target-node <file>]
@@ -25,9 +29,11 @@
 // executable is built once per build, not by the test that runs it.
 //
 // For other callers (a release for other platforms), the steps are exported on their own:
-//   prepareBlob({ work, codeCache, minify }) → { blob, app, assets }: steps 1–3, with this Node;
-//   injectBlob(blob, nodeBinary, exe): step 4, into a copy of any Node binary of the same
-//     version (V8 takes the code cache only from the same version and flags);
+//   prepareSea({ work, codeCache, minify }) → { seaConfig, app, assets }: steps 1–3, with this Node;
+//   buildSea(seaConfig, nodeBinary, exe): step 4 with `node --build-sea` (hasBuildSea());
+//   prepareBlob(…) → { blob, app, assets } and injectBlob(blob, nodeBinary, exe): step 4 with
+//     postject, into a copy of any Node binary of the same version (V8 takes the code cache
+//     only from the same version and flags);
 //   checkExecutable(exe, { codeCache }): the smoke checks, for a binary this machine can run.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmod, copyFile, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
@@ -89,9 +95,10 @@ function quietly(file, args, options = {}) {
 
 /**
  * Steps 1–3 in `work`: the bundle, the jq engine, the code cache (trained with this Node) and the
- * preparation blob. Returns the blob's path, the bundle's code and the assets by name.
+ * configuration of the executable (without `output`). Returns it, the bundle's code and the
+ * assets by name.
  */
-export async function prepareBlob({ work, codeCache = true, minify = true }) {
+export async function prepareSea({ work, codeCache = true, minify = true }) {
   // 1. The CLI as one CommonJS function (the wrapper Node itself puts around a CommonJS file).
   const app = await bundleCommonJs('src/main.ts', join(work, 'app.cjs'), { minify });
   const appAsset = join(work, APP_ASSET);
@@ -126,12 +133,10 @@ export async function prepareBlob({ work, codeCache = true, minify = true }) {
     assets[CACHE_ASSET] = cacheAsset;
   }
 
-  // 3. The preparation blob.
-  const blob = join(work, 'rfs.blob');
-  const config = join(work, 'sea-config.json');
+  // 3. The configuration of Node's single-executable support; the preparation blob is made from
+  // it (--experimental-sea-config) for injectBlob, or `node --build-sea` makes the executable.
   const seaConfig = {
     main: entry,
-    output: blob,
     // Node 20 prints "ExperimentalWarning: Single executable application is an experimental
     // feature" on every start unless this is set.
     disableExperimentalSEAWarning: true,
@@ -139,17 +144,64 @@ export async function prepareBlob({ work, codeCache = true, minify = true }) {
     useCodeCache: codeCache,
     // Measured, not kept (bench/README.md, "How rfs starts"): a snapshot of the loaded bundle.
     useSnapshot: false,
-    // NODE_OPTIONS is not read (issue 32 item 15: `--require` ran a planted file): the executable
+    // NODE_OPTIONS is not read (`--require` ran a planted file): the executable
     // is a command, not a Node, and takes no Node flags from its environment. Node reads this
     // field from 24.x/25.x on (doc/api/single-executable-applications.md, "Execution argument
     // extension"); the release's Node (scripts/release.mjs) has it, an older build Node ignores it.
     execArgvExtension: 'none',
     assets,
   };
-  await writeFile(config, `${JSON.stringify(seaConfig, null, 2)}\n`);
+  return { seaConfig, app, assets };
+}
+
+/** Steps 1–3 and the preparation blob, for injectBlob (a Node without --build-sea). */
+export async function prepareBlob({ work, codeCache = true, minify = true }) {
+  const { seaConfig, app, assets } = await prepareSea({ work, codeCache, minify });
+  const blob = join(work, 'rfs.blob');
+  const config = join(work, 'sea-config.json');
+  await writeFile(config, `${JSON.stringify({ ...seaConfig, output: blob }, null, 2)}\n`);
   // It says "Wrote single executable preparation blob to …" on success.
   quietly(process.execPath, ['--experimental-sea-config', config], { cwd: work });
   return { blob, app, assets };
+}
+
+/**
+ * Whether this Node makes a whole executable itself (`node --build-sea`, Node 25.5 and later):
+ * the blob goes into a copy of the `executable` the config names, of any platform Node ships,
+ * with Node's own injector (doc/api/single-executable-applications.md, "Generating single
+ * executable applications with --build-sea"), so postject is needed only by older Nodes.
+ */
+let buildSeaKnown;
+export function hasBuildSea() {
+  // Not in process.allowedNodeEnvironmentFlags (it is no NODE_OPTIONS flag): Node's own --help.
+  buildSeaKnown ??= /^\s*--build-sea[=\s]/m.test(execFileSync(process.execPath, ['--help'], { encoding: 'utf8' }));
+  return buildSeaKnown;
+}
+
+/** The target's Node binary checked as injectBlob checks it; a macOS one unsigned (Other platforms). */
+async function targetBinary(nodeBinary, target, work) {
+  let node = await readFile(nodeBinary);
+  if (!node.includes(`${SEA_FUSE}:0`)) {
+    throw new Error(`${nodeBinary} has no unflipped ${SEA_FUSE} fuse (already a SEA, or another Node build)`);
+  }
+  if (!node.includes(`${process.version}\0`)) throw new Error(`${nodeBinary} is not Node ${process.version}, which made the blob`);
+  if (!target.startsWith('darwin-')) return { node, path: nodeBinary };
+  const { unsign } = require('macho-unsign');
+  const unsigned = unsign(node);
+  if (unsigned !== null) node = Buffer.from(unsigned);
+  const path = join(work, 'node-unsigned');
+  await writeFile(path, node);
+  return { node, path };
+}
+
+/** Steps 3–4 in one, with `node --build-sea`: `exe` from the target's `nodeBinary`. */
+export async function buildSea(seaConfig, nodeBinary, exe, { target = HOST, work = dirname(exe) } = {}) {
+  const { path } = await targetBinary(nodeBinary, target, work);
+  const config = join(work, 'sea-build.json');
+  await writeFile(config, `${JSON.stringify({ ...seaConfig, executable: path, output: exe }, null, 2)}\n`);
+  // It says "Generated single executable <node> + <config> -> <exe>" on success.
+  quietly(process.execPath, ['--build-sea', config], { cwd: work });
+  await chmod(exe, 0o755);
 }
 
 /**
@@ -157,17 +209,8 @@ export async function prepareBlob({ work, codeCache = true, minify = true }) {
  * `blob` injected and the fuse flipped; a macOS binary is unsigned first (Other platforms).
  */
 export async function injectBlob(blob, nodeBinary, exe, { target = HOST } = {}) {
-  let node = await readFile(nodeBinary);
-  if (!node.includes(`${SEA_FUSE}:0`)) {
-    throw new Error(`${nodeBinary} has no unflipped ${SEA_FUSE} fuse (already a SEA, or another Node build)`);
-  }
-  if (!node.includes(`${process.version}\0`)) throw new Error(`${nodeBinary} is not Node ${process.version}, which made the blob`);
   const macos = target.startsWith('darwin-');
-  if (macos) {
-    const { unsign } = require('macho-unsign');
-    const unsigned = unsign(node);
-    if (unsigned !== null) node = Buffer.from(unsigned);
-  }
+  const { node } = await targetBinary(nodeBinary, target, dirname(exe));
   await writeFile(exe, node);
   await chmod(exe, 0o755);
   const { inject } = require('postject');
@@ -252,9 +295,16 @@ export async function packageExecutable({
   const work = await mkdtemp(join(tmpdir(), 'rfs-package-'));
   const started = Date.now();
   try {
-    const { blob, app, assets } = await prepareBlob({ work, codeCache, minify });
     const exe = join(work, target.startsWith('win-') ? 'rfs.exe' : 'rfs');
-    await injectBlob(blob, resolve(targetNode), exe, { target });
+    let made;
+    if (hasBuildSea()) {
+      made = await prepareSea({ work, codeCache, minify });
+      await buildSea(made.seaConfig, resolve(targetNode), exe, { target, work });
+    } else {
+      made = await prepareBlob({ work, codeCache, minify });
+      await injectBlob(made.blob, resolve(targetNode), exe, { target });
+    }
+    const { app, assets } = made;
     // Smoke checks before the file takes its place (another platform's: scripts/release-check.mjs).
     if (native) checkExecutable(exe, { codeCache, work });
 
@@ -271,7 +321,7 @@ export async function packageExecutable({
     const cacheSize = assets[CACHE_ASSET] === undefined ? 'no code cache' : `code cache ${kib((await stat(assets[CACHE_ASSET])).size)}`;
     process.stderr.write(
       `${destination}: ${(size / 1024 / 1024).toFixed(1)} MiB (${target}, Node ${process.version}; bundle ${kib(app.length)}` +
-        `${minify ? ', minified' : ', not minified'}; ${cacheSize}) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+        `${minify ? ', minified' : ', not minified'}; ${cacheSize}) in ${((Date.now() - started) / 1000).toFixed(1)} s, ${hasBuildSea() ? 'node --build-sea' : 'postject'}\n`,
     );
     if (keep) process.stderr.write(`work folder kept: ${work}\n`);
   } finally {

@@ -11,7 +11,16 @@
 // - Each archive holds the executable, README.md, LICENSE, the man page and the completions.
 // - The .debs: dpkg-deb --info and --contents, installed by dpkg into a root of their own, run
 //   from there, and `man` finds the page there.
-// - SHA256SUMS (sha256sum -c), and the formula and the manifest name the same checksums.
+// - The .rpms: rpm -qip, -qpR and -qpl, unpacked by rpm2cpio | cpio into a root of their own,
+//   run from there (aarch64 under qemu-user), `man` and zsh's compinit find their files.
+// - Each .deb's Depends and .rpm's Requires are what readelf -d of its executable gives
+//   (scripts/linux-deps.mjs), libatomic included.
+// - SHA256SUMS (sha256sum -c); SHA256SUMS.minisig (minisign -V with minisign.pub, or with the
+//   throwaway key of a build without the release key; a changed SHA256SUMS must fail); the
+//   formula passes ruby -c, and it and the manifest name the release's URLs and checksums.
+// - Every SBOM validates against CycloneDX's schema; each executable's and the image's names
+//   Node and is of the file shipped.
+// - The README of the npm package, the archives, the .deb and the .rpm links nothing relative.
 // - macOS: the x64 executable's Mach-O header (magic, CPU type, the blob's segment, no stale
 //   signature), no arm64 artifact and the release notes say why.
 // - The npm tarball (rfs-cli): npm publish --dry-run, an install into an empty prefix with nothing
@@ -20,15 +29,19 @@
 //   labels); each platform's root file system, unpacked, runs `rfs --version` and one `rfs sync`
 //   pass against the sandbox in a chroot as the image's user (arm64 through qemu-user copied into
 //   the unpacked tree, since binfmt_misc is not set up here; there the pass is a --dry-run, as
-//   qemu-user cannot start the arm64 /bin/sh a real pass runs its command with), and holds no executable but rfs and
-//   /bin/sh (dash, which `sync --exec` needs), no package manager, no compiler.
+//   qemu-user cannot start the arm64 /bin/sh a real pass runs its command with), and holds no executable but rfs,
+//   /bin/sh (dash, which `sync --exec` needs) and tini (PID 1, which reaps), no package manager,
+//   no compiler. umoci unpacks each platform by its name (<version>-<arch>), with the release's
+//   executable in it.
 // - The Kubernetes manifests: each kustomization rendered by kubectl kustomize, every object
 //   validated (scripts/kubernetes.mjs), the PrometheusRule the same as the rules file, and the
-//   image tag the release's version.
+//   image tag the release's version; the fleet of the example workspace list (scripts/fleet.mjs)
+//   generated, rendered and validated the same way.
 // - CHANGELOG.md has the version's entry.
 //
 // Ends with "N passed, N failed"; exit 1 when anything failed.
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { closeSync, existsSync, lstatSync, openSync, readFileSync, readlinkSync } from 'node:fs';
 import { chmod, copyFile, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -37,21 +50,30 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ENTRYPOINT, IMAGE_ENV, IMAGE_PLATFORMS, IMAGE_USER, imageName, VOLUME } from './image.mjs';
-import { KUSTOMIZATIONS, PROMETHEUS_RULE, prometheusRule, render, validate } from './kubernetes.mjs';
+import { ENTRYPOINT, IMAGE_ENV, IMAGE_PLATFORMS, IMAGE_USER, imageName, platformTag, RFS_PATH, VOLUME } from './image.mjs';
+import { KUSTOMIZATIONS, PROMETHEUS_RULE, prometheusRule, render, renderFleet, validate } from './kubernetes.mjs';
+import { debDepends, neededLibraries, rpmRequires } from './linux-deps.mjs';
 import {
   archiveName,
   changelogEntry,
   debName,
   debVersion,
+  downloadUrl,
+  executableSbomName,
   FORMULA,
+  imageSbomName,
   MACOS_ARM64,
   NODE_VERSION,
+  rpmName,
+  rpmVersion,
   SCOOP_MANIFEST,
   sbomName,
+  shippedReadme,
   TARGETS,
   WINE_NODE_26,
 } from './release.mjs';
+import { cyclonedxValidator } from './sbom.mjs';
+import { keyId, keyLine, PUBLIC_KEY, SIGNATURE, throwawayPublicKey, verify } from './signing.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(import.meta.url);
@@ -193,7 +215,7 @@ async function checkExecutable(work, platform, launch, sandbox, expectedList) {
 }
 
 /**
- * Issue 32 item 15: NODE_OPTIONS=--require <file> must not run the file inside rfs. The same
+ * NODE_OPTIONS=--require <file> must not run the file inside rfs. The same
  * planted file first runs under this Node, so the plant itself is known to work.
  */
 async function checkNodeOptionsIgnored(work, exe) {
@@ -211,14 +233,14 @@ async function checkNodeOptionsIgnored(work, exe) {
   }
 }
 
-/** The PE header of a Windows executable: machine type, PE32+, and the blob postject put in. */
+/** The PE header of a Windows executable: machine type, PE32+, and the blob `node --build-sea` put in. */
 function checkWindowsExecutable(bytes) {
   assert(bytes.toString('latin1', 0, 2) === 'MZ', 'no MZ header');
   const pe = bytes.readUInt32LE(0x3c);
   assert(bytes.toString('latin1', pe, pe + 4) === 'PE\0\0', 'no PE signature');
   assert(bytes.readUInt16LE(pe + 4) === 0x8664, `machine 0x${bytes.readUInt16LE(pe + 4).toString(16)}, not x86-64`);
   assert(bytes.readUInt16LE(pe + 24) === 0x20b, 'not PE32+');
-  // postject adds the blob as a resource named NODE_SEA_BLOB (UTF-16 in the resource directory),
+  // The injector adds the blob as a resource named NODE_SEA_BLOB (UTF-16 in the resource directory),
   // and flips the fuse from :0 to :1.
   assert(bytes.includes(Buffer.from('NODE_SEA_BLOB', 'utf16le')), 'no NODE_SEA_BLOB resource: the CLI was not injected');
   assert(bytes.includes('NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2:1'), 'the SEA fuse is not flipped');
@@ -247,7 +269,159 @@ async function unpack(work, file, into) {
     'man/rfs.1',
   ].sort();
   assert(JSON.stringify(listed) === JSON.stringify(expected), `${basename(file)} holds ${listed.join(', ')}`);
+  checkShippedReadme(await readFile(join(root, 'README.md'), 'utf8'), basename(file));
   return join(root, exe);
+}
+
+/** The targets of a Markdown text's relative links (inline and reference-style). */
+function relativeLinks(markdown) {
+  const targets = [
+    ...[...markdown.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]),
+    ...[...markdown.matchAll(/^\[[^\]]+\]:\s+(\S+)/gm)].map((m) => m[1]),
+  ];
+  return targets.filter((target) => !/^([a-z][a-z0-9+.-]*:|#)/i.test(target));
+}
+
+/**
+ * A README a release ships: the repository's, with every link absolute to the release's tag
+ * (none of the artifacts carries docs/), and each of those links a file of the repository.
+ */
+function checkShippedReadme(text, where) {
+  const relative = relativeLinks(text);
+  assert(relative.length === 0, `${where}: the README links ${relative.join(', ')}, which it does not ship`);
+  const expected = shippedReadme(pkg, readFileSync(join(ROOT, 'README.md'), 'utf8'));
+  assert(text === expected, `${where}: the README is not the repository's with absolute links`);
+  const prefix = new RegExp(
+    `^${pkg.repository.url
+      .replace(/^git\+/, '')
+      .replace(/\.git$/, '')
+      .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/(?:blob|raw)/v${version.replace(/\./g, '\\.')}/`,
+  );
+  let linked = 0;
+  for (const [, target] of text.matchAll(/\]\((\S+?)\)/g)) {
+    if (!prefix.test(target)) continue;
+    linked += 1;
+    const path = target.replace(prefix, '').replace(/#.*$/, '');
+    assert(existsSync(join(ROOT, path)), `${where}: the README links ${path}, which the repository does not have`);
+  }
+  assert(linked > 0, `${where}: the README links no file of the repository at v${version}: the check proves nothing`);
+}
+
+/** Unpacks `file` (a .rpm) into `root` as rpm2cpio | cpio does, keeping modes. */
+function unpackRpm(file, root) {
+  const unpacked = spawnSync('sh', ['-c', 'rpm2cpio "$1" | cpio -idm --quiet --no-absolute-filenames', 'sh', file], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  assert(unpacked.status === 0, `rpm2cpio | cpio exited ${unpacked.status}: ${unpacked.stderr}`);
+}
+
+/** The package's dependencies must be what readelf -d says the executable needs. */
+function checkDependencies(label, declared, expected, exe) {
+  const needed = neededLibraries(exe);
+  assert(
+    needed.includes('libatomic.so.1'),
+    `${label}: readelf -d lists no libatomic.so.1 (${needed.join(', ')}): the check proves less than it says`,
+  );
+  assert(
+    JSON.stringify([...declared].sort()) === JSON.stringify([...expected].sort()),
+    `${label}: the package declares\n  ${declared.join(', ')}\nbut readelf -d of its executable (${needed.join(', ')}) gives\n  ${expected.join(', ')}`,
+  );
+}
+
+/** The Homebrew formula: Ruby that parses, each URL the release's download of an archive it has, with its checksum. */
+async function checkFormula(work, sums) {
+  const file = join(dir, FORMULA);
+  const syntax = succeeds('ruby -c', runToFiles(work, 'ruby', ['-c', file]));
+  assert(syntax.stdout.trim() === 'Syntax OK', `ruby -c said ${syntax.stdout}${syntax.stderr}`);
+  const formula = await readFile(file, 'utf8');
+  assert(formula.includes('class RfsCli < Formula'), `${FORMULA} does not define RfsCli, the class Homebrew looks for`);
+  const pairs = [...formula.matchAll(/url "([^"]+)"\s+sha256 "([0-9a-f]{64})"/g)].map((m) => [m[1], m[2]]);
+  const expected = ['linux-x64', 'linux-arm64', 'darwin-x64'].map((p) => archiveName(version, p)).sort();
+  assert(
+    JSON.stringify(pairs.map(([url]) => basename(url)).sort()) === JSON.stringify(expected),
+    `the formula names ${pairs.map(([url]) => url).join(', ')}`,
+  );
+  for (const [url, hash] of pairs) {
+    const name = basename(url);
+    assert(url === downloadUrl(pkg, version, name), `the formula's URL ${url} is not the release's download of ${name}`);
+    assert(sums.get(name) === hash, `the formula's sha256 of ${name} is not SHA256SUMS's`);
+  }
+  assert(formula.includes(`version "${version}"`), 'the formula names another version');
+}
+
+/** Every SBOM of the release: valid CycloneDX, and each executable's and the image's naming its Node. */
+async function checkSboms(sums, files) {
+  const validate = cyclonedxValidator();
+  const sboms = [sbomName(pkg), ...TARGETS.map((t) => executableSbomName(version, t.platform)), imageSbomName(version)];
+  const extra = files.filter((f) => f.endsWith('.cdx.json') && !sboms.includes(f));
+  assert(extra.length === 0, `SBOMs nobody checks: ${extra.join(', ')}`);
+  for (const name of sboms) {
+    const bom = JSON.parse(await readFile(join(dir, name), 'utf8'));
+    const errors = validate(bom);
+    assert(errors.length === 0, `${name} is not valid CycloneDX ${bom.specVersion}:\n${errors.slice(0, 10).join('\n')}`);
+    if (name === sbomName(pkg)) continue;
+    const nodes = bom.components.filter((c) => c.name === 'node');
+    assert(
+      nodes.length > 0 && nodes.every((c) => c.version === NODE_VERSION),
+      `${name} names Node ${nodes.map((c) => c.version).join(', ') || 'nowhere'}, not ${NODE_VERSION}`,
+    );
+    assert(
+      bom.components.some((c) => c.name === pkg.name && c.version === version),
+      `${name} does not name ${pkg.name} ${version}`,
+    );
+  }
+  // The image's SBOM is of this image, and each executable's of the file in its archive.
+  const image = JSON.parse(await readFile(join(dir, imageSbomName(version)), 'utf8'));
+  assert(image.metadata.component.hashes[0].content === sums.get(imageName(version)), "the image's SBOM is of another image");
+  assert(
+    image.components.some((c) => c.purl?.startsWith('pkg:deb/debian/libatomic1@')),
+    "the image's SBOM names no libatomic1",
+  );
+  return { validate, executable: (platform) => JSON.parse(readFileSync(join(dir, executableSbomName(version, platform)), 'utf8')) };
+}
+
+/**
+ * SHA256SUMS.minisig: minisign -V with the repository's public key when the release key signed,
+ * else with the throwaway key the release left (and said so); a changed SHA256SUMS fails.
+ */
+async function checkSignature(work) {
+  const signature = await readFile(join(dir, SIGNATURE), 'utf8');
+  const signed = Buffer.from(signature.trim().split('\n')[1], 'base64').subarray(2, 10).reverse().toString('hex').toUpperCase();
+  const repositoryKey = join(ROOT, PUBLIC_KEY);
+  const release = keyId(keyLine(await readFile(repositoryKey, 'utf8')));
+  const throwaway = throwawayPublicKey(dir);
+  const publicKey = signed === release ? repositoryKey : throwaway;
+  assert(
+    signed === release || existsSync(throwaway),
+    `${SIGNATURE} is signed by ${signed}: neither the release key ${release} nor a throwaway key of this build`,
+  );
+  const comment = verify(join(dir, 'SHA256SUMS'), join(dir, SIGNATURE), publicKey);
+  const revision = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
+  assert(comment.startsWith(`rfs ${version} SHA256SUMS, commit `), `the trusted comment is "${comment}"`);
+  if (!comment.includes(revision))
+    process.stdout.write(`        (signed at commit ${comment.split('commit ')[1]}, this clone is at ${revision})\n`);
+  const notes = await readFile(join(dir, 'RELEASE-NOTES.md'), 'utf8');
+  assert(
+    notes.includes(signed === release ? `release key ${release}` : `throwaway key ${signed}`),
+    'RELEASE-NOTES.md does not name the key that signed',
+  );
+  const line = keyLine(await readFile(publicKey, 'utf8'));
+  assert(notes.includes(`minisign -Vm SHA256SUMS -P ${line}`), 'RELEASE-NOTES.md does not show the public key that verifies the signature');
+  // The same signature over a changed SHA256SUMS must not verify.
+  const changed = join(work, 'SHA256SUMS.changed');
+  await writeFile(
+    changed,
+    (await readFile(join(dir, 'SHA256SUMS'), 'utf8')).replace(/^[0-9a-f]/, (c) => (c === '0' ? '1' : '0')),
+  );
+  let refused = false;
+  try {
+    verify(changed, join(dir, SIGNATURE), publicKey);
+  } catch {
+    refused = true;
+  }
+  assert(refused, 'minisign -V accepted a changed SHA256SUMS');
+  return signed === release ? `the release key ${release}` : `a throwaway key ${signed} (not publishable)`;
 }
 
 /** The Mach-O header and load commands of a 64-bit little-endian executable. */
@@ -283,7 +457,7 @@ async function unpackImage(work, file, architecture, rootfs) {
   const layout = join(work, `image-${architecture}`);
   succeeds(
     'skopeo copy',
-    runToFiles(work, 'skopeo', ['copy', '--quiet', '--override-arch', architecture, `oci-archive:${file}`, `oci:${layout}:rfs`]),
+    runToFiles(work, 'skopeo', ['copy', '--quiet', '--override-arch', architecture, `oci-archive:${file}:${version}`, `oci:${layout}:rfs`]),
   );
   const index = JSON.parse(await readFile(join(layout, 'index.json'), 'utf8'));
   const blobPath = (digest) => join(layout, 'blobs', ...digest.split(':'));
@@ -291,6 +465,47 @@ async function unpackImage(work, file, architecture, rootfs) {
   assert(manifest.layers.length === 1, `${manifest.layers.length} layers`);
   await mkdir(rootfs, { recursive: true });
   succeeds('tar -x the layer', runToFiles(work, 'tar', ['-xzf', blobPath(manifest.layers[0].digest), '-C', rootfs, '--same-owner']));
+}
+
+/**
+ * The image as umoci reads it (the fleet's part of the check, docs/kubernetes.md): the archive
+ * unpacked to a layout, each platform unpacked by its name `<version>-<architecture>` (the
+ * version names both, which umoci calls ambiguous), with this release's executable as /usr/bin/rfs
+ * and the image's entrypoint in the bundle's config.
+ */
+async function checkImageWithUmoci(work, file, executables) {
+  const layout = join(work, 'umoci-layout');
+  await mkdir(layout, { recursive: true });
+  succeeds('tar -x the image archive', runToFiles(work, 'tar', ['-xf', file, '-C', layout]));
+  for (const { architecture, platform } of IMAGE_PLATFORMS) {
+    const bundle = join(work, `umoci-${architecture}`);
+    succeeds(
+      `umoci unpack ${architecture}`,
+      runToFiles(work, 'umoci', ['unpack', '--image', `${layout}:${platformTag(version, architecture)}`, bundle]),
+    );
+    const config = JSON.parse(await readFile(join(bundle, 'config.json'), 'utf8'));
+    assert(
+      JSON.stringify(config.process.args.slice(0, ENTRYPOINT.length)) === JSON.stringify(ENTRYPOINT),
+      `${architecture}: umoci's args ${config.process.args}`,
+    );
+    const [inImage, released] = await Promise.all([readFile(join(bundle, 'rootfs', RFS_PATH.slice(1))), readFile(executables[platform])]);
+    assert(inImage.equals(released), `${architecture}: /usr/bin/rfs is not the release's ${platform} executable`);
+  }
+}
+
+/**
+ * The fleet of the example workspace list (three workspaces, one of them a CronJob): generated,
+ * rendered by kubectl kustomize, validated, each workspace's workload on this version's image.
+ */
+function checkFleet() {
+  const objects = renderFleet();
+  validate(objects);
+  const workloads = objects.filter((o) => o.kind === 'StatefulSet' || o.kind === 'CronJob');
+  assert(workloads.length === 3, `${workloads.length} workloads, not 3`);
+  for (const workload of workloads) {
+    const pod = workload.kind === 'CronJob' ? workload.spec.jobTemplate.spec.template.spec : workload.spec.template.spec;
+    assert(pod.containers[0].image.endsWith(`:${version}`), `${workload.metadata.name}: the image is ${pod.containers[0].image}`);
+  }
 }
 
 /** Every path of a tree, relative, with its lstat. */
@@ -306,7 +521,10 @@ async function checkImageContents(rootfs) {
     .filter(({ path, stat }) => stat.isFile() && (stat.mode & 0o111) !== 0 && !/\.so(\.\d+)*$/.test(path))
     .map(({ path }) => path)
     .sort();
-  assert(JSON.stringify(executables) === JSON.stringify(['bin/dash', 'usr/bin/rfs']), `executables: ${executables.join(', ')}`);
+  assert(
+    JSON.stringify(executables) === JSON.stringify(['bin/dash', 'usr/bin/rfs', 'usr/bin/tini']),
+    `executables: ${executables.join(', ')}`,
+  );
   assert(readlinkSync(join(rootfs, 'bin/sh')) === 'dash', '/bin/sh is not dash');
   const forbidden = /(^|\/)(apt|apt-get|dpkg|gcc|cc|c\+\+|g\+\+|ld|as|make|bash|busybox|perl|python3?|su|sudo)$/;
   const found = entries.filter(({ path }) => forbidden.test(path)).map(({ path }) => path);
@@ -325,8 +543,10 @@ async function checkImageContents(rootfs) {
  */
 async function runInChroot(work, rootfs, config, sandbox, prefix) {
   const env = { ...Object.fromEntries(config.config.Env.map((pair) => pair.split(/=(.*)/s).slice(0, 2))) };
+  // Under qemu-user the init could not start rfs (an arm64 exec without binfmt_misc): rfs alone.
+  const entrypoint = prefix.length > 0 ? [RFS_PATH] : config.config.Entrypoint;
   const chroot = (args, extra = {}) =>
-    runToFiles(work, CHROOT, [`--userspec=${config.config.User}`, rootfs, ...prefix, ...config.config.Entrypoint, ...args], {
+    runToFiles(work, CHROOT, [`--userspec=${config.config.User}`, rootfs, ...prefix, ...entrypoint, ...args], {
       env: { ...env, NO_COLOR: '1', ...extra },
       cwd: work,
     });
@@ -389,9 +609,12 @@ async function runInChroot(work, rootfs, config, sandbox, prefix) {
 async function main() {
   const started = Date.now();
   const work = await mkdtemp(join(tmpdir(), 'rfs-release-check-'));
-  const files = await readdir(dir).catch(() => {
-    throw new Error(`${dir} does not exist: run npm run release first`);
-  });
+  // Every file, with the tap's and the bucket's folders (Formula/, bucket/).
+  const files = (
+    await readdir(dir, { recursive: true }).catch(() => {
+      throw new Error(`${dir} does not exist: run npm run release first`);
+    })
+  ).filter((path) => lstatSync(join(dir, path)).isFile());
   process.stdout.write(`checking ${dir}\n`);
   let sandbox;
   try {
@@ -488,12 +711,14 @@ async function main() {
 
         // The documentation Debian packages carry: the README and the changelog, gzipped.
         const doc = join(root, 'usr/share/doc/rfs');
-        const readme = succeeds('zcat README.md.gz', runToFiles(work, 'zcat', [join(doc, 'README.md.gz')])).stdout;
-        assert(readme === (await readFile(join(ROOT, 'README.md'), 'utf8')), 'README.md.gz is not the README');
+        const shipped = succeeds('zcat README.md.gz', runToFiles(work, 'zcat', [join(doc, 'README.md.gz')])).stdout;
+        checkShippedReadme(shipped, `${debName(version, arch)}: README.md.gz`);
         const changelog = succeeds('zcat changelog.gz', runToFiles(work, 'zcat', [join(doc, 'changelog.gz')])).stdout;
         assert(changelog.includes(`## [${version}]`), `changelog.gz has no entry for ${version}`);
 
         const exe = join(root, 'usr/bin/rfs');
+        const depends = succeeds('dpkg-deb --field Depends', runToFiles(work, 'dpkg-deb', ['--field', file, 'Depends'])).stdout.trim();
+        checkDependencies(debName(version, arch), depends.split(/,\s*/), debDepends(exe), exe);
         const launch = launchers[platform](exe);
         const [bin, ...args] = launch(['--version']);
         const ran = succeeds('/usr/bin/rfs --version', runToFiles(work, bin, args));
@@ -514,6 +739,74 @@ async function main() {
       });
     }
 
+    for (const target of TARGETS.filter((t) => t.rpm !== undefined)) {
+      const { rpm: arch, platform } = target;
+      const name = rpmName(version, arch);
+      await check(`${name}: rpm -qip, -qpR (= readelf -d), -qpl, unpacked (rpm2cpio | cpio) into a root of its own, run, man`, async () => {
+        const file = join(dir, name);
+        const info = succeeds('rpm -qip', runToFiles(work, 'rpm', ['-qip', file])).stdout;
+        const { version: rpmV, release } = rpmVersion(version);
+        for (const [field, value] of [
+          ['Name', 'rfs'],
+          ['Version', rpmV],
+          ['Release', release],
+          ['Architecture', arch],
+          ['License', pkg.license],
+        ]) {
+          assert(
+            new RegExp(`^${field}\\s*: ${value.replace(/[.~+]/g, '\\$&')}$`, 'm').test(info),
+            `rpm -qip lacks "${field}: ${value}":\n${info}`,
+          );
+        }
+        const listed = succeeds('rpm -qpl', runToFiles(work, 'rpm', ['-qpl', file]))
+          .stdout.trim()
+          .split('\n')
+          .sort();
+        const expected = [
+          '/usr/bin/rfs',
+          '/usr/share/bash-completion/completions/rfs',
+          '/usr/share/doc/rfs/CHANGELOG.md',
+          '/usr/share/doc/rfs/README.md',
+          '/usr/share/fish/vendor_completions.d/rfs.fish',
+          '/usr/share/licenses/rfs/LICENSE',
+          '/usr/share/man/man1/rfs.1.gz',
+          '/usr/share/zsh/site-functions/_rfs',
+        ];
+        assert(JSON.stringify(listed) === JSON.stringify(expected), `rpm -qpl lists\n${listed.join('\n')}`);
+
+        const root = join(work, `rpm-root-${arch}`);
+        await mkdir(root, { recursive: true });
+        unpackRpm(file, root);
+        const exe = join(root, 'usr/bin/rfs');
+        assert((lstatSync(exe).mode & 0o755) === 0o755, '/usr/bin/rfs is not executable');
+        // rpm's own Requires, without rpmlib()'s features of the package format.
+        const requires = succeeds('rpm -qpR', runToFiles(work, 'rpm', ['-qpR', file]))
+          .stdout.trim()
+          .split('\n')
+          .filter((line) => !line.startsWith('rpmlib('));
+        checkDependencies(name, requires, rpmRequires(exe), exe);
+
+        const [bin, ...args] = launchers[platform](exe)(['--version']);
+        const ran = succeeds('/usr/bin/rfs --version', runToFiles(work, bin, args));
+        assert(ran.stdout === `${version}\n`, `/usr/bin/rfs --version printed ${JSON.stringify(ran.stdout)}`);
+        const manEnv = { ...process.env, MANPATH: join(root, 'usr/share/man'), MANPAGER: 'cat', MANWIDTH: '80', LANG: 'C.UTF-8' };
+        const where = succeeds('man -w rfs', runToFiles(work, 'man', ['-w', 'rfs'], { env: manEnv })).stdout.trim();
+        assert(where === join(root, 'usr/share/man/man1/rfs.1.gz'), `man -w rfs found ${where}`);
+        checkShippedReadme(await readFile(join(root, 'usr/share/doc/rfs/README.md'), 'utf8'), `${name}: README.md`);
+        const changelog = await readFile(join(root, 'usr/share/doc/rfs/CHANGELOG.md'), 'utf8');
+        assert(changelog.includes(`## [${version}]`), `CHANGELOG.md has no entry for ${version}`);
+        const zsh = runToFiles(work, 'zsh', [
+          '-f',
+          '-c',
+          `fpath=(${join(root, 'usr/share/zsh/site-functions')} $fpath); autoload -Uz compinit && compinit -u -D && print -r -- $_comps[rfs]`,
+        ]);
+        assert(
+          zsh.code === 0 && zsh.stdout.trim() === '_rfs',
+          `zsh finds no completion for rfs in site-functions: ${zsh.stdout}${zsh.stderr}`,
+        );
+      });
+    }
+
     const sums = new Map();
     await check('SHA256SUMS: sha256sum -c, and it lists every artifact', async () => {
       succeeds('sha256sum -c', runToFiles(work, 'sha256sum', ['--strict', '-c', 'SHA256SUMS'], { cwd: dir }));
@@ -521,25 +814,50 @@ async function main() {
         const [hash, file] = line.split(/ [ *]/);
         sums.set(file, hash);
       }
-      const unlisted = files.filter((file) => file !== 'SHA256SUMS' && !sums.has(file));
+      const unlisted = files.filter((file) => file !== 'SHA256SUMS' && file !== SIGNATURE && !sums.has(file));
       assert(unlisted.length === 0, `not in SHA256SUMS: ${unlisted.join(', ')}`);
     });
 
-    await check('the Homebrew formula and the Scoop manifest name the same checksums', async () => {
-      const formula = await readFile(join(dir, FORMULA), 'utf8');
-      assert(formula.includes('class RfsCli < Formula'), `${FORMULA} does not define RfsCli, the class Homebrew looks for`);
-      const pairs = [...formula.matchAll(/url "([^"]+)"\s+sha256 "([0-9a-f]{64})"/g)].map((m) => [basename(m[1]), m[2]]);
-      const expected = ['linux-x64', 'linux-arm64', 'darwin-x64'].map((p) => archiveName(version, p)).sort();
-      assert(
-        JSON.stringify(pairs.map(([file]) => file).sort()) === JSON.stringify(expected),
-        `the formula names ${pairs.map(([f]) => f).join(', ')}`,
-      );
-      for (const [file, hash] of pairs) assert(sums.get(file) === hash, `the formula's sha256 of ${file} is not SHA256SUMS's`);
-      assert(formula.includes(`version "${version}"`), 'the formula names another version');
+    await check(`${SIGNATURE}: minisign -V verifies SHA256SUMS, and refuses it changed`, async () => {
+      const by = await checkSignature(work);
+      process.stdout.write(`        signed by ${by}\n`);
+    });
+
+    await check(
+      "the SBOMs: valid CycloneDX (the schema of @cyclonedx/cyclonedx-library, ajv), Node named in each executable's and the image's",
+      async () => {
+        const { executable } = await checkSboms(sums, files);
+        for (const target of TARGETS) {
+          const bom = executable(target.platform);
+          // The executable as its archive's check unpacked it, or unpacked again.
+          const earlier = join(
+            work,
+            `archive-${target.platform}`,
+            `rfs-${version}-${target.platform}`,
+            target.platform.startsWith('win-') ? 'rfs.exe' : 'rfs',
+          );
+          const exe = existsSync(earlier)
+            ? earlier
+            : await unpack(work, join(dir, archiveName(version, target.platform)), join(work, `sbom-${target.platform}`));
+          const hash = createHash('sha256')
+            .update(await readFile(exe))
+            .digest('hex');
+          assert(
+            bom.metadata.component.hashes[0].content === hash,
+            `${executableSbomName(version, target.platform)} is of another executable`,
+          );
+          const node = bom.components.find((c) => c.name === 'node');
+          assert(node.purl === `pkg:npm/${target.node}@${NODE_VERSION}`, `${target.platform}: Node's purl is ${node.purl}`);
+        }
+      },
+    );
+
+    await check(`the Homebrew formula (${FORMULA}: ruby -c, URLs, checksums) and the Scoop manifest (${SCOOP_MANIFEST})`, async () => {
+      await checkFormula(work, sums);
       const manifest = JSON.parse(await readFile(join(dir, SCOOP_MANIFEST), 'utf8'));
       const windows = manifest.architecture['64bit'];
       assert(manifest.version === version, `the manifest is version ${manifest.version}`);
-      assert(basename(windows.url) === archiveName(version, 'win-x64'), `the manifest's URL is ${windows.url}`);
+      assert(windows.url === downloadUrl(pkg, version, archiveName(version, 'win-x64')), `the manifest's URL is ${windows.url}`);
       assert(sums.get(basename(windows.url)) === windows.hash, "the manifest's hash is not SHA256SUMS's");
     });
 
@@ -561,6 +879,7 @@ async function main() {
         runToFiles(work, 'npm', ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', tarball], { cwd: prefix }),
       );
       assert(installed.stderr === '', `npm i -g printed on stderr:\n${installed.stderr}`);
+      checkShippedReadme(await readFile(join(prefix, 'lib', 'node_modules', pkg.name, 'README.md'), 'utf8'), `${pkg.name}-${version}.tgz`);
       const ran = succeeds('rfs --version', runToFiles(work, join(prefix, 'bin', 'rfs'), ['--version']));
       assert(ran.stdout === `${version}\n`, `rfs --version printed ${JSON.stringify(ran.stdout)}`);
       // man-db looks beside each PATH entry (<prefix>/bin → <prefix>/share/man).
@@ -599,11 +918,11 @@ async function main() {
     const image = join(dir, imageName(version));
     const imageConfigs = {};
     await check('the OCI image: skopeo reads it, linux/amd64 and linux/arm64, user, entrypoint, volume, environment, labels', async () => {
-      const index = skopeo(work, ['inspect', '--raw', `oci-archive:${image}`]);
+      const index = skopeo(work, ['inspect', '--raw', `oci-archive:${image}:${version}`]);
       const platforms = index.manifests.map((m) => `${m.platform.os}/${m.platform.architecture}`).sort();
       assert(JSON.stringify(platforms) === JSON.stringify(['linux/amd64', 'linux/arm64']), `platforms: ${platforms.join(', ')}`);
       for (const { architecture } of IMAGE_PLATFORMS) {
-        const config = skopeo(work, ['inspect', '--config', '--override-arch', architecture, `oci-archive:${image}`]);
+        const config = skopeo(work, ['inspect', '--config', '--override-arch', architecture, `oci-archive:${image}:${version}`]);
         imageConfigs[architecture] = config;
         assert(
           config.architecture === architecture && config.os === 'linux',
@@ -627,7 +946,7 @@ async function main() {
         assert(labels['org.opencontainers.image.licenses'] === pkg.license, `${architecture}: licence label`);
         assert(labels['org.opencontainers.image.source'].startsWith('https://'), `${architecture}: source label`);
       }
-      const inspected = skopeo(work, ['inspect', '--override-arch', 'arm64', `oci-archive:${image}`]);
+      const inspected = skopeo(work, ['inspect', '--override-arch', 'arm64', `oci-archive:${image}:${version}`]);
       assert(
         inspected.Architecture === 'arm64' && inspected.Labels['org.opencontainers.image.version'] === version,
         'skopeo inspect of arm64',
@@ -655,6 +974,13 @@ async function main() {
       );
     }
 
+    await check('the image, read by umoci: each platform unpacked by its name, with the release executable', async () => {
+      const executables = Object.fromEntries(
+        IMAGE_PLATFORMS.map(({ platform }) => [platform, join(work, `archive-${platform}`, `rfs-${version}-${platform}`, 'rfs')]),
+      );
+      await checkImageWithUmoci(work, image, executables);
+    });
+
     await check(`the Kubernetes manifests: ${KUSTOMIZATIONS.join(', ')} rendered by kubectl kustomize, every object valid`, async () => {
       const rule = await readFile(PROMETHEUS_RULE, 'utf8');
       assert(rule === prometheusRule(), `${PROMETHEUS_RULE} is not the rules file: run node scripts/kubernetes.mjs prometheus-rule`);
@@ -667,6 +993,13 @@ async function main() {
         }
       }
     });
+
+    await check(
+      'the fleet: deploy/kubernetes/fleet/workspaces.yaml generated by scripts/fleet.mjs, rendered, every object valid',
+      async () => {
+        checkFleet();
+      },
+    );
 
     await check(`CHANGELOG.md has the entry of ${version}`, async () => {
       const changelog = await readFile(join(ROOT, 'CHANGELOG.md'), 'utf8');

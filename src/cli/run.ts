@@ -317,7 +317,7 @@ const CHECK_TIMEOUT_SECONDS = 10;
 
 function checkOptions(g: GlobalOptions): GlobalOptions {
   // A timeout the user chose is honoured (the advice of a timeout is "raise --timeout"); the
-  // default is lowered to the checks' 10 s (issue 26).
+  // default is lowered to the checks' 10 s.
   return { ...g, maxRetries: 0, timeoutSeconds: g.timeoutGiven ? g.timeoutSeconds : Math.min(g.timeoutSeconds, CHECK_TIMEOUT_SECONDS) };
 }
 

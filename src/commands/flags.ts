@@ -5,7 +5,7 @@ import { parseIsoTime, TYPED_TIME } from '../shared/iso-time.js';
 
 export function requireFlag(name: string, raw: unknown, why?: string): string {
   if (typeof raw !== 'string' || raw === '') throw new UsageError(`${name} is required${why ? ` ${why}` : ''}`);
-  // Given, but only spaces: say so (as --from does), not that it is missing (issue 33 item 8).
+  // Given, but only spaces: say so (as --from does), not that it is missing.
   if (raw.trim() === '') throw new UsageError(`${name} is blank: give it a value with more than spaces`);
   return raw;
 }

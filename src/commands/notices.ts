@@ -4,7 +4,7 @@ import { sanitize } from '../core/sanitize.js';
 
 /**
  * cli.md: a list with more pages than were printed says how to get the next one. After `--all`
- * (stopped by --max-items) the way on is the cursor alone: --all was given (issue 26).
+ * (stopped by --max-items) the way on is the cursor alone: --all was given.
  */
 export function moreNotice(ctx: Context, cursor: string, o: { all?: boolean; maxItems?: number | undefined } = {}): void {
   if (o.all === true) {
@@ -18,7 +18,7 @@ export function moreNotice(ctx: Context, cursor: string, o: { all?: boolean; max
 /**
  * cli.md, Output: a list cut by --max-items in the middle of a page has more results too, but no
  * cursor resumes there (a page's cursor leads past the items not printed): say so, and how to
- * make the cut fall where a cursor does (issue 33 item 6).
+ * make the cut fall where a cursor does.
  */
 export function cutNotice(ctx: Context, maxItems: number): void {
   ctx.ui.notice(

@@ -16,6 +16,7 @@ const EXIT_CODES = `Exit codes of rfs
 const ENVIRONMENT = `Environment variables read by rfs
 
   RFS_API_KEY         API key (service_pk_…); overrides the profile's key. Never a flag.
+  RFS_API_KEY_FILE    a file holding the API key (a mounted Secret), instead of RFS_API_KEY
   RFS_BASE_URL        service root; overrides the profile's (same as --base-url)
   RFS_PROFILE         profile to use (same as --profile)
   RFS_CONFIG_DIR      config folder (default $XDG_CONFIG_HOME/rfs, i.e. ~/.config/rfs)

@@ -4,6 +4,7 @@
 import { AuthError, UsageError } from '../core/errors.js';
 import type { Connection } from '../core/context.js';
 import { checkKeyFormat } from './credentials.js';
+import { environmentKey } from './environment-key.js';
 import { sanitize } from '../core/sanitize.js';
 import { noSuchProfile, type ProfileStore } from './profiles.js';
 import {
@@ -77,7 +78,7 @@ export function resolveConnection(
   env: NodeJS.ProcessEnv,
   store: ProfileStore,
 ): Connection {
-  const envKey = envValue(env, 'RFS_API_KEY');
+  const envKey = environmentKey(env)?.key;
   const { name, named } = selectProfile(globals, env, store);
   const profile = store.get(name);
 

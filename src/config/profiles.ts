@@ -127,7 +127,7 @@ const warnedFolders = new WeakMap<ConfigCache, Set<string>>();
 /**
  * Creates the folder 0700 when it is missing. A folder rfs did not create is never changed: it
  * may be shared on purpose (RFS_CONFIG_DIR=/tmp, whose mode 1777 and sticky bit other programs
- * rely on); one that others can reach is warned about instead (issue 32, item 5).
+ * rely on); one that others can reach is warned about instead.
  */
 function ensurePrivateDir(dir: string, notice: (dir: string, mode: number) => void): void {
   let made: string | undefined;

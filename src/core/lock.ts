@@ -4,13 +4,57 @@
 // (for a lock guarding a short step, when a pid may have been reused) it is older than the
 // step could ever take. No dependency (proper-lockfile judges staleness by mtime alone, so a
 // dead owner's lock blocks until it ages out, and its synchronous lock never waits).
-import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+//
+// A pid means something only on the machine, and in the PID namespace, that gave it: a lock on
+// a volume that two hosts (two pods) can mount also names its host (the hostname, which is the
+// pod's name in Kubernetes), the kernel's boot id and the PID namespace. Another host's lock is
+// never judged from here; the same host after a reboot (another boot id) holds nothing any more;
+// the same host and boot in another PID namespace (a container restarted in the same pod) is
+// judged by how recently its holder refreshed the lock (`liveWithinMs`), since its pid is not
+// ours to look up.
+import { closeSync, openSync, readFileSync, readlinkSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { type Clock, systemClock } from './clock.js';
 
 export interface LockOwner {
   pid: number;
   /** When the lock was taken (the file's own time when its text gives none). */
   since: Date;
+  /** The holder's host name, boot id and PID namespace (a lock of an older rfs has none). */
+  host?: string;
+  boot?: string;
+  pidNamespace?: string;
+}
+
+/** Where this process runs, as a lock records it. */
+export interface LockHost {
+  host: string;
+  boot: string | undefined;
+  pidNamespace: string | undefined;
+}
+
+function readOptional(read: () => string): string | undefined {
+  try {
+    const text = read().trim();
+    return text === '' ? undefined : text;
+  } catch {
+    return undefined;
+  }
+}
+
+let thisHost: LockHost | undefined;
+/**
+ * This process's host: the hostname (a pod's is its name), the boot id of Linux
+ * (/proc/sys/kernel/random/boot_id, new at every boot) and the PID namespace (/proc/self/ns/pid).
+ * Elsewhere the last two are unknown, and a lock is judged by its host and pid alone.
+ */
+export function lockHost(): LockHost {
+  thisHost ??= {
+    host: hostname().replace(/[^\x21-\x7e]/g, '?') || 'localhost',
+    boot: readOptional(() => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8')),
+    pidNamespace: readOptional(() => readlinkSync('/proc/self/ns/pid')),
+  };
+  return thisHost;
 }
 
 export interface HeldLock {
@@ -21,6 +65,12 @@ export interface HeldLock {
 export interface TryLockOptions {
   /** A lock older than this is stale whoever holds it (default: only a dead owner's is). */
   staleMs?: number;
+  /**
+   * For a holder that refreshes its lock's time (the sync journal): a lock of this host and boot
+   * but another PID namespace, whose pid cannot be looked up here, is live while its file was
+   * touched within this many ms. Without it such a lock is live (until `staleMs`).
+   */
+  liveWithinMs?: number;
 }
 
 export interface LockOptions extends TryLockOptions {
@@ -42,7 +92,7 @@ export class LockBusyError extends Error {
     readonly lockPath: string,
     readonly owner: LockOwner | undefined,
   ) {
-    super(`the lock ${lockPath} is held${owner ? ` by pid ${owner.pid} since ${owner.since.toISOString()}` : ''}`);
+    super(`the lock ${lockPath} is held${owner ? ` by ${describeOwner(owner)} since ${owner.since.toISOString()}` : ''}`);
     this.name = 'LockBusyError';
   }
 }
@@ -88,26 +138,77 @@ function ageMs(file: string, now: number): number | undefined {
   }
 }
 
-/** `<pid>\n<ISO time>\n`; the sync journal's older locks hold the pid alone. */
+/** "pid 12 on host rfs-sync-0", the host only when the lock names one. */
+export function describeOwner(owner: LockOwner): string {
+  return `pid ${owner.pid}${owner.host === undefined ? '' : ` on host ${owner.host}`}`;
+}
+
+/** The text of a lock this process takes: pid and time, then `host=`, `boot=` and `pidns=` lines. */
+function lockText(now: number): string {
+  const here = lockHost();
+  const lines = [String(process.pid), new Date(now).toISOString(), `host=${here.host}`];
+  if (here.boot !== undefined) lines.push(`boot=${here.boot}`);
+  if (here.pidNamespace !== undefined) lines.push(`pidns=${here.pidNamespace}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * `<pid>\n<ISO time>\n` then `name=value` lines (host, boot, pidns); older locks hold the pid
+ * and time, or the pid alone.
+ */
 function parseOwner(text: string, lockPath: string, now: number): LockOwner | undefined {
-  const [pidText, sinceText] = text.split('\n');
+  const [pidText, sinceText, ...rest] = text.split('\n');
   const pid = Number(pidText?.trim());
   if (!Number.isInteger(pid) || pid <= 0) return undefined;
-  const at = sinceText ? Date.parse(sinceText.trim()) : Number.NaN;
-  if (!Number.isNaN(at)) return { pid, since: new Date(at) };
-  try {
-    return { pid, since: statSync(lockPath).mtime };
-  } catch {
-    return { pid, since: new Date(now) };
+  const fields = new Map<string, string>();
+  for (const line of rest) {
+    const equals = line.indexOf('=');
+    if (equals > 0) fields.set(line.slice(0, equals), line.slice(equals + 1).trim());
   }
+  const where: Partial<Pick<LockOwner, 'host' | 'boot' | 'pidNamespace'>> = {};
+  const host = fields.get('host');
+  if (host) where.host = host.replace(/[^\x21-\x7e]/g, '?');
+  const boot = fields.get('boot');
+  if (boot) where.boot = boot;
+  const pidNamespace = fields.get('pidns');
+  if (pidNamespace) where.pidNamespace = pidNamespace;
+  const at = sinceText ? Date.parse(sinceText.trim()) : Number.NaN;
+  if (!Number.isNaN(at)) return { pid, since: new Date(at), ...where };
+  try {
+    return { pid, since: statSync(lockPath).mtime, ...where };
+  } catch {
+    return { pid, since: new Date(now), ...where };
+  }
+}
+
+/** Whether the owner's pid is one this process can look up: the same host, boot and PID namespace. */
+function samePidSpace(owner: LockOwner, here: LockHost): boolean | 'other host' {
+  if (owner.host === undefined) return true; // an older rfs's lock: judged as it always was
+  if (owner.host !== here.host) return 'other host';
+  const differ = (a: string | undefined, b: string | undefined) => a !== undefined && b !== undefined && a !== b;
+  return !differ(owner.boot, here.boot) && !differ(owner.pidNamespace, here.pidNamespace);
 }
 
 function isStale(owner: LockOwner | undefined, lockPath: string, options: TryLockOptions, now: number): boolean {
   if (owner === undefined) return (ageMs(lockPath, now) ?? 0) > UNREADABLE_GRACE_MS;
+  const olderThanStale = options.staleMs !== undefined && now - owner.since.getTime() > options.staleMs;
+  const here = lockHost();
+  const space = samePidSpace(owner, here);
+  // Another host's pid means nothing here, and that host may be running: only it releases its lock.
+  if (space === 'other host') return olderThanStale;
+  if (!space) {
+    // This host in another PID namespace (a restarted container) or after a reboot: its pid
+    // cannot be looked up here. A holder that refreshes its lock is live while it does, which
+    // also covers two hosts that share a name (two namespaces' pods of one name on one volume).
+    if (options.liveWithinMs !== undefined) return (ageMs(lockPath, now) ?? 0) > options.liveWithinMs;
+    // Without refreshes, another boot id is enough: nothing of the old boot runs any more.
+    if (owner.boot !== undefined && here.boot !== undefined && owner.boot !== here.boot) return true;
+    return olderThanStale;
+  }
   // This process never waits on itself (withLock queues its own callers first): a lock with
   // our pid was left by an earlier process that had the same pid (containers reuse them).
   if (owner.pid === process.pid || !processAlive(owner.pid)) return true;
-  return options.staleMs !== undefined && now - owner.since.getTime() > options.staleMs;
+  return olderThanStale;
 }
 
 /**
@@ -163,7 +264,7 @@ function breakStale(lockPath: string, judged: string, now: number): void {
  * waits, so a synchronous caller that refuses rather than waits (the sync journal) can use it.
  */
 export function tryLockSync(lockPath: string, options: TryLockOptions = {}): HeldLock | { owner: LockOwner | undefined } {
-  const text = `${process.pid}\n${new Date(machineNow()).toISOString()}\n`;
+  const text = lockText(machineNow());
   for (let attempt = 0; attempt < 3; attempt++) {
     let fd: number;
     try {

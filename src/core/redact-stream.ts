@@ -59,7 +59,7 @@ export class StdoutSecrets {
     const exact = [...this.#forms].sort((a, b) => b.text.length - a.text.length).map((f) => escapeRegExp(f.text));
     // A key cut short, as a table cell ends it: the prefix and a run of the key's own
     // characters, then the `…` of the cut. Only that is a cut key: text that merely shares the
-    // prefix and a first letter (`service_pk_sandbox_docs`) is left alone (issue 32, item 14).
+    // prefix and a first letter (`service_pk_sandbox_docs`) is left alone.
     const cuts = this.#keys.map((key) => {
       const rest = [...key.slice(API_KEY_PREFIX.length)].map(escapeRegExp);
       let nested = '';

@@ -48,17 +48,22 @@ export function secretForms(secret: string): string[] {
   return [...new Set([...once, ...once.flatMap(jsonForms)])].sort((a, b) => b.length - a.length);
 }
 
+/**
+ * The secret patterns alone: an API key (kept as its prefix and last 4 characters) and a webhook
+ * secret (its prefix only), wherever they appear. The inspector scrubs what senders sent with
+ * this (it must keep signatures and query strings as they were: a signed curl command needs them).
+ */
+export function redactSecretPatterns(text: string): string {
+  return text.replace(API_KEY, (key) => (key.includes('…') ? key : redactKey(key))).replace(WEBHOOK_SECRET, 'whsec_…');
+}
+
 /** Redacts secrets in any text: keys keep their last 4 characters, other secrets nothing. */
 export function redactSecrets(text: string, apiKey?: string): string {
   let out = text;
   if (apiKey) {
     for (const form of secretForms(apiKey)) out = out.split(form).join(redactKey(apiKey));
   }
-  return out
-    .replace(API_KEY, (key) => (key.includes('…') ? key : redactKey(key)))
-    .replace(WEBHOOK_SECRET, 'whsec_…')
-    .replace(SIGNATURE, 'sha256$1…')
-    .replace(SECRET_PARAM, '$1…');
+  return redactSecretPatterns(out).replace(SIGNATURE, 'sha256$1…').replace(SECRET_PARAM, '$1…');
 }
 
 /** A JSON value (a problem body) with every string in it, names included, redacted. */

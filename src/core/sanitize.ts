@@ -2,7 +2,7 @@
 // or an 8-bit CSI (U+009B) in a title could retitle the window, clear the screen or hide what
 // follows, and bidi overrides can make text read differently from what it is ("Trojan Source").
 // Characters that show nothing (zero-width spaces and joiners, the BOM, the soft hyphen, tag
-// characters) would let two different ids look the same (issue 32, item 1). Every such
+// characters) would let two different ids look the same. Every such
 // character is shown as an escape, so the user sees it instead of obeying it or missing it.
 // The one escaping function for the terminal: messages, prompts, notices, error lines, tables.
 

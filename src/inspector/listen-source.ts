@@ -7,6 +7,18 @@ import { SIGNATURE_HEADERS } from '../shared/schemas.js';
 import { forwardedHeaders, type ReceivedDelivery, type ReceivedRaw } from '../webhooks/receiver.js';
 import type { SendResult } from '../webhooks/send.js';
 import { HistoryFile, MAX_ENTRIES, readHistory } from './history.js';
+
+/** A refused delivery's body is kept only this far: anyone can POST to the receiver (cli.md, Bounds). */
+export const MAX_REFUSED_BODY_BYTES = 16 * 1024;
+/** Texts shown in the list (title, ids, event) are cut to this many characters. */
+export const MAX_LIST_TEXT = 200;
+/** The exchanges kept per delivery: its forward and the newest replays, this many in all. */
+export const MAX_EXCHANGES = 20;
+/** An edited body sent by a replay: at most this many bytes. */
+export const MAX_EDITED_BODY_BYTES = 64 * 1024;
+/** The verdicts of a delivery that verified: only these are replayed or re-signed (cli.md, Trust). */
+const VERIFIED = new Set(['valid', 'duplicate']);
+const FORWARD = 'forward';
 import type { DeliveryDetail, DeliverySummary, Exchange } from './model.js';
 import { InspectorError, type InspectorSource } from './source.js';
 
@@ -15,6 +27,8 @@ interface StoredAnswer {
   label: string;
   at: string;
   requestHeaders: Record<string, string>;
+  /** An edited replay's body, as base64; absent when the delivery's own body went. */
+  requestBodyBase64?: string;
   status: number | null;
   headers: Record<string, string>;
   bodyBase64: string;
@@ -31,6 +45,8 @@ export interface ListenEntry {
   path: string;
   headers: Record<string, string>;
   bodyBase64: string;
+  /** The body's size as it arrived, when `bodyBase64` holds less (a refused body, cut). */
+  bodyBytes?: number;
   deliveryId: string | null;
   event: string | null;
   recordingId: string | null;
@@ -42,19 +58,96 @@ export interface ListenEntry {
   exchanges: StoredAnswer[];
 }
 
-function isListenEntry(value: unknown): value is ListenEntry {
-  if (typeof value !== 'object' || value === null) return false;
-  const v = value as Partial<ListenEntry>;
+// Each line of the history is checked as its type says before it is believed: a hand edit or
+// another program's line must not make every answer fail (`exchanges: [null]`) or break the ids
+// (`"id": "Infinity"` would make each new delivery take the same id).
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isText = (v: unknown): v is string => typeof v === 'string';
+const isTextOrNull = (v: unknown): boolean => v === null || typeof v === 'string';
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+const isStatusOrNull = (v: unknown): boolean => v === null || (isCount(v) && v >= 100 && v <= 999);
+const isHeaders = (v: unknown): v is Record<string, string> => isRecord(v) && Object.values(v).every(isText);
+const isBase64 = (v: unknown): v is string => isText(v) && /^[A-Za-z0-9+/]*={0,2}$/.test(v);
+const isIso = (v: unknown): v is string => isText(v) && !Number.isNaN(Date.parse(v));
+/** Ids are the numbers 1, 2, 3…: decimal, no sign, within the safe integers. */
+const isEntryId = (v: unknown): v is string => isText(v) && /^[1-9][0-9]{0,14}$/.test(v);
+
+function isStoredAnswer(value: unknown): value is StoredAnswer {
+  if (!isRecord(value)) return false;
   return (
-    typeof v.id === 'string' &&
-    typeof v.at === 'string' &&
-    typeof v.bodyBase64 === 'string' &&
-    typeof v.verdict === 'string' &&
-    typeof v.status === 'number' &&
-    typeof v.headers === 'object' &&
-    v.headers !== null &&
-    Array.isArray(v.exchanges)
+    isText(value.label) &&
+    isIso(value.at) &&
+    isHeaders(value.requestHeaders) &&
+    (value.requestBodyBase64 === undefined || isBase64(value.requestBodyBase64)) &&
+    isStatusOrNull(value.status) &&
+    isHeaders(value.headers) &&
+    isBase64(value.bodyBase64) &&
+    typeof value.bodyTruncated === 'boolean' &&
+    isTextOrNull(value.error) &&
+    typeof value.durationMs === 'number' &&
+    Number.isFinite(value.durationMs) &&
+    value.durationMs >= 0
   );
+}
+
+export function isListenEntry(value: unknown): value is ListenEntry {
+  if (!isRecord(value)) return false;
+  return (
+    isEntryId(value.id) &&
+    isIso(value.at) &&
+    isText(value.method) &&
+    isText(value.path) &&
+    isHeaders(value.headers) &&
+    isBase64(value.bodyBase64) &&
+    (value.bodyBytes === undefined || isCount(value.bodyBytes)) &&
+    isTextOrNull(value.deliveryId) &&
+    isTextOrNull(value.event) &&
+    isTextOrNull(value.recordingId) &&
+    isTextOrNull(value.title) &&
+    isText(value.verdict) &&
+    isCount(value.status) &&
+    isText(value.explanation) &&
+    Array.isArray(value.exchanges) &&
+    value.exchanges.every(isStoredAnswer)
+  );
+}
+
+/** A text of the list, cut. */
+function cut(text: string | null): string | null {
+  return text === null || text.length <= MAX_LIST_TEXT ? text : `${text.slice(0, MAX_LIST_TEXT - 1)}…`;
+}
+
+const verified = (entry: ListenEntry): boolean => VERIFIED.has(entry.verdict);
+
+/**
+ * An entry as it may be kept: a refused body cut, list texts cut, no replay of a delivery that
+ * did not verify (an older rfs made them; their signatures must not come back), and the
+ * forward and the newest replays only. Applied to what arrives and to what is read back.
+ */
+function bounded(entry: ListenEntry): ListenEntry {
+  let { bodyBase64, bodyBytes, exchanges } = entry;
+  if (!verified(entry)) {
+    const body = Buffer.from(bodyBase64, 'base64');
+    if (body.length > MAX_REFUSED_BODY_BYTES) {
+      bodyBytes = bodyBytes ?? body.length;
+      bodyBase64 = body.subarray(0, MAX_REFUSED_BODY_BYTES).toString('base64');
+    }
+    exchanges = exchanges.filter((e) => e.label === FORWARD);
+  }
+  if (exchanges.length > MAX_EXCHANGES) {
+    const forward = exchanges[0]?.label === FORWARD ? exchanges.slice(0, 1) : [];
+    exchanges = [...forward, ...exchanges.slice(exchanges.length - (MAX_EXCHANGES - forward.length))];
+  }
+  return {
+    ...entry,
+    bodyBase64,
+    ...(bodyBytes === undefined ? {} : { bodyBytes }),
+    deliveryId: cut(entry.deliveryId),
+    event: cut(entry.event),
+    recordingId: cut(entry.recordingId),
+    title: cut(entry.title),
+    exchanges,
+  };
 }
 
 function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
@@ -103,17 +196,18 @@ export class ListenSource implements InspectorSource {
 
   private constructor(private readonly o: ListenSourceOptions) {}
 
-  /** The history read back, then kept: a restart lists the same deliveries. */
+  /** The history read back, then kept: a restart lists the same deliveries. A HistoryPathError for a path that is not a regular file. */
   static async open(o: ListenSourceOptions): Promise<ListenSource> {
     const source = new ListenSource(o);
     if (o.historyFile !== undefined) {
       const read = await readHistory(o.historyFile, isListenEntry);
       source.damaged = read.damaged;
-      for (const entry of read.entries) {
+      const entries = read.entries.map(bounded);
+      for (const entry of entries) {
         source.entries.set(entry.id, entry);
-        source.next = Math.max(source.next, Number(entry.id) + 1 || 0);
+        source.next = Math.max(source.next, Number(entry.id) + 1);
       }
-      source.history = new HistoryFile(o.historyFile, read.entries);
+      source.history = new HistoryFile(o.historyFile, entries, o.onHistoryError);
       await source.history.start();
     }
     return source;
@@ -132,7 +226,7 @@ export class ListenSource implements InspectorSource {
   /** A delivery the receiver reported, with the verdict the listener printed for it. */
   add(delivery: ReceivedDelivery, raw: ReceivedRaw, verdict: string, at: number): void {
     const headers = flatHeaders(raw.headers);
-    const entry: ListenEntry = {
+    const entry = bounded({
       id: String(this.next++),
       at: new Date(at).toISOString(),
       method: raw.method,
@@ -146,8 +240,8 @@ export class ListenSource implements InspectorSource {
       verdict,
       status: delivery.status,
       explanation: delivery.explanation,
-      exchanges: delivery.forwarded === undefined ? [] : [stored('forward', at, forwardedHeaders(raw.headers), delivery.forwarded)],
-    };
+      exchanges: delivery.forwarded === undefined ? [] : [stored(FORWARD, at, forwardedHeaders(raw.headers), delivery.forwarded)],
+    });
     this.entries.set(entry.id, entry);
     // The newest MAX_ENTRIES in memory, as in the file.
     if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
@@ -155,20 +249,23 @@ export class ListenSource implements InspectorSource {
   }
 
   list(): DeliverySummary[] {
-    return [...this.entries.values()].reverse().map(summary);
+    return [...this.entries.values()].reverse().map((entry) => this.summary(entry));
   }
 
   detail(id: string): DeliveryDetail | undefined {
     const entry = this.entries.get(id);
     if (entry === undefined) return undefined;
+    const body = Buffer.from(entry.bodyBase64, 'base64');
     return {
-      ...summary(entry),
+      ...this.summary(entry),
       explanation: entry.explanation,
       request: {
         method: entry.method,
         path: entry.path,
         headers: entry.headers,
-        body: Buffer.from(entry.bodyBase64, 'base64').toString('utf8'),
+        body: body.toString('utf8'),
+        bodyBytes: entry.bodyBytes ?? body.length,
+        bodyTruncated: entry.bodyBytes !== undefined && entry.bodyBytes > body.length,
       },
       exchanges: entry.exchanges.map((e) => exchange(e, this.o.forwardTo ?? null)),
     };
@@ -183,11 +280,25 @@ export class ListenSource implements InspectorSource {
     return this.o.forwardTo ?? this.o.receiverUrl;
   }
 
-  async replay(id: string, resign: boolean): Promise<Exchange> {
+  /**
+   * Sends the delivery again to --forward-to: as it was sent, re-signed now, or (`edited`) with
+   * another body, re-signed. Only a delivery that verified: the listener never signs, nor
+   * passes on, a body that anyone on the machine (or any web page) could have POSTed.
+   */
+  async replay(id: string, resign: boolean, edited?: Buffer): Promise<Exchange> {
     const entry = this.entries.get(id);
     if (entry === undefined) throw new InspectorError(404, `no delivery ${id}`);
     if (this.o.forward === undefined) throw new InspectorError(409, 'replay sends a delivery to --forward-to: start listen with it');
-    const body = Buffer.from(entry.bodyBase64, 'base64');
+    if (!verified(entry))
+      throw new InspectorError(
+        409,
+        `delivery ${id} did not verify (${entry.verdict}): only a delivery that verified is replayed or re-signed, so that the listener never signs what anyone could POST to it`,
+      );
+    if (edited !== undefined && !resign)
+      throw new InspectorError(400, 'an edited body is sent re-signed only: {"resign": true, "body": …}');
+    if (edited !== undefined && edited.length > MAX_EDITED_BODY_BYTES)
+      throw new InspectorError(413, `an edited body is at most ${MAX_EDITED_BODY_BYTES} bytes`);
+    const body = edited ?? Buffer.from(entry.bodyBase64, 'base64');
     const headers = forwardedHeaders(entry.headers);
     if (resign) {
       // A fresh timestamp and its signature, so that the target's tolerance does not call it stale.
@@ -197,9 +308,14 @@ export class ListenSource implements InspectorSource {
     }
     const at = this.o.now();
     const result = await this.o.forward(headers, body);
-    const answer = stored(resign ? 'replay re-signed' : 'replay as sent', at, headers, result);
+    const label = edited !== undefined ? 'replay edited, re-signed' : resign ? 'replay re-signed' : 'replay as sent';
+    const answer = stored(label, at, headers, result);
+    if (edited !== undefined) answer.requestBodyBase64 = edited.toString('base64');
     entry.exchanges.push(answer);
-    this.changed(entry);
+    // The forward and the newest replays only (cli.md, Bounds).
+    if (entry.exchanges.length > MAX_EXCHANGES) entry.exchanges.splice(entry.exchanges[0]?.label === FORWARD ? 1 : 0, 1);
+    // A delivery dropped meanwhile (past the newest MAX_ENTRIES) is not brought back.
+    if (this.entries.get(id) === entry) this.changed(entry);
     return exchange(answer, this.o.forwardTo ?? null);
   }
 
@@ -214,25 +330,30 @@ export class ListenSource implements InspectorSource {
   }
 
   private changed(entry: ListenEntry): void {
-    this.history?.append(entry).catch((error: unknown) => this.o.onHistoryError(error));
-    const row = summary(entry);
+    this.history?.append(entry);
+    const row = this.summary(entry);
     for (const listener of this.listeners) listener(row);
   }
-}
 
-function summary(entry: ListenEntry): DeliverySummary {
-  const last = entry.exchanges.at(-1);
-  return {
-    id: entry.id,
-    at: entry.at,
-    event: entry.event,
-    deliveryId: entry.deliveryId,
-    recordingId: entry.recordingId,
-    title: entry.title,
-    verdict: entry.verdict,
-    status: entry.status,
-    target: last === undefined ? null : { status: last.status, durationMs: last.durationMs, error: last.error },
-  };
+  private summary(entry: ListenEntry): DeliverySummary {
+    const forward = entry.exchanges[0]?.label === FORWARD ? entry.exchanges[0] : undefined;
+    const last = entry.exchanges.at(-1);
+    const replay = last === undefined || last === forward ? undefined : last;
+    return {
+      id: entry.id,
+      at: entry.at,
+      event: entry.event,
+      deliveryId: entry.deliveryId,
+      recordingId: entry.recordingId,
+      title: entry.title,
+      verdict: entry.verdict,
+      status: entry.status,
+      target: forward === undefined ? null : { status: forward.status, durationMs: forward.durationMs, error: forward.error },
+      replay:
+        replay === undefined ? null : { label: replay.label, status: replay.status, durationMs: replay.durationMs, error: replay.error },
+      replayable: this.o.forward !== undefined && verified(entry),
+    };
+  }
 }
 
 function exchange(e: StoredAnswer, url: string | null): Exchange {
@@ -240,7 +361,10 @@ function exchange(e: StoredAnswer, url: string | null): Exchange {
     label: e.label,
     at: e.at,
     url,
-    request: { headers: e.requestHeaders, body: null },
+    request: {
+      headers: e.requestHeaders,
+      body: e.requestBodyBase64 === undefined ? null : Buffer.from(e.requestBodyBase64, 'base64').toString('utf8'),
+    },
     response: {
       status: e.status,
       headers: e.headers,

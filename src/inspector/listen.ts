@@ -4,7 +4,7 @@ import { UsageError } from '../core/errors.js';
 import { ListenError } from '../core/listen.js';
 import type { RunningReceiver } from '../webhooks/receiver.js';
 import { assetsFolder } from './assets.js';
-import { defaultHistoryPath } from './history.js';
+import { defaultHistoryPath, HistoryPathError } from './history.js';
 import { ListenSource } from './listen-source.js';
 import { startInspector } from './server.js';
 
@@ -45,6 +45,11 @@ export async function startListenInspector(
     now: o.now,
     onHistoryError: (error) =>
       o.warn(`could not write the history ${historyFile}: ${error instanceof Error ? error.message : String(error)}`),
+  }).catch((error: unknown) => {
+    // A folder, a FIFO or a device: said, exit 2, and nothing read from it (a FIFO would block).
+    if (error instanceof HistoryPathError)
+      throw new UsageError(`--history: ${error.message}`, { cause: error, hint: 'give the path of a regular file (or of none yet)' });
+    throw error;
   });
   if (source.damaged > 0) o.warn(`the history ${historyFile} had ${source.damaged} damaged line(s): skipped`);
   let server: Awaited<ReturnType<typeof startInspector>>;

@@ -29,8 +29,12 @@ export interface DeliverySummary {
   verdict: string;
   /** listen: what the listener answered; sandbox: the receiver's last status (null: no answer). */
   status: number | null;
-  /** The forward target's (listen) or receiver's (sandbox) latest answer, in short; null when none was asked. */
+  /** listen: the forward target's answer to the delivery; sandbox: the receiver's answer to the latest attempt. Null when none was asked. */
   target: { status: number | null; durationMs: number; error: string | null } | null;
+  /** The latest replay's answer, apart from the delivery's own (listen); null before any. */
+  replay: { label: string; status: number | null; durationMs: number; error: string | null } | null;
+  /** Whether this delivery can be replayed here: listen replays and re-signs only one that verified (cli.md, Trust). */
+  replayable: boolean;
 }
 
 /** One request sent on (a forward, a replay, an attempt) and what came back. */
@@ -39,6 +43,7 @@ export interface Exchange {
   label: string;
   at: string;
   url: string | null;
+  /** `body`: the edited body that was sent (an edited replay); null when the delivery's own body went. */
   request: { headers: Record<string, string>; body: string | null };
   response: {
     status: number | null;
@@ -55,6 +60,14 @@ export interface DeliveryDetail extends DeliverySummary {
   /** Why the verdict (listen), or the delivery's last error (sandbox). */
   explanation: string;
   /** The delivery as it arrived (listen) or as it is sent (sandbox): headers and the raw body. */
-  request: { method: string; path: string; headers: Record<string, string>; body: string };
+  request: {
+    method: string;
+    path: string;
+    headers: Record<string, string>;
+    body: string;
+    /** The body's size as it arrived; `body` holds only its first part when `bodyTruncated` (a refused body is cut). */
+    bodyBytes: number;
+    bodyTruncated: boolean;
+  };
   exchanges: Exchange[];
 }

@@ -23,7 +23,8 @@ function summary(d: InspectedDelivery): DeliverySummary {
   const last = d.attempts.at(-1);
   return {
     id: d.id,
-    at: new Date(d.createdAt).toISOString(),
+    // The time of the latest attempt (what the list is about), else when the delivery was made.
+    at: new Date(last?.at ?? d.createdAt).toISOString(),
     event: d.event,
     deliveryId: d.id,
     recordingId: d.recordingId,
@@ -31,6 +32,9 @@ function summary(d: InspectedDelivery): DeliverySummary {
     verdict: d.status,
     status: d.lastResponseStatus,
     target: last === undefined ? null : { status: last.responseStatus, durationMs: last.durationMs, error: last.error },
+    // A replay through the API is one more attempt: it shows as the latest.
+    replay: null,
+    replayable: true,
   };
 }
 
@@ -68,7 +72,14 @@ export class SandboxSource implements InspectorSource {
     return {
       ...summary(d),
       explanation: d.lastError ?? '',
-      request: { method: 'POST', path: last?.url ?? '', headers: last?.requestHeaders ?? {}, body: d.body },
+      request: {
+        method: 'POST',
+        path: last?.url ?? '',
+        headers: last?.requestHeaders ?? {},
+        body: d.body,
+        bodyBytes: Buffer.byteLength(d.body),
+        bodyTruncated: false,
+      },
       exchanges: d.attempts.map(
         (a): Exchange => ({
           label: `attempt ${a.attempt}`,
@@ -95,8 +106,9 @@ export class SandboxSource implements InspectorSource {
   }
 
   /** POST /api/v1/webhooks/deliveries/<id>/replay with the key of the delivery's workspace. */
-  async replay(id: string, resign: boolean): Promise<Exchange> {
-    if (resign) throw new InspectorError(409, 'the sandbox signs every attempt when it sends it: replay without "resign"');
+  async replay(id: string, resign: boolean, edited?: Buffer): Promise<Exchange> {
+    if (resign || edited !== undefined)
+      throw new InspectorError(409, 'the sandbox signs every attempt when it sends it: replay without "resign" or an edited body');
     const d = this.find(id);
     if (d === undefined) throw new InspectorError(404, `no delivery ${id}`);
     const key =

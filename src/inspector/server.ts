@@ -4,25 +4,32 @@
 // rule (core/local-guard.ts). Thin: what the page does, a script does with curl.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { API_KEY_PREFIX } from '../core/redact.js';
+import { randomBytes } from 'node:crypto';
+import { mapStrings, redactSecretPatterns } from '../core/redact.js';
 import { localGuard } from '../core/local-guard.js';
 import { listenOn, urlHost } from '../core/listen.js';
 import { type AssetName, readAssets } from './assets.js';
+import type { DeliverySummary } from './model.js';
 import { InspectorError, type InspectorSource } from './source.js';
 
 // As in src/webhooks/receiver.ts: an ES module import of node:http loads Node's own undici on Node 22+.
 const { createServer } = process.getBuiltinModule('node:http');
 
 /** A replay request's body is a few bytes: `{"resign": true}`. */
-const MAX_REQUEST_BYTES = 16 * 1024;
+export const MAX_REQUEST_BYTES = 16 * 1024;
+/** An edited replay's request: the edited body (at most 64 KiB) as a JSON string, escapes and all. */
+const MAX_EDIT_REQUEST_BYTES = 512 * 1024;
+/** Event-stream clients at once; one more is told 503 (cli.md, Bounds). */
+export const MAX_STREAMS = 32;
+/** What a stream client may leave unread before it is dropped. */
+export const MAX_STREAM_BACKLOG = 256 * 1024;
+/** Events kept for a client that reconnects with Last-Event-ID. */
+const KEPT_EVENTS = 1000;
 
 // Nothing that looks like a webhook secret or an API key ever reaches the page, whatever a
-// sender put in a delivery: each answer is scrubbed as a whole. (The listener's own secret is
-// never in what the source holds; this covers what others sent.)
-const SECRET_LIKE = new RegExp(`whsec_[A-Za-z0-9+/=_-]*|${API_KEY_PREFIX}[A-Za-z0-9_-]*`, 'g');
-export function scrub(text: string): string {
-  return text.replace(SECRET_LIKE, (found) => (found.startsWith('whsec_') ? '[webhook secret removed]' : '[API key removed]'));
-}
+// sender put in a delivery: the one pattern rule of core/redact.ts, on every string of each
+// answer. (The listener's own secret is never in what the source holds; this covers what others sent.)
+const scrubValue = (value: unknown): unknown => mapStrings(value, redactSecretPatterns);
 
 const TYPES: Record<AssetName, string> = {
   'index.html': 'text/html; charset=utf-8',
@@ -41,17 +48,30 @@ const PAGE_HEADERS = {
 
 /** A POSIX shell word: single quotes, each quote inside closed, escaped and opened again. */
 function shellWord(text: string): string {
-  return /^[A-Za-z0-9_./:@=+-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
+  return /^[A-Za-z0-9_./:=+-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
-/** The delivery as a curl command: its signature headers and body as sent (never the secret). */
+/** A body that a shell word carries byte for byte: valid UTF-8 with no NUL (a C string ends there). */
+function isShellText(body: Buffer): boolean {
+  return !body.includes(0) && Buffer.from(body.toString('utf8'), 'utf8').equals(body);
+}
+
+/**
+ * The delivery as a curl command: its signature headers and body as sent (never the secret). The
+ * body goes byte for byte and is never a file name: `--data-raw` (curl reads no `@file` from it),
+ * or for bytes a shell word cannot hold, base64 decoded onto curl's stdin (`--data-binary @-`).
+ */
 export function curlCommand(url: string, headers: Record<string, string>, body: Buffer): string {
   const lines = [`curl -sS -X POST ${shellWord(url)}`];
   for (const [name, value] of Object.entries(headers)) {
     if (name.startsWith('x-service-') || name === 'content-type') lines.push(`  -H ${shellWord(`${name}: ${value}`)}`);
   }
-  lines.push(`  --data-binary ${shellWord(body.toString('utf8'))}`);
-  return `${lines.join(' \\\n')}\n`;
+  if (isShellText(body)) {
+    lines.push(`  --data-raw ${shellWord(body.toString('utf8'))}`);
+    return `${lines.join(' \\\n')}\n`;
+  }
+  lines.push('  --data-binary @-');
+  return `printf '%s' ${body.toString('base64')} | base64 -d | ${lines.join(' \\\n')}\n`;
 }
 
 export interface InspectorServerOptions {
@@ -74,24 +94,35 @@ function send(res: ServerResponse, status: number, type: string, body: string | 
   res.end(body);
 }
 
-function json(res: ServerResponse, status: number, value: unknown): void {
-  send(res, status, 'application/json; charset=utf-8', `${scrub(JSON.stringify(value))}\n`);
+function json(res: ServerResponse, status: number, value: unknown, extra: Record<string, string> = {}): void {
+  send(res, status, 'application/json; charset=utf-8', `${JSON.stringify(scrubValue(value))}\n`, extra);
 }
 
-function readJson(req: IncomingMessage): Promise<unknown> {
+/** How much of a refused request is read and thrown away, so that its client reads the 413 rather than a reset. */
+const DRAIN_LIMIT = 1024 * 1024;
+
+/** A request body over its bound: answered 413 once the rest is read (up to DRAIN_LIMIT), then the connection closes. */
+class TooLarge extends InspectorError {}
+
+function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
   return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length']);
+    const tooLarge = () => new TooLarge(413, `the request body is larger than ${limit} bytes`);
     const chunks: Buffer[] = [];
     let size = 0;
+    let over = Number.isFinite(declared) && declared > limit;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_REQUEST_BYTES) {
-        reject(new InspectorError(413, `the body is larger than ${MAX_REQUEST_BYTES} bytes`));
-        req.destroy();
-        return;
+      if (size > limit) over = true;
+      if (!over) chunks.push(chunk);
+      else if (size > DRAIN_LIMIT) {
+        // Past what is worth reading: answered now, the connection closed after the answer.
+        req.pause();
+        reject(tooLarge());
       }
-      chunks.push(chunk);
     });
     req.on('end', () => {
+      if (over) return reject(tooLarge());
       const text = Buffer.concat(chunks).toString('utf8');
       try {
         resolve(text.trim() === '' ? {} : JSON.parse(text));
@@ -103,10 +134,57 @@ function readJson(req: IncomingMessage): Promise<unknown> {
   });
 }
 
+/** What a sender sent, with the secret patterns removed: as text where it is text, byte for byte otherwise. */
+function scrubBody(body: Buffer): Buffer {
+  if (isShellText(body)) return Buffer.from(redactSecretPatterns(body.toString('utf8')), 'utf8');
+  return Buffer.from(redactSecretPatterns(body.toString('latin1')), 'latin1');
+}
+
+/** The path's segments, decoded; undefined for a malformed escape (`%ZZ`). */
+function segments(pathname: string): string[] | undefined {
+  try {
+    return pathname
+      .split('/')
+      .filter((p) => p !== '')
+      .map(decodeURIComponent);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `{"resign": bool}`, and with `body` (a string) an edited replay, which is re-signed. */
+function replayRequest(input: unknown): { resign: boolean; edited: Buffer | undefined } {
+  const fail = () => new InspectorError(400, 'expected {"resign": true | false} or {"resign": true, "body": "<edited body>"}');
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw fail();
+  const { resign, body } = input as { resign?: unknown; body?: unknown };
+  if (resign !== undefined && typeof resign !== 'boolean') throw fail();
+  if (body !== undefined && typeof body !== 'string') throw fail();
+  return { resign: resign === true, edited: body === undefined ? undefined : Buffer.from(body, 'utf8') };
+}
+
 export async function startInspector(o: InspectorServerOptions): Promise<RunningInspector> {
   const files = await readAssets(o.assets);
   const guard = localGuard(o.host, 'the inspector');
   const streams = new Set<ServerResponse>();
+  // The event stream: each event numbered (`id:`), the newest KEPT_EVENTS kept for a client that
+  // reconnects with Last-Event-ID. The run's own prefix tells an id of an earlier run (or one
+  // too old to be kept): that client is told to load the list again (`event: reload`).
+  const run = randomBytes(4).toString('hex');
+  let seq = 0;
+  const kept: { seq: number; text: string }[] = [];
+  const write = (res: ServerResponse, text: string): void => {
+    if (res.destroyed) return;
+    res.write(text);
+    // A client that does not read is dropped, not buffered for (cli.md, Bounds).
+    if (res.writableLength > MAX_STREAM_BACKLOG) res.destroy();
+  };
+  const stopSource = o.source.subscribe((summary: DeliverySummary) => {
+    seq++;
+    const text = `id: ${run}-${seq}\nevent: delivery\ndata: ${JSON.stringify(scrubValue(summary))}\n\n`;
+    kept.push({ seq, text });
+    if (kept.length > KEPT_EVENTS) kept.shift();
+    for (const res of streams) write(res, text);
+  });
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const method = req.method ?? 'GET';
@@ -117,10 +195,8 @@ export async function startInspector(o: InspectorServerOptions): Promise<Running
       return;
     }
     const url = new URL(req.url ?? '/', 'http://inspector.invalid');
-    const parts = url.pathname
-      .split('/')
-      .filter((p) => p !== '')
-      .map(decodeURIComponent);
+    const parts = segments(url.pathname);
+    if (parts === undefined) return json(res, 400, { error: 'the path has a malformed %-escape' });
     const get = method === 'GET' || method === 'HEAD';
     if (get && (url.pathname === '/' || url.pathname === '/index.html')) return send(res, 200, TYPES['index.html'], files['index.html']);
     if (get && (url.pathname === '/app.js' || url.pathname === '/app.css')) {
@@ -152,45 +228,59 @@ export async function startInspector(o: InspectorServerOptions): Promise<Running
       if (detail === undefined || body === undefined) return json(res, 404, { error: `no delivery ${id}` });
       if (action === 'curl') {
         const target = o.source.curlTarget(id) ?? '';
-        return send(res, 200, 'text/plain; charset=utf-8', scrub(curlCommand(target, detail.request.headers, body)));
+        const headers = mapStrings(detail.request.headers, redactSecretPatterns) as Record<string, string>;
+        return send(res, 200, 'text/plain; charset=utf-8', curlCommand(redactSecretPatterns(target), headers, scrubBody(body)));
       }
       // A fixture for `rfs webhooks trigger --payload`: the body's bytes, as a download.
       const name = `${(detail.deliveryId ?? `delivery-${id}`).replace(/[^A-Za-z0-9._-]/g, '_')}.json`;
-      return send(res, 200, 'application/json', Buffer.from(scrub(body.toString('utf8'))), {
-        'content-disposition': `attachment; filename="${name}"`,
-      });
+      return send(res, 200, 'application/json', scrubBody(body), { 'content-disposition': `attachment; filename="${name}"` });
     }
     if (method === 'POST' && action === 'replay' && parts.length === 4) {
-      const input = (await readJson(req)) as { resign?: unknown } | null;
-      if (
-        typeof input !== 'object' ||
-        input === null ||
-        Array.isArray(input) ||
-        (input.resign !== undefined && typeof input.resign !== 'boolean')
-      )
-        throw new InspectorError(400, 'expected {"resign": true | false}');
-      return json(res, 200, { data: await o.source.replay(id, input.resign === true) });
+      const { resign, edited } = replayRequest(await readJson(req, MAX_REQUEST_BYTES));
+      if (edited !== undefined) throw new InspectorError(400, 'an edited body goes to POST /api/deliveries/<id>/replay-edited');
+      return json(res, 200, { data: await o.source.replay(id, resign) });
+    }
+    if (method === 'POST' && action === 'replay-edited' && parts.length === 4) {
+      const { edited } = replayRequest(await readJson(req, MAX_EDIT_REQUEST_BYTES));
+      if (edited === undefined) throw new InspectorError(400, 'expected {"body": "<edited body>"}');
+      return json(res, 200, { data: await o.source.replay(id, true, edited) });
     }
     return json(res, 404, { error: 'no such endpoint' });
   };
 
   const events = (req: IncomingMessage, res: ServerResponse): void => {
+    if (streams.size >= MAX_STREAMS) {
+      json(res, 503, { error: `${MAX_STREAMS} event streams are open: close a page of the inspector` }, { 'retry-after': '5' });
+      return;
+    }
     res.writeHead(200, { ...PAGE_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive' });
-    res.write('retry: 1000\n\n');
     streams.add(res);
-    const stop = o.source.subscribe((summary) => res.write(`event: delivery\ndata: ${scrub(JSON.stringify(summary))}\n\n`));
-    const beat = setInterval(() => res.write(': still here\n\n'), 15_000);
+    write(res, 'retry: 1000\n\n');
+    const last = req.headers['last-event-id'];
+    if (typeof last === 'string' && last !== '') {
+      const [lastRun, lastSeq] = last.split('-');
+      const n = Number(lastSeq);
+      const oldest = kept[0]?.seq ?? seq + 1;
+      if (lastRun === run && Number.isSafeInteger(n) && n <= seq && n >= oldest - 1) {
+        for (const event of kept) if (event.seq > n) write(res, event.text);
+      } else {
+        write(res, `id: ${run}-${seq}\nevent: reload\ndata: {}\n\n`);
+      }
+    }
+    const beat = setInterval(() => write(res, ': still here\n\n'), 15_000);
     beat.unref();
-    req.on('close', () => {
+    res.on('close', () => {
       clearInterval(beat);
-      stop();
       streams.delete(res);
     });
   };
 
   const server = createServer((req, res) => {
     route(req, res).catch((error: unknown) => {
-      if (error instanceof InspectorError) json(res, error.status, { error: error.message });
+      if (error instanceof TooLarge) {
+        json(res, error.status, { error: error.message }, { connection: 'close' });
+        res.on('finish', () => req.socket.destroySoon());
+      } else if (error instanceof InspectorError) json(res, error.status, { error: error.message });
       else json(res, 500, { error: error instanceof Error ? error.message : String(error) });
     });
   });
@@ -199,6 +289,7 @@ export async function startInspector(o: InspectorServerOptions): Promise<Running
     url: `http://${urlHost(o.host, bound.address)}:${bound.port}/`,
     close: () =>
       new Promise<void>((resolve) => {
+        stopSource();
         for (const res of streams) res.end();
         server.close(() => resolve());
         server.closeAllConnections();

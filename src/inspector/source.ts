@@ -19,8 +19,11 @@ export interface InspectorSource {
   detail(id: string): DeliveryDetail | undefined;
   /** The raw body, for the fixture download and the curl command. */
   body(id: string): Buffer | undefined;
-  /** Sends the delivery again; the exchange it made. An InspectorError when it cannot. */
-  replay(id: string, resign: boolean): Promise<Exchange>;
+  /**
+   * Sends the delivery again (re-signed now with `resign`; with `edited`, that body in place of
+   * its own, re-signed); the exchange it made. An InspectorError when it cannot.
+   */
+  replay(id: string, resign: boolean, edited?: Buffer): Promise<Exchange>;
   /** Where the curl command sends the delivery. */
   curlTarget(id: string): string | undefined;
   /** The sandbox's /api/v1 request log after `since` (its seq); undefined where there is none. */

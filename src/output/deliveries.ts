@@ -12,7 +12,7 @@ import { formatAge } from './time.js';
 const ERROR_CODE = /HTTP \d{3}|\b[A-Z][A-Z0-9_]{3,}\b|\b\d{3}\b/;
 /** A last-error column is never made wider than this to keep a code whole: columns go first up to it. */
 const MOST_FOR_A_CODE = 40;
-/** The least a last-error column is cut to (issue 33 item 3: never below its code). */
+/** The least a last-error column is cut to (never below its code). */
 export const LEAST_ERROR_WIDTH = 12;
 
 /**
@@ -39,7 +39,7 @@ const lastAnswer = (d: Delivery): string => field(d, 'lastResponseStatus') || fi
 
 /**
  * The columns, with LAST ATTEMPT as an age at `now` (one time style with `recordings list`, issue
- * 26 item 13). `rows`, when given, sets LAST ANSWER's minimum so that no code is cut (issue 33).
+ * 26 item 13). `rows`, when given, sets LAST ANSWER's minimum so that no code is cut.
  * Ids are never cut (a cut id cannot be pasted); on a narrow terminal whole columns go, in this
  * order: LAST ATTEMPT, RECORDING, ATTEMPTS, SUBSCRIPTION (and first any column the filter fixes).
  */
@@ -50,7 +50,7 @@ export function deliveryColumns(now: number, rows: readonly Delivery[] = []): re
     // SUBSCRIPTION outlives RECORDING and ATTEMPTS: it is what explains a failure (which
     // receiver, and whether the subscription was deleted), where the recording is the same
     // payload for every receiver; ATTEMPTS (8 cells) goes before SUBSCRIPTION does, which at 80
-    // columns keeps SUBSCRIPTION in an unfiltered list (issue 33 item 3).
+    // columns keeps SUBSCRIPTION in an unfiltered list.
     { header: 'SUBSCRIPTION', value: (d) => field(d, 'subscriptionId'), dropOrder: 4 },
     { header: 'RECORDING', value: (d) => field(d, 'recordingId'), dropOrder: 2 },
     { header: 'ATTEMPTS', value: (d) => field(d, 'attempts'), align: 'right', dropOrder: 3 },

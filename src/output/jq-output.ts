@@ -44,7 +44,7 @@ export async function openJqOutput(io: IO, expression: string, signal: AbortSign
     if (outcome === undefined || !('error' in outcome)) return undefined;
     const error = outcome.error;
     // gh's --jq sees a whole page, so `.data[] | .id` is a gh habit; here the program runs on
-    // each item, which has no `data`: jq fails at run time on null (issue 33 item 7).
+    // each item, which has no `data`: jq fails at run time on null.
     if (error.hint === undefined && /^\s*\.(data|meta)\b/.test(expression) && /\bnull\b/.test(error.message)) {
       error.hint = `the program runs on each item, not on the whole answer: --jq '.id', not --jq '.data[] | .id'`;
     }

@@ -1,5 +1,5 @@
 // Everything --jq relies on inside jq-wasm that is not its public API, in one place, with the one
-// version it was read from (issue 33 item 14).
+// version it was read from.
 //
 // Why: jq-wasm's public API (`jq.json`, `jq.raw`) takes the whole input as one string and gives
 // back all of the output when jq has ended. rfs needs jq's own main loop over a stream (the

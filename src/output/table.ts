@@ -133,7 +133,7 @@ function layoutColumns<T>(columns: readonly Column<T>[], natural: number[], widt
   let kept = columns.map((_, i) => i);
   // A column whose value the filter fixes (STATUS of a list of COMPLETED recordings) says the
   // same on every row: when the whole table does not fit, it goes before anything is cut or
-  // any column that tells rows apart is left out (issue 26).
+  // any column that tells rows apart is left out.
   if (fixed.length > 0 && sum(natural) > width) kept = kept.filter((i) => !fixed.includes(columns[i]?.header ?? ''));
   const droppable = columns
     .map((c, i) => ({ i, order: c.dropOrder }))

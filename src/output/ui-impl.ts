@@ -35,7 +35,7 @@ export async function createUi(io: IO, o: UiOptions): Promise<Ui> {
   const redact = o.redact ?? ((text: string): string => redactSecrets(text));
   const clean = (text: string, multiline = true): string => sanitize(redact(text), { multiline });
   // On a terminal a long notice or warning wraps at words, as doctor's advice does, never
-  // mid-word by the terminal (issue 33 item 4). The layout module (string-width) loads only
+  // mid-word by the terminal. The layout module (string-width) loads only
   // for a terminal's stderr; elsewhere lines stay whole, for logs and grep.
   const layOut = io.stderrIsTTY ? await stderrWrap(io) : (text: string, lead = ''): string => lead + text;
   // While a full-screen view holds the terminal (Ui.hold), stderr's lines wait here.
@@ -119,7 +119,7 @@ interface Animation {
 }
 
 /**
- * The one spinner of a Ui (issue 26: ora warned "Multiple concurrent spinners detected" when a
+ * The one spinner of a Ui (ora warned "Multiple concurrent spinners detected" when a
  * retry's countdown started under a list's progress line). Every `ui.spinner()` is a handle on
  * it: the newest open handle's text is shown, and when it stops the one below shows again; the
  * animation runs while any handle is open. ora itself clears its line around other writes to

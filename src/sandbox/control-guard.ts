@@ -21,7 +21,7 @@ export function controlGuard(boundHost: string): (method: string, headers: Incom
 }
 
 /**
- * The same Host rule for /api/v1 (issue 32, item 6), when the sandbox is bound to loopback:
+ * The same Host rule for /api/v1, when the sandbox is bound to loopback:
  * with the README's `--seed 42` its admin key is public, so a rebinding page could read every
  * recording and create subscriptions. Bound beyond loopback (a container, a VM), clients reach
  * it by names of their own, and the keys are what guards it. Null: no check.

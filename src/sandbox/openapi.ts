@@ -151,7 +151,7 @@ function json200(description: string, schema: Json, example: unknown, status = '
 }
 
 /**
- * How an answer's ids lead to the next operation (OpenAPI links, issue 33 item 11): what a
+ * How an answer's ids lead to the next operation (OpenAPI links): what a
  * stateful tester (Schemathesis, RESTler) chains — a created webhook's id to its delete and its
  * deliveries, a recording's id to its detail and its filing, a delivery's id to its replay.
  */

@@ -148,7 +148,7 @@ const StoredState = z
       uniqueIds(state.subscriptions, 'subscriptions', issues);
       uniqueIds(state.deliveries, 'deliveries', issues);
       // What POST /recordings/:id/filings would refuse is not taken through a state either
-      // (issue 32, item 10): the API's own check, field by field, with the path of the field.
+      //: the API's own check, field by field, with the path of the field.
       state.changedRecordings.forEach((rec, i) => {
         rec.filings?.forEach((filing, j) => {
           const { provider, externalId, externalUrl, filedAt, metadata } = filing.data.syncMetadata;
@@ -244,7 +244,7 @@ export interface Snapshot {
 /**
  * `seed`: the one a state without its seed is taken as made with. GET /_sandbox/state leaves the
  * seed out by default, and sandbox.md says the state is the format of --data: such an export
- * must start a sandbox (issue 33, item 12); its first save writes the seed in.
+ * must start a sandbox; its first save writes the seed in.
  */
 export async function readSnapshot(file: string, seed: string): Promise<Snapshot | null> {
   let bytes: Buffer;

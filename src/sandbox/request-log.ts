@@ -16,7 +16,7 @@ export const MAX_LOGGED_CHARS = 1024;
 /**
  * A copy that owns its characters. V8 makes a slice (and a regex match, a split part) of a long
  * string a view into it: an entry holding 1,024 characters cut from a 15 KB URL kept all 15 KB
- * alive, and so did a short path cut from a URL with a 15 KB query (issue 32, item 3). UTF-16
+ * alive, and so did a short path cut from a URL with a 15 KB query. UTF-16
  * code units in and out, so any text, lone surrogates included, comes back exactly.
  */
 function detached(text: string): string {

@@ -154,7 +154,7 @@ export async function checkWebhookUrl(raw: string, policy: UrlPolicy): Promise<U
 
 /**
  * The subscriptions of a state (PUT /_sandbox/state, --fixtures) under the rule of POST /webhooks
- * (issue 32, item 10: a state brought in http://10.0.0.5, http://169.254.169.254/… and
+ * (a state brought in http://10.0.0.5, http://169.254.169.254/… and
  * javascript: URLs that POST /webhooks refuses). The first refused, by its place in the list.
  */
 export async function firstRefusedUrl(urls: readonly string[], policy: UrlPolicy): Promise<{ index: number; reason: string } | null> {

@@ -1,8 +1,8 @@
-// What a filing must be, checked in one place for every way one is made (issue 26, item 16):
+// What a filing must be, checked in one place for every way one is made:
 // `rfs file` from flags, each line of `rfs file --from`, the answer of `rfs sync`'s command, and
 // the sandbox's POST filings. Beyond the request's shape (schemas.ts): a provider and an
 // externalId that are more than spaces, metadata whose answer stays readable (json-depth.ts),
-// and a filing time no more than a day ahead of now (issue 26, item 13).
+// and a filing time no more than a day ahead of now.
 import { metadataTooDeep, MAX_METADATA_DEPTH } from './json-depth.js';
 import { FilingRequest } from './schemas.js';
 import { parseIsoTime, INSTANT } from './iso-time.js';
@@ -12,7 +12,7 @@ export const MAX_FILED_AT_AHEAD_MS = 24 * 60 * 60 * 1000;
 /** A filedAt before 1970 is a zero value or a typo (0000-01-01), not a filing. */
 const EARLIEST_FILED_AT_MS = 0;
 /**
- * The most characters of each text field (issue 32, item 10: a 1 MB provider was stored and
+ * The most characters of each text field (a 1 MB provider was stored and
  * served in every answer of its recording): names and ids of another system, and a link.
  */
 export const MAX_FILING_CHARS = { provider: 255, externalId: 1024, externalUrl: 2048 } as const;

@@ -10,7 +10,7 @@ export const MAX_JSON_DEPTH = 256;
  * A filing's metadata comes back three levels down in the filing's answer
  * (`{"data":{"syncMetadata":{"metadata":…}}}`), the deepest answer that carries it. Metadata
  * may nest only so deep that this answer stays within MAX_JSON_DEPTH: what rfs sends, and what
- * the sandbox stores, must come back readable (issue 23: metadata of 254–255 levels was stored,
+ * the sandbox stores, must come back readable (metadata of 254–255 levels was stored,
  * and every rfs that read the answer exited 7).
  */
 export const MAX_METADATA_DEPTH = MAX_JSON_DEPTH - 3;

@@ -5,14 +5,14 @@
 // rfs reads a `failed` line as a damaged one: it reports it, skips it and runs the command again
 // (as for a bare `started`), which is what it did before failures were journaled.
 // One process at a time owns a journal, through a lock file beside it.
-import { closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, readSync, statSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, readSync, statSync, utimesSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import * as z from 'zod/mini';
 import { formatPath } from '../api/contract.js';
 import { writeFileAtomicSync } from '../core/atomic-write.js';
 import { UsageError } from '../core/errors.js';
-import { type HeldLock, tryLockSync } from '../core/lock.js';
+import { describeOwner, type HeldLock, lockHost, tryLockSync } from '../core/lock.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import type { Ui } from '../core/ui.js';
 import { stateFolder } from '../config/state-folder.js';
@@ -177,6 +177,13 @@ export function replayJournal(text: string): { states: Map<string, RecordingStat
   return replay;
 }
 
+/**
+ * A sync touches its journal's lock this often; a lock of this host in another boot or PID
+ * namespace untouched for LOCK_LIVE_WITHIN_MS is a dead container's or pod's (core/lock.ts).
+ */
+const LOCK_REFRESH_MS = 15_000;
+export const LOCK_LIVE_WITHIN_MS = 60_000;
+
 const MIB = 1024 * 1024;
 /**
  * A step is one line: a `result` carries the command's answer, at most 1 MiB (exec.ts), so a
@@ -186,7 +193,7 @@ export const MAX_LINE_BYTES = 4 * MIB;
 /**
  * The journal is compacted to what is pending whenever a sync starts; past this size it is not
  * a journal rfs wrote (or one a sync grew for months without a restart), and it is refused
- * rather than read into memory (issue 23: a 2 GB journal crashed rfs).
+ * rather than read into memory (a 2 GB journal crashed rfs).
  */
 export const MAX_JOURNAL_BYTES = 256 * MIB;
 const CHUNK_BYTES = 64 * 1024;
@@ -296,6 +303,7 @@ export class Journal {
   /** The lock file this process made, to tell it from one deleted, or made by another sync. */
   private lockId: FileId | undefined;
   private held: HeldLock | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
 
   private constructor(
     readonly path: string,
@@ -350,21 +358,46 @@ export class Journal {
   }
 
   /**
-   * The lock of core/lock.ts, as the config file has: created exclusively, holding the pid and
-   * the time, and taken over when its owner is dead (a crash or SIGKILL) or when it names this
-   * very pid (a predecessor's, the pid reused). Never older-than stale: a sync runs for days.
+   * The lock of core/lock.ts, as the config file has: created exclusively, holding the pid, the
+   * time and where the holder runs (host, boot id, PID namespace), and taken over when its owner
+   * is dead (a crash or SIGKILL), when it names this very pid (a predecessor's, the pid reused),
+   * or, for a lock of this host whose pid cannot be looked up here (another boot or PID
+   * namespace), once it has not been refreshed for LOCK_LIVE_WITHIN_MS. Another host's lock is
+   * refused, naming both hosts. Never older-than stale: a sync runs for days.
    */
   private lock(): void {
-    const got = tryLockSync(this.lockPath);
+    const got = tryLockSync(this.lockPath, { liveWithinMs: LOCK_LIVE_WITHIN_MS });
     if (!('release' in got)) {
-      const pid = got.owner?.pid;
-      throw new UsageError(`another rfs sync${pid === undefined ? '' : ` (pid ${pid})`} is using the journal ${this.path}`, {
-        hint: 'wait for it to finish, or give this one its own --journal',
-      });
+      const owner = got.owner;
+      const here = lockHost().host;
+      const elsewhere = owner?.host !== undefined && owner.host !== here;
+      throw new UsageError(
+        `another rfs sync${owner === undefined ? '' : ` (${describeOwner(owner)})`} is using the journal ${this.path}${elsewhere ? `; this is host ${here}` : ''}`,
+        {
+          hint: elsewhere
+            ? `one journal, one sync: stop the one on ${owner?.host}, or give this one its own --journal (if that host is gone for good, delete ${this.lockPath})`
+            : 'wait for it to finish, or give this one its own --journal',
+        },
+      );
     }
     this.held = got;
     // Which file it is, for assertHeld: another sync's lock at the same path is another file.
     this.lockId = fileIdAt(this.lockPath);
+    // The lock's time says the holder is alive to a sync of the same host in another PID
+    // namespace (a restarted container of the same pod), which cannot look its pid up.
+    this.heartbeat = setInterval(() => this.refreshLock(), LOCK_REFRESH_MS);
+    this.heartbeat.unref();
+  }
+
+  /** Touches the lock, while it is still the one this process made. */
+  private refreshLock(): void {
+    if (!sameFile(fileIdAt(this.lockPath), this.lockId)) return;
+    try {
+      const now = new Date(systemClock.now());
+      utimesSync(this.lockPath, now, now);
+    } catch {
+      // Gone between the two calls: assertHeld reports it at the next step.
+    }
   }
 
   /**
@@ -393,6 +426,8 @@ export class Journal {
   }
 
   private unlock(): void {
+    if (this.heartbeat !== undefined) clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
     // Only a lock this process made: core/lock.ts leaves a replaced one alone.
     this.held?.release();
     this.held = undefined;

@@ -66,7 +66,12 @@ export interface ReceiverOptions {
   onDelivery: (delivery: ReceivedDelivery, raw: ReceivedRaw) => void;
   /** Told of requests refused before verification; they are not deliveries. */
   onRefused?: (request: RefusedRequest) => void;
+  /** Whether the listener is ready (GET /healthz answers 200, else 503); always, without it. */
+  ready?: () => boolean;
 }
+
+/** cli.md, webhooks listen: `GET /healthz`, 200 once the listener accepts deliveries, so CI can wait for it. */
+const HEALTH_PATH = '/healthz';
 
 export interface RunningReceiver {
   /** The URL a client on this machine uses (a wildcard bind is reached through loopback). */
@@ -144,7 +149,7 @@ const DISCARD_BYTES = 256 * 1024 * 1024;
 /**
  * Before a 413 is sent, the rest of the body is read and thrown away (never kept): a sender that
  * writes its whole body before reading the answer (Node's http, fetch) would otherwise have its
- * connection reset under it and never see the 413 (issue 32, item 12). Bounded, so a body that
+ * connection reset under it and never see the 413. Bounded, so a body that
  * never ends costs at most DISCARD_MS and DISCARD_BYTES of reading: `false` then, and the
  * connection is closed after the answer.
  */
@@ -203,6 +208,11 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<Ru
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const method = req.method ?? '';
+    if ((method === 'GET' || method === 'HEAD') && (req.url ?? '').split('?')[0] === HEALTH_PATH) {
+      const ready = options.ready?.() ?? true;
+      answer(res, ready ? 200 : 503, ready ? 'ok: accepting deliveries' : 'starting: not accepting deliveries yet');
+      return;
+    }
     if (method !== 'POST') {
       answer(res, 405, 'method not allowed: deliveries are POST requests', { allow: 'POST' });
       options.onRefused?.({ method, status: 405, message: `${method} is not a delivery (only POST is)` });

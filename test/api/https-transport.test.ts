@@ -1,4 +1,4 @@
-// The https path of the transport (issue 33 item 13; api/transport.ts: node:https), the path of
+// The https path of the transport (api/transport.ts: node:https), the path of
 // every real user: the built CLI against an https server on 127.0.0.1 whose self-signed
 // certificate is made here with openssl. Trusted through NODE_EXTRA_CA_CERTS, one page is read
 // over TLS; without it the certificate is refused (never sent anyway, never the key).

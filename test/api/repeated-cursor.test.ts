@@ -1,4 +1,4 @@
-// Issue 23, item 11: a server that answers hasMore true with the same nextCursor again made
+// a server that answers hasMore true with the same nextCursor again made
 // `--all` and `api --paginate` loop forever (6,969 duplicates in 5 s). A cursor handed back a
 // second time is an answer that breaks the contract: exit 7, after the items that were new.
 import { describe, expect, it } from 'vitest';
@@ -61,7 +61,7 @@ describe('a cursor the server gives twice', () => {
     expect(t.stderr()).toContain('--cursor C1');
   });
 
-  it('recordings list --all: hasMore true with nextCursor null is exit 7, with the items read printed (issue 32, item 9)', async () => {
+  it('recordings list --all: hasMore true with nextCursor null is exit 7, with the items read printed', async () => {
     scenario.server.queue(
       { body: page([recording(1)], 'C1', 100) },
       { expect: { url: /cursor=C1/ }, body: { data: [recording(2)], meta: { count: 1, limit: 100, hasMore: true, nextCursor: null } } },

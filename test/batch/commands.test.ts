@@ -129,8 +129,8 @@ describe('deliveries replay', () => {
     server.queue(
       replayed('dlv_1'),
       { ...problem(404, 'RESOURCE_NOT_FOUND', 'Not found'), expect: { url: '/api/v1/webhooks/deliveries/dlv_2/replay' } },
-      // A 404 is explained when the delivery belongs to a deleted subscription (issue 26): the
-      // workspace's subscriptions and the FAILED list are asked (issue 30: a deleted one's
+      // A 404 is explained when the delivery belongs to a deleted subscription: the
+      // workspace's subscriptions and the FAILED list are asked (a deleted one's
       // remembered id is listed too); dlv_2 is in neither, so the service's own title stands.
       {
         expect: { method: 'GET', url: '/api/v1/webhooks?limit=50' },

@@ -1,4 +1,4 @@
-// The result table of every batch (issue 26 item 9): one layout (output/table.ts) with a header
+// The result table of every batch: one layout (output/table.ts) with a header
 // line, whatever the command — `sync -o table` printed rows with none, since it names no label
 // columns — and DETAIL wrapped at words under itself.
 import { describe, expect, it } from 'vitest';

@@ -82,7 +82,7 @@ describe('file --from', () => {
     writeFileSync(file, `{"id":"${c}","externalId":"EXT-FILE"}\n`);
     const { t, run } = cli(['file', '--from', file, '--provider', 'crm'], { stdoutIsTTY: true, env: { NO_COLOR: '1' } });
     expect(await run()).toBe(0);
-    // Issue 12, item 8: a header and aligned columns, as a table.
+    // a header and aligned columns, as a table.
     expect(t.stdout()).toBe(`RESULT  LINE  ${'ID'.padEnd(c!.length)}  DETAIL\nok      1     ${c}  filed (syncCount 1)\n`);
   });
 

@@ -51,6 +51,22 @@ describe('exit codes', () => {
     expect(t.stderr()).toContain('write:recordings');
   });
 
+  // cli.md, exit codes: 6 is any 5xx. The ones not retried (501, 505, 511, 599) end at once with 6,
+  // not 7: a status the table does not name would be a broken contract, a 5xx never is.
+  it.each([501, 505, 507, 511, 599])('HTTP %i is a transient failure: exit 6, after one attempt (not retried)', async (status) => {
+    server.queue(problem(status, 'SERVER_ERROR', 'Server error', 'req_5xx'));
+    const { t, run } = cli(['recordings', 'get', 'rec_1']);
+    expect(await run()).toBe(6);
+    expect(server.requests).toHaveLength(1);
+    expect(t.stderr().split('\n')[0]).toBe(`error: Server error (SERVER_ERROR, HTTP ${status}, request req_5xx)`);
+  });
+
+  it('HTTP 600, outside every class, is a broken contract: exit 7', async () => {
+    server.queue(problem(600, 'ODD', 'Odd'));
+    const { run } = cli(['recordings', 'get', 'rec_1']);
+    expect(await run()).toBe(7);
+  });
+
   it('exits 6 when 500 outlasts the retries, after 1 + max-retries attempts', async () => {
     server.queue(problem(500, 'INTERNAL_ERROR', 'boom'), problem(500, 'INTERNAL_ERROR', 'boom'), problem(500, 'INTERNAL_ERROR', 'boom'));
     const { t, run } = cli(['recordings', 'get', 'rec_1']);

@@ -1,4 +1,4 @@
-// issue 12, item 14 (cli.md, Global options): help goes to stdout and exits 0; `rfs help
+// cli.md, Global options: help goes to stdout and exits 0; `rfs help
 // <command> [<sub>]` shows that command; an unknown topic is exit 2 with the known ones; the
 // global options are listed once; no help sends users to a file they do not have.
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';

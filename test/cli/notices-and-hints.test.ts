@@ -1,4 +1,4 @@
-// Issue 33 items 5-8, against the quick start's sandbox (`--seed 42`): what a user trips on.
+// Notices and hints, against the quick start's sandbox (`--seed 42`): what a user trips on.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,7 +24,7 @@ async function rfs(args: string[], o: { key?: string; env?: NodeJS.ProcessEnv; s
   return { code, stdout: t.stdout(), stderr: t.stderr() };
 }
 
-describe('issue 33, items 5 to 8', () => {
+describe('notices and hints a user trips on', () => {
   it('5: auth login with a key of a workspace without a plan warns of the plan only, not of a missing scope', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rfs-login-'));
     const run = await rfs(['auth', 'login', '--with-key', '--base-url', sandbox.baseUrl], {

@@ -66,8 +66,8 @@ describe('terminal', () => {
       null,
     );
 
-  // Issue 12, item 2: whole columns go (MATTER, CLIENT, AUTHOR) before TITLE is cut below 24 cells.
-  // Issue 26: STATUS (one status per list) and FILED (always `no` in the unsynced list) say
+  // whole columns go (MATTER, CLIENT, AUTHOR) before TITLE is cut below 24 cells.
+  // STATUS (one status per list) and FILED (always `no` in the unsynced list) say
   // the same on every row, so they go first; then MATTER, while the title can still give room.
   it('fits the table into 80 columns, leaving out the columns the filter fixes and MATTER before cutting the title short', async () => {
     scenario.server.queue({ body: rows() });
@@ -83,7 +83,7 @@ describe('terminal', () => {
     );
   });
 
-  // Issue 12, item 2: a wide terminal shows whole values (no cap on TITLE).
+  // a wide terminal shows whole values (no cap on TITLE).
   it('shows every column of cli.md and whole values on a wide terminal', async () => {
     scenario.server.queue({ body: rows() });
     const { t, run } = cli(['recordings', 'list'], { stdoutIsTTY: true, columns: 200, env: { NO_COLOR: '1' } });

@@ -1,4 +1,4 @@
-// issue 12, item 15: --json with another -o is exit 2; --filed-at takes a date as --updated-since
+// --json with another -o is exit 2; --filed-at takes a date as --updated-since
 // does; --max-items 0 says what it wants; the retry countdown; -v stack traces point into src/;
 // the sandbox shows its keys once on a terminal.
 import { mkdtempSync } from 'node:fs';

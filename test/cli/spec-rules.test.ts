@@ -33,7 +33,7 @@ describe('prompts', () => {
 });
 
 describe('webhooks create --verbose', () => {
-  it('shows the generated Idempotency-Key once, the same one that was sent (issue 33, item 8)', async () => {
+  it('shows the generated Idempotency-Key once, the same one that was sent', async () => {
     server.queue({
       status: 201,
       body: {

@@ -1,48 +1,56 @@
 // Everything rfs says before it sends anything: every help text, every usage error and its exit
-// code, for the whole command tree. The golden file was written by the code as it was before
-// commands moved into their own folders; any change to it is a change users see.
-import { mkdtempSync } from 'node:fs';
+// code, for the whole command tree. Each help text is pinned once, in docs/reference.md (generated
+// from the declarations by `npm run completions`, checked by test/docs/reference.test.ts): here
+// every way of asking for it must print exactly that. The usage errors are pinned in
+// __golden__/errors.txt; any change to either is a change users see.
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { commandPaths } from '../../src/cli/reference.js';
 import { runCli } from '../../src/cli/run.js';
+import { HELP_TOPICS } from '../../src/commands/topics.js';
 import { bufferIO } from '../helpers/io.js';
 
-const VERBS: Record<string, string[]> = {
-  auth: ['login', 'status', 'switch', 'logout'],
-  recordings: ['list', 'get'],
-  file: [],
-  webhooks: ['create', 'list', 'delete', 'listen', 'sign', 'trigger'],
-  deliveries: ['list', 'replay'],
-  'verify-signature': [],
-  sync: [],
-  api: [],
-  completion: [],
-  sandbox: [],
-};
+const REFERENCE = readFileSync(new URL('../../docs/reference.md', import.meta.url), 'utf8');
 
-const HELP: string[][] = [
-  [],
-  ['--help'],
-  ['-h'],
-  ['help'],
-  ['--version'],
-  ['help', 'exit-codes'],
-  ['help', 'environment'],
-  ['help', 'nothing'],
-  ['recording', 'ls', '--help'],
-  ['webhook', 'rm', '--help'],
-  ['delivery', '--help'],
-  ['-o', 'json', 'webhooks'],
-  ...Object.entries(VERBS).flatMap(([noun, verbs]) => [
-    [noun, '--help'],
-    ['help', noun],
-    ...verbs.flatMap((verb) => [
-      [noun, verb, '--help'],
-      ['help', noun, verb],
-    ]),
+/** The help of `rfs <path>` as docs/reference.md holds it: the one pinned copy of every help text. */
+function referenceHelp(path: readonly string[]): string {
+  const heading = `\n## ${['rfs', ...path].join(' ')}\n\n\`\`\`text\n`;
+  const start = REFERENCE.indexOf(heading);
+  if (start < 0) throw new Error(`docs/reference.md has no section for rfs ${path.join(' ')}`);
+  const body = start + heading.length;
+  return REFERENCE.slice(body, REFERENCE.indexOf('\n```', body));
+}
+
+/** Every way to ask for one text, each with the reference section it must print. */
+const HELP_FORMS: [argv: string[], path: string[]][] = [
+  [[], []],
+  [['--help'], []],
+  [['-h'], []],
+  [['help'], []],
+  [
+    ['recording', 'ls', '--help'],
+    ['recordings', 'list'],
+  ],
+  [
+    ['webhook', 'rm', '--help'],
+    ['webhooks', 'delete'],
+  ],
+  [['delivery', '--help'], ['deliveries']],
+  [['-o', 'json', 'webhooks'], ['webhooks']],
+  ...Object.keys(HELP_TOPICS).map((topic): [string[], string[]] => [
+    ['help', topic],
+    ['help', topic],
+  ]),
+  ...commandPaths().flatMap((path): [string[], string[]][] => [
+    [[...path, '--help'], path],
+    [['help', ...path], path],
   ]),
 ];
+
+/** What has no reference section: the version and a topic that does not exist. */
+const HELP: string[][] = [['--version'], ['help', 'nothing']];
 
 // Each one fails before anything is sent (the base URL is a closed port).
 const ERRORS: string[][] = [
@@ -149,7 +157,15 @@ async function transcript(argv: string[]): Promise<string> {
 }
 
 describe('what rfs says before sending anything', () => {
-  it('help texts are unchanged', async () => {
+  it.each(HELP_FORMS)('rfs %j prints the help of docs/reference.md for %j to stdout, exit 0', async (argv, path) => {
+    const b = bufferIO({ env: { RFS_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'rfs-surface-')) } });
+    const code = await runCli(argv, b.io);
+    // The reference keeps each text without its trailing blank lines.
+    expect({ code, stdout: b.stdout().trimEnd(), stderr: b.stderr() }).toEqual({ code: 0, stdout: referenceHelp(path), stderr: '' });
+    expect(b.stdout()).toMatch(/\S\n\n?$/);
+  });
+
+  it('the version and an unknown help topic are unchanged', async () => {
     const parts: string[] = [];
     for (const argv of HELP) parts.push(await transcript(argv));
     await expect(parts.join('\n')).toMatchFileSnapshot('./__golden__/help.txt');

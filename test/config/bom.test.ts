@@ -1,5 +1,5 @@
 // A config file saved by an editor that starts files with a UTF-8 byte-order mark (Notepad,
-// some Windows tools) is read like any other (issue 16, item 7), through the whole CLI.
+// some Windows tools) is read like any other, through the whole CLI.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

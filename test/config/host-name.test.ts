@@ -1,4 +1,4 @@
-// Issue 23, item 12: a host name over 253 characters (or with a part over 63) was accepted by
+// a host name over 253 characters (or with a part over 63) was accepted by
 // --base-url, RFS_BASE_URL and `config set base-url`, and every command then exited 1 with
 // "unexpected failure: getaddrinfo EINVAL … a bug". It is bad input: exit 2 at validation,
 // nothing stored, nothing sent.

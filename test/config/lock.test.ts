@@ -1,4 +1,4 @@
-// The lock file that serialises changes to the config (core/lock.ts, issue 16 item 2): a lock
+// The lock file that serialises changes to the config (core/lock.ts): a lock
 // left by a dead process, or too old, is taken over; a live owner's is waited for, then
 // refused; a lock taken over from this process is not deleted by it.
 import { spawnSync } from 'node:child_process';

@@ -79,7 +79,7 @@ describe('file and folder permissions', () => {
     }
   });
 
-  test('leaves a folder it did not create at 0755, and warns once per run (issue 32, item 5)', async () => {
+  test('leaves a folder it did not create at 0755, and warns once per run', async () => {
     fs.mkdirSync(dir, { mode: 0o755 });
     fs.chmodSync(dir, 0o755);
     const warnings: string[] = [];
@@ -94,7 +94,7 @@ describe('file and folder permissions', () => {
     ]);
   });
 
-  test('keeps the mode and sticky bit of a shared 1777 folder, reading and writing (issue 32, item 5)', async () => {
+  test('keeps the mode and sticky bit of a shared 1777 folder, reading and writing', async () => {
     fs.mkdirSync(dir);
     fs.chmodSync(dir, 0o1777);
     const warnings: string[] = [];

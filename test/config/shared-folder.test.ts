@@ -1,4 +1,4 @@
-// Issue 32, item 5: rfs changed the mode of a config folder it did not create, even from
+// rfs changed the mode of a config folder it did not create, even from
 // commands that only read it (RFS_CONFIG_DIR=/tmp as root left /tmp at 0700). The built rfs, as
 // a process, on a shared 1777 folder: the mode and the sticky bit stay, and rfs warns once.
 import fs from 'node:fs';

@@ -1,4 +1,4 @@
-// Rules with one home (issue 33 item 15), checked over the source so that a second copy cannot
+// Rules with one home, checked over the source so that a second copy cannot
 // come back unnoticed: the machine's time is read in core/clock.ts alone (the lock file's stamp
 // and staleness, core/lock.ts, and the process's IO, core/io.ts, take it from there), and whether
 // a process is alive is asked in core/lock.ts alone (`processAlive`: the lock, the atomic

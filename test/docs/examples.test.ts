@@ -1,5 +1,5 @@
 // Every `$ rfs …` example of README.md and docs/*.md runs, as a reader would run it, and prints
-// what the page says it prints (issue 33 item 2). Each page gets its own sandbox (`rfs sandbox
+// what the page says it prints. Each page gets its own sandbox (`rfs sandbox
 // --seed 42`, the quick start's; `<!-- example: new sandbox scenario=incident -->` starts
 // another), a config folder where the sandbox's admin key is logged in as the default profile
 // (the quick start's `rfs auth login --with-key`), and a working folder. Each command runs in a
@@ -133,7 +133,7 @@ function screen(raw: string, session: Session): string[] {
       .replaceAll(session.env.XDG_STATE_HOME ?? '\0', '~/.local/state')
       .replaceAll(session.env.RFS_WORK ?? '\0', '.')
       .replace(/--cursor [A-Za-z0-9_-]{16,}/g, '--cursor …')
-      // A cursor wrapped onto a line of its own (a notice at words, issue 33 item 4).
+      // A cursor wrapped onto a line of its own (a notice at words).
       .replace(/^[A-Za-z0-9_-]{60,}$/, '…')
       // The ports the sandbox's own receivers got (--scenario incident): port 0's, as its own.
       .replace(/127\.0\.0\.1:(?!4010\b)\d{5}\b/g, '127.0.0.1:PORT')

@@ -1,6 +1,6 @@
-// issue 12, item 16: the README sends nobody to a file they do not have, its install section
+// the README sends nobody to a file they do not have, its install section
 // leads with what a user does, and its examples print something on the seeded sandbox.
-// Issue 33 item 1: it is a front page of at most 300 lines; the rest is in docs/.
+// it is a front page of at most 300 lines; the rest is in docs/.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
@@ -11,7 +11,7 @@ import { bufferIO } from '../helpers/io.js';
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 const INSTALL = readFileSync(new URL('../../docs/install.md', import.meta.url), 'utf8');
 const CONTRIBUTING = readFileSync(new URL('../../CONTRIBUTING.md', import.meta.url), 'utf8');
-/** Each way a user installs rfs, as the install texts name it (issues 25 and 34). */
+/** Each way a user installs rfs, as the install texts name it. */
 const WAYS = [
   'npm i -g rfs-cli',
   'rfs-<version>-<platform>.tar.gz',
@@ -53,8 +53,8 @@ describe('README', () => {
     }
   });
 
-  // issue 25: what a user does on each platform first, then the clone for contributors.
-  // Issue 34: the npm package is rfs-cli; issue 33 item 2: a user prefix for EACCES, npx with the package named.
+  // what a user does on each platform first, then the clone for contributors.
+  // the npm package is rfs-cli: a user prefix for EACCES, npx with the package named.
   it('Install leads with each way a user installs, the npm package by its name, EACCES and npx answered', () => {
     const install = section(README, 'Install');
     for (const way of WAYS) {

@@ -1,4 +1,4 @@
-// docs/reference.md is what the command declarations say now (issue 33 item 1), as
+// docs/reference.md is what the command declarations say now, as
 // completions/ and man/rfs.1 are (test/commands/completion/drift.test.ts, man.test.ts).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Issue 23, item 16 (the CLI's parts). `webhooks listen --host 0.0.0.0` and `sync --metrics
+// Servers bound beyond loopback (cli.md, webhooks listen and sync: --host, --metrics). `webhooks listen --host 0.0.0.0` and `sync --metrics
 // 0.0.0.0:0` said they listened on 127.0.0.1 and gave no warning: they now name the address
 // really bound and warn as the sandbox does. A config file that is a FIFO hung every command:
 // it is refused, exit 2, at once. (As the sandbox's own test of --host 0.0.0.0 does, the

@@ -1,4 +1,4 @@
-// Issue 23, item 13 (the CLI's part): `rfs file --metadata @/dev/zero` read until V8's string
+// Bounded local reads (cli.md, Input): `rfs file --metadata @/dev/zero` read until V8's string
 // limit (~600 MB). It is read as --input is, at most 1 MiB, and refused with exit 2 at once:
 // the built CLI, as a child process, stays under 200 MB however endless the file is.
 import { spawn } from 'node:child_process';

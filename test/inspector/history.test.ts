@@ -1,12 +1,14 @@
 // The inspector's history file (cli.md, webhooks listen --inspect: the newest 1,000 deliveries,
 // at most 50 MB, read back at start) and the forward target's answer that it keeps (64 KiB).
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HistoryFile, MAX_ENTRIES, readHistory } from '../../src/inspector/history.js';
+import { HistoryFile, HistoryPathError, MAX_ENTRIES, MAX_LINES, readHistory } from '../../src/inspector/history.js';
+import { isListenEntry } from '../../src/inspector/listen-source.js';
 import { openDeliverySender } from '../../src/webhooks/send.js';
 import { parseListenAddress } from '../../src/core/listen.js';
 
@@ -23,35 +25,115 @@ afterEach(() => {
 });
 
 describe('the history file', () => {
-  it('holds at most the newest 1,000 entries however many arrive, and reads back the newest', async () => {
+  it('holds at most 2,000 lines and reads back the newest 1,000 entries however many arrive', async () => {
     work = mkdtempSync(join(tmpdir(), 'rfs-history-'));
     const file = join(work, 'h.jsonl');
     const history = new HistoryFile<Entry>(file, []);
     await history.start();
     let most = 0;
-    for (let n = 1; n <= 1500; n++) {
-      await history.append({ id: String(n), n });
-      most = Math.max(most, readFileSync(file, 'utf8').split('\n').filter(Boolean).length);
+    for (let n = 1; n <= 3500; n++) {
+      history.append({ id: String(n), n });
+      if (n % 100 === 0) {
+        await history.flushed();
+        most = Math.max(most, readFileSync(file, 'utf8').split('\n').filter(Boolean).length);
+      }
     }
-    expect(most).toBeLessThanOrEqual(MAX_ENTRIES);
+    await history.flushed();
+    expect(most).toBeLessThanOrEqual(MAX_LINES);
     const read = await readHistory(file, isEntry);
-    expect(read.entries.at(-1)).toEqual({ id: '1500', n: 1500 });
-    expect(read.entries.length).toBeGreaterThanOrEqual(900);
-    expect(new Set(read.entries.map((e) => e.id)).size).toBe(read.entries.length);
+    expect(read.entries.length).toBe(MAX_ENTRIES);
+    expect(read.entries.at(0)).toEqual({ id: '2501', n: 2501 });
+    expect(read.entries.at(-1)).toEqual({ id: '3500', n: 3500 });
   });
 
-  it('takes the last line of an id as its entry and skips damaged lines', async () => {
+  it('writes an entry that changes many times at once as few lines: coalesced, the last state kept', async () => {
+    work = mkdtempSync(join(tmpdir(), 'rfs-history-'));
+    const file = join(work, 'h.jsonl');
+    const history = new HistoryFile<Entry>(file, []);
+    await history.start();
+    const entry = { id: '1', n: 0 };
+    for (let n = 1; n <= 300; n++) {
+      entry.n = n;
+      history.append(entry);
+    }
+    await history.flushed();
+    expect(history.writes).toBeLessThanOrEqual(2);
+    expect(readFileSync(file, 'utf8').trim().split('\n')).toEqual(['{"id":"1","n":300}']);
+  });
+
+  it('takes the last line of an id as its entry, in the place of its first, and skips damaged lines', async () => {
     work = mkdtempSync(join(tmpdir(), 'rfs-history-'));
     const file = join(work, 'h.jsonl');
     writeFileSync(file, '{"id":"1","n":1}\n{"id":"2","n":2}\n{not json\n{"id":"1","n":3}\n');
     const read = await readHistory(file, isEntry);
     expect(read).toEqual({
       entries: [
-        { id: '2', n: 2 },
         { id: '1', n: 3 },
+        { id: '2', n: 2 },
       ],
       damaged: 1,
     });
+  });
+
+  it('reads only the tail of a file grown past its bound (3 GiB, sparse): the newest lines, the cut one not counted as damage', async () => {
+    work = mkdtempSync(join(tmpdir(), 'rfs-history-'));
+    const file = join(work, 'h.jsonl');
+    writeFileSync(file, '');
+    truncateSync(file, 3 * 1024 ** 3);
+    appendFileSync(file, '\n{"id":"7","n":7}\n{"id":"8","n":8}\n');
+    const before = process.memoryUsage().rss;
+    const read = await readHistory(file, isEntry);
+    expect(read.entries).toEqual([
+      { id: '7', n: 7 },
+      { id: '8', n: 8 },
+    ]);
+    // The tail begins inside the zeros: that cut line is where the read began, not damage.
+    expect(read.damaged).toBe(0);
+    expect(process.memoryUsage().rss - before).toBeLessThan(1024 ** 3);
+  });
+
+  it('refuses a path that is not a regular file, before reading from it: a folder, a FIFO', async () => {
+    work = mkdtempSync(join(tmpdir(), 'rfs-history-'));
+    await expect(readHistory(work, isEntry)).rejects.toBeInstanceOf(HistoryPathError);
+    const fifo = join(work, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    await expect(readHistory(fifo, isEntry)).rejects.toBeInstanceOf(HistoryPathError);
+  });
+});
+
+describe("a line of the listener's history is checked as its type says", () => {
+  const good = {
+    id: '3',
+    at: '2026-01-02T03:04:05.000Z',
+    method: 'POST',
+    path: '/',
+    headers: { 'content-type': 'application/json' },
+    bodyBase64: Buffer.from('{}').toString('base64'),
+    deliveryId: 'dlv_1',
+    event: 'recording.completed',
+    recordingId: null,
+    title: null,
+    verdict: 'valid',
+    status: 200,
+    explanation: 'ok',
+    exchanges: [],
+  };
+  it('takes a well-formed entry', () => {
+    expect(isListenEntry(good)).toBe(true);
+  });
+  it.each([
+    ['exchanges: [null]', { exchanges: [null] }],
+    ['an exchange without its fields', { exchanges: [{ label: 'forward' }] }],
+    ['id Infinity', { id: 'Infinity' }],
+    ['id 1e21', { id: '1e21' }],
+    ['id -1', { id: '-1' }],
+    ['a header that is not text', { headers: { a: 1 } }],
+    ['a body that is not base64', { bodyBase64: '{}' }],
+    ['a status that is not a number', { status: '200' }],
+    ['a title that is a number', { title: 5 }],
+    ['a time that is not one', { at: 'yesterday' }],
+  ])('refuses %s', (_name, change) => {
+    expect(isListenEntry({ ...good, ...change })).toBe(false);
   });
 });
 

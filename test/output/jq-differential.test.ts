@@ -132,7 +132,7 @@ function reference(cases: { program: string; input: string }[]): Result[] {
 /**
  * What rfs must print and exit with for each program, from jq's runs over the whole input. One
  * reference process for all of them, and one more for those that fail at run time: each
- * process loads jq-wasm anew, which cost more than all the comparisons (issue 33 item 17).
+ * process loads jq-wasm anew, which cost more than all the comparisons.
  */
 function expectations(programs: readonly string[], input: string): { stdout: string; exitCode: number }[] {
   const jq = reference(programs.map((program) => ({ program, input })));

@@ -1,6 +1,6 @@
 // --jq reaches into jq-wasm's internals (src/output/jq-wasm-internals.ts: minified import names,
 // the arguments of raw()), read from one release. Any other installed version fails here,
-// loudly, before it can ship with a --jq that silently reads no input (issue 33 item 14).
+// loudly, before it can ship with a --jq that silently reads no input.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';

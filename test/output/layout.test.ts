@@ -1,4 +1,4 @@
-// Table layout rules of cli.md, Output (issue 12, items 1, 2 and 4): whole off a terminal,
+// Table layout rules of cli.md, Output: whole off a terminal,
 // COLUMNS caps it, whole columns dropped by priority before a value is cut below its minimum,
 // the width read again for every page, and rows written as pages arrive.
 import { describe, expect, test } from 'vitest';
@@ -112,7 +112,7 @@ describe('pages (items 2 and 4)', () => {
   });
 });
 
-describe('pages of a listing (issue 11)', () => {
+describe('pages of a listing', () => {
   test('lays a listing out once per page it says it has, reading the width at each, even back to back', async () => {
     const b = bufferIO({ stdoutIsTTY: true, columns: 200 });
     async function* answers(): AsyncGenerator<readonly Row[]> {

@@ -53,7 +53,7 @@ describe('writeList json', () => {
     expect(JSON.parse(b.stdout())).toEqual([items[0]]);
   });
 
-  // cli.md, Output (issue 12, item 5): `[]` would let `| jq length` read a failure as zero items.
+  // cli.md, Output: `[]` would let `| jq length` read a failure as zero items.
   test('prints nothing at all when the first page fails', async () => {
     const b = bufferIO();
     await expect(writeList(b.io, 'json', from(items, 0), table)).rejects.toThrow('page 2 failed');

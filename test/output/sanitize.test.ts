@@ -33,7 +33,7 @@ describe('sanitize', () => {
     expect(sanitize('end\ud83d')).toBe('end\ufffd');
   });
 
-  test('shows zero-width and invisible characters escaped, so that two ids cannot look the same (issue 32, item 1)', () => {
+  test('shows zero-width and invisible characters escaped, so that two ids cannot look the same', () => {
     expect(sanitize('wh_a\u200bb')).toBe('wh_a\\u200bb');
     expect(sanitize('wh_a\u200bb')).not.toBe(sanitize('wh_ab'));
     expect(sanitize('\ufeffx\u00ady\u200cz\u200d\u2060\u2028\u2029\u180e\u3164\u034f')).toBe(

@@ -1,4 +1,4 @@
-// One time style per output (issue 26 item 13): `deliveries list` and `webhooks list` tables show
+// One time style per output: `deliveries list` and `webhooks list` tables show
 // ages, as `recordings list` and `deliveries summary` do; json keeps the exact times.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

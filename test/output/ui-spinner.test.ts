@@ -1,4 +1,4 @@
-// One spinner at a time (issue 26 item 2): a retry's countdown that starts while a list's
+// One spinner at a time: a retry's countdown that starts while a list's
 // progress line (or the previous countdown) still spins must not make a second ora on the same
 // terminal — ora then prints "[ora] Multiple concurrent spinners detected" with console.warn,
 // glued to the spinner's line. Every ui.spinner() is a handle on the Ui's one spinner.

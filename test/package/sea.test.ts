@@ -258,7 +258,7 @@ describe.skipIf(!LINUX_X64.met)(needs(LINUX_X64, 'the single executable, alone i
   );
 
   it(
-    'serves the inspector page of webhooks listen --inspect from its own assets, with no dist/ beside it (issue 35)',
+    'serves the inspector page of webhooks listen --inspect from its own assets, with no dist/ beside it',
     async () => {
       const child = track(
         spawn(exe, ['webhooks', 'listen', '--port', '0', '--inspect', '127.0.0.1:0', '--secret-env', 'HOOK_SECRET'], {

@@ -1,4 +1,4 @@
-// Issue 16, item 1: whatever filing the sandbox answers 200 it must also be able to read back,
+// whatever filing the sandbox answers 200 it must also be able to read back,
 // replay and save, and without an injected fault it never answers 500 — for any metadata,
 // nested (up to well past the 256-level rule) or large. Runs against a real sandbox over HTTP,
 // with --data, so every accepted filing is also written to the data file.
@@ -17,7 +17,7 @@ function wrapped(inner: string, levels: number, asArray: boolean): string {
 const plain = fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 4 }), { maxKeys: 6 }).map((v) => JSON.stringify(v));
 const metadata = fc.oneof(
   plain,
-  // Around the rule, and far past it (issue 16 used 5,000).
+  // Around the rule, and far past it (5,000 once found a bug).
   fc
     .tuple(plain, fc.oneof(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 300, max: 6000 })), fc.boolean())
     .map(([inner, levels, asArray]) => `{"deep":${wrapped(inner, levels, asArray)}}`),

@@ -1,4 +1,4 @@
-// Issue 23, item 3: three nesting limits disagreed — the sandbox stored metadata of 254–255
+// three nesting limits disagreed — the sandbox stored metadata of 254–255
 // levels, whose filing answer (three levels deeper) rfs then refused to read (exit 7), and `sync
 // --watch` sent it again on every pass. One limit now (shared/json-depth.ts): for any depth
 // around it, a filing from `rfs file --metadata` or from `rfs sync`'s command is either refused

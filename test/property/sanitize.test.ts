@@ -1,6 +1,6 @@
 // Properties of the terminal sanitiser (src/output/sanitize.ts): whatever the server sends, what
 // reaches a terminal holds no character that could drive it — no C0 or C1 control, no DEL, no
-// ESC, no bidi override or isolate, no lone surrogate, no invisible character (issue 32 item 1:
+// ESC, no bidi override or isolate, no lone surrogate, no invisible character (
 // zero-width, BOM, soft hyphen, tag characters…) — and text without them is left alone.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

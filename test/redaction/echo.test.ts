@@ -238,7 +238,7 @@ describe('every command that can fail, against a server that echoes the secrets'
         const code = await done;
         const what = `HTTP ${status}, ${mode.name}, key ${key === KEY ? 'with / + =' : 'of the usual shape'}: rfs ${argv.join(' ')} (exit ${code})`;
         // Shown, and redacted: the warning still says what the server said (on a terminal
-        // wrapped at words, issue 33 item 4).
+        // wrapped at words).
         expect(t.stderr().replace(/\s+/g, ' '), what).toContain(
           'the pass failed: refused: Authorization: Bearer service_pk_…wxyz (and the webhook secret whsec_…)',
         );

@@ -1,4 +1,4 @@
-// Redaction of results (issue 23, item 1; cli.md: the key is never printed in full anywhere). A
+// Redaction of results (item 1; cli.md: the key is never printed in full anywhere). A
 // server that answers 200 and echoes the caller's key — in headers, ids, titles, names,
 // transcripts, syncMetadata — and a webhook secret the run knows: every command's stdout, in
 // every format (a table on terminals of several widths, a table off a terminal, json, ndjson,
@@ -361,7 +361,7 @@ describe('a webhook secret rfs read, echoed in a delivery', () => {
   });
 });
 
-describe('text that only looks like the start of the key (issue 32, item 14)', () => {
+describe('text that only looks like the start of the key', () => {
   const scenario = scenarioCli({ name: 'lookalike', key: 'service_pk_sEcretKey0123456789abcdef3grU', env: { NO_COLOR: '1' } });
 
   it.each(['json', 'ndjson', 'table'])('a title "see service_pk_sandbox_docs" comes out unchanged with -o %s', async (format) => {

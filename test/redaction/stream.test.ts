@@ -92,7 +92,7 @@ describe('stdout redaction as a stream', () => {
   });
 });
 
-describe('only what is the secret is redacted (issue 32, item 14)', () => {
+describe('only what is the secret is redacted', () => {
   // A key whose first letter after the prefix is an `s`, as in the report.
   const S_KEY = 'service_pk_sEcretKey0123456789abcdef3grU';
 
@@ -119,7 +119,7 @@ describe('only what is the secret is redacted (issue 32, item 14)', () => {
   });
 });
 
-describe('one list of a secret’s forms for stdout and stderr (issue 32, item 14)', () => {
+describe('one list of a secret’s forms for stdout and stderr', () => {
   it('is secretForms: each form is removed by both redactions', async () => {
     for (const form of secretForms(KEY)) {
       const text = `before ${form} after`;

@@ -1,4 +1,4 @@
-// Issue 32, item 6: /api/v1 answered any Host. With the README's `--seed 42` the admin key is
+// /api/v1 answered any Host. With the README's `--seed 42` the admin key is
 // public, so a page whose name an attacker made resolve to 127.0.0.1 (DNS rebinding) could read
 // every recording and create subscriptions. Bound to loopback, the sandbox now answers /api/v1
 // only when addressed by a loopback name, as its control API does.

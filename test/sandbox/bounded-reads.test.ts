@@ -1,4 +1,4 @@
-// Issue 23, item 13 (the sandbox's part): --fixtures /dev/zero and a 300 MB --data that is not
+// Bounded reads, the sandbox's part (sandbox.md, Options): --fixtures /dev/zero and a 300 MB --data that is not
 // JSON were read until V8's string limit (~600 MB of memory, then "Cannot create a string
 // longer than…"). They are read through the one bounded read (core/bounded-read.ts): refused at
 // the first byte no JSON text holds, and past 256 MiB (PUT /_sandbox/state's limit) in any case.
@@ -56,7 +56,7 @@ function sandbox(args: string[]): Promise<Exit> {
   });
 }
 
-describe.skipIf(!LINUX.met)(needs(LINUX, 'bounded reads of --fixtures and --data (issue 23, item 13)'), () => {
+describe.skipIf(!LINUX.met)(needs(LINUX, 'bounded reads of --fixtures and --data'), () => {
   it('rfs sandbox --fixtures /dev/zero exits 2 at once, staying under 200 MB', async () => {
     const r = await sandbox(['--fixtures', '/dev/zero']);
     expect(r.code).toBe(2);

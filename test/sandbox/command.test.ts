@@ -146,7 +146,7 @@ describe('rfs sandbox (run)', () => {
     }
   });
 
-  // Issue 16, item 7: the control API has no key, so a bind beyond loopback is said loudly.
+  // the control API has no key, so a bind beyond loopback is said loudly.
   describe('a host beyond loopback', () => {
     async function started(flags: SandboxFlags): Promise<{ stderr: string; baseUrl: string }> {
       const { io, stderr, firstLine } = fakeIO();

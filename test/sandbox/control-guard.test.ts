@@ -1,4 +1,4 @@
-// Issue 23, item 10: the keyless control API. It stays keyless for tests on this machine, but
+// the keyless control API. It stays keyless for tests on this machine, but
 // the seed (from which every key can be rebuilt) is left out of an exported state unless asked
 // for, a request addressed by a name that is not this machine's (DNS rebinding) is refused, and
 // so is a web page's request (CSRF): another Origin, or a change not sent as application/json.
@@ -108,7 +108,7 @@ describe('Host: only names of this machine (DNS rebinding)', () => {
     },
   );
 
-  it('applies its Host rule to /api/v1 too, bound to loopback (issue 32, item 6: api-host.test.ts)', async () => {
+  it('applies its Host rule to /api/v1 too, bound to loopback (api-host.test.ts)', async () => {
     const res = await send('GET', '/api/v1/recordings?limit=1', { host: 'api.example.com', authorization: `Bearer ${h.keys.admin}` });
     expect(res.status).toBe(403);
     expect(res.json?.code).toBe('HOST_REFUSED');

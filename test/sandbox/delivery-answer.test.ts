@@ -1,4 +1,4 @@
-// Issue 23, item 7: the delivery worker read a receiver's answer without limit or deadline (a
+// the delivery worker read a receiver's answer without limit or deadline (a
 // receiver that answered 200 and streamed forever pushed 3.8 GB in 15 s). Only the status
 // counts (sandbox.md: a 2xx within 10 s is success); the body is read up to a bound, within the
 // attempt's deadline, then the connection is closed.

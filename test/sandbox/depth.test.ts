@@ -1,4 +1,4 @@
-// Issue 16, item 1: a body nested thousands of levels deep was stored, then every answer about it
+// a body nested thousands of levels deep was stored, then every answer about it
 // (and every later --data save) overflowed the stack. The sandbox refuses what it could not answer
 // or store: 400 INVALID_INPUT before any change, by the same 256-level rule as rfs's `file`.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -60,7 +60,7 @@ describe('bodies nested too deep', () => {
       const body = filing('EDGE', nested(MAX_METADATA_DEPTH));
       const filed = await h.api(`/recordings/${id}/filings`, { body });
       expect(filed.status).toBe(200);
-      // The answer is as deep as any answer may be, and no deeper (issue 23, item 3).
+      // The answer is as deep as any answer may be, and no deeper.
       expect(bytesNestDeeperThan(Buffer.from(filed.text), MAX_JSON_DEPTH)).toBe(false);
       expect(bytesNestDeeperThan(Buffer.from(filed.text), MAX_JSON_DEPTH - 1)).toBe(true);
       for (const over of [MAX_METADATA_DEPTH + 1, MAX_JSON_DEPTH - 1]) {

@@ -28,7 +28,7 @@ function raw(headers: Record<string, string>, body?: Buffer): Promise<{ status: 
 }
 
 describe('limits', () => {
-  // Issue 16, item 6: 413 came with INVALID_INPUT, a code api.md pairs with 400. 413 stays (the
+  // 413 came with INVALID_INPUT, a code api.md pairs with 400. 413 stays (the
   // status a proxy and a client expect), with a code of its own.
   it('answers a body over 1 MiB with 413 PAYLOAD_TOO_LARGE and keeps serving', async () => {
     const body = Buffer.from(

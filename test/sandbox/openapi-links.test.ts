@@ -1,4 +1,4 @@
-// Issue 33, item 11: GET /webhooks/deliveries?subscriptionId=bogus answered 200 where the
+// GET /webhooks/deliveries?subscriptionId=bogus answered 200 where the
 // document requires ^wh_, and the document had no links, so a stateful API tester had nothing
 // to chain. Each link is followed here on a real sandbox, from a real answer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

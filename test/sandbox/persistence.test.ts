@@ -85,7 +85,7 @@ describe('--data', () => {
     await expect(start({ dataFile: file })).rejects.toThrow(/not a sandbox state file/);
   });
 
-  // Issue 16, item 6: such a file was generated until memory ran out, after about a minute.
+  // such a file was generated until memory ran out, after about a minute.
   it('refuses at once a data file claiming more recordings than --recordings allows, leaving it alone', async () => {
     const file = join(dir, 'huge.json');
     const state = {

@@ -1,9 +1,9 @@
-// Issue 26, item 7: the README said "the table above" of a control API it never tabled; creating
+// the README said "the table above" of a control API it never tabled; creating
 // and completing a recording and the fault kinds were findable only in scripts/demo.mjs; and
 // its only webhooks example was refused by the sandbox. Now every control route has a row, the
 // walk-through runs as written on the quick start's `--seed 42` sandbox (its ids exist there),
 // and the README shows a webhook URL the sandbox accepts. (That part of the README is
-// docs/sandbox.md since issue 33 item 1.)
+// docs/sandbox.md.)
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';

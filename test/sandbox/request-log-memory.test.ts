@@ -1,4 +1,4 @@
-// Issue 32, item 3: the request log grew with the size of requests. 10,000 requests with 15 KB
+// the request log grew with the size of requests. 10,000 requests with 15 KB
 // URLs took the sandbox from 56 to 251 MB, and a sandbox with a 96 MB heap died after ~5,200:
 // the 1,024-character cut was a slice, which keeps the whole URL alive. Run as a user runs it
 // (the built bin/rfs.js), with its heap capped: it must answer every request and stay up.

@@ -130,7 +130,7 @@ describe('RequestLog', () => {
   });
 });
 
-// Issue 23, item 15: 10,000 requests with 15 KB URLs took the sandbox from 70 MB to 682 MB, and
+// 10,000 requests with 15 KB URLs took the sandbox from 70 MB to 682 MB, and
 // a key put in a query string was kept and handed out as sent.
 describe('a request log entry', () => {
   it('keeps at most 1024 characters of a path and of a query, cut with a marker', async () => {

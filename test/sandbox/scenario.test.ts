@@ -1,4 +1,4 @@
-// Issue 30: `rfs sandbox --scenario incident` (sandbox.md, Rehearsing an incident). Its shape
+// `rfs sandbox --scenario incident` (sandbox.md, Rehearsing an incident). Its shape
 // (counts per subscription and status, full lists, the spread of times, the deleted subscription
 // gone but its deliveries listed), the receivers it runs and their modes, and one incident per seed.
 import { PassThrough } from 'node:stream';

@@ -1,4 +1,4 @@
-// Issue 23, item 6: snapshots had no cap (300 of 50,000 recordings: 109 MB → 3.57 GB). At most
+// snapshots had no cap (300 of 50,000 recordings: 109 MB → 3.57 GB). At most
 // MAX_SNAPSHOTS are kept; a new name beyond that is refused with 409, never made by dropping
 // the oldest (a suite's baseline, saved first, must stay).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

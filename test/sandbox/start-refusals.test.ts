@@ -1,4 +1,4 @@
-// A sandbox that cannot work as asked is refused at start (issue 23): the CLI exits 2, the
+// A sandbox that cannot work as asked is refused at start: the CLI exits 2, the
 // library's promise rejects. Before, it served anyway and the trouble showed only later.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,4 +1,4 @@
-// Issue 33, item 12: an export of GET /_sandbox/state (without its seed since the seed leak was
+// an export of GET /_sandbox/state (without its seed since the seed leak was
 // closed) no longer started a sandbox with --data ("not a sandbox state file (seed …)"), though
 // sandbox.md says the state is the format of --data. It loads now, with --data and through
 // PUT /_sandbox/state; its first save writes the seed in, so later starts keep the same keys.

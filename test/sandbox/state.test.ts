@@ -106,7 +106,7 @@ describe('GET and PUT /_sandbox/state', () => {
   });
 });
 
-// Issue 23, items 5 and 16: what a state may hold is what the API could have made.
+// what a state may hold is what the API could have made.
 describe('a state is checked as the API would have made it', () => {
   /** A state with one changed recording and one subscription, as GET /_sandbox/state exports it. */
   async function exported(h: Harness) {

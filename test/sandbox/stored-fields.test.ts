@@ -1,4 +1,4 @@
-// Issue 32, item 10: PUT /_sandbox/state and --fixtures took subscriptions to http://10.0.0.5,
+// PUT /_sandbox/state and --fixtures took subscriptions to http://10.0.0.5,
 // http://169.254.169.254/… and javascript: URLs that POST /webhooks refuses, and the sandbox
 // stored NUL and lone-surrogate providers, a 1 MB provider, filedAt 0000-01-01, externalUrl
 // javascript: and metadata 1e999 (served back as null). One rule for a subscription's URL

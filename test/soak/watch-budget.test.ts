@@ -1,5 +1,5 @@
 // watch's budget against the sandbox's limit, as processes (cli.md, deliveries, "watch's budget";
-// issue 30 item 3, "What it must show"): the sandbox at its default 120 requests a minute per
+// the acceptance figure): the sandbox at its default 120 requests a minute per
 // workspace, two `deliveries watch` at their defaults (the built CLI, off a terminal, ndjson, the
 // sandbox's `webhooks` key) and one `sync --concurrency 4 --watch` (a fast command, the admin key)
 // for 2 minutes, while recordings are completed through the control API. The witness is the

@@ -2,11 +2,24 @@
 // `api()`), and every delivery their receivers get (`startReceiver`), is checked here against the OpenAPI document the sandbox serves (sandbox.md: "the
 // sandbox's answers validate against it, checked answer by answer in the tests"): the status
 // must be declared for the operation, the media type too, and the body must validate (Ajv,
-// JSON Schema 2020-12, date-time formats checked by the document's patterns).
+// JSON Schema 2020-12, `format` checked too: date-time and uri by ajv-formats).
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { openApiDocument } from '../../src/sandbox/openapi.js';
 
-const BASE_ID = 'https://sandbox.rfs.invalid/openapi.json';
+export const BASE_ID = 'https://sandbox.rfs.invalid/openapi.json';
+
+/**
+ * An Ajv for the document, `format` asserted (date-time, uri): without the formats Ajv ignores
+ * them with a warning, and an answer whose `createdAt` is no date would pass.
+ */
+export function openApiAjv(doc: object): Ajv2020 {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  ajv.addSchema({ ...doc, $id: BASE_ID });
+  return ajv;
+}
+
 const pointer = (...parts: string[]): string => parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is read field by field
@@ -24,8 +37,7 @@ let compiled: Compiled | null = null;
 function load(): Compiled {
   if (compiled) return compiled;
   const doc: Doc = structuredClone(openApiDocument());
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  ajv.addSchema({ ...doc, $id: BASE_ID });
+  const ajv = openApiAjv(doc);
   const routes: Compiled['routes'] = [];
   for (const [template, item] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) {
     const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);

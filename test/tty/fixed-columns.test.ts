@@ -1,4 +1,4 @@
-// Columns that say nothing (issue 26 item 6), in a real terminal at 80 and 120 columns: a column
+// Columns that say nothing, in a real terminal at 80 and 120 columns: a column
 // whose value the filter fixes is left out first (STATUS of a list of one status, FILED of the
 // unsynced list, STATUS of `deliveries list --status failed`, EVENTS while the API knows one
 // event), then columns go in the documented order (README, "Tables"); `--sync-state all`

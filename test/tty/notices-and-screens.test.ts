@@ -1,4 +1,4 @@
-// Issue 33 items 3, 4 and 7 in a real terminal (tmux), against the quick start's sandbox
+// Notices, sync status and --jq in a real terminal (tmux), against the quick start's sandbox
 // (`--seed 42`), each screen compared exactly with test/tty/__screens__/ (RFS_TTY_RECORD=1
 // writes them anew; read the diff first):
 // - 3: `sync status` at 60, 80 and 120 columns: NEXT TRY as `in 1m`, so the command's message
@@ -65,7 +65,7 @@ async function shown(name: string, args: string[], columns: number): Promise<str
     .join('\n');
 }
 
-describe(needs(TMUX, 'issue 33 in a terminal'), () => {
+describe(needs(TMUX, 'notices and screens in a terminal'), () => {
   for (const columns of [60, 80, 120]) {
     it(`sync status at ${columns} columns: NEXT TRY reads "in 1m" (at 60 it goes, after FAILURES) and the error is whole`, async () => {
       // -q: the table alone (the journal's notice names a temporary path, whose length varies).

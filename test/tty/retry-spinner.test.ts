@@ -1,4 +1,4 @@
-// Retries on a terminal (issue 26 item 2): a list whose service answers 503 twice, each with a
+// Retries on a terminal: a list whose service answers 503 twice, each with a
 // 3 s Retry-After (a wait long enough for a countdown spinner, cli.md, Retries), then the page.
 // Each countdown used to be its own ora, and the second started before the first was gone:
 // "[ora] Multiple concurrent spinners detected…" stayed on the screen, glued to the spinner's

@@ -211,7 +211,7 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'rfs in an 80-column terminal (tmux)'), (
     expect(text(lines)).toEqual(text(await capture('list', { join: false })));
     for (const line of lines) expect(cells(line), line).toBeLessThanOrEqual(COLUMNS);
     // cli.md Output: whole columns go before TITLE is cut below 24 cells; first those the
-    // filter fixes (STATUS and, unsynced, FILED: issue 26), then MATTER, CLIENT, AUTHOR.
+    // filter fixes (STATUS and, unsynced, FILED), then MATTER, CLIENT, AUTHOR.
     expect(lines[0]).toMatch(/^ID\s+TITLE\s+PRIORITY\s+UPDATED$/);
 
     const rows = lines.filter((l) => /^rec_\S+\s{2}/.test(l));
@@ -225,7 +225,7 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'rfs in an 80-column terminal (tmux)'), (
     expect(rows.filter((l) => l.includes('…')).length).toBeGreaterThanOrEqual(1);
   });
 
-  // Issue 33 item 8: the question names the subscription's URL, not only its id.
+  // the question names the subscription's URL, not only its id.
   it('webhooks delete asks first, naming the URL: "n" keeps the subscription, "y" deletes it', async () => {
     const env = { RFS_BASE_URL: h.base, RFS_API_KEY: h.keys.admin };
     const created = await h.api('/webhooks', {

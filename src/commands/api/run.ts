@@ -117,7 +117,7 @@ async function printBody(ctx: Context, answer: RawResponse): Promise<void> {
   let value: unknown;
   if (!answer.error) {
     // The contract's reading of an answer, as every command's: not JSON, or nested deeper than
-    // any printer can walk (issue 32, item 4), is exit 7.
+    // any printer can walk, is exit 7.
     value = parseJson(bytes);
   } else {
     try {

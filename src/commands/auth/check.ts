@@ -55,7 +55,7 @@ export async function checkKey(client: ApiClient, signal: AbortSignal, o: { allS
   let refused: unknown;
   // auth status learns every scope it can; auth login stops at the first scope proven (the
   // request cli.md names, then the next only when that one was refused for its scope), so
-  // that a key is ok or not by one verdict in both (issue 26: a webhooks-only key).
+  // that a key is ok or not by one verdict in both (a webhooks-only key).
   for (const { scope, path } of PROBES) {
     if (!o.allScopes && scopes.length > 0) break;
     const answer = await probe(client, path, signal);
@@ -68,7 +68,7 @@ export async function checkKey(client: ApiClient, signal: AbortSignal, o: { allS
   return { state: 'ok', scopes, readsRecordings };
 }
 
-/** How long a check may take before a spinner says what it waits for (issue 26). */
+/** How long a check may take before a spinner says what it waits for. */
 const QUIET_MS = 1000;
 
 /**

@@ -18,7 +18,7 @@ export const MAX_BUDGET = WORKSPACE_REQUESTS_PER_MINUTE;
  * The server's minute and a second more: the server counts and logs a request a little after
  * the client has its answer when it is busy (a few ms, up to hundreds), so a window of exactly
  * 60 s let one poll's first request into the server's minute of the one before (13 requests
- * in a minute of the sandbox's log at a budget of 12, issue 30 item 3).
+ * in a minute of the sandbox's log at a budget of 12).
  */
 const WINDOW_MS = 61_000;
 /** How long a 429 keeps the budget lowered, at least. */

@@ -1,10 +1,10 @@
-// The FAILED and PENDING deliveries of the workspace, as far as the API's lists reach (issue 27:
+// The FAILED and PENDING deliveries of the workspace, as far as the API's lists reach (cli.md, deliveries:
 // `deliveries summary` and `deliveries watch`). A list holds at most 50 rows (api.md, Limits):
 // when one comes back full, the same status is listed again per subscription, so one busy
 // subscription does not hide the others; a list that is still full marks its counts as a lower
 // bound. Every request goes through the one client, which paces them within --rate.
 // `known` holds the live subscriptions and the remembered deleted ones (known-subscriptions.ts),
-// so a deleted subscription's FAILED deliveries are found behind a full list (issue 30).
+// so a deleted subscription's FAILED deliveries are found behind a full list.
 // The time and error filters (filters.ts) apply to the slices' rows; bounds.ts says what a full
 // slice leaves uncertain.
 import type { ApiClient } from '../../api/types.js';

@@ -3,17 +3,18 @@
 // opened read-only (a loose mode is reported, not fixed) and no lock is taken.
 import fs from 'node:fs';
 import path from 'node:path';
-import { envValue, selectProfile } from '../../config/connection.js';
+import { selectProfile } from '../../config/connection.js';
+import { type EnvironmentKey, environmentGivesKey, environmentKey } from '../../config/environment-key.js';
 import { apiRoot, checkKeyFormat } from '../../config/credentials.js';
 import { CONFIG_FILE_NAME, configDir, noSuchProfile, openProfiles, type Profile, type ProfileStore } from '../../config/profiles.js';
 import { resolveSettings, type SettingFlags } from '../../config/settings.js';
 import { EXIT } from '../../core/errors.js';
-import { inspectLock } from '../../core/lock.js';
+import { describeOwner, inspectLock } from '../../core/lock.js';
 import { isLoopbackHost } from '../../core/loopback.js';
 import { redactKey } from '../../core/redact.js';
 import { sanitize } from '../../core/sanitize.js';
 import { standingOf } from '../../sync/backoff.js';
-import { defaultJournalPath, readJournalFile } from '../../sync/journal.js';
+import { defaultJournalPath, LOCK_LIVE_WITHIN_MS, readJournalFile } from '../../sync/journal.js';
 import type { Context } from '../context.js';
 import type { Report } from './report.js';
 
@@ -80,7 +81,7 @@ export function checkProfile(ctx: Context, store: ProfileStore, report: Report):
   const profile = store.get(name);
   const why = WHY[from];
   const saved = store.settings(name) !== undefined;
-  if (named && !saved && envValue(io.env, 'RFS_API_KEY') === undefined) {
+  if (named && !saved && !environmentGivesKey(io.env)) {
     report.fail(
       'profile',
       sanitize(
@@ -100,7 +101,14 @@ export function checkProfile(ctx: Context, store: ProfileStore, report: Report):
 
 /** Where the key comes from, and that it looks like a key; the key itself only redacted. */
 export function checkKeySource(ctx: Context, selected: Selected, report: Report): boolean {
-  const envKey = envValue(ctx.io.env, 'RFS_API_KEY');
+  let given: EnvironmentKey | undefined;
+  try {
+    given = environmentKey(ctx.io.env);
+  } catch (error) {
+    report.failWith('key-source', error, '');
+    return false;
+  }
+  const envKey = given?.key;
   const raw = envKey ?? selected.profile?.apiKey;
   if (raw === undefined) {
     report.fail('key-source', 'no API key configured: run `rfs auth login` to save one, or set RFS_API_KEY', EXIT.AUTH);
@@ -108,7 +116,7 @@ export function checkKeySource(ctx: Context, selected: Selected, report: Report)
   }
   const from =
     envKey !== undefined
-      ? `RFS_API_KEY${selected.profile ? ` (overrides profile ${sanitize(selected.name)})` : ''}`
+      ? `${given?.from}${selected.profile ? ` (overrides profile ${sanitize(selected.name)})` : ''}`
       : `profile ${sanitize(selected.name)}`;
   try {
     const key = checkKeyFormat(raw);
@@ -171,10 +179,12 @@ export function checkJournal(ctx: Context, profileName: string, report: Report):
   if (count.parked > 0) warnings.push(`${count.parked} parked (never run again until rfs sync --retry-parked)`);
   if (states.size === 0) notes.push('nothing pending');
   if (problems.length > 0) warnings.push(`${problems.length} damaged line${problems.length === 1 ? '' : 's'} (skipped by rfs sync)`);
-  const lock = inspectLock(`${file}.lock`);
+  const lock = inspectLock(`${file}.lock`, { liveWithinMs: LOCK_LIVE_WITHIN_MS });
   if (lock?.stale)
-    warnings.push(`a stale lock${lock.owner ? ` of pid ${lock.owner.pid}, which is not running` : ''} (the next rfs sync takes it over)`);
-  else if (lock) notes.push(`in use by pid ${lock.owner?.pid ?? '?'}`);
+    warnings.push(
+      `a stale lock${lock.owner ? ` of ${sanitize(describeOwner(lock.owner))}, which is not running` : ''} (the next rfs sync takes it over)`,
+    );
+  else if (lock) notes.push(`in use by ${lock.owner ? sanitize(describeOwner(lock.owner)) : 'pid ?'}`);
   const detail = `${sanitize(file)}: ${[...warnings, ...notes].join('; ')}`;
   if (warnings.length > 0) report.warn('sync-journal', detail);
   else report.ok('sync-journal', detail);

@@ -32,7 +32,7 @@ export async function run(ctx: Context, flags: SettingFlags): Promise<number> {
         { header: 'RESULT', value: (r) => r.result },
         { header: 'DETAIL', value: (r) => r.detail, flex: true },
       ],
-      // Its advice is read whole: wrapped at words under the column, never cut (issue 26 item 8).
+      // Its advice is read whole: wrapped at words under the column, never cut.
       wrapLast: true,
     },
     { toJson: ({ check, result, detail, found }) => ({ check, result, detail, ...(found === undefined ? {} : { found }) }) },

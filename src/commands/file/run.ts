@@ -175,7 +175,7 @@ async function runBatch(ctx: Context, { from, defaultProvider, failFast }: Extra
   let warnedProvider = false;
   const firstLine = new Map<string, number>();
   let blank = 0;
-  /** Lines the service answered as replays: filed before, not filed by this run (issue 26). */
+  /** Lines the service answered as replays: filed before, not filed by this run. */
   let alreadyFiled = 0;
 
   const client = await ctx.api();

@@ -7,7 +7,7 @@ import { defineCommand, examples, type Parsed } from '../define.js';
 
 const declare = () =>
   new Command('sandbox')
-    .description('run the local implementation of the whole service (README: The sandbox)')
+    .description('run the local implementation of the whole service (docs/sandbox.md)')
     .option('--host <host>', 'address to bind', DEFAULTS.host)
     .option('--port <port>', 'port; 0 picks a free one', String(DEFAULTS.port))
     .option('--seed <n>', 'same data and keys on every start (default: random)')

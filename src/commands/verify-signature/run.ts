@@ -115,7 +115,7 @@ export async function run(ctx: Context, o: VerifyOptions): Promise<number> {
   const missing = values.timestamp === undefined || values.signature === undefined;
   // Without both values the answer is `missing` whatever the body: stdin is not waited for then,
   // but a --payload file is still read, so that a wrong path is reported as such. The payload is
-  // never held whole: a 1 GB body must not take 1 GB (issue 16).
+  // never held whole: a 1 GB body must not take 1 GB.
   const body = missing && o.payload === '-' ? [] : payloadChunks(ctx, o.payload);
   const result = await verdictOfStream({
     secret,

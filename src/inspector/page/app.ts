@@ -1,7 +1,11 @@
 // The inspector's page: a client of its own JSON API (../server.ts), in plain TypeScript and the
 // DOM: one list, one detail and a few buttons need no component library, and the bundle stays a
 // few kilobytes with no dependency to keep. Every value from the server goes in as text
-// (textContent), never as markup.
+// (textContent), never as markup, and through the terminal's escaping rule (core/sanitize.ts):
+// bidi controls and characters that show nothing are shown as escapes, as rfs prints them.
+// Keyboard use is the web's own: every row holds a button (Tab reaches it, Enter and Space open
+// it), the shortcuts (j/k, r, /) never take a key from a control that has focus.
+import { sanitize } from '../../core/sanitize.js';
 import type { DeliveryDetail, DeliverySummary, Exchange, InspectorInfo } from '../model.js';
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
@@ -10,14 +14,31 @@ let info: InspectorInfo = { kind: 'listen', forwardTo: null, canReplay: false, c
 const rows = new Map<string, DeliverySummary>();
 let order: string[] = [];
 let selected: string | undefined;
-let opened: string | undefined;
+let opened: DeliveryDetail | undefined;
+/** Deliveries whose replay is in flight: no second one until it is back (cli.md, Trust). */
+const inFlight = new Set<string>();
 /** What the last replay got back, shown again when its delivery's detail is drawn anew. */
 let lastReplay: { id: string; text: string } | undefined;
 
+/** A one-line text shown as the terminal shows it: controls, bidi and invisible characters escaped. */
+const shown = (text: string): string => sanitize(text);
+/** A block of text (a body): line breaks kept, the rest escaped as above. */
+const block = (text: string): string => sanitize(text, { multiline: true });
+
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string | null, className?: string): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = text;
-  if (className !== undefined) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = shown(text);
+  if (className !== undefined && className !== '') node.className = className;
+  return node;
+}
+
+/** A scrolling block of text: focusable, so that the keyboard can scroll it too. */
+function pre(text: string, id?: string, label?: string): HTMLPreElement {
+  const node = document.createElement('pre');
+  node.textContent = block(text);
+  node.tabIndex = 0;
+  if (id !== undefined) node.id = id;
+  if (label !== undefined) node.setAttribute('aria-label', label);
   return node;
 }
 
@@ -32,11 +53,29 @@ const time = (iso: string): string => new Date(iso).toLocaleTimeString([], { hou
 const statusClass = (status: number | null): string => (status === null ? 'bad' : `s${String(status)[0]}`);
 const verdictClass = (verdict: string): string =>
   verdict === 'valid' || verdict === 'duplicate' || verdict === 'SUCCEEDED' ? 'valid' : verdict === 'PENDING' ? '' : 'bad';
+const answerText = (status: number | null, durationMs: number): string =>
+  `${status === null ? 'no answer' : String(status)} · ${durationMs} ms`;
 
-function target(s: DeliverySummary): string {
-  if (s.target === null) return '–';
-  const status = s.target.status === null ? 'no answer' : String(s.target.status);
-  return `${status} · ${s.target.durationMs} ms`;
+/** The Target cell: the delivery's own answer, and the latest replay's marked apart (↻). */
+function targetCell(s: DeliverySummary): HTMLTableCellElement {
+  const td = el('td', undefined, 'target');
+  td.dataset.label = 'Target';
+  if (s.target === null && s.replay === null) td.textContent = '–';
+  if (s.target !== null) td.append(el('span', answerText(s.target.status, s.target.durationMs), statusClass(s.target.status)));
+  if (s.replay !== null) {
+    const mark = el('span', `↻ ${answerText(s.replay.status, s.replay.durationMs)}`, `replayed ${statusClass(s.replay.status)}`);
+    mark.title = `${s.replay.label}: the latest replay's answer`;
+    td.append(mark);
+  }
+  return td;
+}
+
+function filtered(): boolean {
+  return (
+    $<HTMLSelectElement>('f-verdict').value !== '' ||
+    $<HTMLSelectElement>('f-status').value !== '' ||
+    $<HTMLInputElement>('f-text').value.trim() !== ''
+  );
 }
 
 function matches(s: DeliverySummary): boolean {
@@ -51,33 +90,58 @@ function matches(s: DeliverySummary): boolean {
   return [s.deliveryId, s.event, s.recordingId, s.title, s.verdict, s.id].some((v) => v?.toLowerCase().includes(text));
 }
 
+function cell(label: string, text: string, className = ''): HTMLTableCellElement {
+  const td = el('td', text, className);
+  td.dataset.label = label;
+  return td;
+}
+
 function renderList(): void {
   const body = $<HTMLTableSectionElement>('rows');
   const all = [...rows.values()].sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : Number(b.id) - Number(a.id)));
-  const shown = all.filter(matches);
-  order = shown.map((s) => s.id);
+  const visible = all.filter(matches);
+  order = visible.map((s) => s.id);
+  const focused = document.activeElement instanceof HTMLElement ? document.activeElement.closest('tr')?.dataset.id : undefined;
   body.replaceChildren(
-    ...shown.map((s) => {
+    ...visible.map((s) => {
       const tr = el('tr');
       tr.dataset.id = s.id;
-      tr.setAttribute('aria-selected', String(s.id === selected));
+      if (s.id === selected) tr.setAttribute('aria-current', 'true');
+      const open = el('button', time(s.at), 'row-open');
+      open.type = 'button';
+      open.setAttribute('aria-label', `Open delivery ${shown(s.deliveryId ?? s.id)}, ${s.verdict}, ${time(s.at)}`);
+      open.addEventListener('click', () => {
+        select(s.id, false);
+        void openDetail(s.id, true);
+      });
+      const first = el('td', undefined, 'time');
+      first.dataset.label = 'Time';
+      first.append(open);
       tr.append(
-        el('td', time(s.at)),
-        el('td', s.verdict, verdictClass(s.verdict)),
-        el('td', s.status === null ? '–' : String(s.status), statusClass(s.status)),
-        el('td', target(s), `wide ${s.target === null ? '' : statusClass(s.target.status)}`),
-        el('td', s.event ?? '–', 'wide'),
-        el('td', s.deliveryId ?? '–', 'id'),
-        el('td', s.title ?? '–', 'title'),
+        first,
+        cell('Verdict', s.verdict, verdictClass(s.verdict)),
+        cell('Status', s.status === null ? '–' : String(s.status), statusClass(s.status)),
+        targetCell(s),
+        cell('Event', s.event ?? '–', 'event'),
+        cell('Delivery', s.deliveryId ?? '–', 'id'),
+        cell('Title', s.title ?? '–', 'title'),
       );
-      tr.addEventListener('click', () => {
-        select(s.id);
-        void open(s.id);
+      tr.addEventListener('click', (event) => {
+        if (event.target instanceof HTMLButtonElement) return;
+        select(s.id, false);
+        void openDetail(s.id, false);
       });
       return tr;
     }),
   );
-  $('empty').hidden = shown.length > 0;
+  // A redraw (a new delivery arrived) keeps the keyboard where it was.
+  if (focused !== undefined) body.querySelector<HTMLButtonElement>(`tr[data-id="${CSS.escape(focused)}"] button`)?.focus();
+  const empty = $('empty');
+  empty.hidden = visible.length > 0;
+  empty.textContent =
+    all.length === 0 ? 'No deliveries yet.' : filtered() ? 'No delivery matches these filters (Escape in a filter clears it).' : '';
+  $('count').textContent =
+    all.length === 0 ? '' : visible.length === all.length ? `${all.length} deliveries` : `${visible.length} of ${all.length} deliveries`;
   const verdicts = $<HTMLSelectElement>('f-verdict');
   const known = new Set([...verdicts.options].map((o) => o.value));
   for (const s of all) {
@@ -88,12 +152,15 @@ function renderList(): void {
   }
 }
 
-function select(id: string | undefined): void {
+/** Marks a row as the current one; with `focus`, moves the keyboard to its button (j/k). */
+function select(id: string | undefined, focus: boolean): void {
   selected = id;
   for (const tr of $<HTMLTableSectionElement>('rows').querySelectorAll('tr')) {
     const on = tr.dataset.id === id;
-    tr.setAttribute('aria-selected', String(on));
-    if (on) tr.scrollIntoView({ block: 'nearest' });
+    if (on) tr.setAttribute('aria-current', 'true');
+    else tr.removeAttribute('aria-current');
+    if (on && focus) tr.querySelector('button')?.focus();
+    else if (on) tr.scrollIntoView({ block: 'nearest' });
   }
 }
 
@@ -111,18 +178,78 @@ function pretty(body: string): string | null {
   }
 }
 
-function exchangeView(e: Exchange): HTMLElement {
+/** Lines of `before` and `after` as a unified list: kept, removed (-) and added (+), by their longest common part. */
+function diffLines(before: string, after: string): { kind: ' ' | '-' | '+'; text: string }[] {
+  const a = before.split('\n');
+  const b = after.split('\n');
+  // Past a few million cells the table is too costly: every line shown as changed.
+  if ((a.length + 1) * (b.length + 1) > 4_000_000)
+    return [...a.map((text) => ({ kind: '-' as const, text })), ...b.map((text) => ({ kind: '+' as const, text }))];
+  const w = b.length + 1;
+  const common = new Uint32Array((a.length + 1) * w);
+  for (let i = a.length - 1; i >= 0; i--)
+    for (let j = b.length - 1; j >= 0; j--)
+      common[i * w + j] =
+        a[i] === b[j]
+          ? (common[(i + 1) * w + j + 1] as number) + 1
+          : Math.max(common[(i + 1) * w + j] as number, common[i * w + j + 1] as number);
+  const out: { kind: ' ' | '-' | '+'; text: string }[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (i < a.length && j < b.length && a[i] === b[j]) {
+      out.push({ kind: ' ', text: a[i] as string });
+      i++;
+      j++;
+    } else if (i < a.length && (j === b.length || (common[(i + 1) * w + j] as number) >= (common[i * w + j + 1] as number))) {
+      // What went comes before what came in its place, as diff -u shows it.
+      out.push({ kind: '-', text: a[i] as string });
+      i++;
+    } else {
+      out.push({ kind: '+', text: b[j] as string });
+      j++;
+    }
+  }
+  return out;
+}
+
+/** What changed between two bodies, as JSON indented when both are JSON (so a changed value is one line). */
+function diffView(before: string, after: string, id?: string): HTMLElement {
+  const left = pretty(before) ?? before;
+  const right = pretty(after) ?? after;
+  const box = document.createElement('pre');
+  box.className = 'diff';
+  box.tabIndex = 0;
+  box.setAttribute('aria-label', 'What changed: lines removed start with -, lines added with +');
+  if (id !== undefined) box.id = id;
+  const lines = diffLines(left, right);
+  if (!lines.some((line) => line.kind !== ' ')) {
+    box.textContent = '(no change)';
+    return box;
+  }
+  for (const line of lines) {
+    const span = el('span', undefined, line.kind === '+' ? 'added' : line.kind === '-' ? 'removed' : 'same');
+    span.textContent = `${line.kind} ${block(line.text)}\n`;
+    box.append(span);
+  }
+  return box;
+}
+
+function exchangeView(e: Exchange, original: string): HTMLElement {
   const box = el('div', undefined, 'exchange');
   box.dataset.label = e.label;
   const r = e.response;
   const head = `${e.label}: ${r.status === null ? `no answer (${r.error ?? 'unknown'})` : `HTTP ${r.status}`} in ${r.durationMs} ms`;
-  box.append(el('h3', head, statusClass(r.status)), el('p', `${time(e.at)}${e.url === null ? '' : ` → ${e.url}`}`));
-  if (Object.keys(r.headers).length > 0) box.append(el('h4', 'Answer headers'), headerList(r.headers));
+  box.append(el('h4', head, statusClass(r.status)), el('p', `${time(e.at)}${e.url === null ? '' : ` → ${e.url}`}`));
+  if (e.request.body !== null) {
+    box.append(el('h5', 'Body sent (edited): what changed'), diffView(original, e.request.body));
+  }
+  if (Object.keys(r.headers).length > 0) box.append(el('h5', 'Answer headers'), headerList(r.headers));
   if (r.body !== null) {
-    box.append(el('h4', `Answer body${r.bodyTruncated ? ' (first 64 KiB)' : ''}`));
-    const pre = el('pre', r.body === '' ? '(empty)' : r.body);
-    pre.className = 'answer-body';
-    box.append(pre);
+    box.append(el('h5', `Answer body${r.bodyTruncated ? ' (first 64 KiB)' : ''}`));
+    const body = pre(r.body === '' ? '(empty)' : r.body, undefined, `${e.label}: answer body`);
+    body.className = 'answer-body';
+    box.append(body);
   }
   if (Object.keys(e.request.headers).length > 0) {
     const details = el('details');
@@ -134,16 +261,31 @@ function exchangeView(e: Exchange): HTMLElement {
 
 function sayReplay(id: string, text: string): void {
   lastReplay = { id, text };
-  if (opened === id) $('replay-result').textContent = text;
+  if (opened?.id === id) $('replay-result').textContent = shown(text);
 }
 
-async function replay(id: string, resign: boolean): Promise<void> {
-  sayReplay(id, resign ? 'replaying, re-signed…' : 'replaying as sent…');
+/** The replay buttons of the open delivery, off while its replay is in flight (they stay focusable). */
+function markBusy(id: string): void {
+  if (opened?.id !== id) return;
+  for (const button of document.querySelectorAll<HTMLButtonElement>('[data-replay]')) {
+    const off = inFlight.has(id) || !opened.replayable;
+    button.setAttribute('aria-disabled', String(off));
+  }
+}
+
+/** One replay of a delivery: none while another of it is in flight, whatever asks (a key, a button). */
+async function replay(id: string, resign: boolean, edited?: string): Promise<void> {
+  if (inFlight.has(id)) return;
+  if (opened?.id === id && !opened.replayable) return;
+  inFlight.add(id);
+  markBusy(id);
+  sayReplay(id, edited !== undefined ? 'sending the edited body, re-signed…' : resign ? 'replaying, re-signed…' : 'replaying as sent…');
   try {
-    const e = await api<Exchange>(`/api/deliveries/${encodeURIComponent(id)}/replay`, {
+    const path = `/api/deliveries/${encodeURIComponent(id)}/${edited === undefined ? 'replay' : 'replay-edited'}`;
+    const e = await api<Exchange>(path, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ resign }),
+      body: JSON.stringify(edited === undefined ? { resign } : { body: edited }),
     });
     sayReplay(
       id,
@@ -151,7 +293,11 @@ async function replay(id: string, resign: boolean): Promise<void> {
     );
   } catch (error) {
     sayReplay(id, `replay failed: ${(error as Error).message}`);
+  } finally {
+    inFlight.delete(id);
+    markBusy(id);
   }
+  if (opened?.id === id) await refreshDetail(id);
 }
 
 async function copyCurl(id: string): Promise<void> {
@@ -169,31 +315,84 @@ async function copyCurl(id: string): Promise<void> {
   }
 }
 
-async function open(id: string): Promise<void> {
+function actionButton(id: string, text: string, onClick: () => void, replaying: boolean): HTMLButtonElement {
+  const button = el('button', text);
+  button.type = 'button';
+  button.id = id;
+  if (replaying) button.dataset.replay = '';
+  button.addEventListener('click', () => {
+    if (button.getAttribute('aria-disabled') === 'true') return;
+    onClick();
+  });
+  return button;
+}
+
+/** The edit box of a verified delivery: its body, what changed as it is typed, and a send (re-signed) button. */
+function editor(d: DeliveryDetail): HTMLElement {
+  const box = el('div', undefined, 'editor');
+  box.id = 'editor';
+  box.hidden = true;
+  const label = el('label', 'Body to send (edited)');
+  label.htmlFor = 'edit-body';
+  const area = document.createElement('textarea');
+  area.id = 'edit-body';
+  area.value = d.request.body;
+  area.rows = 10;
+  area.spellcheck = false;
+  const changes = el('div');
+  changes.id = 'edit-diff';
+  const update = (): void => changes.replaceChildren(el('h5', 'What changed'), diffView(d.request.body, area.value, 'edit-diff-lines'));
+  area.addEventListener('input', update);
+  update();
+  const send = actionButton('send-edited', 'Send edited, re-signed', () => void replay(d.id, true, area.value), true);
+  const note = el('p', 'The listener signs the edited body with its secret and a fresh timestamp; the page never has the secret.', 'hint');
+  box.append(label, area, changes, send, note);
+  return box;
+}
+
+async function refreshDetail(id: string): Promise<void> {
   const d = await api<DeliveryDetail>(`/api/deliveries/${encodeURIComponent(id)}`);
-  opened = id;
+  if (opened?.id !== id) return;
+  opened = d;
+  const list = $('exchanges');
+  list.replaceChildren(...d.exchanges.map((e) => exchangeView(e, d.request.body)));
+  $('exchanges-head').hidden = d.exchanges.length === 0;
+  markBusy(id);
+}
+
+async function openDetail(id: string, focus: boolean): Promise<void> {
+  const d = await api<DeliveryDetail>(`/api/deliveries/${encodeURIComponent(id)}`);
+  opened = d;
   const pane = $('detail');
   const actions = el('div', undefined, 'actions');
   if (info.canReplay) {
-    const asSent = el('button', info.kind === 'sandbox' ? 'Replay (API)' : 'Replay as sent');
-    asSent.id = 'replay-as-sent';
-    asSent.addEventListener('click', () => void replay(d.id, false));
-    actions.append(asSent);
+    actions.append(
+      actionButton('replay-as-sent', info.kind === 'sandbox' ? 'Replay (API)' : 'Replay as sent', () => void replay(d.id, false), true),
+    );
   }
   if (info.canResign) {
-    const resigned = el('button', 'Replay re-signed');
-    resigned.id = 'replay-resigned';
-    resigned.addEventListener('click', () => void replay(d.id, true));
-    actions.append(resigned);
+    actions.append(actionButton('replay-resigned', 'Replay re-signed', () => void replay(d.id, true), true));
+    const edit = actionButton(
+      'edit-replay',
+      'Edit, then replay',
+      () => {
+        const box = $('editor');
+        box.hidden = !box.hidden;
+        edit.setAttribute('aria-expanded', String(!box.hidden));
+        if (!box.hidden) $('edit-body').focus();
+      },
+      true,
+    );
+    edit.setAttribute('aria-expanded', 'false');
+    edit.setAttribute('aria-controls', 'editor');
+    actions.append(edit);
   }
-  const curl = el('button', 'Copy as curl');
-  curl.id = 'copy-curl';
-  curl.addEventListener('click', () => void copyCurl(d.id));
+  actions.append(actionButton('copy-curl', 'Copy as curl', () => void copyCurl(d.id), false));
   const fixture = el('a', 'Download fixture', 'button');
   fixture.id = 'download-fixture';
   fixture.href = `/api/deliveries/${encodeURIComponent(d.id)}/body`;
   fixture.download = '';
-  actions.append(curl, fixture);
+  actions.append(fixture);
   const summary = el('dl');
   const facts: [string, string | null][] = [
     ['Delivery', d.deliveryId],
@@ -206,33 +405,53 @@ async function open(id: string): Promise<void> {
     ['Arrived', new Date(d.at).toLocaleString()],
   ];
   for (const [name, value] of facts) if (value !== null && value !== '') summary.append(el('dt', name), el('dd', value));
-  const raw = el('pre', d.request.body);
-  raw.id = 'raw-body';
   const note = el('p', lastReplay?.id === id ? lastReplay.text : '');
   note.id = 'replay-result';
-  note.setAttribute('aria-live', 'polite');
-  const parts: HTMLElement[] = [el('h2', `${d.request.method} ${d.request.path}`), summary, actions, note];
+  note.setAttribute('role', 'status');
+  const heading = el('h2', `${d.request.method} ${d.request.path}`);
+  heading.id = 'detail-heading';
+  heading.tabIndex = -1;
+  const parts: HTMLElement[] = [heading, summary, actions];
+  if (info.canReplay && !d.replayable) {
+    const why = el(
+      'p',
+      `Not replayed: this delivery did not verify (${d.verdict}). The listener replays and re-signs only deliveries that verified.`,
+    );
+    why.id = 'not-replayable';
+    why.className = 'hint';
+    parts.push(why);
+  }
+  parts.push(note);
+  if (info.canResign && d.replayable) parts.push(editor(d));
   const curlBox = el('textarea');
   curlBox.id = 'curl';
   curlBox.hidden = true;
   curlBox.readOnly = true;
   curlBox.rows = 6;
-  curlBox.style.width = '100%';
-  parts.push(curlBox, el('h3', 'Request headers'), headerList(d.request.headers), el('h3', 'Raw body'), raw);
+  curlBox.setAttribute('aria-label', 'curl command');
+  parts.push(curlBox, el('h3', 'Request headers'), headerList(d.request.headers));
+  parts.push(
+    el(
+      'h3',
+      d.request.bodyTruncated
+        ? `Raw body (first ${d.request.body.length} of ${d.request.bodyBytes} bytes: a refused body is cut)`
+        : 'Raw body',
+    ),
+    pre(d.request.body, 'raw-body', 'Raw body'),
+  );
   const json = pretty(d.request.body);
-  if (json !== null) {
-    const p = el('pre', json);
-    p.id = 'pretty-body';
-    parts.push(el('h3', 'Body as JSON'), p);
-  }
-  if (d.exchanges.length > 0) {
-    parts.push(el('h3', info.kind === 'sandbox' ? 'Attempts' : 'Forward target'));
-    const list = el('div');
-    list.id = 'exchanges';
-    list.append(...d.exchanges.map(exchangeView));
-    parts.push(list);
-  }
+  if (json !== null) parts.push(el('h3', 'Body as JSON'), pre(json, 'pretty-body', 'Body as JSON'));
+  const head = el('h3', info.kind === 'sandbox' ? 'Attempts' : 'Forward target and replays');
+  head.id = 'exchanges-head';
+  head.hidden = d.exchanges.length === 0;
+  const list = el('div');
+  list.id = 'exchanges';
+  list.append(...d.exchanges.map((e) => exchangeView(e, d.request.body)));
+  parts.push(head, list);
   pane.replaceChildren(...parts);
+  markBusy(d.id);
+  // Opened by the person at the page: the keyboard goes there, and a narrow screen scrolls to it.
+  if (focus) heading.focus();
 }
 
 async function loadRequests(): Promise<void> {
@@ -247,37 +466,71 @@ async function loadRequests(): Promise<void> {
       .map((r) => {
         const tr = el('tr');
         tr.append(
-          el('td', time(r.time)),
-          el('td', r.method),
-          el('td', r.path),
-          el('td', String(r.status ?? '–'), statusClass(r.status)),
-          el('td', r.key ?? '–'),
-          el('td', r.requestId),
+          cell('Time', time(r.time)),
+          cell('Method', r.method),
+          cell('Path', r.path, 'id'),
+          cell('Status', String(r.status ?? '–'), statusClass(r.status)),
+          cell('Key', r.key ?? '–'),
+          cell('Request id', r.requestId, 'id'),
         );
         return tr;
       }),
   );
 }
 
+async function loadList(): Promise<void> {
+  const list = await api<DeliverySummary[]>('/api/deliveries');
+  rows.clear();
+  for (const s of list) rows.set(s.id, s);
+  renderList();
+}
+
 function move(step: number): void {
   if (order.length === 0) return;
   const at = selected === undefined ? -1 : order.indexOf(selected);
   const next = order[Math.min(order.length - 1, Math.max(0, at + step))];
-  select(next);
+  select(next, true);
 }
 
+/** Escape in a filter: the box and its filter are cleared together, and the list shows again. */
+function clearFilter(control: HTMLInputElement | HTMLSelectElement): void {
+  control.value = '';
+  renderList();
+}
+
+document.addEventListener(
+  'keydown',
+  (event) => {
+    // Held down, a key acts once: no repeated replay from a held Enter, Space or r.
+    if (event.repeat && (event.key === 'Enter' || event.key === ' ' || event.key === 'r')) {
+      event.preventDefault();
+      event.stopPropagation();
+    }
+  },
+  true,
+);
+
 document.addEventListener('keydown', (event) => {
-  const typing =
-    event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement || event.target instanceof HTMLTextAreaElement;
-  if (typing) {
-    if (event.key === 'Escape') (event.target as HTMLElement).blur();
+  if (event.defaultPrevented) return;
+  const target = event.target;
+  if (target instanceof HTMLInputElement || target instanceof HTMLSelectElement) {
+    if (event.key === 'Escape' && target.closest('#filters') !== null) {
+      clearFilter(target);
+      event.preventDefault();
+    }
     return;
   }
+  if (target instanceof HTMLTextAreaElement) return;
   if (event.ctrlKey || event.metaKey || event.altKey) return;
-  if (event.key === 'j' || event.key === 'ArrowDown') move(1);
-  else if (event.key === 'k' || event.key === 'ArrowUp') move(-1);
-  else if (event.key === 'Enter' && selected !== undefined) void open(selected);
-  else if (event.key === 'r' && opened !== undefined && info.canReplay) void replay(opened, info.canResign);
+  // A focused button or link takes Enter and Space itself (native activation).
+  const onControl =
+    target instanceof HTMLButtonElement ||
+    target instanceof HTMLAnchorElement ||
+    (target instanceof HTMLElement && target.tagName === 'SUMMARY');
+  if (event.key === 'j' || (event.key === 'ArrowDown' && !onControl)) move(1);
+  else if (event.key === 'k' || (event.key === 'ArrowUp' && !onControl)) move(-1);
+  else if (event.key === 'Enter' && !onControl && selected !== undefined) void openDetail(selected, true);
+  else if (event.key === 'r' && opened !== undefined && info.canReplay) void replay(opened.id, info.canResign);
   else if (event.key === '/') $('f-text').focus();
   else return;
   event.preventDefault();
@@ -288,23 +541,25 @@ async function start(): Promise<void> {
   $('side').textContent =
     info.kind === 'sandbox'
       ? 'rfs sandbox: deliveries sent'
-      : `rfs webhooks listen: deliveries received${info.forwardTo === null ? '' : ` → ${info.forwardTo}`}`;
+      : `rfs webhooks listen: deliveries received${info.forwardTo === null ? '' : ` → ${shown(info.forwardTo)}`}`;
   for (const id of ['f-verdict', 'f-status', 'f-text']) $(id).addEventListener('input', renderList);
   $('filters').addEventListener('submit', (e) => e.preventDefault());
-  for (const s of await api<DeliverySummary[]>('/api/deliveries')) rows.set(s.id, s);
-  renderList();
+  await loadList();
   if (info.hasRequests) {
     $('requests').hidden = false;
     await loadRequests();
   }
+  // Reconnects send Last-Event-ID (the server's `id:` lines): what arrived meanwhile comes then;
+  // `reload` says it cannot (an id too old, or of an earlier run), and the list is read again.
   const events = new EventSource('/api/events');
   events.addEventListener('open', () => ($('live').textContent = 'live'));
   events.addEventListener('error', () => ($('live').textContent = 'reconnecting…'));
+  events.addEventListener('reload', () => void loadList());
   events.addEventListener('delivery', (event) => {
     const s = JSON.parse((event as MessageEvent<string>).data) as DeliverySummary;
     rows.set(s.id, s);
     renderList();
-    if (s.id === opened) void open(s.id);
+    if (s.id === opened?.id) void refreshDetail(s.id);
     if (info.hasRequests) void loadRequests();
   });
 }

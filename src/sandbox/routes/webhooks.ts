@@ -74,7 +74,7 @@ function listDeliveries(ctx: ApiContext): Reply {
   const q = parseQuery(ctx.query, ['status', 'subscriptionId', 'limit']);
   const status = enumParam(q, 'status', DELIVERY_STATUSES);
   const limit = limitParam(q, 50, 50);
-  // The document's pattern for it (openapi.ts): issue 33, item 11.
+  // The document's pattern for it (openapi.ts).
   const subscriptionId = patternParam(q, 'subscriptionId', ID_PATTERNS.webhook, 'wh_ followed by 1 to 64 letters or digits');
   const rows = ctx.app.webhooks.deliveries(ctx.workspace, { status, subscriptionId }, limit);
   return json(200, { data: rows.map(deliveryView), meta: { count: rows.length, limit } });

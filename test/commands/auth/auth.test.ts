@@ -72,7 +72,7 @@ describe('auth login', () => {
   });
 
   it('saves a key without read:recordings with a note, and one without a plan with a warning', async () => {
-    // Refused GET /recordings for its scope, login asks GET /webhooks too (issue 26: one
+    // Refused GET /recordings for its scope, login asks GET /webhooks too (one
     // verdict with auth status); refused there as well, the key is saved with the note.
     server.queue(
       problem(403, 'INSUFFICIENT_SCOPE', 'Insufficient scope'),

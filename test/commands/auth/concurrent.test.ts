@@ -1,4 +1,4 @@
-// Two rfs processes changing the config file at once (issue 16, item 2): every
+// Two rfs processes changing the config file at once: every
 // read-modify-write of the file is serialised by a lock beside it, so nothing one of them
 // saved is lost to the other's write. Child processes of the built bin/rfs.js against a real
 // sandbox, as a user's two terminals (or a script's `&`) would run them.

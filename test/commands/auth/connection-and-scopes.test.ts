@@ -1,4 +1,4 @@
-// issue 12, item 13: what auth must do now (cli.md, auth): connection checks fail fast, scopes
+// what auth must do now (cli.md, auth): connection checks fail fast, scopes
 // are learned from GETs only, one explained default marker, logout asks, a replaced key is
 // said, an empty --with-key says no key was given, switch without a name needs a terminal.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -126,7 +126,7 @@ describe('auth status default marker', () => {
     expect(lines[0]).toMatch(/^PROFILE\s+DEFAULT\s+IN USE\s+BASE URL\s+KEY\s+SCOPES\s+STATUS$/);
     const header = lines[0] ?? '';
     const cell = (line: string, from: string, to: string) => line.slice(header.indexOf(from), header.indexOf(to)).trim();
-    // The key of RFS_API_KEY is the variable's row, never a second `main` (issue 26).
+    // The key of RFS_API_KEY is the variable's row, never a second `main`.
     expect(lines.slice(1).map((l) => [cell(l, 'PROFILE', 'DEFAULT'), cell(l, 'DEFAULT', 'IN USE'), cell(l, 'IN USE', 'BASE URL')])).toEqual(
       [
         ['RFS_API_KEY', '', 'yes'],
@@ -139,7 +139,7 @@ describe('auth status default marker', () => {
   });
 });
 
-describe('auth login: one verdict with auth status, and --timeout honoured (issue 26)', () => {
+describe('auth login: one verdict with auth status, and --timeout honoured', () => {
   it('saves a webhooks-only key as ok, with the note that it cannot read recordings, as auth status says', async () => {
     server.queue(
       { ...problem(403, 'INSUFFICIENT_SCOPE', 'Insufficient scope'), expect: { url: '/api/v1/recordings?limit=1' } },
@@ -177,7 +177,7 @@ describe('auth login: one verdict with auth status, and --timeout honoured (issu
 });
 
 describe('auth status: which rows', () => {
-  it('a profile named by --profile or by RFS_PROFILE shows its row alone: one rule (issue 26)', async () => {
+  it('a profile named by --profile or by RFS_PROFILE shows its row alone: one rule', async () => {
     await login('main', KEY);
     await login('hooks', KEY2);
     const rowsOf = async (argv: string[], env: NodeJS.ProcessEnv = {}) => {

@@ -1,4 +1,4 @@
-// issue 12, item 13 in a real terminal: the `auth switch` picker and the `auth logout`
+// In a real terminal: the `auth switch` picker and the `auth logout`
 // confirmation, run in a private tmux server (80×12 panes), keys typed with send-keys, and the
 // screens compared exactly with capture-pane (the profiles and keys are fixed, so the screens are).
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -91,7 +91,7 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'auth prompts in a terminal'), () => {
     expect(await term.exitStatus('logout-yes')).toBe(0);
     const removed = rfsLines(await term.screen('logout-yes'));
     expect(removed[0]).toBe('✔ Remove the profile "ci" and its key service_pk_…0002? Yes');
-    // The notice wraps at words on a terminal (issue 33 item 4): its lines, read as one.
+    // The notice wraps at words on a terminal: its lines, read as one.
     expect(removed.slice(1).join('\n').replace(/\s+/g, ' ')).toBe(
       `Removed profile "ci" and its key from ${join(home, 'config', 'config.json')}.`,
     );

@@ -9,7 +9,7 @@ const FILES = { bash: 'rfs.bash', zsh: '_rfs', fish: 'rfs.fish' } as const;
 
 describe('completions/ matches the command tree', () => {
   it.each(SHELLS)('completions/%s is up to date', (shell) => {
-    const path = new URL(`../../completions/${FILES[shell]}`, import.meta.url);
+    const path = new URL(`../../../completions/${FILES[shell]}`, import.meta.url);
     const kept = readFileSync(path, 'utf8');
     const generated = completionScript(shell);
     expect(kept === generated, `completions/${FILES[shell]} differs from \`rfs completion ${shell}\`: run \`npm run completions\``).toBe(

@@ -1,4 +1,4 @@
-// --since, --until and --error (cli.md, deliveries, "Time and error filters"; issue 30 item 6):
+// --since, --until and --error (cli.md, deliveries, "Time and error filters"):
 // read as `recordings list --updated-since` reads times, applied to a delivery's last attempt
 // and last error.
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// The incident commands at the scale of issue 30 (items 1, 2 and 6): 55 FAILED deliveries of a
+// The incident commands at incident scale: 55 FAILED deliveries of a
 // live subscription in front of the 2 of a deleted one that rfs had seen. summary counts the
 // deleted one's deliveries and flags every bound; a replay of one of them names the deletion;
 // `--since 30m --error 503` on list, summary and `replay --all-failed --dry-run` is checked

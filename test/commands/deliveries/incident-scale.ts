@@ -1,4 +1,4 @@
-// An incident at the scale of issue 30: one live subscription with 55 FAILED deliveries over the
+// An incident at scale: one live subscription with 55 FAILED deliveries over the
 // last 20 minutes (HTTP 503, HTTP 500 and a refused connection in turn), and a subscription that rfs saw (`webhooks
 // list`) and that was deleted after its 2 deliveries FAILED 25 minutes ago: every FAILED list
 // the API gives comes back full of the live one's newer deliveries. Each delivery carries the

@@ -1,4 +1,4 @@
-// The incident kit against `rfs sandbox --scenario incident` (issue 30, "What it must show"):
+// The incident kit against `rfs sandbox --scenario incident` ("What it must show"):
 // `summary` json with every bound flagged and the deleted subscription's FAILED deliveries
 // present, a replay of one of them naming the deletion, and `--since 30m --error 503` on list,
 // summary and `replay --all-failed --dry-run` checked against the attempt log.

@@ -1,4 +1,4 @@
-// The incident commands' sandbox (issue 27): three subscriptions — one healthy (its receiver
+// The incident commands' sandbox: three subscriptions — one healthy (its receiver
 // answers 200), one refusing (its receiver answers 500), one deleted after its deliveries FAILED
 // — and two recordings completed, each delivered to all three. Deliveries give up after two
 // attempts 10 ms apart.

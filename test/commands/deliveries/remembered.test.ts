@@ -1,4 +1,4 @@
-// The remembered subscriptions (cli.md, deliveries, "Deleted subscriptions"; issue 30): per base
+// The remembered subscriptions (cli.md, deliveries, "Deleted subscriptions"): per base
 // URL and profile, in the state folder, written atomically and 0600, bounded, merged with what
 // another run wrote, and holding nothing secret (never the key, nor anything made from it).
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// file --from and deliveries replay as a user sees them (issue 12, items 8 and 9; cli.md file,
+// file --from and deliveries replay as a user sees them (items 8 and 9; cli.md file,
 // deliveries): aligned, coloured result rows with every field ndjson has, progress on a
 // terminal, and a missing --provider said once, in plain words, with each line's id echoed.
 import { writeFileSync } from 'node:fs';
@@ -46,7 +46,7 @@ describe('file --from results as a table (item 8)', () => {
     );
     const { t, run } = cli(['file', '--from', file, '--provider', 'crm'], { stdoutIsTTY: true });
     expect(await run()).toBe(8);
-    // Issue 26: ID as wide as the service's ids (rec_ and 16), DETAIL wrapped at words under
+    // ID as wide as the service's ids (rec_ and 16), DETAIL wrapped at words under
     // itself at 80 columns; the summary counts the replays apart from what this run filed.
     expect(t.stdout()).toBe(
       [
@@ -146,7 +146,7 @@ describe('deliveries replay results as a table (item 8)', () => {
     scenario.server.queue(
       { body: { data: { id: 'dlv_1', status: 'PENDING' } } },
       problem(404, 'RESOURCE_NOT_FOUND', 'Delivery not found', 'req_7'),
-      // Whether dlv_2 belongs to a deleted subscription (issues 26 and 30): the workspace's
+      // Whether dlv_2 belongs to a deleted subscription: the workspace's
       // subscriptions (none), then the FAILED list, which does not show it.
       { body: { data: [], meta: { count: 0, limit: 50, hasMore: false, nextCursor: null } } },
       { body: { data: [] } },

@@ -1,4 +1,4 @@
-// Issue 26, item 16: the fields of a filing were checked in four places that disagreed — a
+// the fields of a filing were checked in four places that disagreed — a
 // provider and externalId of spaces were filed through `file --from`, refused as flags (exit 2)
 // and by `sync`. And item 13: a filedAt of 2099 was accepted by rfs and the sandbox. One rule
 // now (shared/filing.ts, checkFiling) for flags, --from lines, sync's command and the sandbox.
@@ -77,7 +77,7 @@ describe('one check of a filing, wherever it comes from', () => {
 
       const flags = await rfs(['file', id, ...bad.flags]);
       expect(flags.code, flags.stderr).toBe(2);
-      // requireFlag's words for a flag given as spaces (blank, issue 33 item 8); checkFiling's for anything else.
+      // requireFlag's words for a flag given as spaces (blank); checkFiling's for anything else.
       expect(flags.stderr).toMatch(bad.fields.filedAt === undefined ? /(provider|external-id) is blank/ : bad.says);
 
       const from = await rfs(['file', '--from', '-', '-o', 'ndjson'], `${JSON.stringify({ id, ...bad.fields })}\n`);

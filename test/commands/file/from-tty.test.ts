@@ -1,4 +1,4 @@
-// Batch results in a real terminal (issue 26 item 9), at 80 and 120 columns: `file --from`
+// Batch results in a real terminal, at 80 and 120 columns: `file --from`
 // rows line up under one header whatever the length of each id (the one table layout of
 // output/table.ts), a long DETAIL wraps at words under itself instead of mid-word at column
 // one, and the summary counts lines filed before (`already filed`) apart from those filed now.

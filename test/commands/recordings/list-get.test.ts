@@ -1,4 +1,4 @@
-// recordings list / get, webhooks list and deliveries list as a user sees them (issue 12, cli.md
+// recordings list / get, webhooks list and deliveries list as a user sees them (cli.md
 // Global options, Output, recordings): notices after the list, nothing on stdout when the first
 // page fails, the largest page for --all, rich text and human units, enumerations in any case.
 import { describe, expect, it } from 'vitest';
@@ -233,7 +233,7 @@ describe('recordings list --include content (item 7)', () => {
         'ID        TITLE          STATUS     PRIORITY  AUTHOR     CLIENT    MATTER  UPDATED  FILED',
         'rec_0001  Intake call 1  COMPLETED  HIGH      Ana Silva  Acme Ltd  -       1d ago   no',
         // Two parts of the note apart by a blank line, the first without punctuation (a
-        // heading): set off by a dash (issue 33 item 8).
+        // heading): set off by a dash.
         '    First line of the note — and more text that goes on',
         'rec_0002  Intake call 2  COMPLETED  HIGH      Ana Silva  Acme Ltd  -       1d ago   no',
         '    Meeting summary: content unavailable',

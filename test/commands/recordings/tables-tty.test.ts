@@ -1,4 +1,4 @@
-// Tables and text in a real terminal (issue 12): the built CLI runs in a private tmux server
+// Tables and text in a real terminal: the built CLI runs in a private tmux server
 // (its own -L socket, killed afterwards) at 60, 80, 120 and 200 columns, and each screen is
 // compared exactly with the one recorded under test/tty/__screens__/ (RFS_TTY_RECORD=1 writes
 // them anew; read the diff before committing one). The data is fixed (a scenario server), the

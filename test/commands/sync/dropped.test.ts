@@ -1,4 +1,4 @@
-// The journal's `dropped` step (issue 33 item 13; sync/pass.ts): an answer the journal holds for
+// The journal's `dropped` step (sync/pass.ts): an answer the journal holds for
 // a recording the service no longer has (404 on its filing) is dropped from the journal, so the
 // next pass does not try to file it again. Without the step it failed on every pass, forever.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// The command of `rfs sync` as a child process (issue 23 items 8 and 9): --exec-timeout is a
+// The command of `rfs sync` as a child process: --exec-timeout is a
 // hard bound even when a process the command started in a session of its own holds its output
 // open, and --concurrency 16 under --log-format json keeps every stderr line JSON (no
 // MaxListenersExceededWarning from a listener per command).
@@ -47,7 +47,7 @@ describe.skipIf(!LINUX.met)(needs(LINUX, '--exec-timeout'), () => {
   });
 });
 
-// Issue 32 item 7: over 1 MiB in many short lines used to be read to the end (--exec-timeout,
+// over 1 MiB in many short lines used to be read to the end (--exec-timeout,
 // 300 s by default); the cap stops the command the moment it is passed, whatever the lines.
 describe.skipIf(!LINUX.met)(needs(LINUX, "the 1 MiB cap on the command's output"), () => {
   it('stops a command that prints without end, in many short lines, at the cap and not at its timeout', async () => {

@@ -1,4 +1,4 @@
-// /healthz of `sync --metrics` (issue 32 item 8): a 503's body names the last pass's failure,
+// /healthz of `sync --metrics`: a 503's body names the last pass's failure,
 // which holds the server's problem title. A title with ESC, BEL, a CR or line breaks must not
 // reach whoever reads the body (a terminal running curl, a monitor splitting on lines): the body
 // is one line, with every such character shown escaped.

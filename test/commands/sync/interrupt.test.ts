@@ -116,7 +116,7 @@ describe('Ctrl-C on rfs sync', () => {
     expect(t.stdout().trim().split('\n')).toHaveLength(3);
     expect(t.stderr()).toMatch(/pass done: 3 filed, 0 failed/);
     expect(t.stderr()).not.toMatch(/interrupted/);
-    // It says it stopped (issue 33 item 10), as its last line.
+    // It says it stopped, as its last line.
     expect(t.stderr()).toMatch(/\nsync: stopped between passes; no pass was cut short\n$/);
   }, 30_000);
 

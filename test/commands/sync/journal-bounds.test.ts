@@ -1,4 +1,4 @@
-// The sync journal is read as a stream with bounds (issue 23 item 2): `--journal /dev/zero`
+// The sync journal is read as a stream with bounds: `--journal /dev/zero`
 // reached 6.6 GB and a 2 GB journal crashed rfs. A line is capped, a file past the size limit
 // or one that is not a regular file is refused with exit 2 — by sync, sync status and doctor.
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// The journal's lines are read through one zod schema (issue 33 item 15), as every other
+// The journal's lines are read through one zod schema, as every other
 // boundary is: a step whose fields are not of their types is a damaged line, skipped with the
 // field named, so the command runs again rather than rfs filing what the hand-written check let
 // through (an externalUrl that is a number, metadata that is a string, parked that is not a

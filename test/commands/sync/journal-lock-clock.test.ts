@@ -1,5 +1,5 @@
 // The journal takes the one lock of core/lock.ts and stamps steps with the run's clock
-// (issue 26 item 17): its own lock took an empty lock file (one whose owner had just created it
+//: its own lock took an empty lock file (one whose owner had just created it
 // and not yet written its pid) as stale at once, and `new Date()` ignored the injected clock.
 import { readFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -67,7 +67,10 @@ describe('the sync journal', () => {
     ];
     expect(await runCli(argv, t.io, { clock: fakeTime().clock })).toBe(0);
     seen = readFileSync(join(dir, 'lock-seen'), 'utf8');
-    expect(seen).toMatch(new RegExp(`^${process.pid}\\n\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\n$`));
+    // The pid, the machine's time, then where the holder runs (core/lock.ts: host, boot, pidns).
+    expect(seen).toMatch(
+      new RegExp(`^${process.pid}\\n\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\nhost=\\S+\\nboot=[0-9a-f-]{36}\\npidns=pid:\\[\\d+\\]\\n$`),
+    );
     expect(() => readFileSync(`${journal}.lock`)).toThrow(/ENOENT/);
   });
 

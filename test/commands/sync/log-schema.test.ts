@@ -1,4 +1,4 @@
-// `--log-format json` (cli.md, sync; issue 22 item 3): every stderr line of every kind of run —
+// `--log-format json` (cli.md, sync): every stderr line of every kind of run —
 // a pass with failures, retries, waits and parking under -v, a pass-level failure in --watch, a
 // dry run over a damaged journal, usage errors found by commander and by the command — is one
 // JSON object in one schema: time (ISO 8601 UTC), level, msg (a sentence, on every line),

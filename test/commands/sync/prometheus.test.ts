@@ -1,4 +1,4 @@
-// `rfs sync --metrics` as Prometheus itself judges it (cli.md, sync; issue 22): the real
+// `rfs sync --metrics` as Prometheus itself judges it (cli.md, sync): the real
 // `promtool check metrics` on a live scrape, every labelled counter at 0 from the first scrape
 // so that increase() sees the first failure, the backlog and build info, and the shipped
 // alerting rules through `promtool check rules` and `promtool test rules`.
@@ -140,7 +140,7 @@ describe('rfs sync --metrics, scraped', () => {
     expect(sample(before, 'rfs_sync_journal_recordings', { state: 'pending' })).toBe(1);
     expect(sample(before, 'rfs_sync_journal_recordings', { state: 'failing' })).toBe(0);
     // The backlog is absent, not 0 nor the listing read so far, until the first pass has ended
-    // (issue 33 item 9): RfsSyncBacklogGrowing's delta() would see a backlog grow from nothing.
+    //: RfsSyncBacklogGrowing's delta() would see a backlog grow from nothing.
     expect(before.has('rfs_sync_unsynced_recordings')).toBe(false);
     expect(before.has('rfs_sync_oldest_unsynced_age_seconds')).toBe(false);
 

@@ -59,7 +59,7 @@ it('lets the running command finish, journals its answer, exits 130; the next ru
   expect(externalRecords(join(dir, 'external.jsonl')).filter((r) => r.recordingId === record!.recordingId)).toHaveLength(1);
 }, 60_000);
 
-// Issue 33 item 10: a --watch stopped by SIGTERM while it waits for its next pass ended with no
+// a --watch stopped by SIGTERM while it waits for its next pass ended with no
 // line at all, so a service manager's log could not tell a stop from a crash.
 it.each([
   ['text', [] as string[]],

@@ -1,4 +1,4 @@
-// One recording id that cannot be handed to the command (issue 32 item 2): an id holding a NUL
+// One recording id that cannot be handed to the command: an id holding a NUL
 // byte (RFS_RECORDING_ID cannot carry one) or an empty one (its filing would go to
 // `/recordings//filings`) fails that recording alone as the service's contract error, on its
 // own line, counted; the other recordings are fetched, run and filed; sync exits 8.

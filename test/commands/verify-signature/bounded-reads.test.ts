@@ -1,4 +1,4 @@
-// Issue 16, item 5: a key, a secret or a header dump is read up to a few KB and refused beyond
+// a key, a secret or a header dump is read up to a few KB and refused beyond
 // (exit 2, in a moment, the content never echoed), and the payload streams into the HMAC. Run
 // as child processes of the built CLI, with endless inputs (/dev/zero, a FIFO that never ends).
 import { spawn, spawnSync } from 'node:child_process';
@@ -57,7 +57,7 @@ function refusedQuickly(r: Exit, what: RegExp): void {
   expect(r.stderr).not.toContain('\u0000');
 }
 
-describe.skipIf(!LINUX.met)(needs(LINUX, 'bounded local reads (issue 16, item 5)'), () => {
+describe.skipIf(!LINUX.met)(needs(LINUX, 'bounded local reads'), () => {
   it('verify-signature --secret-file /dev/zero exits 2 at once', async () => {
     const r = await rfs(['verify-signature', '--secret-file', '/dev/zero', '--timestamp', String(NOW), '--signature', sig(NOW, '')]);
     refusedQuickly(r, /--secret-file holds more than 4096 bytes/);
@@ -140,7 +140,7 @@ describe.skipIf(!LINUX.met)(needs(LINUX, 'bounded local reads (issue 16, item 5)
     expect((await rfs(['verify-signature', ...at, '--signature', sig(NOW, body)])).code).toBe(1);
   });
 
-  it('verify-signature --payload /dev/zero (and --payload - < /dev/zero) exits 2 at the 1 MiB of a delivery (issue 32, item 11)', async () => {
+  it('verify-signature --payload /dev/zero (and --payload - < /dev/zero) exits 2 at the 1 MiB of a delivery', async () => {
     const at = ['--timestamp', String(NOW), '--now', String(NOW), '--signature', sig(NOW, '')];
     refusedQuickly(
       await rfs(['verify-signature', ...at, '--payload', '/dev/zero']),
@@ -160,7 +160,7 @@ describe.skipIf(!LINUX.met)(needs(LINUX, 'bounded local reads (issue 16, item 5)
     refusedQuickly(await rfs(['webhooks', 'sign', '--payload', path]), /--payload file holds more than 1048576 bytes/);
   });
 
-  it('file --from /dev/zero (and --from - < /dev/zero) exits 2 at the first line past 1 MiB, sending nothing (issue 32, item 11)', async () => {
+  it('file --from /dev/zero (and --from - < /dev/zero) exits 2 at the first line past 1 MiB, sending nothing', async () => {
     // A closed loopback port: the first line never ends, so nothing may be sent.
     const env = { RFS_API_KEY: 'service_pk_bounded_0123456789abcdef', RFS_BASE_URL: 'http://127.0.0.1:9', RFS_CONFIG_DIR: join(dir, 'c3') };
     refusedQuickly(

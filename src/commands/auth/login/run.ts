@@ -112,7 +112,7 @@ export async function run(ctx: Context, o: LoginOptions): Promise<number> {
               message: 'API key (service_pk_…)',
               mask: '*',
               // Not a green ✔ once typed: the key is not known to be good until the service
-              // has answered (issue 26); the check's verdict follows.
+              // has answered; the check's verdict follows.
               theme: { prefix: { idle: '?', done: '·' } },
               validate: (value) => {
                 try {
@@ -157,7 +157,7 @@ export async function run(ctx: Context, o: LoginOptions): Promise<number> {
   await store.save(profile, { baseUrl, apiKey });
   if (existing !== undefined) ctx.ui.notice(`Replaced the key of profile "${profile}" (was ${redactKey(existing.apiKey)}).`);
   // Only a key the service judged can lack a scope: a workspace without a plan refuses every
-  // request before it looks at scopes, so its key's scopes are unknown (issue 33 item 5).
+  // request before it looks at scopes, so its key's scopes are unknown.
   if (state === 'ok' || state === 'missing scope') {
     if (!checked.readsRecordings) ctx.ui.notice('note: this key cannot read recordings (it lacks read:recordings); saved anyway');
   }

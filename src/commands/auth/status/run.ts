@@ -3,7 +3,8 @@
 import { redactKey } from '../../../core/redact.js';
 import type { Context } from '../../context.js';
 import { AuthError, EXIT } from '../../../core/errors.js';
-import { baseUrlSetting, envValue, resolveConnection, savedBaseUrl, selectProfile, usableBaseUrl } from '../../../config/connection.js';
+import { environmentKey } from '../../../config/environment-key.js';
+import { baseUrlSetting, resolveConnection, savedBaseUrl, selectProfile, usableBaseUrl } from '../../../config/connection.js';
 import { noSuchProfile, openProfiles } from '../../../config/profiles.js';
 import { writeList } from '../../../output/list-writer.js';
 import { wrapText } from '../../../output/wrap.js';
@@ -32,12 +33,12 @@ export async function run(ctx: Context): Promise<number> {
   const { io, globals } = ctx;
   const store = openProfiles(io.env, { clock: ctx.clock, cache: ctx.configCache, warn: (m) => ctx.ui.warn(m) });
   // One rule for "which rows": a profile named by --profile or RFS_PROFILE (the same choice,
-  // cli.md's precedence) shows its row alone; otherwise every profile (issue 26).
+  // cli.md's precedence) shows its row alone; otherwise every profile.
   const choice = selectProfile(globals, io.env, store);
   const selected = choice.name;
   const named = choice.named ? choice.name : undefined;
   const profiles = store.list().filter((p) => named === undefined || p.name === named);
-  const envKey = envValue(io.env, 'RFS_API_KEY')?.trim();
+  const envKey = environmentKey(io.env)?.key.trim();
   if (named !== undefined && profiles.length === 0 && envKey === undefined) {
     throw noSuchProfile(
       named,
@@ -99,7 +100,7 @@ export async function run(ctx: Context): Promise<number> {
   await writeList(io, globals.output, rows, {
     color: globals.color,
     // The base URL is never cut (a cut URL is no URL, and the port is what tells sandboxes
-    // apart); on a narrow terminal SCOPES goes first, then KEY (issue 26).
+    // apart); on a narrow terminal SCOPES goes first, then KEY.
     columns: [
       // The key of RFS_API_KEY is not a profile's: its row is named after the variable, so that
       // it is never a second `default` beside the saved profile of that name.

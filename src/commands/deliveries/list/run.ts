@@ -1,7 +1,7 @@
 // rfs deliveries list (cli.md, deliveries). With --since, --until or --error (filters.ts) the
 // filter is applied to the rows listed; a list that came back full is listed again per
 // subscription (live and remembered), which reaches further back, and what stays uncertain is
-// said on stderr (bounds.ts). Subscription ids the rows name are remembered (issue 30).
+// said on stderr (bounds.ts). Subscription ids the rows name are remembered.
 import { listDeliveries } from '../../../api/webhooks.js';
 import type { ApiClient } from '../../../api/types.js';
 import type { Context } from '../../context.js';
@@ -95,7 +95,7 @@ export async function run(ctx: Context, o: ListOptions): Promise<number> {
   const shown = matching.slice(0, o.limit);
   const count = await writeList(ctx.io, ctx.globals.output, shown, {
     columns: deliveryColumns(ctx.io.now(), shown),
-    // What the filter fixes says the same on every row: those columns go first (issue 26).
+    // What the filter fixes says the same on every row: those columns go first.
     fixed: [...(o.status === undefined ? [] : ['STATUS']), ...(o.subscriptionId === undefined ? [] : ['SUBSCRIPTION'])],
     color: ctx.globals.color,
   });

@@ -3,7 +3,7 @@
 // --all-failed goes on in rounds past the list's 50 rows (rounds.ts); --wait then polls until
 // each replayed delivery has left PENDING (wait.ts). --since, --until and --error (filters.ts)
 // narrow --all-failed to the FAILED deliveries they match, listed per subscription behind a full
-// list; a replay refused because the subscription was deleted says so (issue 30), found through
+// list; a replay refused because the subscription was deleted says so, found through
 // the remembered subscriptions even behind a full FAILED list.
 import {
   checkSubscriptions,
@@ -99,7 +99,7 @@ const deliveries = (n: number): string => `${n} FAILED deliver${n === 1 ? 'y' : 
 
 /**
  * The FAILED deliveries of deleted subscriptions, which the service keeps listing but never
- * replays (404): left out of --all-failed and counted, so that a run can end clean (issue 26).
+ * replays (404): left out of --all-failed and counted, so that a run can end clean.
  */
 class Orphans {
   private readonly ids = new Set<string>();
@@ -323,7 +323,7 @@ async function firstRound(ctx: Context, o: ReplayOptions, orphans: Orphans): Pro
   const shown = o.max === undefined ? listed : listed.slice(0, o.max);
   const maybeMore = all.full.length > 0 && (o.max === undefined || o.max > DELIVERY_LIST_ROWS);
   const incomplete = incompleteNotice(o.filter, all.full);
-  // Every row is FAILED: STATUS says nothing, SUBSCRIPTION and LAST ANSWER say why (issue 26).
+  // Every row is FAILED: STATUS says nothing, SUBSCRIPTION and LAST ANSWER say why.
   const table = { columns: deliveryColumns(ctx.io.now(), shown), fixed: ['STATUS'] };
   if (o.dryRun) {
     await writeList(ctx.io, ctx.globals.output, shown, { ...table, color: ctx.globals.color });

@@ -1,4 +1,4 @@
-// rfs deliveries summary (cli.md, deliveries; issues 27 and 30): the first command of an incident.
+// rfs deliveries summary (cli.md, deliveries): the first command of an incident.
 // Every list the API allows (census.ts), per live and remembered subscription behind a full
 // list, so a deleted subscription's FAILED deliveries are counted; bounds flagged (bounds.ts);
 // --since, --until and --error applied to the rows listed (filters.ts).
@@ -35,17 +35,17 @@ function columns(now: number, groups: readonly SummaryGroup[]): Column<SummaryGr
   return [
     { header: 'SUBSCRIPTION', value: (g) => g.subscriptionId },
     // Said on every row when every group has one status (FAILED): then it goes last, before
-    // LAST ERROR would be cut into its code (60 columns, issue 33 item 3).
+    // LAST ERROR would be cut into its code (60 columns).
     { header: 'STATUS', value: (g) => g.status, ...(new Set(groups.map((g) => g.status)).size === 1 ? { dropOrder: 4 } : {}) },
     { header: 'COUNT', value: (g) => countText(g), align: 'right' },
-    // Never cut before its code (`connect ECONNREFUSED…`, issue 33 item 3): columns go first.
+    // Never cut before its code (`connect ECONNREFUSED…`): columns go first.
     {
       header: 'LAST ERROR',
       value: (g) => g.lastError ?? '',
       flex: true,
       minWidth: errorColumnMinWidth(groups.map((g) => g.lastError ?? '')),
     },
-    // "Since when?" outlives the URL (the id says which subscription) and NEWEST (issue 30 item 2).
+    // "Since when?" outlives the URL (the id says which subscription) and NEWEST.
     { header: 'OLDEST', value: (g) => oldestText(g.oldestAttemptAt, g.oldestIsLowerBound, now), dropOrder: 3 },
     { header: 'NEWEST', value: (g) => formatAge(g.newestAttemptAt, now), dropOrder: 1 },
     // The URL whole (a cut URL names no endpoint); the id says which subscription, and a deleted

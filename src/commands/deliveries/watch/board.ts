@@ -1,4 +1,4 @@
-// What the full-screen view of `deliveries watch` shows (cli.md, deliveries; issue 27), as data:
+// What the full-screen view of `deliveries watch` shows (cli.md, deliveries), as data:
 // one row per subscription with its counts (lower bounds where a list came back full), its most
 // common last error and its failures per minute since the watch began, and the latest failures.
 // Pure: fed one census per poll and the poll's changes, with the time of the poll, so that a

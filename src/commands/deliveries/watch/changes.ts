@@ -1,10 +1,10 @@
-// What `deliveries watch` reports (cli.md, deliveries; issues 27 and 30): a delivery's status as
+// What `deliveries watch` reports (cli.md, deliveries): a delivery's status as
 // each poll sees it, compared with the poll before, and a subscription's health as its attempts
 // tell it (failing after successes, recovered after failures). A delivery first seen after the
 // first poll is a change from null only when it is newer than what was seen before; one that
 // drops out of every list (past the 50 newest) is no change at all.
 //
-// Memory stays bounded for any run time and any server (issue 30 item 4): the statuses of the
+// Memory stays bounded for any run time and any server: the statuses of the
 // newest 1,000 deliveries seen are kept (or of the last poll's, when it saw more), the health
 // of at most 1,000 subscriptions, and error texts are cut to 200 characters, copied out of the
 // answer they came in so that a kept text never holds a 20 KB one alive.

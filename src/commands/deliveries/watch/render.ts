@@ -1,5 +1,5 @@
 // The full-screen view of `deliveries watch` as lines of text for a terminal of a given size
-// (cli.md, deliveries; issues 27 and 30). Pure: the same board, size and line give the same
+// (cli.md, deliveries). Pure: the same board, size and line give the same
 // screen, which is what the tmux screens of the tests compare. No line is wider than the
 // terminal (it would wrap and scroll the view): every width is counted in terminal cells by the
 // table's one rule (output/table.ts, string-width), so CJK text and emoji take the two cells
@@ -37,7 +37,7 @@ const COUNT_WIDTH: Record<(typeof BOARD_STATUSES)[number], number> = { FAILED: 6
 const MARKS = { failing: '✗', recovered: '✓' } as const;
 /** The selector and the mark, the three counts and the gaps around them, the error and the sparkline. */
 const FIXED = 2 + 2 + 3 * GAP.length + 6 + 7 + 9 + GAP.length + GAP.length;
-/** The sparkline's cells at least: at 80 columns the URL needs them more (issue 30). */
+/** The sparkline's cells at least: at 80 columns the URL needs them more. */
 const SPARK_MIN = 8;
 const ERROR_MIN = 12;
 /** The screen's short word for api/delivery-evidence.ts's hiddenSubscriptionsNotice. */

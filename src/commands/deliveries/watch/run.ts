@@ -1,4 +1,4 @@
-// rfs deliveries watch (cli.md, deliveries; issues 27 and 30): polls the deliveries lists within
+// rfs deliveries watch (cli.md, deliveries): polls the deliveries lists within
 // its budget (poll.ts, budget.ts) and prints one line per change of a delivery's status and one
 // when a subscription starts failing or recovers, as `kubectl get -w` does: ndjson off a
 // terminal, a readable line on one (with --quiet or -o on a terminal). Ctrl-C, SIGTERM or

@@ -1,4 +1,4 @@
-// The terminal path of `deliveries watch` (cli.md, deliveries; issue 27): the board of board.ts,
+// The terminal path of `deliveries watch` (cli.md, deliveries): the board of board.ts,
 // drawn by render.ts in the alternate screen and redrawn in place after every poll, every key
 // and every resize, at the terminal's size of that moment. Keys come from stdin in raw mode:
 // ↑/↓ select, `r` asks on the bottom line before replaying a subscription's FAILED deliveries,

@@ -40,7 +40,7 @@ export function recordingColumns(now: number): Column<RecordingListItem>[] {
 }
 
 /**
- * The columns that say the same on every row of this listing (issue 26): STATUS, since the list
+ * The columns that say the same on every row of this listing: STATUS, since the list
  * has one status (COMPLETED unless --status); FILED when only unsynced recordings are listed
  * (the default), where it is always `no`.
  */

@@ -94,13 +94,13 @@ export async function run(ctx: Context, o: StatusOptions): Promise<number> {
       { header: 'ID', value: (r) => r.id },
       { header: 'STATE', value: (r) => r.state },
       // On a narrow terminal FAILURES goes first, then NEXT TRY: the state says most of both,
-      // and the error is what to read (issue 33 item 3).
+      // and the error is what to read.
       { header: 'FAILURES', value: (r) => r.failures, align: 'right', dropOrder: 1 },
       { header: 'NEXT TRY', value: (r) => formatIn(r.nextTry, ctx.io.now()), dropOrder: 2 },
       { header: 'LAST ERROR', value: (r) => (r.lastError ? r.lastError.title : r.detail), flex: true, minWidth: 24 },
     ],
     // The command's message is why it failed: read whole, wrapped at words under its column,
-    // as doctor's advice is, never cut (issue 33 item 3).
+    // as doctor's advice is, never cut.
     wrapLast: true,
   });
   const count = (state: Row['state']): number => rows.filter((r) => r.state === state).length;

@@ -52,7 +52,7 @@ export async function run(ctx: Context, { url, events, idempotencyKey }: CreateO
     }
     throw error;
   }
-  // Remembered, so that its deliveries are found once it is deleted (cli.md, deliveries; issue 30).
+  // Remembered, so that its deliveries are found once it is deleted (cli.md, deliveries).
   if (typeof subscription.id === 'string') await rememberSubscriptions(ctx, [{ id: subscription.id, url: subscription.url }]);
   await writeResource(ctx.io, ctx.globals.output, subscription, {
     color: ctx.globals.color,

@@ -10,7 +10,7 @@ import { sanitize } from '../../../core/sanitize.js';
 import { confirmAction } from '../../../prompt/confirm.js';
 
 /**
- * The confirmation names the subscription's URL too (issue 33 item 8): an id alone does not say
+ * The confirmation names the subscription's URL too: an id alone does not say
  * which receiver stops getting deliveries. The URL is looked up only when a person will be
  * asked: with --yes, or without a terminal (exit 2), nothing is sent before the delete.
  */

@@ -37,7 +37,7 @@ export async function run(ctx: Context, { limit, cursor, all }: ListOptions): Pr
     more = c;
   };
   const listing = listWebhooks(client, { limit, cursor, all, signal: ctx.signal, onMore });
-  // The subscriptions shown are remembered, so a deleted one's deliveries are found later (issue 30).
+  // The subscriptions shown are remembered, so a deleted one's deliveries are found later.
   const seen: { id: string; url: unknown }[] = [];
   const items = paged(
     (async function* () {
@@ -47,13 +47,13 @@ export async function run(ctx: Context, { limit, cursor, all }: ListOptions): Pr
       }
     })(),
   );
-  // CREATED as an age, as `recordings list` shows its times (one time style, issue 26 item 13).
+  // CREATED as an age, as `recordings list` shows its times (one time style).
   const now = ctx.io.now();
   const count = await writeList(ctx.io, ctx.globals.output, items, {
     color: ctx.globals.color,
     // A URL is cut (never below 56 cells) only on a terminal too narrow for it once CREATED, then
     // EVENTS have gone (a cut URL cannot be pasted). While the API knows one event, EVENTS says
-    // the same on every row: it goes before anything (issue 26).
+    // the same on every row: it goes before anything.
     columns: [
       { header: 'ID', value: (w) => field(w, 'id') },
       { header: 'URL', value: (w) => w.url, flex: true, minWidth: 56 },

@@ -120,7 +120,7 @@ function fixed(width: number, value: (row: Row) => string | number | null): (row
 }
 
 // EVENT says the same on every row (there is one event kind today): it goes whenever the row
-// does not fit whole, before the title is cut (issue 33 item 3). Narrower, TIME goes, then
+// does not fit whole, before the title is cut. Narrower, TIME goes, then
 // STATUS, then RECORDING (60 columns: the verdict, the delivery and the title stay); the title,
 // last, takes what is left of the width of the moment. With --forward-to, TOOK (how long the
 // target took to answer) follows STATUS, and goes right after EVENT.
@@ -245,6 +245,7 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
   // --inspect: the inspector's record of each delivery, set once the receiver is bound (its
   // port names the default history file); loaded only with the flag.
   let inspection: ListenSource | undefined;
+  let accepting = false;
   const onDelivery = (d: ReceivedDelivery, raw: ReceivedRaw): void => {
     const at = io.now();
     const duplicate = d.valid && d.deliveryId !== null && seen.has(d.deliveryId);
@@ -274,6 +275,8 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
     now: io.now,
     onDelivery,
     onRefused: (r) => ui.warn(`refused a ${r.method} request (HTTP ${r.status}): ${r.message}`),
+    // GET /healthz: 200 once the subscription (--subscribe) and the inspector (--inspect) are set.
+    ready: () => accepting,
   });
   let stopped: { error: unknown } | undefined;
   let subscription: ListenSubscription | undefined;
@@ -308,6 +311,7 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
       inspector = started.server;
     }
     if (asTable) print(`${table.lines(PLACEHOLDER).header ?? ''}\n`);
+    accepting = true;
     const interrupted = ctx.signal.aborted ? Promise.resolve(undefined) : once(ctx.signal, 'abort').then(() => undefined);
     stopped = await Promise.race([interrupted, outputFailure]);
   } finally {

@@ -1,4 +1,4 @@
-// webhooks listen --subscribe (cli.md, webhooks; issue 27): a subscription made for this
+// webhooks listen --subscribe (cli.md, webhooks): a subscription made for this
 // receiver, deleted when it stops. Its URL ends in `rfs-listen-<host>-<pid>`, so one left by a
 // crash (SIGKILL, a power cut) is recognisable in `webhooks list`, and the next --subscribe from
 // the same host offers to delete those whose process is gone.
@@ -121,7 +121,7 @@ export async function subscribe(
   const created = await createWebhook(client, { url, events: [...o.events] }, newIdempotencyKey(), ctx.signal);
   const id = created.id ?? '';
   if (id === '') throw new ContractError('the service created a subscription without an id: it cannot be deleted when listen stops');
-  // Remembered: once listen deletes it, its FAILED deliveries are still found (cli.md, deliveries; issue 30).
+  // Remembered: once listen deletes it, its FAILED deliveries are still found (cli.md, deliveries).
   await rememberSubscriptions(ctx, [{ id, url }]);
   return {
     id,
@@ -152,8 +152,8 @@ export function subscribeOptions(flags: Input['flags']): { publicUrl: string | u
 /**
  * The subscription and its secret, once, on stderr (as `webhooks create` shows it once): the
  * server's text escaped as all of it is (a hostile id or secret must not drive the terminal,
- * issue 32 item 1). With --verbose the secret is shown redacted: cli.md says -v output is safe
- * to paste, and listen verifies with the secret itself (issue 33, item 8).
+ * cli.md, Output: server text is escaped). With --verbose the secret is shown redacted: cli.md says -v output is safe
+ * to paste, and listen verifies with the secret itself.
  */
 export function announceSubscription(ctx: Context, s: ListenSubscription): void {
   ctx.io.stderr.write(`subscribed ${sanitize(s.id)} to ${sanitize(s.url)}\n`);

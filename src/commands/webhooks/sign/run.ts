@@ -79,7 +79,7 @@ export async function run(ctx: Context, o: SignOptions): Promise<number> {
   });
   // cli.md: sign prints the header lines, `-o json` the object of them. Only -o/--json on this
   // command line chooses the object: the json that a pipe (or a profile's default) would give
-  // other commands would hand `curl -H @-` a `{` as its first header (issue 26).
+  // other commands would hand `curl -H @-` a `{` as its first header.
   const format = ctx.globals.outputFlagged === true ? ctx.globals.output : 'table';
   // The signature is not the secret: it is what a delivery carries in the clear.
   if (format === 'json') ctx.io.stdout.write(`${safeJson(headers, 2)}\n`);

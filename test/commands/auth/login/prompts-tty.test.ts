@@ -1,4 +1,4 @@
-// issue 12, item 13 in a real terminal: an interactive `auth login` whose first key the service
+// In a real terminal: an interactive `auth login` whose first key the service
 // refuses (401) asks for the key again and keeps the URL typed before; and a login that would
 // replace a saved key asks first; and a profile whose stored base-url breaks the URL rule is
 // warned about in the rule's words and offered the default instead. A private tmux server
@@ -21,7 +21,7 @@ let term: Terminal | undefined;
 let server: ScenarioServer;
 
 const count = (text: string, what: string) => text.split(what).length - 1;
-/** Line breaks and runs of spaces as one space: stderr's notices wrap at words on a terminal (issue 33 item 4). */
+/** Line breaks and runs of spaces as one space: stderr's notices wrap at words on a terminal. */
 const flat = (text: string) => text.replace(/\s+/g, ' ');
 
 const t = (): Terminal => term as Terminal;
@@ -104,7 +104,7 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'interactive auth login in a terminal'), 
     await t().run('far', ['auth', 'login', '--profile', 'far'], SIZE);
     const asked = await t().waitForInput('far', (s) => s.includes('Service base URL'), 'the URL question');
     const askedLines = asked.split('\n');
-    // The warning wraps at words within the 100 columns (issue 33 item 4); read as one line, it is the rule's words.
+    // The warning wraps at words within the 100 columns; read as one line, it is the rule's words.
     expect(askedLines.slice(0, -1).every((l) => l.length <= SIZE.columns)).toBe(true);
     expect(flat(askedLines.slice(0, -1).join('\n'))).toBe(
       'warning: invalid base-url of profile "far": refusing plain http to rfs.example.com: an API key must not travel in clear text; fix it with `rfs config set base-url <value>` or `rfs config unset base-url`',

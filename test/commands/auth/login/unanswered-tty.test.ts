@@ -1,5 +1,5 @@
 // Interactive `auth login` against a service that accepts connections and never answers
-// (issue 26 items 11 and 12), at 80 and 120 columns: a spinner says what rfs waits for after a
+//, at 80 and 120 columns: a spinner says what rfs waits for after a
 // second (not a blank screen for the whole timeout), --timeout is honoured, the URL is asked
 // again instead of exit 6, and the typed key is not shown with a green ✔ before the service
 // has judged it. The final screen is compared exactly (ports masked).
@@ -63,7 +63,7 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'auth login against a silent service'), (
       const waiting = await term.waitFor(name, (s) => s.includes(`checking the key with ${silentUrl}…`), 'the spinner');
       expect(waiting).not.toContain('✔ API key');
       const again = await term.waitForInput(name, (s) => s.split('Service base URL').length === 3, 'the URL asked again');
-      // The warning wraps at words on a terminal (issue 33 item 4).
+      // The warning wraps at words on a terminal.
       expect(again.replace(/\s+/g, ' ')).toContain('within 3 s');
       await term.keys(name, 'C-u');
       await term.keys(name, '-l', good.url);

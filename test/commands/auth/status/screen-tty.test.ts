@@ -1,4 +1,4 @@
-// `auth status` in a real terminal (issue 26 item 4), at 80 and 120 columns, against a sandbox
+// `auth status` in a real terminal, at 80 and 120 columns, against a sandbox
 // (127.0.0.1, port 0) with two saved profiles: the base URL is shown whole (port included) and
 // SCOPES, then KEY, are left out first; nothing wraps. The port changes from run to run, so
 // its digits are masked (same width) before the screen is compared with the recorded one.

@@ -1,5 +1,5 @@
 // `deliveries summary` in a real terminal at 80 and 120 columns against `rfs sandbox --scenario
-// incident` (issue 30): the built CLI in a private tmux server. The scenario's newest deliveries
+// incident`: the built CLI in a private tmux server. The scenario's newest deliveries
 // retry live (their counts and ages move from second to second) and its receivers' ports are
 // chosen at start, so the screen is checked line by line for what must hold, with the columns
 // kept: every line within the width, the deleted subscription's FAILED groups present and
@@ -60,7 +60,7 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'deliveries summary against --scenario in
         expect(line).toMatch(/FAILED +\d+\+ {2}.* {2}before \d+[smh] ago/);
       }
       if (columns === 120) for (const line of failedOf(ids.deleted)) expect(line).toMatch(/ {2}\(deleted\)$/);
-      // The notice wraps at words on a terminal (issue 33 item 4): read it with its line breaks as spaces.
+      // The notice wraps at words on a terminal: read it with its line breaks as spaces.
       expect(lines.join('\n').replace(/\s+/g, ' ')).toContain(
         `subscription ${ids.deleted} was deleted: its FAILED deliveries cannot be replayed`,
       );

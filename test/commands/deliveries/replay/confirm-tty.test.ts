@@ -1,4 +1,4 @@
-// issue 12, item 12 in a real terminal: `deliveries replay --all-failed` asks with the table that
+// In a real terminal: `deliveries replay --all-failed` asks with the table that
 // `--dry-run` prints (whole ids in columns, columns dropped on a narrow terminal, never an id
 // list wrapped mid-id), at 60, 80, 120 and 200 columns. Each screen is compared exactly with the
 // one recorded under test/tty/__screens__/ (RFS_TTY_RECORD=1 writes them anew; read the diff
@@ -35,7 +35,7 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'the replay confirmation in a terminal'),
         expect: { method: 'GET', url: /^\/api\/v1\/webhooks\/deliveries\?(?=.*status=FAILED)/ },
         body: { data: [1, 2, 3].map(failed), meta: { count: 3 } },
       });
-      // Whether their subscription still exists (issue 26: those of a deleted one are left out).
+      // Whether their subscription still exists (those of a deleted one are left out).
       t.server.queue({
         expect: { method: 'GET', url: '/api/v1/webhooks?limit=50' },
         body: { data: [{ id: 'wh_subscription0001', url: 'https://x.test/h', events: ['recording.completed'] }], meta: { count: 1 } },

@@ -1,4 +1,4 @@
-// FAILED deliveries of a deleted subscription (issue 26 item 3): the service keeps listing them
+// FAILED deliveries of a deleted subscription: the service keeps listing them
 // and answers 404 to every replay, so `replay --all-failed` leaves them out and counts them (a
 // run can end clean, exit 0), a replay by id says "subscription wh_… was deleted", and the
 // dry-run table at 80 columns keeps SUBSCRIPTION (every row is FAILED: STATUS goes first).

@@ -1,4 +1,4 @@
-// deliveries replay --all-failed past the list's 50 rows (cli.md, deliveries; issue 13 item 5):
+// deliveries replay --all-failed past the list's 50 rows (cli.md, deliveries):
 // 70 FAILED deliveries in a real sandbox, each replayed exactly once (its request log), in rounds
 // that the summary counts, paced by the client, with --max. The CLI's clock is fake: the pacing
 // waits it chooses are recorded, never slept.

@@ -1,7 +1,7 @@
-// deliveries replay --wait (cli.md, deliveries; issue 13 item 5) against a real sandbox whose
+// deliveries replay --wait (cli.md, deliveries) against a real sandbox whose
 // receiver answers per delivery: all SUCCEEDED → 0; one FAILED again → 8; one still PENDING
 // when the timeout passes → 8, named. And the --all-failed confirmation shows the --dry-run
-// table (issue 12 item 12). The CLI's clock is fake: the timeout passes without waiting for it.
+// table. The CLI's clock is fake: the timeout passes without waiting for it.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

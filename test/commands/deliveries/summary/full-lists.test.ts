@@ -1,4 +1,4 @@
-// deliveries summary past the API's 50-row list (cli.md, deliveries; issue 27): 60 FAILED
+// deliveries summary past the API's 50-row list (cli.md, deliveries): 60 FAILED
 // deliveries of one subscription and 3 of a second: the full list is listed again per
 // subscription, so the second's 3 are counted exactly and the first's count reads `50+`.
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,5 +1,5 @@
 // `deliveries summary` and `deliveries list` in a real terminal at 60, 80 and 120 columns
-// (issue 33 item 3; issue 30 items 1 and 2): tables follow the documented drop order — summary
+// (cli.md, Output: columns on narrow terminals): tables follow the documented drop order — summary
 // leaves out NEWEST, then the URL, then OLDEST, then a STATUS that is the same on every row, and never
 // cuts LAST ERROR before its code (`connect ECONNREFUSED` whole); an unfiltered `deliveries list`
 // keeps SUBSCRIPTION at 80. The incident: a full FAILED list of one subscription (50+, OLDEST a
@@ -76,7 +76,7 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'incident tables in a terminal'), () => {
     const file = join(SCREENS, `${name}.txt`);
     if (RECORD) writeFileSync(file, `${text}\n`);
     expect(text).toBe(readFileSync(file, 'utf8').trimEnd());
-    // The table's lines (stderr's notices after it wrap as the terminal wraps them: issue 33 item 4).
+    // The table's lines (stderr's notices after it wrap as the terminal wraps them).
     for (const line of text.split('\n').filter((l) => !l.startsWith('subscription '))) expect(line.length).toBeLessThanOrEqual(columns);
     return text;
   };

@@ -1,4 +1,4 @@
-// deliveries summary (cli.md, deliveries; issue 27) against a sandbox with three subscriptions:
+// deliveries summary (cli.md, deliveries) against a sandbox with three subscriptions:
 // healthy (nothing to show), refusing (2 FAILED, HTTP 500) and deleted (2 FAILED, shown as
 // deleted). Exit 8 while anything is FAILED, 0 otherwise.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -51,7 +51,7 @@ describe('deliveries summary', () => {
     expect(stderr).toBe(`subscription ${deleted} was deleted: its FAILED deliveries cannot be replayed\n`);
   });
 
-  it('keeps the ids and OLDEST on an 80-column terminal, leaving out NEWEST then the URL (issue 33 item 3)', async () => {
+  it('keeps the ids and OLDEST on an 80-column terminal, leaving out NEWEST then the URL', async () => {
     const { stdout, stderr } = await summary(['-o', 'table'], { stdoutIsTTY: true, columns: 80 });
     const { refusing, deleted } = h.ids;
     const [first, second] = [refusing, deleted].sort() as [string, string];

@@ -1,4 +1,4 @@
-// A small scenario server for watch's memory (issue 30 item 4): every list of deliveries it is
+// A small scenario server for watch's memory: every list of deliveries it is
 // asked for holds `perList` deliveries it never sent before, each with an error text of
 // `errorBytes` characters, as a server in a long incident would. One subscription. Listens on
 // 127.0.0.1 port 0; counts what it answered.

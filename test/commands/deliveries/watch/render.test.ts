@@ -92,7 +92,7 @@ it('never lets server text drive the terminal, and never draws past the terminal
   expect(short.some((l) => l.startsWith('> ') && l.includes('y.example'))).toBe(true);
 });
 
-// Issue 30 item 5: one cell-width rule (the table's), URLs cut where they stay distinct.
+// one cell-width rule (the table's), URLs cut where they stay distinct.
 it('tells two subscriptions on one host apart at 80 columns: the scheme goes first, then the middle of the path', () => {
   const board = new Board(START);
   const subs = live({
@@ -190,7 +190,7 @@ it('marks a row that recovered after failures, or started failing after successe
   expect(poll([d('dlv_3', 'SUCCEEDED', 'wh_a', 1), d('dlv_4', 'FAILED', 'wh_b', 1)], START + 120_000).events).toEqual([]);
 });
 
-// Issue 30 item 4: memory bounded for any run time and any server.
+// memory bounded for any run time and any server.
 it('remembers the newest 1,000 deliveries (or the last poll, when larger) and keeps errors cut to 200 characters', () => {
   const tracker = new Tracker();
   // Each delivery's attempt newer than any before (its number is its time): every one is new.

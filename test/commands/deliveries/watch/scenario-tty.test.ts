@@ -1,4 +1,4 @@
-// deliveries watch in a real terminal during `--scenario incident` (issue 30, "What it must
+// deliveries watch in a real terminal during `--scenario incident` ("What it must
 // show": watch screens at 80 and 120 during the scenario), the built CLI in a private tmux server:
 // every line within the width in terminal cells, the subscriptions' rows told apart (their URLs
 // differ on screen, each with its receiver's port), and after `POST /_sandbox/receivers/failing

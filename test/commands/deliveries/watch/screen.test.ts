@@ -1,4 +1,4 @@
-// deliveries watch on a terminal (cli.md, deliveries; issue 27): the full-screen view in a real
+// deliveries watch on a terminal (cli.md, deliveries): the full-screen view in a real
 // terminal (tmux), at 80 and 120 columns, through an incident. Two subscriptions of a sandbox
 // whose deliveries give up after two attempts 50 ms apart: one receiver stays up, the other is
 // stopped (its deliveries turn FAILED, the sparkline rises), started again, and its FAILED

@@ -1,4 +1,4 @@
-// deliveries watch off a terminal (cli.md, deliveries; issue 27): the ndjson stream checked line
+// deliveries watch off a terminal (cli.md, deliveries): the ndjson stream checked line
 // by line against the sandbox's delivery attempts and request log. Two subscriptions, one
 // healthy and one refusing (2 attempts, 50 ms apart); two recordings completed while watching,
 // then one FAILED delivery replayed once the receiver is back. Every status change is seen once,

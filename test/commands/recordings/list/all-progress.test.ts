@@ -1,4 +1,4 @@
-// `recordings list --all` (issue 26 item 10): progress on a terminal's stderr whatever stdout is
+// `recordings list --all`: progress on a terminal's stderr whatever stdout is
 // (`-o json > big.json` sat on a blank screen), and the notice after an --all stopped by
 // --max-items offers the cursor, never "--all" again.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// `rfs sync status` takes only its own flags (issue 26 item 15): commander parses the flags of
+// `rfs sync status` takes only its own flags: commander parses the flags of
 // `sync` on either side of the subcommand, and `sync status --concurrency 99 --watch` exited 0.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

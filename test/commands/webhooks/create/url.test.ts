@@ -1,4 +1,4 @@
-// issue 12, item 11: a refused webhook URL says what the service requires of one (api.md gives
+// a refused webhook URL says what the service requires of one (api.md gives
 // no field details), and the local check's words match what it accepts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../../../src/cli/run.js';

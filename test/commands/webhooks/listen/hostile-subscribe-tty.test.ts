@@ -1,8 +1,8 @@
-// Issue 32, item 1: a hostile server's subscription id and secret reached the terminal raw in
+// a hostile server's subscription id and secret reached the terminal raw in
 // `webhooks listen --subscribe` (OSC 0 retitled the window, OSC 52 wrote the clipboard, ESC[2J
 // cleared the screen, U+202E reversed text, BS/CR/NUL moved or hid what was shown). The built
 // rfs in a real terminal (tmux), against a scenario server that answers with every one of them:
-// each is shown escaped, nothing is obeyed. Issue 33, item 8: with -v the secret is never shown.
+// each is shown escaped, nothing is obeyed. With -v the secret is never shown.
 import { describe, expect, it } from 'vitest';
 import { needs, TMUX } from '../../../helpers/platform.js';
 import { scenarioTerminal } from '../../../helpers/scenario-terminal.js';
@@ -74,7 +74,7 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'server text in a real terminal'), () => 
     expect(stopped).toContain(`deleted subscription ${SHOWN}\nstopped listening`);
   });
 
-  it('with -v shows the secret redacted, never whole (issue 33, item 8)', async () => {
+  it('with -v shows the secret redacted, never whole', async () => {
     const secret = 'whsec_LeakVerbose0123456789abcdefABCD';
     queueSubscription(secret);
     await s.term.run('verbose', ['webhooks', 'listen', '--subscribe', '--port', '0', '-v'], { columns: 400, rows: 20 });

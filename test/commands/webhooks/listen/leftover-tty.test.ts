@@ -1,4 +1,4 @@
-// webhooks listen --subscribe on a terminal (cli.md, webhooks; issue 27): after a run was killed
+// webhooks listen --subscribe on a terminal (cli.md, webhooks): after a run was killed
 // (SIGKILL, so it could not delete its subscription), the next run asks y/N about the leftover,
 // naming it; y deletes it, and this run's own subscription is deleted on Ctrl-C.
 import { type ChildProcess, spawn } from 'node:child_process';

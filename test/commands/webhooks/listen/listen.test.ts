@@ -235,7 +235,7 @@ describe('webhooks listen: real deliveries from the sandbox', () => {
       return text.length === 2 ? text : undefined;
     });
     const [header = '', row = ''] = rows;
-    // VERDICT as wide as its longest word (issue 26: `valid` took 20 cells).
+    // VERDICT as wide as its longest word (`valid` took 20 cells).
     expect(header).toBe('TIME      VERDICT    STATUS  DELIVERY                  EVENT                RECORDING             TITLE');
     expect(row).toMatch(
       new RegExp(
@@ -396,7 +396,7 @@ describe('webhooks listen: flags', () => {
     const t = bufferIO();
     expect(await runCli(['webhooks', 'listen', '--help'], t.io)).toBe(0);
     // The command's own section; the global flags are listed once, in rfs --help, and this help
-    // ends with a line pointing there (cli.md, Global options; issue 12 item 14).
+    // ends with a line pointing there (cli.md, Global options).
     const own = t.stdout().split('\nGlobal options (')[0] ?? '';
     expect(t.stdout()).toContain('\nGlobal options (-o, --json, -p, -q, -v, -y, …): see rfs --help');
     const flags = [...own.matchAll(/^ {2}(-[^ ]+(?: <[^>]+>)?)/gm)].map((m) => m[1]);
@@ -508,7 +508,7 @@ describe('webhooks listen: stopping', () => {
   });
 });
 
-describe('a body over the cap (issue 32, item 12)', () => {
+describe('a body over the cap', () => {
   /**
    * A POST of `size` bytes written whole before the answer is read, as Node's http does, from a
    * process of its own (in the test's own process the two ends share one event loop, and the

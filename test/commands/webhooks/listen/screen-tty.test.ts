@@ -1,4 +1,4 @@
-// `webhooks listen` in a real terminal (issue 26 item 5), started at 80 and at 120 columns and
+// `webhooks listen` in a real terminal, started at 80 and at 120 columns and
 // widened to 200 while it runs: each row is laid out at the width of the moment it arrives (the
 // second row's title is whole at 200; the header is printed again when the columns shown
 // change), VERDICT is as wide as its words, and a delivery received twice is marked
@@ -43,7 +43,7 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'webhooks listen in a terminal'), () => {
     rmSync(home, { recursive: true, force: true });
   });
 
-  // Issue 33 item 3: at 60 a row fits (it was 69 cells), and at 120 EVENT, one value on every
+  // at 60 a row fits (it was 69 cells), and at 120 EVENT, one value on every
   // row, goes before a title is cut.
   for (const columns of [60, 80, 120]) {
     it(`started at ${columns} columns, widened to 200: rows at the width of the moment, duplicates marked`, async () => {
@@ -95,7 +95,7 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'webhooks listen in a terminal'), () => {
         .trimEnd()
         .replaceAll(`:${port}`, `:${'N'.repeat(port.length)}`)
         .replace(/\b\d\d:\d\d:\d\d\b/g, 'HH:MM:SS')
-        // Notices wrap at words on a terminal (issue 33 item 4), at the width rfs knows when it
+        // Notices wrap at words on a terminal, at the width rfs knows when it
         // writes them: the refused GET's warning races the SIGWINCH of the resize (the old or
         // the new width, from run to run), so it is read as one line.
         .replace(/warning: refused a GET request[\s\S]*?\(only POST is\)/, (w) => w.replace(/\s+/g, ' '));

@@ -1,4 +1,4 @@
-// listen --subscribe's names (cli.md, webhooks; issue 27): the host as a path segment, the
+// listen --subscribe's names (cli.md, webhooks): the host as a path segment, the
 // segment recognised in a leftover's URL (only this host's, with a pid), --public-url's rule.
 import { describe, expect, it } from 'vitest';
 import {

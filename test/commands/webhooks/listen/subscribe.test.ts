@@ -1,7 +1,7 @@
-// webhooks listen --subscribe as a process (cli.md, webhooks; issue 27) against the sandbox:
+// webhooks listen --subscribe as a process (cli.md, webhooks) against the sandbox:
 // the subscription exists while it runs (its URL ends in rfs-listen-<host>-<pid>), a delivery
 // verifies with its secret, and it is gone after SIGINT, SIGTERM and SIGHUP (a closed terminal or
-// SSH session, issue 30), the last line naming a signal from outside; after a SIGKILL the
+// SSH session), the last line naming a signal from outside; after a SIGKILL the
 // next --subscribe names the leftover (off a terminal) and deletes it with --yes.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

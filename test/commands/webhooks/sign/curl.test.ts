@@ -1,4 +1,4 @@
-// The example of `rfs webhooks sign --help` and the README, run as written (issue 26 item 1):
+// The example of `rfs webhooks sign --help` and the README, run as written:
 // `rfs webhooks sign … | curl -H @- …` against a real receiver (`rfs webhooks listen --port 0`)
 // that verifies the delivery with the same secret. Piped, sign's stdout is not a terminal, and
 // it must still print header lines (json only with an explicit -o json), or curl sends `{` as a

@@ -1,4 +1,4 @@
-// rfs webhooks sign (cli.md, webhooks; issue 13 item 6): the four x-service-* headers for a body,
+// rfs webhooks sign (cli.md, webhooks): the four x-service-* headers for a body,
 // checked against an HMAC computed here and against `rfs verify-signature`, in json and as
 // `name: value` lines; the secret is never printed.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// rfs webhooks trigger (cli.md, webhooks; issue 13 item 6) against `rfs webhooks listen` running
+// rfs webhooks trigger (cli.md, webhooks) against `rfs webhooks listen` running
 // in-process: a valid delivery is accepted, --bad-signature and --stale are refused (and that is
 // exit 0: the receiver did its job), --duplicate sends the same delivery id twice, --recording
 // builds the payload from a recording of the sandbox. Neither ever prints the secret.

@@ -1,0 +1,167 @@
+// The inspector's Trust rules (cli.md, webhooks listen --inspect): anyone on the machine, and any
+// web page, can POST to the receiver, so the listener replays and re-signs only a delivery that
+// verified, and no answer, page or file carries a signature of a body that did not. Copy as curl
+// sends the body byte for byte and never makes curl read a file: run with sh and curl here.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runRfs } from '../helpers/child.js';
+import { delivery, entryOf, type Listener, listenEnv, post, replayApi, SECRET, startApp, startListen, waitFor } from './support.js';
+
+const run = promisify(execFile);
+
+let work: string;
+let app: Awaited<ReturnType<typeof startApp>>;
+let listen: Listener;
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'rfs-inspector-trust-'));
+  app = await startApp();
+  listen = await startListen(work, { forwardTo: app.url });
+}, 30_000);
+afterAll(async () => {
+  await listen?.stop();
+  await app?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** verify-signature's exit code for what the app received. */
+async function verifies(received: { headers: Record<string, unknown>; body: Buffer }): Promise<number | null> {
+  const file = join(work, `verify-${Date.now()}-${Math.random()}.json`);
+  writeFileSync(file, received.body);
+  const verify = await runRfs(
+    [
+      'verify-signature',
+      '--secret-env',
+      'RFS_WEBHOOK_SECRET',
+      '--timestamp',
+      String(received.headers['x-service-timestamp']),
+      '--signature',
+      String(received.headers['x-service-signature']),
+      '--payload',
+      file,
+    ],
+    { env: listenEnv(work) },
+  );
+  return verify.code;
+}
+
+describe('replay and re-sign: only what verified', () => {
+  const forgedSignature = `sha256=${'de'.repeat(32)}`;
+
+  it('refuses a forged and an unsigned body for replay, re-sign and edit, while a valid one re-signs and verifies', async () => {
+    expect(await post(listen.receiverUrl, delivery('dlv_trust_forged', { body: '{"amount":"1000000"}', signature: forgedSignature }))).toBe(
+      401,
+    );
+    expect(await post(listen.receiverUrl, delivery('dlv_trust_unsigned', { signature: null }))).toBe(401);
+    expect(await post(listen.receiverUrl, delivery('dlv_trust_valid'))).toBe(201);
+    const forged = await entryOf(listen.inspectorUrl, 'dlv_trust_forged');
+    const unsigned = await entryOf(listen.inspectorUrl, 'dlv_trust_unsigned');
+    const valid = await entryOf(listen.inspectorUrl, 'dlv_trust_valid');
+    expect([forged.verdict, unsigned.verdict, valid.verdict]).toEqual(['mismatch', 'missing', 'valid']);
+    expect([forged.replayable, unsigned.replayable, valid.replayable]).toEqual([false, false, true]);
+    const atApp = app.received.length;
+
+    for (const refused of [forged, unsigned]) {
+      for (const input of [{ resign: true }, { resign: false }, { body: '{"amount":"1"}' }]) {
+        const answer = await replayApi(listen.inspectorUrl, refused.id, input);
+        expect(answer.status, JSON.stringify(input)).toBe(409);
+        expect(answer.json.error).toMatch(/did not verify/);
+      }
+    }
+    // Nothing reached the app, signed or not.
+    expect(app.received.length).toBe(atApp);
+
+    const resigned = await replayApi(listen.inspectorUrl, valid.id, { resign: true });
+    expect(resigned.status).toBe(200);
+    const got = await waitFor('the re-signed replay at the app', () => app.received[atApp]);
+    expect(resigned.json.data?.request.headers['x-service-signature']).toBe(got.headers['x-service-signature']);
+    expect(await verifies(got)).toBe(0);
+  });
+
+  it('keeps no signature but the sender’s for a refused delivery: not in its detail, its curl command, nor the history file', async () => {
+    const forged = await entryOf(listen.inspectorUrl, 'dlv_trust_forged');
+    const detail = (await (await fetch(`${listen.inspectorUrl}api/deliveries/${forged.id}`)).json()) as {
+      data: { exchanges: unknown[]; request: { headers: Record<string, string> } };
+    };
+    expect(detail.data.exchanges).toEqual([]);
+    const curl = await (await fetch(`${listen.inspectorUrl}api/deliveries/${forged.id}/curl`)).text();
+    const signatures = (text: string) => [...text.matchAll(/sha256=[0-9a-f]{64}/g)].map((m) => m[0]);
+    expect(signatures(curl)).toEqual([forgedSignature]);
+    expect(signatures(JSON.stringify(detail))).toEqual([forgedSignature]);
+    const history = await waitFor('the refused delivery in the history', () => {
+      const text = readFileSync(join(work, 'history.jsonl'), 'utf8');
+      return text.includes('dlv_trust_forged') ? text : undefined;
+    });
+    const lines = history.trim().split('\n');
+    const kept = lines.filter((line) => line.includes('dlv_trust_forged'));
+    expect(kept.length).toBeGreaterThan(0);
+    for (const line of kept) {
+      expect((JSON.parse(line) as { exchanges: unknown[] }).exchanges).toEqual([]);
+      expect(signatures(line)).toEqual([forgedSignature]);
+    }
+  });
+
+  it('re-signs an edited body of a verified delivery: the app gets it, verify-signature accepts it, the detail keeps what was sent', async () => {
+    const valid = await entryOf(listen.inspectorUrl, 'dlv_trust_valid');
+    const edited = JSON.stringify({
+      id: 'dlv_trust_valid',
+      event: 'recording.completed',
+      data: { id: 'rec_test0001', title: 'edited title' },
+    });
+    const atApp = app.received.length;
+    const answer = await replayApi(listen.inspectorUrl, valid.id, { body: edited });
+    expect(answer.status).toBe(200);
+    expect(answer.json.data?.label).toBe('replay edited, re-signed');
+    const got = await waitFor('the edited replay at the app', () => app.received[atApp]);
+    expect(got.body.toString('utf8')).toBe(edited);
+    expect(await verifies(got)).toBe(0);
+    const detail = (await (await fetch(`${listen.inspectorUrl}api/deliveries/${valid.id}`)).json()) as {
+      data: { exchanges: { label: string; request: { body: string | null } }[] };
+    };
+    expect(detail.data.exchanges.at(-1)).toMatchObject({ label: 'replay edited, re-signed', request: { body: edited } });
+  });
+});
+
+describe('copy as curl', () => {
+  // Bodies that a careless command gets wrong: one naming a file (curl -d @file reads it), shell
+  // syntax, quotes, line ends, and bytes that are not UTF-8 (with a NUL, which no argument holds).
+  const secretFile = () => join(work, 'not-to-be-read.txt');
+  const cases: [string, () => Buffer][] = [
+    ['a body that names a file', () => Buffer.from(`@${secretFile()}`)],
+    ['shell syntax, quotes and line ends', () => Buffer.from(`{"a":"it's $(touch ${join(work, 'pwned')}) \`x\` \\"q\\""}\r\n\ttail\n`)],
+    ['bytes that are not UTF-8', () => Buffer.from([0x7b, 0x00, 0xff, 0xfe, 0x0a, 0x40, 0x2f, 0x7d])],
+  ];
+
+  for (const [name, bodyOf] of cases) {
+    it(`sends ${name} byte for byte, reading no file`, async () => {
+      writeFileSync(secretFile(), 'FILE CONTENTS THAT MUST NOT BE SENT');
+      const body = bodyOf();
+      const id = `dlv_curl_${name.replace(/\W+/g, '_')}`;
+      expect(await post(listen.receiverUrl, delivery(id, { body }))).toBe(201);
+      const entry = await entryOf(listen.inspectorUrl, id);
+      const command = await (await fetch(`${listen.inspectorUrl}api/deliveries/${entry.id}/curl`)).text();
+      const atApp = app.received.length;
+      await run('sh', ['-c', command], { cwd: work });
+      const got = await waitFor('the curl request at the app', () => app.received[atApp]);
+      expect(got.body.equals(body)).toBe(true);
+      expect(got.body.toString('latin1')).not.toContain('FILE CONTENTS');
+      // The signature headers went along: the app can verify what curl sent.
+      expect(await verifies(got)).toBe(0);
+      expect(() => readFileSync(join(work, 'pwned'))).toThrow();
+    });
+  }
+});
+
+it('never holds the secret in the page, the API or the history', async () => {
+  const texts = [
+    await (await fetch(listen.inspectorUrl)).text(),
+    await (await fetch(`${listen.inspectorUrl}app.js`)).text(),
+    await (await fetch(`${listen.inspectorUrl}api/deliveries`)).text(),
+    readFileSync(join(work, 'history.jsonl'), 'utf8'),
+  ];
+  for (const text of texts) expect(text).not.toContain(SECRET);
+});

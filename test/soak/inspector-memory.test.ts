@@ -1,0 +1,95 @@
+// The inspector's memory under load (cli.md, webhooks listen --inspect: Bounds): the listener
+// stays alive and within its memory while 300 re-signed replays of one delivery, whose app
+// answers 70 KB, run at once (the forward and the newest replays kept, history writes
+// coalesced), and while 3 event-stream clients that never read watch 60 refused bodies of
+// 900 KB arrive (refused bodies cut, a client that does not read dropped). Peak resident memory
+// (VmHWM) of the rfs process, Linux only.
+import { connect, type Socket } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { LINUX, needs } from '../helpers/platform.js';
+import { delivery, entryOf, type Listener, peakRssMb, post, startApp, startListen } from '../inspector/support.js';
+
+let work: string;
+let app: Awaited<ReturnType<typeof startApp>> | undefined;
+let listen: Listener | undefined;
+
+beforeEach(() => {
+  work = mkdtempSync(join(tmpdir(), 'rfs-inspector-memory-'));
+});
+afterEach(async () => {
+  await listen?.stop();
+  await app?.close();
+  listen = undefined;
+  app = undefined;
+  rmSync(work, { recursive: true, force: true });
+});
+
+it.skipIf(!LINUX.met)(
+  needs(LINUX, 'stays alive and under 300 MB through 300 concurrent re-signed replays of a delivery whose app answers 70 KB'),
+  async () => {
+    const answer = JSON.stringify({ pad: 'a'.repeat(70 * 1024) });
+    app = await startApp(() => answer);
+    listen = await startListen(work, { forwardTo: app.url });
+    expect(await post(listen.receiverUrl, delivery('dlv_soak_replays'))).toBe(201);
+    const entry = await entryOf(listen.inspectorUrl, 'dlv_soak_replays');
+    const url = `${listen.inspectorUrl}api/deliveries/${entry.id}/replay`;
+    const answers = await Promise.all(
+      Array.from({ length: 300 }, async () => {
+        const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"resign":true}' });
+        const json = (await res.json()) as { data?: { response: { status: number | null; error: string | null } } };
+        return { status: res.status, app: json.data?.response.status ?? null, error: json.data?.response.error ?? null };
+      }),
+    );
+    expect(answers.filter((a) => a.status === 200).length).toBe(300);
+    // Each replay reached the app, or says why not (its 10 s limit on a loaded machine): none lost.
+    const answered = answers.filter((a) => a.app === 201).length;
+    console.log(
+      `replays answered by the app: ${answered} of 300; without an answer: ${[...new Set(answers.filter((a) => a.app === null).map((a) => a.error))].join(', ')}`,
+    );
+    expect(answers.every((a) => a.app === 201 || (a.app === null && a.error !== null))).toBe(true);
+    expect(app.received.length).toBeGreaterThanOrEqual(1 + answered);
+    // Alive: it still answers, and keeps the forward and the newest replays only.
+    expect((await fetch(`${listen.receiverUrl}/healthz`)).status).toBe(200);
+    const detail = (await (await fetch(`${listen.inspectorUrl}api/deliveries/${entry.id}`)).json()) as { data: { exchanges: unknown[] } };
+    expect(detail.data.exchanges.length).toBe(20);
+    const peak = peakRssMb(listen.pid);
+    console.log(`inspector, 300 concurrent re-signed replays of a 70 KB answer: peak RSS ${peak.toFixed(0)} MB (Node ${process.version})`);
+    expect(peak).toBeLessThan(300);
+  },
+  180_000,
+);
+
+it.skipIf(!LINUX.met)(
+  needs(LINUX, 'stays under 400 MB with 3 stalled event-stream clients while 60 refused bodies of 900 KB arrive'),
+  async () => {
+    listen = await startListen(work);
+    const { port, host } = new URL(listen.inspectorUrl);
+    const stalled: Socket[] = [];
+    for (let i = 0; i < 3; i++) {
+      const socket = connect({ host: '127.0.0.1', port: Number(port) });
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write(`GET /api/events HTTP/1.1\r\nhost: ${host}\r\n\r\n`);
+      // Never read: what the server writes stays in its buffers, or the client is dropped.
+      socket.pause();
+      socket.on('error', () => undefined);
+      stalled.push(socket);
+    }
+    try {
+      const body = Buffer.alloc(900 * 1024, 'b');
+      for (let i = 0; i < 60; i++) {
+        expect(await post(listen.receiverUrl, delivery(`dlv_soak_refused_${i}`, { body, signature: null }))).toBe(401);
+      }
+      await entryOf(listen.inspectorUrl, 'dlv_soak_refused_59');
+      expect((await fetch(`${listen.receiverUrl}/healthz`)).status).toBe(200);
+      const peak = peakRssMb(listen.pid);
+      console.log(`inspector, 3 stalled streams and 60 refused 900 KB bodies: peak RSS ${peak.toFixed(0)} MB (Node ${process.version})`);
+      expect(peak).toBeLessThan(400);
+    } finally {
+      for (const socket of stalled) socket.destroy();
+    }
+  },
+  180_000,
+);
