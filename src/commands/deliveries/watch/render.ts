@@ -177,10 +177,11 @@ export function renderView(view: ViewState, size: ViewSize): string[] {
       ? [
           '',
           // Newest attempt first (board.ts), with its age: when each failed, not where a list put it.
-          `${pad('LATEST FAILURES', 26)}  ${pad('AGE', AGE_WIDTH)}  ${pad('SUBSCRIPTION', 23)}  LAST ERROR`,
+          `${pad('LATEST FAILURES', 26)}  ${pad('AGE', AGE_WIDTH)}  LAST ERROR`,
           ...latest.slice(0, failuresRoom).map((f) => {
             const age = formatAge(f.attemptAt, view.board.at);
-            return `  ${pad(sanitize(f.id), 24)}  ${pad(age, AGE_WIDTH)}  ${pad(sanitize(f.subscriptionId), 23)}  ${f.error === null ? '' : sanitize(f.error)}`;
+            // The error before anything else: at 80 columns it is what must stay in sight (the row above names the subscription).
+            return `  ${pad(sanitize(f.id), 24)}  ${pad(age, AGE_WIDTH)}  ${f.error === null ? '' : sanitize(f.error)}`;
           }),
         ]
       : [];
