@@ -11,6 +11,17 @@
 // NODE_DISABLE_COMPILE_CACHE=1 turns it off; NODE_DEBUG=rfs-bundle says what happened to it.
 'use strict';
 
+// The code cache's rules (runBundle, below): declared before the first run of it.
+/** The file's first bytes: this tag, the checksum as 8 hex digits, a newline. */
+const CACHE_TAG = 'rfs-code-cache crc32 ';
+const CACHE_HEADER_LENGTH = CACHE_TAG.length + 8 + 1;
+/** Far above any real cache (about 1 MB); a larger file is not read at all. */
+const MAX_CACHE_BYTES = 64 * 1024 * 1024;
+/** Caches of other builds and Nodes kept when a new one is written (a user who switches Nodes). */
+const OTHER_CACHES_KEPT = 3;
+/** A temporary file older than this is one a killed run left. */
+const STALE_TEMPORARY_MS = 60 * 60 * 1000;
+
 const argv = process.argv.slice(2);
 const only = argv.length === 1 ? argv[0] : undefined;
 if (only === '--version') {
@@ -89,61 +100,197 @@ function runBundle() {
     return;
   }
   const debug = require('node:util').debuglog('rfs-bundle');
-  const { readFileSync } = require('node:fs');
+  const bytes = require('node:fs').readFileSync(filename);
   // ASCII (esbuild escapes the rest), so latin1 is the cheap, exact decoding.
-  const source = readFileSync(filename, 'latin1');
-  // The first line names the bundle by a hash of its text (scripts/commonjs-bundle.mjs): V8 checks
-  // only a cache's length against the source, so the name is what keeps another build's cache out.
+  const source = bytes.latin1Slice(0, bytes.length);
+  // The first line names the bundle by a hash of its text (scripts/commonjs-bundle.mjs), so that
+  // each build has a cache file of its own; the checksum inside the file is what ties a cache to
+  // these very bytes (V8 itself compares only the source's length).
   const id = /^\/\/ rfs bundle ([0-9a-f]+)\n/.exec(source)?.[1];
   let cache;
   let cachedData;
   if (process.env.NODE_DISABLE_COMPILE_CACHE) debug('NODE_DISABLE_COMPILE_CACHE is set: no code cache');
   else if (id !== undefined) {
     cache = join(cacheFolder(), `${id}-v8-${process.versions.v8}-${process.arch}.cache`);
-    try {
-      cachedData = readFileSync(cache);
-    } catch {
-      debug('no code cache yet at %s', cache);
-    }
+    cachedData = readCache(cache, bytes, debug);
   }
   const { Script } = require('node:vm');
   // The wrapper Node's loader puts around a CommonJS file.
   const wrapped = `(function (exports, require, module, __filename, __dirname) {\n${source}\n})`;
   const script = new Script(wrapped, { filename, cachedData });
-  if (cachedData !== undefined) debug('code cache %s', script.cachedDataRejected ? 'rejected' : 'accepted');
-  // A cache missing or rejected (other V8 flags) is written when this run ends: it then holds
-  // every function the run compiled.
+  if (cachedData !== undefined) {
+    if (script.cachedDataRejected) debug('code cache set aside: rejected by V8 (other V8 flags)');
+    else debug('code cache accepted');
+  }
+  // A cache missing, set aside or rejected is written when this run ends: it then holds every
+  // function the run compiled.
   if (cache !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
-    process.once('exit', () => saveCache(cache, script, debug));
+    process.once('exit', () => saveCache(cache, script, bytes, debug));
   }
   script.runInThisContext()(module.exports, require, module, filename, dir);
 }
 
-/** A cache of another build or Node that has not been written for this long goes. */
-const STALE_CACHE_MS = 30 * 24 * 60 * 60 * 1000;
+// The code cache is code: V8 runs what it holds for the bundle's functions, checking only its
+// own version, its flags and the source's length. So rfs takes a cache only when it is the
+// user's own and intact, and decides that before V8 sees a byte of it:
+// - the folder is a directory owned by this user (the effective uid: under sudo, root's) and
+//   not writable by group or others, so no one else can have put or swapped a file in it;
+// - the file is opened without following a link and without waiting on a FIFO, and what is
+//   open (fstat) is a regular file owned by this user, not writable by group or others, of a
+//   bounded size;
+// - the file starts with a checksum that rfs wrote with it: a CRC-32 of the whole bundle's bytes
+//   followed by the cache's, so a damaged cache, or a cache of an edited bundle of the same
+//   length, is never given to V8.
+// A cache that fails one of these is set aside (removed, when the folder is the user's own)
+// and a good one is written when the run ends. NODE_DEBUG=rfs-bundle names the rule.
 
 /**
- * Writes the cache atomically (a reader never sees half a file), 0600 in a 0700 folder; then
- * removes the caches that older builds and Nodes left and nothing has rewritten for 30 days.
+ * The cache's checksum: CRC-32 of the bundle's bytes, then the cache's. A CRC catches every
+ * damaged byte (any burst of up to 32 bits) and ties the cache to these bytes of the bundle;
+ * what keeps a planted cache out is the owner and mode rules, which no checksum could (anyone
+ * can compute one). node:zlib costs a start half of what node:crypto's sha256 does
+ * (bench/RESULTS.md, "The code cache's checks").
  */
-function saveCache(cache, script, debug) {
+function cacheChecksum(bundle, data) {
+  const { crc32 } = require('node:zlib');
+  return crc32(data, crc32(bundle)).toString(16).padStart(8, '0');
+}
+
+/** Why `stats` (a folder or a file) is not the user's own to trust, or undefined. */
+function notOwn(stats) {
+  // Windows has no owners or modes to check here; its profile folder is the user's.
+  if (typeof process.geteuid !== 'function') return undefined;
+  const euid = process.geteuid();
+  if (stats.uid !== euid) return `owned by uid ${stats.uid}, not ${euid}`;
+  if ((stats.mode & 0o022) !== 0) return `writable by group or others (mode ${(stats.mode & 0o7777).toString(8).padStart(4, '0')})`;
+  return undefined;
+}
+
+/** Why the cache folder may not be used, or undefined; `undefined` too when it does not exist. */
+function untrustedFolder(folder) {
+  let stats;
+  try {
+    stats = require('node:fs').statSync(folder);
+  } catch (error) {
+    return error.code === 'ENOENT' ? undefined : `the folder cannot be read (${error.code})`;
+  }
+  if (!stats.isDirectory()) return 'the folder is not a directory';
+  const why = notOwn(stats);
+  return why === undefined ? undefined : `the folder is ${why}`;
+}
+
+/** The V8 data of the cache at `cache`, when it passes every rule; else undefined. */
+function readCache(cache, bundle, debug) {
+  const fs = require('node:fs');
+  const folderProblem = untrustedFolder(require('node:path').dirname(cache));
+  if (folderProblem !== undefined) {
+    debug('code cache not used: %s', folderProblem);
+    return undefined;
+  }
+  const { O_RDONLY, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = fs.constants;
+  let fd;
+  try {
+    fd = fs.openSync(cache, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch (error) {
+    if (error.code === 'ENOENT') debug('no code cache yet at %s', cache);
+    else setAside(cache, error.code === 'ELOOP' ? 'it is a symbolic link' : `it cannot be opened (${error.code})`, debug);
+    return undefined;
+  }
+  let file;
+  try {
+    const stats = fs.fstatSync(fd);
+    const why = !stats.isFile()
+      ? 'it is not a regular file'
+      : (notOwn(stats) ?? (stats.size > MAX_CACHE_BYTES ? `it is larger than ${MAX_CACHE_BYTES} bytes` : undefined));
+    if (why !== undefined) {
+      setAside(cache, why, debug);
+      return undefined;
+    }
+    file = Buffer.allocUnsafe(stats.size);
+    let read = 0;
+    for (let n = 1; n > 0 && read < file.length; read += n) n = fs.readSync(fd, file, read, file.length - read, null);
+    file = file.subarray(0, read);
+  } catch (error) {
+    setAside(cache, `it cannot be read (${error.code ?? error.message})`, debug);
+    return undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
+  const data = file.subarray(CACHE_HEADER_LENGTH);
+  const header = file.latin1Slice(0, Math.min(file.length, CACHE_HEADER_LENGTH));
+  if (header !== `${CACHE_TAG}${cacheChecksum(bundle, data)}\n`) {
+    setAside(cache, 'its checksum does not match this bundle and its bytes', debug);
+    return undefined;
+  }
+  return data;
+}
+
+/**
+ * Removes a cache that failed a rule (the folder is the user's own: readCache checked), so that
+ * no later run meets it even if this one dies; removing a link removes the link, not its target.
+ */
+function setAside(cache, why, debug) {
+  debug('code cache set aside: %s', why);
+  try {
+    require('node:fs').unlinkSync(cache);
+  } catch {
+    // A folder in its place (unlink refuses it) stays, and the cache is not written over it.
+  }
+}
+
+/**
+ * Writes the cache, checksum first, to a temporary file created exclusively under a random name
+ * (a file or link already there fails the write; nothing is followed), renamed over the cache (a
+ * reader never sees half a file; a link at the cache's name is replaced, not written through),
+ * 0600 in a 0700 folder that must pass the same rules as a read. Then prunes the caches of other
+ * builds and Nodes to the few newest, and the temporary files killed runs left.
+ */
+function saveCache(cache, script, bundle, debug) {
   const fs = require('node:fs');
   const { basename, dirname, join } = require('node:path');
   const folder = dirname(cache);
-  const temporary = `${cache}.${process.pid}.tmp`;
+  let temporary;
   try {
     fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
-    fs.writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
-    fs.renameSync(temporary, cache);
-    debug('code cache written to %s', cache);
-    for (const name of fs.readdirSync(folder)) {
-      const file = join(folder, name);
-      if (!name.endsWith('.cache') || name === basename(cache)) continue;
-      if (Date.now() - fs.statSync(file).mtimeMs > STALE_CACHE_MS) fs.rmSync(file, { force: true });
+    const folderProblem = untrustedFolder(folder);
+    if (folderProblem !== undefined) {
+      debug('code cache not written: %s', folderProblem);
+      return;
     }
+    const data = script.createCachedData();
+    const file = Buffer.concat([Buffer.from(`${CACHE_TAG}${cacheChecksum(bundle, data)}\n`, 'latin1'), data]);
+    temporary = join(folder, `.${basename(cache)}.${require('node:crypto').randomBytes(8).toString('hex')}.tmp`);
+    const fd = fs.openSync(temporary, 'wx', 0o600);
+    try {
+      for (let written = 0; written < file.length; ) written += fs.writeSync(fd, file, written);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(temporary, cache);
+    temporary = undefined;
+    debug('code cache written to %s', cache);
+    pruneCaches(folder, basename(cache));
   } catch (error) {
     // A read-only home or a full disk: the next run compiles again, nothing else.
-    fs.rmSync(temporary, { force: true });
+    if (temporary !== undefined) fs.rmSync(temporary, { force: true });
     debug('code cache not written: %s', error.message);
   }
+}
+
+/** Keeps the OTHER_CACHES_KEPT newest caches besides `current`; removes stale temporary files. */
+function pruneCaches(folder, current) {
+  const fs = require('node:fs');
+  const { join } = require('node:path');
+  const others = [];
+  for (const name of fs.readdirSync(folder)) {
+    const file = join(folder, name);
+    try {
+      if (/^[0-9a-f]+-v8-.+\.cache$/.test(name) && name !== current) others.push({ file, mtimeMs: fs.lstatSync(file).mtimeMs });
+      else if (/^\..+\.[0-9a-f]{16}\.tmp$/.test(name) && Date.now() - fs.lstatSync(file).mtimeMs > STALE_TEMPORARY_MS) fs.unlinkSync(file);
+    } catch {
+      // Removed meanwhile by another run.
+    }
+  }
+  others.sort((a, b) => b.mtimeMs - a.mtimeMs);
+  for (const { file } of others.slice(OTHER_CACHES_KEPT)) fs.rmSync(file, { force: true });
 }

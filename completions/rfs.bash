@@ -5,7 +5,7 @@
 # The subcommands offered under a command path (aliases are accepted, never offered).
 _rfs_subcommands() {
   case "$1" in
-    '') echo 'auth recordings file webhooks deliveries verify-signature sync api config doctor completion sandbox help' ;;
+    '') echo 'auth recordings file webhooks deliveries verify-signature sync api config doctor mcp completion sandbox help' ;;
     'auth') echo 'login status switch logout help' ;;
     'recordings') echo 'list get help' ;;
     'webhooks') echo 'create list delete listen sign trigger help' ;;
@@ -28,6 +28,7 @@ _rfs_resolve() {
     ':api') _rfs_word='api' ;;
     ':config') _rfs_word='config' ;;
     ':doctor') _rfs_word='doctor' ;;
+    ':mcp') _rfs_word='mcp' ;;
     ':completion') _rfs_word='completion' ;;
     ':sandbox') _rfs_word='sandbox' ;;
     ':help') _rfs_word='help' ;;
@@ -78,9 +79,10 @@ _rfs_flags() {
     'deliveries summary') echo '--subscription --since --until --error' ;;
     'deliveries watch') echo '--since --until --error --subscription --interval --budget --max-time' ;;
     'verify-signature') echo '--timestamp --signature --headers --payload --secret-env --secret-file --tolerance --now' ;;
-    'sync') echo '--exec --provider --watch --interval --listen --secret-env --journal --max-items --concurrency --order --exec-timeout --dry-run --max-attempts --retry-parked --metrics --log-format' ;;
+    'sync') echo '--exec --provider --watch --interval --listen --secret-env --journal --max-items --concurrency --order --exec-timeout --exec-env --dry-run --max-attempts --retry-parked --metrics --log-format' ;;
     'sync status') echo '--journal' ;;
     'api') echo '-X --method -f --field --input -H --header -i --include --paginate --idempotency-key' ;;
+    'mcp') echo '--allow-write --budget' ;;
     'completion') echo '-h --help' ;;
     'sandbox') echo '--host --port --seed --recordings --data --fixtures --rate-limit --rate-window --faults --delivery-attempts --delivery-backoff --scenario --allow-private-webhooks --inspect --allow-remote-control -h --help' ;;
   esac
@@ -185,6 +187,7 @@ _rfs_value() {
     'sync:--concurrency') _rfs_kind=any ;;
     'sync:--order') _rfs_kind=choices _rfs_values='listed priority' ;;
     'sync:--exec-timeout') _rfs_kind=any ;;
+    'sync:--exec-env') _rfs_kind=any ;;
     'sync:--max-attempts') _rfs_kind=any ;;
     'sync:--metrics') _rfs_kind=any ;;
     'sync:--log-format') _rfs_kind=choices _rfs_values='text json' ;;
@@ -194,6 +197,7 @@ _rfs_value() {
     'api:--input') _rfs_kind=file ;;
     'api:-H'|'api:--header') _rfs_kind=any ;;
     'api:--idempotency-key') _rfs_kind=any ;;
+    'mcp:--budget') _rfs_kind=any ;;
     'sandbox:--host') _rfs_kind=any ;;
     'sandbox:--port') _rfs_kind=any ;;
     'sandbox:--seed') _rfs_kind=any ;;
@@ -238,7 +242,7 @@ _rfs_argument() {
     'config unset:0') _rfs_kind=choices _rfs_values='base-url output rate timeout max-retries provider' ;;
     'config help:0') _rfs_kind=choices _rfs_values='list get set unset' ;;
     'completion:0') _rfs_kind=choices _rfs_values='bash zsh fish' ;;
-    'help:0') _rfs_kind=choices _rfs_values='auth recordings file webhooks deliveries verify-signature sync api config doctor completion sandbox exit-codes environment' ;;
+    'help:0') _rfs_kind=choices _rfs_values='auth recordings file webhooks deliveries verify-signature sync api config doctor mcp completion sandbox exit-codes environment' ;;
     *) return 1 ;;
   esac
 }
@@ -246,7 +250,7 @@ _rfs_argument() {
 # Commands that take no positional argument: an empty word offers their options.
 _rfs_no_arguments() {
   case "$1" in
-    'auth login'|'auth status'|'auth logout'|'recordings list'|'webhooks create'|'webhooks list'|'webhooks listen'|'webhooks sign'|'webhooks trigger'|'deliveries list'|'deliveries summary'|'deliveries watch'|'verify-signature'|'sync status'|'config list'|'doctor'|'sandbox') return 0 ;;
+    'auth login'|'auth status'|'auth logout'|'recordings list'|'webhooks create'|'webhooks list'|'webhooks listen'|'webhooks sign'|'webhooks trigger'|'deliveries list'|'deliveries summary'|'deliveries watch'|'verify-signature'|'sync status'|'config list'|'doctor'|'mcp'|'sandbox') return 0 ;;
   esac
   return 1
 }

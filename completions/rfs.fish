@@ -32,11 +32,13 @@ function __rfs_takes_value --argument-names path flag
             return 0
         case 'rfs verify-signature --timestamp' 'rfs verify-signature --signature' 'rfs verify-signature --headers' 'rfs verify-signature --payload' 'rfs verify-signature --secret-env' 'rfs verify-signature --secret-file' 'rfs verify-signature --tolerance' 'rfs verify-signature --now'
             return 0
-        case 'rfs sync --exec' 'rfs sync --provider' 'rfs sync --interval' 'rfs sync --listen' 'rfs sync --secret-env' 'rfs sync --journal' 'rfs sync --max-items' 'rfs sync --concurrency' 'rfs sync --order' 'rfs sync --exec-timeout' 'rfs sync --max-attempts' 'rfs sync --metrics' 'rfs sync --log-format'
+        case 'rfs sync --exec' 'rfs sync --provider' 'rfs sync --interval' 'rfs sync --listen' 'rfs sync --secret-env' 'rfs sync --journal' 'rfs sync --max-items' 'rfs sync --concurrency' 'rfs sync --order' 'rfs sync --exec-timeout' 'rfs sync --exec-env' 'rfs sync --max-attempts' 'rfs sync --metrics' 'rfs sync --log-format'
             return 0
         case 'rfs sync status --journal'
             return 0
         case 'rfs api -X' 'rfs api --method' 'rfs api -f' 'rfs api --field' 'rfs api --input' 'rfs api -H' 'rfs api --header' 'rfs api --idempotency-key'
+            return 0
+        case 'rfs mcp --budget'
             return 0
         case 'rfs sandbox --host' 'rfs sandbox --port' 'rfs sandbox --seed' 'rfs sandbox --recordings' 'rfs sandbox --data' 'rfs sandbox --fixtures' 'rfs sandbox --rate-limit' 'rfs sandbox --rate-window' 'rfs sandbox --faults' 'rfs sandbox --delivery-attempts' 'rfs sandbox --delivery-backoff' 'rfs sandbox --scenario' 'rfs sandbox --inspect'
             return 0
@@ -67,6 +69,8 @@ function __rfs_resolve --argument-names path word
             echo 'config'
         case 'rfs doctor'
             echo 'doctor'
+        case 'rfs mcp'
+            echo 'mcp'
         case 'rfs completion'
             echo 'completion'
         case 'rfs sandbox'
@@ -221,6 +225,7 @@ complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'sync' -d 'file every COMPLETED, unsy
 complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'api' -d 'send any request to the API with your key; prints the answer (the API is a beta)'
 complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'config' -d 'per-profile settings: base-url, output, rate, timeout, max-retries, provider'
 complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'doctor' -d 'check the config file, profile, key, connection, clock, failed deliveries and sync journal; changes nothing'
+complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'mcp' -d 'serve rfs to an AI agent: a Model Context Protocol server on stdin and stdout, read-only unless --allow-write'
 complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'completion' -d 'print the shell completion script'
 complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'sandbox' -d 'run the local implementation of the whole service (docs/sandbox.md)'
 complete -c rfs -n '__rfs_at \'rfs\' 0' -a 'help' -d 'show help for a command, or a topic: exit-codes, environment'
@@ -342,6 +347,7 @@ complete -c rfs -n '__rfs_at \'rfs sync\'' -l max-items -x -d 'handle at most th
 complete -c rfs -n '__rfs_at \'rfs sync\'' -l concurrency -x -d 'run up to this many commands at once (1 to 16); requests stay paced by --rate'
 complete -c rfs -n '__rfs_at \'rfs sync\'' -l order -x -a 'listed priority' -d 'listed: as the API lists them, filing from the first page; priority: URGENT first, oldest first within each (lists every page first)'
 complete -c rfs -n '__rfs_at \'rfs sync\'' -l exec-timeout -x -d 'stop a command that runs longer than this'
+complete -c rfs -n '__rfs_at \'rfs sync\'' -l exec-env -x -d 'pass this variable (or PREFIX*) to the command beside PATH, HOME, the locale and proxies (repeatable; RFS_API_KEY only by name)'
 complete -c rfs -n '__rfs_at \'rfs sync\'' -l dry-run -d 'list what would be sent to the command; run, file and journal nothing'
 complete -c rfs -n '__rfs_at \'rfs sync\'' -l max-attempts -x -d 'park a recording after this many failures of its command in a row'
 complete -c rfs -n '__rfs_at \'rfs sync\'' -l retry-parked -d 'run parked recordings again (each gets --max-attempts more tries)'
@@ -366,6 +372,8 @@ complete -c rfs -n '__rfs_at \'rfs config set\' 0' -a 'base-url output rate time
 complete -c rfs -n '__rfs_at \'rfs config set\' 1; and __rfs_previous output' -a 'table json ndjson' -d 'output'
 complete -c rfs -n '__rfs_at \'rfs config unset\' 0' -a 'base-url output rate timeout max-retries provider' -d 'the setting'
 complete -c rfs -n '__rfs_at \'rfs config help\' 0' -a 'list get set unset' -d 'command'
+complete -c rfs -n '__rfs_at \'rfs mcp\'' -l allow-write -d 'also offer the tools that change something: file, deliveries replay, webhooks create and delete'
+complete -c rfs -n '__rfs_at \'rfs mcp\'' -l budget -x -d 'requests a minute the agent\'s calls may send, 1-120 (default: 12), so that it cannot starve the integration'
 complete -c rfs -n '__rfs_at \'rfs completion\'' -s h -l help -d 'show help for a command'
 complete -c rfs -n '__rfs_at \'rfs completion\' 0' -a 'bash zsh fish' -d 'bash, zsh or fish'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l host -x -d 'address to bind'
@@ -384,4 +392,4 @@ complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l allow-private-webhooks -d 'allo
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l inspect -x -d 'also serve a web inspector of deliveries sent and API requests (default 127.0.0.1:8788)'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -l allow-remote-control -d 'bind beyond loopback without the warning (the control API has no key)'
 complete -c rfs -n '__rfs_at \'rfs sandbox\'' -s h -l help -d 'show help for a command'
-complete -c rfs -n '__rfs_at \'rfs help\' 0' -a 'auth recordings file webhooks deliveries verify-signature sync api config doctor completion sandbox exit-codes environment' -d 'command'
+complete -c rfs -n '__rfs_at \'rfs help\' 0' -a 'auth recordings file webhooks deliveries verify-signature sync api config doctor mcp completion sandbox exit-codes environment' -d 'command'

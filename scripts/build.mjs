@@ -22,6 +22,13 @@ for (const entry of await readdir(dist).catch(() => [])) {
 // code cache that each user's first run makes for the Node it runs on (ARCHITECTURE.md, "How
 // rfs starts"). Node's own compile cache, the ES module build split into chunks and a cache
 // trained here for the building Node alone were measured against it (bench/README.md).
+// The checks of the API's answers are generated from the zod schemas and committed
+// (scripts/checks.mjs): a bundle with stale ones would check answers by yesterday's shapes.
+const stale = await (await import('./checks.mjs')).staleChecks();
+if (stale.length > 0) {
+  throw new Error(`stale generated checks (${stale.map((s) => s.target.output).join(', ')}): run \`node scripts/checks.mjs\``);
+}
+
 const work = await mkdtemp(join(tmpdir(), 'rfs-build-'));
 try {
   const bundleDir = new URL('../dist/bundle/', import.meta.url);

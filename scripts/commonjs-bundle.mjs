@@ -92,6 +92,15 @@ export const LAZY_FILES = [
     asset: 'jq-engine.cjs',
     source: "module.exports = require('jq-wasm/inline');",
   },
+  // rfs mcp's SDK (the Model Context Protocol's server, its schemas and a JSON Schema
+  // validator), a quarter of a megabyte that only `rfs mcp` runs.
+  {
+    // What src/commands/mcp/run.ts imports (lazily) for the SDK.
+    specifier: /^\.\/sdk\.js$/,
+    stub: fileURLToPath(new URL('../src/lazy/mcp-sdk.cjs', import.meta.url)),
+    asset: 'mcp-sdk.cjs',
+    source: "module.exports = require('./src/commands/mcp/sdk.ts');",
+  },
 ];
 
 /** Each LAZY_FILES specifier resolved to its stand-in in src/lazy/. */

@@ -53,6 +53,8 @@ const APP_ASSET = 'rfs-app.js';
 const CACHE_ASSET = 'rfs-app.cache';
 /** The overview at 80 columns, as dist/help.txt for bin/rfs.js. */
 const HELP_ASSET = 'help.txt';
+/** What the build knows of the executable that it cannot know itself (src/sea/entry.ts). */
+const SEA_NOTE_ASSET = 'rfs-sea.json';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -133,6 +135,15 @@ export async function prepareSea({ work, codeCache = true, minify = true }) {
     assets[CACHE_ASSET] = cacheAsset;
   }
 
+  // Whether this Node applies execArgvExtension (below): an older one ignores the field, and its
+  // executable reads NODE_OPTIONS. The executable is still made, for a build from a clone on such
+  // a Node, and says so: at build time (packageExecutable) and at run time, on stderr, whenever
+  // NODE_OPTIONS is set (src/sea/entry.ts reads this asset).
+  const readsNodeOptions = ignoresExecArgvExtension(work);
+  const seaNote = join(work, SEA_NOTE_ASSET);
+  await writeFile(seaNote, `${JSON.stringify({ nodeOptions: readsNodeOptions ? 'read' : 'ignored', builtWith: process.version })}\n`);
+  assets[SEA_NOTE_ASSET] = seaNote;
+
   // 3. The configuration of Node's single-executable support; the preparation blob is made from
   // it (--experimental-sea-config) for injectBlob, or `node --build-sea` makes the executable.
   const seaConfig = {
@@ -151,18 +162,40 @@ export async function prepareSea({ work, codeCache = true, minify = true }) {
     execArgvExtension: 'none',
     assets,
   };
-  return { seaConfig, app, assets };
+  return { seaConfig, app, assets, readsNodeOptions };
 }
 
 /** Steps 1–3 and the preparation blob, for injectBlob (a Node without --build-sea). */
 export async function prepareBlob({ work, codeCache = true, minify = true }) {
-  const { seaConfig, app, assets } = await prepareSea({ work, codeCache, minify });
+  const { seaConfig, app, assets, readsNodeOptions } = await prepareSea({ work, codeCache, minify });
   const blob = join(work, 'rfs.blob');
   const config = join(work, 'sea-config.json');
   await writeFile(config, `${JSON.stringify({ ...seaConfig, output: blob }, null, 2)}\n`);
   // It says "Wrote single executable preparation blob to …" on success.
   quietly(process.execPath, ['--experimental-sea-config', config], { cwd: work });
-  return { blob, app, assets };
+  return { blob, app, assets, readsNodeOptions };
+}
+
+/**
+ * Whether this Node ignores the SEA config's execArgvExtension: two blobs of one tiny main
+ * script, one with "none" and one with "env", are the same bytes when the field is not read.
+ */
+export function ignoresExecArgvExtension(work) {
+  const probe = join(work, 'exec-argv-probe');
+  require('node:fs').mkdirSync(probe, { recursive: true });
+  const main = join(probe, 'main.js');
+  require('node:fs').writeFileSync(main, '0;\n');
+  const blobs = ['none', 'env'].map((extension) => {
+    const config = join(probe, `${extension}.json`);
+    const output = join(probe, `${extension}.blob`);
+    require('node:fs').writeFileSync(
+      config,
+      JSON.stringify({ main, output, disableExperimentalSEAWarning: true, execArgvExtension: extension }),
+    );
+    quietly(process.execPath, ['--experimental-sea-config', config], { cwd: probe });
+    return require('node:fs').readFileSync(output);
+  });
+  return blobs[0].equals(blobs[1]);
 }
 
 /**
@@ -304,7 +337,7 @@ export async function packageExecutable({
       made = await prepareBlob({ work, codeCache, minify });
       await injectBlob(made.blob, resolve(targetNode), exe, { target });
     }
-    const { app, assets } = made;
+    const { app, assets, readsNodeOptions } = made;
     // Smoke checks before the file takes its place (another platform's: scripts/release-check.mjs).
     if (native) checkExecutable(exe, { codeCache, work });
 
@@ -323,6 +356,12 @@ export async function packageExecutable({
       `${destination}: ${(size / 1024 / 1024).toFixed(1)} MiB (${target}, Node ${process.version}; bundle ${kib(app.length)}` +
         `${minify ? ', minified' : ', not minified'}; ${cacheSize}) in ${((Date.now() - started) / 1000).toFixed(1)} s, ${hasBuildSea() ? 'node --build-sea' : 'postject'}\n`,
     );
+    if (readsNodeOptions) {
+      process.stderr.write(
+        `${destination}: reads NODE_OPTIONS, unlike a release's executable: Node ${process.version} ignores the setting ` +
+          'execArgvExtension "none" (docs/install.md, "From a clone"); it says so on stderr whenever NODE_OPTIONS is set\n',
+      );
+    }
     if (keep) process.stderr.write(`work folder kept: ${work}\n`);
   } finally {
     if (!keep) await rm(work, { recursive: true, force: true });

@@ -1,9 +1,12 @@
-// A 2xx answer is checked against its zod schema at the boundary (style.md, Zod at the boundary):
-// an answer that is not JSON or not the documented shape becomes a ContractError (exit 7) that
-// names the path of the bad field, e.g. `data[3].status: expected one of …`.
-import { compile, safeParse, type core } from 'zod/mini';
+// A 2xx answer is checked against its shape at the boundary (style.md, Zod at the boundary): an
+// answer that is not JSON or not the documented shape becomes a ContractError (exit 7) that
+// names the path of the bad field, e.g. `data[3].status: expected one of …`. The shapes are the
+// zod schemas of shared/schemas.ts; what runs is their checks generated as plain functions
+// (shared/answer-checks.generated.ts, scripts/checks.mjs), the same verdicts and issues without
+// loading zod on the path of one page (ARCHITECTURE.md, "How rfs starts").
 import { ContractError } from '../core/errors.js';
 import { keepNumberLiterals, lossyNumbers, type NumberLiteral } from '../core/number-literals.js';
+import type { Check, CheckIssue } from '../shared/check-runtime.js';
 import { MAX_JSON_DEPTH, bytesNestDeeperThan } from '../shared/json-depth.js';
 
 export function parseJson(body: Buffer): unknown {
@@ -34,42 +37,19 @@ export function parseJson(body: Buffer): unknown {
 /** Parsed answers that hold such numbers, for the checked copy that checkShape returns. */
 const withLiterals = new WeakMap<object, readonly NumberLiteral[]>();
 
-/**
- * A shape checks its second and later answers compiled with z.compile (zod's public fast path:
- * the same decisions and issues): over `--all` of 70,000 recordings the runtime parser took
- * about 15 % longer. Compiling (with `new Function`) costs more than it saves on one answer,
- * about 2 ms on a page of 50 recordings, so a shape's first answer is checked by the runtime
- * parser, which also builds its z.lazy parts: z.compile takes a lazy part it finds unbuilt for a
- * cycle, and leaves the whole shape to the runtime parser.
- */
-const compiled = new WeakMap<core.$ZodType, core.$ZodType | 'checked once'>();
-
-function fastest<T>(schema: core.$ZodType<T>): core.$ZodType<T> {
-  const known = compiled.get(schema);
-  if (known === undefined) {
-    compiled.set(schema, 'checked once');
-    return schema;
-  }
-  if (known !== 'checked once') return known as core.$ZodType<T>;
-  const fast = compile(schema);
-  compiled.set(schema, fast);
-  return fast;
-}
-
-export function checkShape<T>(schema: core.$ZodType<T>, value: unknown): T {
-  const result = safeParse(fastest(schema), value, { reportInput: true });
+export function checkShape<T>(check: Check<T>, value: unknown): T {
+  const result = check(value);
   if (result.success) {
     const literals = typeof value === 'object' && value !== null ? withLiterals.get(value) : undefined;
     if (literals !== undefined) keepNumberLiterals(result.data, literals);
     return result.data;
   }
-  const issues = result.error.issues;
+  const issues = result.issues;
   const first = issues[0];
   if (first === undefined) throw new ContractError("the server's answer is not the documented shape");
   const path = formatPath(first.path);
   const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
   throw new ContractError(`the server's answer is not the documented shape: ${path || '(the body)'}: ${describeIssue(first)}${more}`, {
-    cause: result.error,
     path,
   });
 }
@@ -85,12 +65,12 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-function describeIssue(issue: core.$ZodIssue): string {
+function describeIssue(issue: CheckIssue): string {
   switch (issue.code) {
     case 'invalid_type':
       return issue.input === undefined ? `missing (expected ${issue.expected})` : `expected ${issue.expected}, got ${kindOf(issue.input)}`;
     case 'invalid_value':
-      return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${preview(issue.input)}`;
+      return `expected one of ${(issue.values ?? []).map((v) => JSON.stringify(v)).join(', ')}, got ${preview(issue.input)}`;
     default:
       return issue.message;
   }

@@ -1,8 +1,8 @@
 // Cursor pagination as an async generator of pages: a renderer writes each page as it arrives
 // (a table lays each one out for the terminal's width of that moment, cli.md), and memory does
 // not grow with the number of items. Those who want items iterate the same listing item by item.
-import type { core, infer as Infer } from 'zod/mini';
 import { ApiError, CancelError, ContractError, RfsError } from '../core/errors.js';
+import type { Check } from '../shared/check-runtime.js';
 import type { ApiClient } from './types.js';
 import { notePageCursor } from './page-cursor.js';
 
@@ -204,14 +204,14 @@ function withResume(error: unknown, cursor: string | undefined): unknown {
 }
 
 /** A page reader for list answers of the form `{data: [...], meta: {hasMore, nextCursor}}`. */
-export function listPage<T, S extends core.$ZodType<{ data: T[]; meta?: { hasMore?: boolean; nextCursor?: string | null } | undefined }>>(
+export function listPage<T>(
   path: string,
-  schema: S,
+  schema: Check<{ data: T[]; meta?: { hasMore?: boolean; nextCursor?: string | null } | undefined }>,
 ): PaginateOptions<T>['page'] {
   return async (client, query, signal, peek) => {
     const onJson = peek ? (value: unknown): void => peek(peekList(value)) : undefined;
     const response = await client.request({ method: 'GET', path, query, schema, signal, ...(onJson ? { onJson } : {}) });
-    const body = response.data as Infer<S>;
+    const body = response.data;
     const hasMore = body.meta?.hasMore === true;
     return { items: body.data, nextCursor: hasMore ? (body.meta?.nextCursor ?? null) : null, hasMore };
   };

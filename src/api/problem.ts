@@ -3,7 +3,7 @@
 // from a proxy) still gives a usable error, built from the status alone.
 import { ApiError } from '../core/errors.js';
 import { redactSecrets, redactValue } from '../core/redact.js';
-import { ProblemDetails } from '../shared/schemas.js';
+import { ProblemDetails } from '../shared/answer-checks.generated.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../shared/json-depth.js';
 
 // node:http is asked for only when an error is described: loading it costs about 3 ms of every
@@ -38,7 +38,7 @@ export function problemFromResponse(answer: ErrorAnswer, apiKey?: string): ApiEr
   const raw = parseObject(answer.body);
   const body = raw === undefined ? undefined : (redactValue(raw, apiKey) as Record<string, unknown>);
   const headerRequestId = firstHeader(answer.headers['x-request-id']);
-  const parsed = body === undefined ? undefined : ProblemDetails.safeParse(body);
+  const parsed = body === undefined ? undefined : ProblemDetails(body);
   const problem = parsed?.success ? parsed.data : undefined;
   const statusText = statusCodes()[status] ?? redactSecrets(answer.statusText || `HTTP ${status}`, apiKey);
   const kept = body === undefined ? undefined : truncateFields(body);

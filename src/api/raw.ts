@@ -1,13 +1,8 @@
 // `rfs api --paginate`: any list of the API, walked with the same cursor pagination as the list
 // commands (api/paginate.ts), with items kept exactly as the server sent them.
-import * as z from 'zod/mini';
+import { AnyList } from '../shared/answer-checks.generated.js';
 import { listPage, type Paged, paginate } from './paginate.js';
 import type { ApiClient } from './types.js';
-
-const AnyList = z.looseObject({
-  data: z.array(z.unknown()),
-  meta: z.optional(z.looseObject({ hasMore: z.optional(z.boolean()), nextCursor: z.optional(z.nullable(z.string())) })),
-});
 
 /**
  * The `data` items of every page of `path` (checked by api/raw-path.ts, query included). A

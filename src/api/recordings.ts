@@ -1,5 +1,6 @@
 // Typed calls for recordings and filings (api.md, Endpoints).
-import { FilingResponse, RecordingList, RecordingResponse, type FilingRequest, type RecordingListItem } from '../shared/schemas.js';
+import { FilingResponse, RecordingList, RecordingResponse } from '../shared/answer-checks.generated.js';
+import type { FilingRequest, FilingResponse as Filing, RecordingListItem } from '../shared/schemas.js';
 import { listPage, type Paged, paginate } from './paginate.js';
 import { apiPath, type ApiClient } from './types.js';
 
@@ -59,7 +60,7 @@ export async function getRecording(client: ApiClient, id: string, o: { include?:
   return response.data.data;
 }
 
-export async function fileRecording(client: ApiClient, id: string, filing: FilingRequest, signal?: AbortSignal): Promise<FilingResponse> {
+export async function fileRecording(client: ApiClient, id: string, filing: FilingRequest, signal?: AbortSignal): Promise<Filing> {
   const response = await client.request({
     method: 'POST',
     path: apiPath('recordings', id, 'filings'),

@@ -1,6 +1,6 @@
 // The contract between commands and the one HTTP client (src/api/client.ts).
-import type { core } from 'zod/mini';
 import type { ApiError } from '../core/errors.js';
+import type { Check } from '../shared/check-runtime.js';
 
 export type Method = 'GET' | 'POST' | 'DELETE';
 
@@ -22,8 +22,11 @@ export interface RequestOptions<T> {
   /** Sent as JSON with `Content-Type: application/json`. */
   body?: unknown;
   headers?: Record<string, string>;
-  /** Shape of a 2xx body; `null` for answers that carry no body we rely on (204, or not shown). */
-  schema: core.$ZodType<T> | null;
+  /**
+   * The check of a 2xx body's shape (shared/answer-checks.generated.ts); `null` for answers that
+   * carry no body we rely on (204, or not shown).
+   */
+  schema: Check<T> | null;
   signal?: AbortSignal;
   /**
    * Told the parsed JSON of a 2xx answer before it is checked against `schema`: paginate reads

@@ -1,13 +1,7 @@
 // Typed calls for webhook subscriptions and deliveries (api.md; their shapes are mostly "not
 // shown", so the schemas require little and keep every field the server sends).
-import {
-  DeliveryList,
-  ReplayResponse,
-  WebhookCreateResponse,
-  WebhookList,
-  type Delivery,
-  type WebhookSubscription,
-} from '../shared/schemas.js';
+import { DeliveryList, ReplayResponse, WebhookCreateResponse, WebhookList } from '../shared/answer-checks.generated.js';
+import type { Delivery, WebhookSubscription } from '../shared/schemas.js';
 import { listPage, type Paged, paginate } from './paginate.js';
 import { apiPath, type ApiClient } from './types.js';
 

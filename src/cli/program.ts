@@ -11,6 +11,7 @@ import type { CommandDefinition, Dispatch } from '../commands/define.js';
 import deliveries from '../commands/deliveries/index.js';
 import doctor from '../commands/doctor/index.js';
 import file from '../commands/file/index.js';
+import mcp from '../commands/mcp/index.js';
 import recordings from '../commands/recordings/index.js';
 import sandbox from '../commands/sandbox/index.js';
 import sync from '../commands/sync/index.js';
@@ -37,6 +38,8 @@ const NOUNS: readonly { name: string; noun: CommandDefinition; narrow?: false }[
   { name: 'api', noun: api },
   { name: 'config', noun: config },
   { name: 'doctor', noun: doctor },
+  // Its tools are made from the whole tree (commands/mcp/tools.ts).
+  { name: 'mcp', noun: mcp, narrow: false },
   { name: 'completion', noun: completion, narrow: false },
   { name: 'sandbox', noun: sandbox },
 ];

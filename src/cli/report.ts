@@ -1,12 +1,12 @@
 // The one place where an error becomes what the user reads on stderr (cli.md, Exit codes):
 // `error: <title> (<code>, HTTP <status>, request <requestId>)`, a line of advice where it
 // helps, the problem-details JSON with -o json/ndjson, and a stack trace only with --verbose.
-import type { GlobalOptions } from '../commands/context.js';
+import type { FailureReport, GlobalOptions } from '../commands/context.js';
 import { ApiError, CancelError, ContractError, RfsError, exitCodeFor } from '../core/errors.js';
 import { interruptionText, type StopSignal } from '../core/interrupt.js';
 import type { IO } from '../core/io.js';
 import { safeJson } from '../output/safe-json.js';
-import { redactSecrets } from '../core/redact.js';
+import { mapStrings, redactSecrets } from '../core/redact.js';
 import { sanitize } from '../core/sanitize.js';
 
 const SCOPE_OF: Record<string, string> = {
@@ -64,31 +64,49 @@ export interface ReportContext {
   stoppedBy?: StopSignal | undefined;
 }
 
-export function reportError(io: IO, error: unknown, context: ReportContext): void {
-  const lines: string[] = [];
+/**
+ * What the report says of an error, in parts, each redacted: its first line (`error: …`, or the
+ * interruption's words), the line of advice where one helps, the cursor to resume from, the exit
+ * code and the problem-details object. `reportError` prints them; `rfs mcp` answers them as fields.
+ */
+export function describeError(error: unknown, context: ReportContext): FailureReport {
+  // The error redacted its own text when it was built, but an error that is not ours (a bug's
+  // message) did not: every part passes the run's redaction.
+  const redact = context.redact ?? ((text: string): string => redactSecrets(text));
+  let line: string;
+  let advice: string | undefined;
   if (error instanceof ApiError) {
-    lines.push(
-      `error: ${sanitize(error.title)} (${sanitize(error.code)}, HTTP ${error.status}, request ${sanitize(error.requestId ?? 'none')})`,
-    );
-    const advice = error.hint ?? adviceFor(error, context.name);
-    if (advice) lines.push(advice);
+    line = `error: ${sanitize(error.title)} (${sanitize(error.code)}, HTTP ${error.status}, request ${sanitize(error.requestId ?? 'none')})`;
+    advice = error.hint ?? adviceFor(error, context.name);
   } else if (error instanceof CancelError) {
-    lines.push(`${interruptionText(context.stoppedBy)}: stopped before finishing`);
+    line = `${interruptionText(context.stoppedBy)}: stopped before finishing`;
   } else if (error instanceof RfsError) {
-    lines.push(`error: ${sanitize(error.message)}`);
-    if (error.hint) lines.push(sanitize(error.hint));
+    line = `error: ${sanitize(error.message)}`;
+    if (error.hint) advice = sanitize(error.hint);
   } else {
     const message = error instanceof Error ? error.message : String(error);
-    lines.push(`error: unexpected failure: ${sanitize(message)}`);
-    lines.push('this is a bug in rfs; run again with --verbose for the stack trace and report it');
+    line = `error: unexpected failure: ${sanitize(message)}`;
+    advice = 'this is a bug in rfs; run again with --verbose for the stack trace and report it';
   }
   const resume = error instanceof RfsError ? error.resumeCursor : undefined;
-  if (resume) lines.push(`resume with: --cursor ${sanitize(resume)}`);
+  return {
+    line: redact(line),
+    ...(advice ? { advice: redact(advice) } : {}),
+    ...(resume ? { resumeCursor: redact(sanitize(resume)) } : {}),
+    exitCode: exitCodeFor(error),
+    problem: mapStrings(problemObject(error), redact) as Record<string, unknown>,
+  };
+}
+
+export function reportError(io: IO, error: unknown, context: ReportContext): void {
+  const report = describeError(error, context);
+  const lines = [report.line];
+  if (report.advice) lines.push(report.advice);
+  if (report.resumeCursor) lines.push(`resume with: --cursor ${report.resumeCursor}`);
   const format = context.globals?.output;
   if (format === 'json' || format === 'ndjson') lines.push(safeJson(problemObject(error)));
   if (context.globals?.verbose && error instanceof Error && error.stack) lines.push(sanitize(error.stack, { multiline: true }));
-  // Last, over everything, text and problem JSON alike: the error redacted its own text when it
-  // was built, but an error that is not ours (a bug's message) did not.
+  // Last, over everything, text and problem JSON alike (see describeError).
   const redact = context.redact ?? ((text: string): string => redactSecrets(text));
   io.stderr.write(`${redact(lines.join('\n'))}\n`);
 }

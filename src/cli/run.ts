@@ -4,7 +4,7 @@ import { CommanderError } from 'commander';
 import type { ApiClient } from '../api/types.js';
 import type { Ui } from '../core/ui.js';
 import { type Clock, systemClock } from '../core/clock.js';
-import type { Connection, ConnectOptions, Context, GlobalOptions } from '../commands/context.js';
+import type { Connection, ConnectOptions, Context, FailureReport, GlobalOptions, LineOptions, LineOutcome } from '../commands/context.js';
 import type { ConfigCache } from '../config/profiles.js';
 import type { ProfileSettings } from '../config/settings.js';
 import { CancelError, EXIT, RfsError, UsageError, exitCodeFor } from '../core/errors.js';
@@ -13,14 +13,15 @@ import { type IO, colorEnabled, withIO } from '../core/io.js';
 import { KnownSecrets } from '../core/redact.js';
 import { finishRedacting, RedactingStream, StdoutSecrets } from '../core/redact-stream.js';
 import { HELP_TOPICS } from '../commands/topics.js';
-import { givenGlobals, refuseGlobals, resolveGlobals } from './globals.js';
+import { type GlobalFlags, givenGlobals, refuseGlobals, resolveGlobals } from './globals.js';
 import { helpArgv } from './help.js';
 import { buildProgram, type Dispatch } from './program.js';
 import type { Needs } from '../commands/define.js';
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
-import { reportError } from './report.js';
+import { describeError, reportError } from './report.js';
 import { asksVerboseVersion, verboseVersion } from './version.js';
 import type { JqOutput } from '../output/jq-output.js';
+import { offersCursor } from '../commands/notices.js';
 import { asksJsonLog, createJsonLog, errorObject, errorSentence, type JsonLog, speakJson } from '../output/json-log.js';
 
 export interface RunOptions {
@@ -37,7 +38,21 @@ export interface RunOptions {
    * jitter; default the system's. `io.now` stays the "now" that output shows (ages, --since).
    */
   clock?: Clock;
+  /** A command line run by another command (`ctx.runLine`, cli.md: rfs mcp). */
+  nested?: NestedRun;
 }
+
+/** What a line run by `ctx.runLine` takes from the run that started it. */
+interface NestedRun {
+  /** The starting run's connection flags, beneath the line's own. */
+  globals: Partial<GlobalFlags>;
+  wrapClient: ((client: ApiClient) => ApiClient) | undefined;
+  /** Told how the line failed, as the report describes it. */
+  onFailure: (report: FailureReport) => void;
+}
+
+/** The global flags a line run by `ctx.runLine` takes from the run that started it: which service, and how to reach it. */
+const INHERITED_GLOBALS = ['profile', 'baseUrl', 'timeout', 'maxRetries', 'rate'] as const;
 
 export async function runCli(argv: string[], io: IO, options: RunOptions = {}): Promise<number> {
   const topic = argv[0] === 'help' && argv.length === 2 ? HELP_TOPICS[argv[1] ?? ''] : undefined;
@@ -73,11 +88,12 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
   const configCache: ConfigCache = new Map();
   // `--log-format json` (cli.md, sync): every stderr line of the run is a JSON event, usage
   // errors and warnings before the command starts included.
-  const jsonLog = asksJsonLog(argv) ? createJsonLog((line) => io.stderr.write(line), secrets.redact, clock) : undefined;
+  const jsonLog =
+    options.nested !== undefined || asksJsonLog(argv) ? createJsonLog((line) => io.stderr.write(line), secrets.redact, clock) : undefined;
 
   // One command's run, in named steps: its session (setUp), the command, the outcome through
   // --jq (throughJq), then the connections closed and the outcome kept for the report below.
-  const run: RunState = { io, redactedIo, clock, signal, secrets, stdoutSecrets, knowSecret, configCache, jsonLog };
+  const run: RunState = { io, redactedIo, clock, signal, secrets, stdoutSecrets, knowSecret, configCache, jsonLog, nested: options.nested };
   const dispatch: Dispatch = async (name, execute, needs = {}) => {
     const clients: Promise<ApiClient>[] = [];
     const session: Session = {};
@@ -88,7 +104,7 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
       outcome = { error };
     }
     if (session.jq) outcome = await throughJq(session.jq, outcome);
-    for (const message of session.afterJq?.notices ?? []) session.afterJq?.ui.notice(message);
+    if (session.jq && session.afterJq) afterJq(session.jq, session.afterJq, outcome, io);
     if (!options.processExits) for (const made of clients) await made.then((c) => c.close()).catch(() => undefined);
     if ('exitCode' in outcome) exitCode = outcome.exitCode;
     else {
@@ -103,7 +119,7 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
     if (jsonLog) commanderText += text;
     else io.stderr.write(text);
   };
-  const program = buildProgram(dispatch, { writeOut: (text) => io.stdout.write(text), writeErr });
+  const program = buildProgram(dispatch, { writeOut: (text) => io.stdout.write(text), writeErr }, argv);
   try {
     // `rfs help recordings list` is `rfs recordings list --help`; commander's own help command
     // reads one word only.
@@ -117,6 +133,11 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
       if (jsonLog && text !== '') {
         const message = text.replace(/^error: /, '');
         jsonLog.emit('error', 'error', `error: ${message}`, { error: { message, code: 'USAGE' }, exitCode: code });
+        options.nested?.onFailure({
+          line: `error: ${message}`,
+          exitCode: code,
+          problem: { title: message, code: 'USAGE', exitCode: code },
+        });
       }
       return code;
     }
@@ -130,6 +151,14 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
   }
   if (failure) {
     const code = exitCodeFor(failure.error);
+    options.nested?.onFailure(
+      describeError(failure.error, {
+        globals: failure.globals,
+        name: failure.name,
+        redact: secrets.redact,
+        stoppedBy: stopSignalOf(signal),
+      }),
+    );
     if (jsonLog) jsonLog.emit('error', 'error', errorSentence(failure.error), { error: errorObject(failure.error), exitCode: code });
     else
       reportError(io, failure.error, {
@@ -155,6 +184,7 @@ interface RunState {
   knowSecret: (secret: string) => void;
   configCache: ConfigCache;
   jsonLog: JsonLog | undefined;
+  nested: NestedRun | undefined;
 }
 
 /** What setUp has made of one command so far: its global options, once resolved, and its --jq, once compiled. */
@@ -187,7 +217,7 @@ async function setUp(
   session: Session,
 ): Promise<Context> {
   const { io, clock, signal, secrets, stdoutSecrets, configCache } = run;
-  const flags = givenGlobals(program);
+  const flags = { ...inherited(run.nested), ...givenGlobals(program) };
   if (needs.standalone === true) refuseGlobals(program, flags, name);
   // The selected profile's settings stand in for flags not given (cli.md, config); read here,
   // after parsing, so that --help and --version never touch the config file, nor do the
@@ -204,7 +234,8 @@ async function setUp(
   const connect = (connection: Connection, how: ConnectOptions = {}): Promise<ApiClient> => {
     secrets.add(connection.apiKey);
     stdoutSecrets.addKey(connection.apiKey);
-    const made = makeClient(connection, how.check ? checkOptions(g) : g, u, io, clock, signal);
+    const wrap = run.nested?.wrapClient;
+    const made = makeClient(connection, how.check ? checkOptions(g) : g, u, io, clock, signal).then((c) => (wrap ? wrap(c) : c));
     clients.push(made);
     return made;
   };
@@ -227,6 +258,7 @@ async function setUp(
     connect,
     knowSecret: run.knowSecret,
     configCache,
+    runLine: (line, lineIo, o) => runLine(flags, clock, line, lineIo, o),
     connection: resolveOnce,
     api: () => {
       client ??= resolveOnce().then(connect);
@@ -243,6 +275,30 @@ async function setUp(
   session.afterJq = { ui: u, notices };
   // The program reads JSON whatever -o says: one value per line.
   return { ...ctx, io: jq.io, globals: { ...g, output: 'ndjson' }, ui: { ...u, notice: (message) => void notices.push(message) } };
+}
+
+/** The connection flags a nested line takes from the run that started it. */
+function inherited(nested: NestedRun | undefined): Partial<GlobalFlags> {
+  return nested?.globals ?? {};
+}
+
+/** `ctx.runLine`: one more command line, in this process, on its own streams (commands/context.ts). */
+async function runLine(flags: Partial<GlobalFlags>, clock: Clock, argv: readonly string[], io: IO, o: LineOptions): Promise<LineOutcome> {
+  const globals: Partial<GlobalFlags> = {};
+  for (const name of INHERITED_GLOBALS) if (flags[name] !== undefined) Object.assign(globals, { [name]: flags[name] });
+  let failure: FailureReport | undefined;
+  const exitCode = await runCli([...argv], io, {
+    signal: o.signal,
+    clock,
+    nested: {
+      globals,
+      wrapClient: o.wrapClient,
+      onFailure: (report) => {
+        failure = report;
+      },
+    },
+  });
+  return failure === undefined ? { exitCode } : { exitCode, failure };
 }
 
 /** The stderr Ui of a command: quiet, verbose, colour, the run's redaction; JSON events with --log-format json. */
@@ -284,6 +340,21 @@ async function throughJq(jq: JqOutput, outcome: Outcome): Promise<Outcome> {
   const status = jq.exitStatus();
   if (filterError === undefined && status !== undefined && closed) return { exitCode: status };
   return outcome;
+}
+
+/**
+ * The notices a command gave under --jq, once jq has ended (cli.md, Output: the notice comes
+ * last). Each starts a line of its own, and so does the report of a failure, even after jq's own
+ * text that ended mid-line (`"x" | halt_error` prints no newline). When the program failed on an
+ * item, a "more results" notice would offer the next page's cursor, past the items of the failed
+ * page that the program never handled: the report's `resume with` (the failed page's own cursor)
+ * is the way on, and the notice is left out.
+ */
+function afterJq(jq: JqOutput, deferred: NonNullable<Session['afterJq']>, outcome: Outcome, io: IO): void {
+  const failed = 'error' in outcome && outcome.error === jq.failure() && outcome.error !== undefined;
+  const notices = failed ? deferred.notices.filter((message) => !offersCursor(message)) : deferred.notices;
+  if (jq.stderrMidLine() && (notices.length > 0 || 'error' in outcome)) io.stderr.write('\n');
+  for (const message of notices) deferred.ui.notice(message);
 }
 
 function commanderExit(error: CommanderError): number {

@@ -3,6 +3,7 @@
 import type { ApiClient } from '../api/types.js';
 import type { ConfigCache } from '../config/profiles.js';
 import type { Connection, Session } from '../core/context.js';
+import type { IO } from '../core/io.js';
 
 export type { Connection, GlobalOptions, OutputFormat } from '../core/context.js';
 export { OUTPUT_FORMATS } from '../core/context.js';
@@ -18,6 +19,37 @@ export interface Context extends Session {
   connect: (connection: Connection, options?: ConnectOptions) => Promise<ApiClient>;
   /** A webhook secret this run read: from now on it is redacted on stdout and stderr like the key. */
   knowSecret: (secret: string) => void;
+  /**
+   * Runs another command line of rfs in this process, on streams of its own (`rfs mcp`'s
+   * tools): the same profile and connection flags as this run (`--profile`, `--base-url`,
+   * `--timeout`, `--max-retries`, `--rate`), stdout's redaction, stderr as JSON events (the
+   * schema of `--log-format json`), and how it ended. Set by the CLI (cli/run.ts).
+   */
+  runLine?: (argv: readonly string[], io: IO, options: LineOptions) => Promise<LineOutcome>;
+}
+
+export interface LineOptions {
+  signal: AbortSignal;
+  /** Every API client the line makes, as its command will use it (`rfs mcp` keeps its budget there). */
+  wrapClient?: (client: ApiClient) => ApiClient;
+}
+
+/** How a command line run by `runLine` ended. */
+export interface LineOutcome {
+  exitCode: number;
+  /** When it failed: what the error report says (cli/report.ts), in parts, redacted. */
+  failure?: FailureReport;
+}
+
+export interface FailureReport {
+  /** `error: …` (or the interruption's words), as the report's first line. */
+  line: string;
+  /** The report's line of advice, where one helps. */
+  advice?: string;
+  resumeCursor?: string;
+  exitCode: number;
+  /** The problem-details object the report prints with -o json. */
+  problem: Record<string, unknown>;
 }
 
 export interface ConnectOptions {

@@ -7,12 +7,22 @@ import { sanitize } from '../core/sanitize.js';
  * (stopped by --max-items) the way on is the cursor alone: --all was given.
  */
 export function moreNotice(ctx: Context, cursor: string, o: { all?: boolean; maxItems?: number | undefined } = {}): void {
+  // The cursor last, after words that fit 60 columns: on a terminal narrower than the notice the
+  // cursor (often 80 characters or more) goes whole onto a line of its own, rather than
+  // splitting the sentence around it (README, first example).
   if (o.all === true) {
     const why = o.maxItems === undefined ? '' : ` (stopped at --max-items ${o.maxItems})`;
-    ctx.ui.notice(`more results${why}: add --cursor ${sanitize(cursor)} to go on from there`);
+    ctx.ui.notice(`${MORE_RESULTS}${why}: go on from there with --cursor ${sanitize(cursor)}`);
     return;
   }
-  ctx.ui.notice(`more results: add --cursor ${sanitize(cursor)} for the next page, or --all for every page`);
+  ctx.ui.notice(`${MORE_RESULTS}: every page with --all, the next with --cursor ${sanitize(cursor)}`);
+}
+
+const MORE_RESULTS = 'more results';
+
+/** Whether a notice is moreNotice's: one that offers a cursor to go on from. */
+export function offersCursor(message: string): boolean {
+  return message.startsWith(MORE_RESULTS) && message.includes('--cursor ');
 }
 
 /**

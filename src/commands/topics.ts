@@ -23,6 +23,7 @@ const ENVIRONMENT = `Environment variables read by rfs
   RFS_WEBHOOK_SECRET  webhook secret for verify-signature and webhooks listen
   RFS_DEBUG=1         same as --verbose
   RFS_NO_INPUT=1      never prompt, as if there were no terminal
+  RFS_EXEC_ENV        more variables for sync's --exec command (names, PREFIX*); adds to --exec-env
   NO_COLOR            no colour (any value); FORCE_COLOR forces it
   XDG_CONFIG_HOME     base of the default config folder
   XDG_STATE_HOME      base of the default sync journal folder

@@ -7,15 +7,18 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import * as z from 'zod/mini';
-import '../shared/zod-messages.js';
 import { writeFileAtomicSync } from '../core/atomic-write.js';
 import { EXIT, RfsError, UsageError } from '../core/errors.js';
 import type { Clock } from '../core/clock.js';
 import { LockBusyError, withLock } from '../core/lock.js';
+import { NotOwnFileError, setOwnMode } from '../core/own-file.js';
 import { apiRoot, checkKeyFormat } from './credentials.js';
 import { sanitize } from '../core/sanitize.js';
 import { DEFAULT_BASE_URL } from './settings.js';
+// The file's shape is stored-config.ts (zod); what runs is its check generated as plain functions
+// (scripts/checks.mjs), so that reading the file loads no schema library.
+import { StoredConfig as checkStoredConfig } from './stored-config.generated.js';
+import type { StoredConfig } from './stored-config.js';
 
 export const CONFIG_FILE_NAME = 'config.json';
 
@@ -30,20 +33,6 @@ class ConfigBusyError extends RfsError {
 }
 
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-
-// Built when a config file is first read (z.lazy): a command run with RFS_API_KEY and no config
-// file never needs it.
-const StoredConfig = z.lazy(() => {
-  const nonEmpty = z.string().check(z.minLength(1));
-  // A profile without baseUrl (`rfs config unset base-url`) uses the default service root; one
-  // without apiKey holds only settings (`rfs config set` before or without `rfs auth login`).
-  const profile = z.looseObject({ baseUrl: z.optional(nonEmpty), apiKey: z.optional(nonEmpty) });
-  return z.looseObject({
-    defaultProfile: z.optional(z.string()),
-    profiles: z._default(z.record(z.string(), profile), {}),
-  });
-});
-type StoredConfig = z.infer<typeof StoredConfig>;
 
 /**
  * The config file as one run read it, by path: the file is read and parsed at most once per run
@@ -66,6 +55,11 @@ export interface ProfileStore {
   list(): (Profile & { isDefault: boolean })[];
   /** The profile, if it has a key (one with settings only is not a connection). */
   get(name: string): Profile | undefined;
+  /**
+   * Every saved profile's name, with a key or with settings only (`rfs config set --profile
+   * staging-eu output json`): what `-p` can name, with the key from RFS_API_KEY.
+   */
+  names(): string[];
   /** Adds or replaces a profile; the first one saved (or any, while none is default) becomes the default. */
   save(name: string, connection: { baseUrl: string; apiKey: string }): Promise<void>;
   /** Forgets a profile and its key; false when there was none of that name. */
@@ -112,6 +106,12 @@ export function checkProfileName(name: string): string {
 }
 
 function fsFailure(what: string, target: string, error: unknown): UsageError {
+  if (error instanceof NotOwnFileError) {
+    return new UsageError(`cannot write the config ${what}: ${error.message}`, {
+      cause: error,
+      hint: `replace ${target} with a copy of the file it points to, or set RFS_CONFIG_DIR to a folder of your own`,
+    });
+  }
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   return new UsageError(`cannot use the config ${what} ${target}${code ? ` (${code})` : ''}`, {
     cause: error,
@@ -134,7 +134,7 @@ function ensurePrivateDir(dir: string, notice: (dir: string, mode: number) => vo
   try {
     made = fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     // Made here: exactly 0700, whatever the umask took away.
-    if (isPosix && made !== undefined) fs.chmodSync(dir, 0o700);
+    if (isPosix && made !== undefined) setOwnMode(dir, 0o700, { kind: 'directory', change: 'exact' });
   } catch (error) {
     throw fsFailure('folder', dir, error);
   }
@@ -149,11 +149,14 @@ function looseFolderWarning(dir: string, mode: number): string {
   return `the config folder ${dir} has mode ${mode.toString(8).padStart(4, '0')}, not 0700; rfs did not create it and leaves its mode as it is: \`chmod 700 ${dir}\` if it is yours alone, or set RFS_CONFIG_DIR to a folder of your own`;
 }
 
-/** A config file left readable by others (made by hand, or by an old version) is tightened. */
+/**
+ * A config file left readable by others (made by hand, or by an old version) is tightened; a
+ * link at its name is not (core/own-file.ts: its target may be any file), nor another's file.
+ */
 function tightenFile(file: string): void {
   if (!isPosix) return;
   try {
-    if ((fs.statSync(file).mode & 0o077) !== 0) fs.chmodSync(file, 0o600);
+    setOwnMode(file, 0o600);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw fsFailure('file', file, error);
@@ -241,9 +244,9 @@ export function openProfiles(env: NodeJS.ProcessEnv, options: OpenOptions = {}):
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
       throw readError(file, error);
     }
-    const parsed = StoredConfig.safeParse({ ...raw });
+    const parsed = checkStoredConfig({ ...raw });
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
+      const issue = parsed.issues[0];
       const where = issue?.path.length ? issue.path.map(String).join('.') : 'the top level';
       throw damaged(file, `${sanitize(where)}: ${sanitize(issue?.message ?? 'unexpected shape')}`);
     }
@@ -324,6 +327,9 @@ export function openProfiles(env: NodeJS.ProcessEnv, options: OpenOptions = {}):
     },
     get(name) {
       return keyed(look(), name);
+    },
+    names() {
+      return names(look());
     },
     async save(name, connection) {
       checkProfileName(name);

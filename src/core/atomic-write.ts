@@ -3,6 +3,8 @@
 // within one filesystem), written and fsynced, renamed over the target, then the folder fsynced
 // so that the rename itself is on disk. The temporary file is removed when any step fails.
 // The config file, the sync journal's compaction and the sandbox's --data all write this way.
+// A symbolic link at the target's name is refused (core/own-file.ts): the rename would not
+// write through it, but it would silently replace a link the user made with a file.
 //
 // Every command reads the config through the module that writes it, so this one loads nothing
 // that a read does not need: fs.promises (node:fs/promises, and the readline modules it brings)
@@ -10,6 +12,7 @@
 import { closeSync, promises as fsp, fsyncSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { processAlive } from './lock.js';
+import { refuseLink } from './own-file.js';
 
 export interface AtomicWriteOptions {
   /** The new file's permissions (default 0600: every file rfs writes this way may hold a secret). */
@@ -81,6 +84,7 @@ function syncFolderSync(dir: string): void {
 
 /** Replaces `file` with `data`, atomically and durably, blocking until it is on disk. */
 export function writeFileAtomicSync(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): void {
+  refuseLink(file);
   const temp = tempPath(file);
   try {
     const fd = openSync(temp, 'wx', options.mode ?? DEFAULT_MODE);
@@ -106,6 +110,7 @@ export function writeFileAtomicSync(file: string, data: string | Uint8Array, opt
 
 /** Replaces `file` with `data`, atomically and durably, without blocking the event loop. */
 export async function writeFileAtomic(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+  refuseLink(file);
   const { open, rename, unlink } = fsp;
   const temp = tempPath(file);
   try {

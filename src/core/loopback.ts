@@ -33,11 +33,18 @@ export function isLoopbackAddress(address: string): boolean {
   return family !== 0 && list.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
+/** A dotted quad as node:net's isIP takes it (no leading zeros), its first number captured. */
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
 /** A host as a URL or --host gives it: a name, an IPv4 address, or IPv6 with or without brackets. */
 export function isLoopbackHost(host: string): boolean {
   const h = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
   if (h === 'localhost' || h.endsWith('.localhost')) return true;
-  // The URL parser has already turned forms like 2130706433 or 0x7f.1 into dotted quads.
+  // A name or an IPv4 address is decided here, without the BlockList, whose making loads two
+  // of Node's modules on the path of every command (bench/README.md, How rfs starts); IPv6
+  // (its mapped and long forms) is left to it. The URL parser has already turned forms like
+  // 2130706433 or 0x7f.1 into dotted quads.
+  if (!h.includes(':')) return IPV4.exec(h)?.[1] === '127';
   return isLoopbackAddress(h);
 }
 

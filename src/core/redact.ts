@@ -116,3 +116,15 @@ export class KnownSecrets {
     return this.#keys.size === 0 ? redactSecrets(out) : out;
   };
 }
+
+// `\u2026` (…) is in the redacted forms: written as an escape, the bundle stays ASCII.
+const SECRET_LIKE = /whsec_[A-Za-z0-9+/=_\u2026-]*|service_pk_[A-Za-z0-9_\u2026-]*/g;
+
+/**
+ * Text handed to another program that must not even learn a key's last characters (`rfs mcp`'s
+ * answers to an agent): anything that starts like a webhook secret or an API key, redacted
+ * forms included, is replaced whole.
+ */
+export function scrubSecretLike(text: string): string {
+  return text.replace(SECRET_LIKE, (found) => (found.startsWith('whsec_') ? '[webhook secret removed]' : '[API key removed]'));
+}

@@ -58,6 +58,16 @@ function isTagPair(high: number, low: number): boolean {
   return high === 0xdb40 && low >= 0xdc00 && low <= 0xdc7f;
 }
 
+/**
+ * What sanitize shows escaped that JSON.stringify leaves raw (DEL, the C1 controls, the bidi
+ * controls, the invisible characters above, and tag characters as their surrogate pairs): the
+ * JSON printers (output/safe-json.ts) escape exactly these as \uXXXX, the same characters in
+ * JSON's own escape, so every output on a terminal shows them (test/output/sanitize.test.ts
+ * checks this list against isBidiControl and isInvisible, code by code).
+ */
+export const ESCAPED_IN_JSON =
+  /\u034f|[\u007f-\u009f\u00ad\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb]|\udb40[\udc00-\udc7f]/g;
+
 /** Text from the server, made safe to print on a terminal. */
 export function sanitize(text: string, o: SanitizeOptions = {}): string {
   const multiline = o.multiline === true;

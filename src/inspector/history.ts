@@ -6,10 +6,11 @@
 // runs (or within COALESCE_MS) go out together, one line per entry however often it changed.
 // When the file would pass MAX_LINES or MAX_BYTES it is written again (atomically) with the
 // newest MAX_ENTRIES entries only, so a restart lists the deliveries that were listed.
-import { appendFile, mkdir, open, stat } from 'node:fs/promises';
+import { mkdir, open, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { homedir } from 'node:os';
 import { writeFileAtomic } from '../core/atomic-write.js';
+import { stateFolderOrHome } from '../config/state-folder.js';
+import { appendOwnFile } from '../core/own-file.js';
 
 export const MAX_ENTRIES = 1000;
 export const MAX_BYTES = 50 * 1024 * 1024;
@@ -20,8 +21,7 @@ const COALESCE_MS = 50;
 
 /** `$XDG_STATE_HOME/rfs/listen-<port>.jsonl`: one per port, beside the sync journal. */
 export function defaultHistoryPath(env: NodeJS.ProcessEnv, port: number): string {
-  const state = env.XDG_STATE_HOME?.startsWith('/') ? env.XDG_STATE_HOME : join(env.HOME || homedir(), '.local', 'state');
-  return join(state, 'rfs', `listen-${port}.jsonl`);
+  return join(stateFolderOrHome(env), `listen-${port}.jsonl`);
 }
 
 /** The history path names something that is not a regular file (a folder, a FIFO, a device). */
@@ -175,7 +175,8 @@ export class HistoryFile<T extends HistoryRecord> {
       await this.rewrite();
       return;
     }
-    await appendFile(this.file, lines.join(''), { mode: 0o600 });
+    // Never through a link rfs did not make (core/own-file.ts).
+    await appendOwnFile(this.file, lines.join(''));
     this.lines += lines.length;
     this.bytes += size;
   }

@@ -20,18 +20,27 @@ export interface JqOutput {
   failure(): unknown;
   /** jq's exit status once it has ended on its own (end of input, halt, halt_error). */
   exitStatus(): number | undefined;
+  /**
+   * Whether jq's own stderr text (halt_error's string, `stderr`) ended without a newline, as
+   * jq 1.8 leaves it: what rfs writes on stderr after it must start a line of its own.
+   */
+  stderrMidLine(): boolean;
 }
 
 /** Compiles the program (a UsageError, before anything is sent) and sets the filter up. */
 export async function openJqOutput(io: IO, expression: string, signal: AbortSignal): Promise<JqOutput> {
   const decoder = new TextDecoder();
+  let midLine = false;
   const run = await startJq(expression, {
     out: (bytes) => {
       if (!io.stdoutIsTTY) return writeOut(io.stdout, bytes);
       // On a terminal, text from the server is shown escaped (cli.md, Output).
       return writeOut(io.stdout, sanitize(decoder.decode(bytes, { stream: true }), { multiline: true }));
     },
-    err: (text) => io.stderr.write(text),
+    err: (text) => {
+      if (text !== '') midLine = !text.endsWith('\n');
+      io.stderr.write(text);
+    },
   });
   // Ctrl-C ends jq whatever the program is doing (`repeat(.)` never reads again).
   const interrupt = (): void => run.kill();
@@ -59,6 +68,7 @@ export async function openJqOutput(io: IO, expression: string, signal: AbortSign
   return {
     io: { ...io, stdout: sink, stdoutIsTTY: false },
     failure: () => (signal.aborted ? new CancelError('interrupted') : errorOf(run.outcome())),
+    stderrMidLine: () => midLine,
     exitStatus: () => {
       const outcome = run.outcome();
       return outcome !== undefined && 'exit' in outcome && !signal.aborted ? outcome.exit : undefined;

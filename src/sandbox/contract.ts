@@ -52,8 +52,6 @@ const blockMeta = {
   sortOrder: whole(0),
   createdAt: DateTime,
 };
-/** A block of a list without include: metadata only. */
-export const BlockMeta = z.strictObject(blockMeta);
 /** A block with its content: contentText and contentStatus, contentJson when asked and available. */
 export const ContentBlock = z.strictObject({
   ...blockMeta,

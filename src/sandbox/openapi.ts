@@ -17,7 +17,6 @@ import {
 } from '../shared/schemas.js';
 import { DELIVERY_STATUSES } from '../shared/vocabulary.js';
 import {
-  BlockMeta,
   ContentBlock,
   Delivery,
   DeliveryList,
@@ -50,7 +49,6 @@ const COMPONENTS = {
   RecordingListItem,
   RecordingResponse,
   RecordingDetail,
-  BlockMeta,
   ContentBlock,
   Person,
   Reference,
@@ -136,6 +134,50 @@ function problemResponses(): Json {
 const problems = (...statuses: number[]): Json =>
   Object.fromEntries(statuses.map((s) => [String(s), { $ref: `#/components/responses/Problem${s}` }]));
 
+/**
+ * An operation's 400, with what this operation checks said in its description (an OpenAPI 3.1
+ * reference may carry its own): the answer itself names no field (api.md, Errors: field-level
+ * details are omitted), so the document is where a client learns which of its inputs are checked.
+ */
+function badRequest(operation: Json): Json {
+  const parameters = (operation.parameters ?? []) as Json[];
+  const query = parameters.filter((p) => p.in === 'query').map((p) => String(p.name));
+  const schema = (operation.requestBody as { content?: Record<string, { schema?: { $ref?: string } }> } | undefined)?.content?.[
+    'application/json'
+  ]?.schema?.$ref;
+  const o = {
+    body: schema?.split('/').pop(),
+    cursor: query.includes('cursor'),
+    idempotencyKey: parameters.some((p) => p.in === 'header' && p.name === 'Idempotency-Key'),
+  };
+  const checked = [
+    ...(query.length > 0
+      ? [`a query parameter outside its schema (${query.join(', ')}), given twice, or not one of these`]
+      : ['any query parameter (this operation takes none)']),
+    ...(o.body === undefined ? [] : [`a body that is not ${o.body} (a field missing, of another type, or unknown)`]),
+  ];
+  const codes = [
+    `INVALID_INPUT: ${checked.join('; ')}`,
+    ...(o.cursor === true ? ['INVALID_CURSOR: a cursor that is not meta.nextCursor of this query, or older than an hour'] : []),
+    ...(o.idempotencyKey === true ? ['IDEMPOTENCY_KEY_REQUIRED: no Idempotency-Key header, or one outside its pattern'] : []),
+  ];
+  return {
+    $ref: '#/components/responses/Problem400',
+    description: `Bad request (problem details, RFC 9457; the answer names no field, as api.md says). ${codes.join('. ')}.`,
+  };
+}
+
+/** Every operation's 400 says what that operation checks (badRequest); the document says 400 for each. */
+function describeBadRequests(paths: Record<string, Record<string, Json>>): Json {
+  for (const item of Object.values(paths)) {
+    for (const operation of Object.values(item)) {
+      const responses = operation.responses as Json;
+      responses['400'] = badRequest(operation);
+    }
+  }
+  return paths;
+}
+
 /** Every /api/v1 operation can meet these. */
 const COMMON_PROBLEMS = [401, 403, 429, 500];
 
@@ -199,7 +241,7 @@ function body(name: ComponentName, example?: unknown): Json {
   return { required: true, content: { 'application/json': { schema: ref(name), ...(example === undefined ? {} : { example }) } } };
 }
 
-function paths(): Json {
+function paths(): Record<string, Record<string, Json>> {
   const enumOf = (schema: z.core.$ZodType, fallback?: string): Json => ({
     ...jsonSchema(schema, 'output'),
     ...(fallback === undefined ? {} : { default: fallback }),
@@ -346,7 +388,7 @@ function paths(): Json {
         summary: 'This document',
         tags: ['meta'],
         security: [],
-        responses: json200('OpenAPI 3.1 description of the API', { type: 'object' }, { openapi: '3.1.0' }),
+        responses: { ...json200('OpenAPI 3.1 description of the API', { type: 'object' }, { openapi: '3.1.0' }), ...problems(400) },
       },
     },
   };
@@ -363,6 +405,7 @@ function webhooks(): Json {
   return {
     'recording.completed': {
       post: {
+        operationId: 'recordingCompleted',
         summary: 'Sent to each subscription listening to recording.completed when a recording becomes COMPLETED',
         parameters: [
           header(
@@ -388,6 +431,8 @@ export function openApiDocument(): Json {
     info: {
       title: 'Recording Filing Service API',
       version: '1.0.0-beta',
+      // The document is part of the package (openapi.json) and shares its licence.
+      license: { name: 'MIT', identifier: 'MIT' },
       description:
         'Recordings, filing of recordings in external systems, and signed webhooks, as `rfs sandbox` implements them. Generated from the schemas rfs checks answers with.',
     },
@@ -400,8 +445,12 @@ export function openApiDocument(): Json {
       },
     ],
     security: [{ apiKey: [] }],
-    tags: [{ name: 'recordings' }, { name: 'webhooks' }, { name: 'meta' }],
-    paths: paths(),
+    tags: [
+      { name: 'recordings', description: 'Recordings of the key’s workspace, and their filing in external systems' },
+      { name: 'webhooks', description: 'Webhook subscriptions, their deliveries, and replays of a delivery' },
+      { name: 'meta', description: 'The API described: this document' },
+    ],
+    paths: describeBadRequests(paths()),
     webhooks: webhooks(),
     components: {
       schemas: componentSchemas(),

@@ -14,6 +14,7 @@
 import { promises as fsp, writeSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { writeFileAtomic } from '../core/atomic-write.js';
+import { openAppend } from '../core/own-file.js';
 import { batchLine, isEmptyBatch, journalHeader, journalPath, type JournalBatch } from './journal.js';
 import type { StoredState } from './persistence.js';
 import type { Change } from './types.js';
@@ -208,7 +209,7 @@ export class Saver {
       this.journal = null;
       const header = journalHeader(text);
       await writeFileAtomic(journalPath(this.file), header, { mode: 0o600 });
-      this.journal = await fsp.open(journalPath(this.file), 'a');
+      this.journal = await openAppend(journalPath(this.file), 0o600);
       this.journalBytes = header.length;
       this.snapshotBytes = text.length;
       this.flushesSinceCompaction = 0;

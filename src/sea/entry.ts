@@ -15,6 +15,7 @@ import { Script } from 'node:vm';
 const APP = 'rfs-app.js';
 const APP_CACHE = 'rfs-app.cache';
 const HELP = 'help.txt';
+const SEA_NOTE = 'rfs-sea.json';
 
 /** The asset is `(function (exports, require, module, __filename, __dirname) {…})`. */
 type CommonJsWrapper = (
@@ -72,6 +73,26 @@ function print(text: string): void {
   }
 }
 
+/**
+ * An executable built on a Node that ignores execArgvExtension reads NODE_OPTIONS, unlike a
+ * release's (scripts/package.mjs records which, in this asset): it says so whenever NODE_OPTIONS
+ * is set, so that nobody takes it for one that ignores it. Nothing is read when it is not set.
+ */
+function noteNodeOptions(): void {
+  if (!process.env.NODE_OPTIONS) return;
+  let note: { nodeOptions?: string; builtWith?: string };
+  try {
+    note = JSON.parse(getAsset(SEA_NOTE, 'utf8')) as typeof note;
+  } catch {
+    return; // An executable from before the note: a release's Node had the setting.
+  }
+  if (note.nodeOptions !== 'read') return;
+  process.stderr.write(
+    `rfs: NODE_OPTIONS was read: this executable was built on Node ${note.builtWith ?? '(unknown)'}, which ignores execArgvExtension; a release's executable does not read it\n`,
+  );
+}
+
+noteNodeOptions();
 const argv = process.argv.slice(2);
 const only = argv.length === 1 ? argv[0] : undefined;
 if (only === '--version') print(`${RFS_VERSION}\n`);

@@ -190,6 +190,14 @@ export const Delivery = z.lazy(() =>
 export type Delivery = z.infer<typeof Delivery>;
 
 export const DeliveryList = z.lazy(() => z.looseObject({ data: z.array(Delivery), meta: z.optional(LooseListMeta) }));
+/** Any list of the API as `rfs api --paginate` walks it: items kept as sent, the cursor read. */
+export const AnyList = z.lazy(() =>
+  z.looseObject({
+    data: z.array(z.unknown()),
+    meta: z.optional(z.looseObject({ hasMore: z.optional(z.boolean()), nextCursor: z.optional(z.nullable(z.string())) })),
+  }),
+);
+
 /** The replay answer is "not shown": a delivery under data, or anything at all. */
 export const ReplayResponse = z.lazy(() => z.union([z.looseObject({ data: Delivery }), z.unknown()]));
 

@@ -58,8 +58,10 @@ export function createEventLog(log: JsonLog): EventLog {
         log.emit('error', 'pass-end', `pass ${pass} failed after ${took}: ${error}`, { pass, ...counts, error: { message: error } });
         return;
       }
-      const how = end.interrupted ? 'was interrupted' : 'ended';
-      const msg = `pass ${pass} ${how} after ${took}: ${end.filed} filed, ${end.failed} failed, ${end.waiting} waiting, ${end.parked} parked`;
+      const how = end.interrupted ? `was ${end.interruptedBy ?? 'interrupted'}` : 'ended';
+      const during = end.interruptedDuring === undefined ? '' : ` while ${end.interruptedDuring}`;
+      const pending = end.journal === undefined ? '' : `; the journal ${end.journal} holds what is pending`;
+      const msg = `pass ${pass} ${how} after ${took}${during}: ${end.filed} filed, ${end.failed} failed, ${end.waiting} waiting, ${end.parked} parked${pending}`;
       log.emit('info', 'pass-end', msg, { pass, ...counts });
     },
     listed: () => undefined,

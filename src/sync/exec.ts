@@ -3,6 +3,12 @@
 // record. The command gets a process group of its own, so that stopping it (--exec-timeout,
 // Ctrl-C, rfs exiting) reaches everything the shell started, not just the shell: a grandchild
 // left running would also hold the output pipes open.
+//
+// The answer is the command's once its own process (the shell) has exited and its output is
+// drained: a background child still holding stdout (`( sleep 60 & )`, common in scripts) does
+// not turn a success into a timeout. When a command ends, however it ends, its process group is
+// sent SIGTERM, then SIGKILL after a grace: nothing it started is left running. Its environment
+// is an allow-list (exec-env.ts).
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { closeSync } from 'node:fs';
 import type { Readable } from 'node:stream';
@@ -36,9 +42,10 @@ const STDERR_TAIL = 8 * 1024;
 /** After SIGTERM, how long a command may take to stop before SIGKILL. */
 const KILL_GRACE_MS = 5000;
 /**
- * After the command's own process has ended, how long its output may still take to arrive. A
- * process it started in a session of its own (`setsid … &`) is out of reach of the group's
- * signals and can hold the pipes open for as long as it likes: rfs stops waiting for it.
+ * After the command's own process has ended, how long its output may still take to arrive: then
+ * the answer is what it printed. A background process it started can hold the pipes open for as
+ * long as it likes (one in a session of its own, `setsid … &`, even out of reach of the group's
+ * signals): rfs stops waiting for it.
  */
 const DRAIN_MS = 500;
 
@@ -48,25 +55,59 @@ const DRAIN_MS = 500;
  * (a listener per command made Node warn of a leak from the 11th on).
  */
 const runningGroups = new Set<number>();
+/** The groups of commands that have ended, sent SIGTERM, and due SIGKILL after KILL_GRACE_MS. */
+const endedGroups = new Map<number, NodeJS.Timeout>();
 const onProcessExit = (): void => {
   for (const pid of runningGroups) signalGroup(pid, 'SIGTERM');
+  // rfs cannot wait for them any longer.
+  for (const pid of endedGroups.keys()) signalGroup(pid, 'SIGKILL');
 };
-
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // The group is gone already.
+let hooked = false;
+function hookExit(): void {
+  if (runningGroups.size > 0 || endedGroups.size > 0) {
+    if (!hooked) process.on('exit', onProcessExit);
+    hooked = true;
+  } else if (hooked) {
+    process.off('exit', onProcessExit);
+    hooked = false;
   }
 }
 
+/**
+ * What the command started and left behind goes with it: its group is sent SIGTERM now and
+ * SIGKILL after KILL_GRACE_MS (or when rfs exits first). A group already empty is not there.
+ */
+function endGroup(pid: number): void {
+  if (!signalGroup(pid, 'SIGTERM')) return;
+  const timer = setTimeout(() => {
+    endedGroups.delete(pid);
+    signalGroup(pid, 'SIGKILL');
+    hookExit();
+  }, KILL_GRACE_MS);
+  timer.unref();
+  endedGroups.set(pid, timer);
+  hookExit();
+}
+
+/** Whether the group still had a process to signal. */
+function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch {
+    return false; // The group is gone already.
+  }
+}
+
+/** Tracks the command's group while it runs; the answer ends it (endGroup). */
 function track(pid: number | undefined): () => void {
   if (pid === undefined) return () => undefined;
-  if (runningGroups.size === 0) process.on('exit', onProcessExit);
   runningGroups.add(pid);
+  hookExit();
   return () => {
     if (!runningGroups.delete(pid)) return;
-    if (runningGroups.size === 0) process.off('exit', onProcessExit);
+    endGroup(pid);
+    hookExit();
   };
 }
 
@@ -134,10 +175,10 @@ export function runCommand(o: CommandOptions): Promise<CommandRun> {
       killTimer.unref();
     };
     const timer = setTimeout(() => {
+      // Ended in time: its output is being drained (the exit handler), its answer kept.
+      if (exit !== undefined) return;
       timedOut = true;
-      // The shell is gone but something it started holds the pipes: nothing left to stop.
-      if (exit !== undefined) abandonPipes();
-      else stop();
+      stop();
     }, o.timeoutMs);
     const onAbort = (): void => stop();
     o.signal?.addEventListener('abort', onAbort, { once: true });
@@ -169,9 +210,9 @@ export function runCommand(o: CommandOptions): Promise<CommandRun> {
     });
     child.once('exit', (code, signal) => {
       exit = { code, signal };
-      // Stopped for its deadline or its output, it has ended: what is left may follow for a
-      // moment, not longer.
-      if ((timedOut || stdoutTooLong) && !settled) drainTimer = setTimeout(abandonPipes, DRAIN_MS);
+      // The command has ended (by itself, or stopped for its deadline or its output): what it
+      // printed may follow for a moment, not longer, whoever else holds the pipes.
+      if (!settled) drainTimer = setTimeout(abandonPipes, DRAIN_MS);
     });
     child.once('close', (code, signal) => finish(code, signal));
   });

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { Clock } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
 import { boundUrl, ListenError, listenOn } from '../core/listen.js';
+import { boundToLoopback, hostRule } from '../core/local-guard.js';
 import { sanitize } from '../core/sanitize.js';
 import type { PassEnd, SyncObserver } from './observer.js';
 
@@ -87,8 +88,19 @@ export async function startMonitorServer(
   health: Health,
   metrics: () => Promise<{ contentType: string; body: string }>,
 ): Promise<MonitorServer> {
+  // Bound to loopback (the default), only requests addressed to this machine by a loopback name
+  // are answered: a web page whose name is made to resolve to 127.0.0.1 (DNS rebinding) would
+  // otherwise read the metrics and /healthz's last error. Bound beyond loopback (a pod, scraped by
+  // its IP or a service name), any Host is answered: the network is the boundary there.
+  const acceptsHost = boundToLoopback(address.host) ? hostRule(address.host) : undefined;
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
+    if (acceptsHost !== undefined && !acceptsHost(req.headers.host)) {
+      res
+        .writeHead(403, { 'content-type': 'text/plain; charset=utf-8' })
+        .end('bound to loopback, this server answers only requests addressed to localhost or a loopback address\n');
+      return;
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' }).end('method not allowed\n');
       return;

@@ -6,16 +6,16 @@
 // (as for a bare `started`), which is what it did before failures were journaled.
 // One process at a time owns a journal, through a lock file beside it.
 import { closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, readSync, statSync, utimesSync, writeSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import * as z from 'zod/mini';
 import { formatPath } from '../api/contract.js';
 import { writeFileAtomicSync } from '../core/atomic-write.js';
+import { NotOwnFileError, openAppendSync } from '../core/own-file.js';
 import { UsageError } from '../core/errors.js';
 import { describeOwner, type HeldLock, lockHost, tryLockSync } from '../core/lock.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import type { Ui } from '../core/ui.js';
-import { stateFolder } from '../config/state-folder.js';
+import { stateFolderOrHome } from '../config/state-folder.js';
 import { MAX_METADATA_DEPTH, metadataTooDeep } from '../shared/json-depth.js';
 
 export interface ExternalRecord {
@@ -58,7 +58,7 @@ export interface JournalProblem {
 
 export function defaultJournalPath(env: NodeJS.ProcessEnv, profile: string): string {
   // The state folder of rfs (config/state-folder.ts), with the process's home as the last resort.
-  const folder = stateFolder(env, env.HOME || homedir()) ?? join(homedir(), '.local', 'state', 'rfs');
+  const folder = stateFolderOrHome(env);
   return join(folder, `sync-${profile.replace(/[^A-Za-z0-9._-]/g, '_')}.jsonl`);
 }
 
@@ -349,9 +349,15 @@ export class Journal {
       for (const [id, state] of states) journal.states.set(id, state);
       journal.problems.splice(0, journal.problems.length, ...problems);
       journal.compact();
-      journal.fd = openSync(file, 'a', 0o600);
+      journal.fd = openAppendSync(file, 0o600);
     } catch (error) {
       journal.unlock();
+      if (error instanceof NotOwnFileError) {
+        throw new JournalRefusedError(`the journal ${error.message}`, {
+          hint: 'give --journal the path of a file of your own',
+          cause: error,
+        });
+      }
       throw error;
     }
     return journal;

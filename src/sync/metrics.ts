@@ -118,10 +118,17 @@ export function createSyncMetrics(clock: Clock): SyncMetrics {
     },
   });
 
-  /** The oldest creation time and the count among the recordings the last listing found unsynced. */
+  /** The oldest creation time and the count among the recordings still unsynced after the last pass. */
   let oldest: number | undefined;
   let unsynced = 0;
-  let listing: { oldest?: number; count: number } = { count: 0 };
+  /**
+   * The recordings this pass listed and has not filed, by id, with their creation time (NaN
+   * when unreadable): at the pass's end, what is left of the backlog. A gauge that kept the
+   * listing's count would show a backlog the pass had just filed (cli.md, sync: the backlog now).
+   */
+  let left = new Map<string, number>();
+  /** Filed in this pass: listed again while its filing was in flight, it is not left. */
+  let filedNow = new Set<string>();
   // The backlog, like the last success, is registered when the first pass has ended without
   // error: before it the series are absent, not 0 (nor the part of the listing read so far), so
   // that delta() over the first hour compares the backlog with itself, not with nothing, and
@@ -129,7 +136,7 @@ export function createSyncMetrics(clock: Clock): SyncMetrics {
   const backlog = [
     new Gauge({
       name: 'rfs_sync_unsynced_recordings',
-      help: 'COMPLETED, unsynced recordings the last pass listed (within --max-items), journaled ones included; absent before the first pass ends',
+      help: 'COMPLETED, unsynced recordings the last pass listed (within --max-items) and did not file; absent before the first pass ends',
       registers: [],
       collect() {
         this.set(unsynced);
@@ -137,7 +144,7 @@ export function createSyncMetrics(clock: Clock): SyncMetrics {
     }),
     new Gauge({
       name: 'rfs_sync_oldest_unsynced_age_seconds',
-      help: 'Age of the oldest COMPLETED, unsynced recording the last listing found; 0 when it found none; absent before the first pass ends',
+      help: 'Age of the oldest COMPLETED, unsynced recording the last pass listed and did not file; 0 when none is left; absent before the first pass ends',
       registers: [],
       collect() {
         this.set(oldest === undefined ? 0 : Math.max(0, (clock.now() - oldest) / 1000));
@@ -164,7 +171,8 @@ export function createSyncMetrics(clock: Clock): SyncMetrics {
       journal = states;
     },
     passStarted() {
-      listing = { count: 0 };
+      left = new Map();
+      filedNow = new Set();
     },
     passEnded(_pass, end) {
       passes.inc({ result: end.interrupted ? 'interrupted' : end.error === undefined ? 'ok' : 'failed' });
@@ -173,19 +181,20 @@ export function createSyncMetrics(clock: Clock): SyncMetrics {
         if (!succeeded) for (const metric of [lastSuccess, ...backlog]) registry.registerMetric(metric);
         succeeded = true;
         lastSuccess.set(clock.now() / 1000);
-        // A pass that listed nothing found no backlog; one cut short keeps what it knew.
-        oldest = listing.oldest;
-        unsynced = listing.count;
+        // What the pass listed less what it filed: a pass that listed nothing found no backlog,
+        // one that filed everything left none. One cut short keeps what it knew.
+        unsynced = left.size;
+        oldest = undefined;
+        for (const created of left.values()) if (!Number.isNaN(created) && (oldest === undefined || created < oldest)) oldest = created;
       }
     },
     listed(item) {
-      listing.count += 1;
-      // While a pass lists, the gauges already show what it found so far, if more (or older).
-      unsynced = Math.max(unsynced, listing.count);
+      if (filedNow.has(item.id)) return;
       const created = Date.parse(item.createdAt);
-      if (Number.isNaN(created)) return;
-      listing.oldest = listing.oldest === undefined ? created : Math.min(listing.oldest, created);
-      if (oldest === undefined || created < oldest) oldest = created;
+      left.set(item.id, created);
+      // While a pass lists, the gauges already show what it found so far, if more (or older).
+      unsynced = Math.max(unsynced, left.size);
+      if (!Number.isNaN(created) && (oldest === undefined || created < oldest)) oldest = created;
     },
     commandStarted() {
       running.inc();
@@ -197,6 +206,10 @@ export function createSyncMetrics(clock: Clock): SyncMetrics {
       };
     },
     result(r) {
+      if (r.ok) {
+        left.delete(String(r.id));
+        filedNow.add(String(r.id));
+      }
       if (r.ok) filed.inc();
       else failed.inc({ stage: FAILURE_STAGES.find((s) => s === r.stage) ?? 'command' /* pass.ts names a stage on every failure */ });
     },

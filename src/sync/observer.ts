@@ -11,6 +11,14 @@ export interface PassEnd {
   waiting: number;
   parked: number;
   interrupted: boolean;
+  /**
+   * An interrupted pass: what stopped it ("interrupted (Ctrl-C)", "terminated (SIGTERM)"), what it
+   * was doing then, and the journal that holds what is pending. The log's pass-end says it all,
+   * so that no second line repeats the pass (cli.md, sync: --log-format json).
+   */
+  interruptedBy?: string;
+  interruptedDuring?: string;
+  journal?: string;
   /** A pass-level failure (the service unreachable, the listing refused): the pass did not finish. */
   error?: string;
   durationMs: number;

@@ -13,8 +13,15 @@ export interface Observing {
   observer: SyncObserver;
   /** Set with --log-format json. */
   log?: EventLog;
-  /** The pass's summary line: text on stderr, or a `summary` event. */
-  summary(text: string): void;
+  /**
+   * The pass's summary line on stderr. With --log-format json the pass-end event already says
+   * it (counts, and how an interrupted pass stopped): no second line repeats it.
+   */
+  passSummary(text: string): void;
+  /** The run's summary when it stops for good between recordings: text on stderr, or a `summary` event. */
+  runSummary(text: string): void;
+  /** A warning the sync's own events already carry in JSON (parked): text on stderr only. */
+  textWarning(text: string): void;
   /** The run stopped between passes (Ctrl-C, SIGTERM): text on stderr, or a `stop` event. */
   stopped(text: string): void;
   close(): Promise<void>;
@@ -84,7 +91,13 @@ export async function startObserving(
   return {
     observer,
     ...(log === undefined ? {} : { log }),
-    summary: (text) => (log ? log.emit('info', 'summary', text) : writeSummary(ctx.io, text)),
+    passSummary: (text) => {
+      if (!log) writeSummary(ctx.io, text);
+    },
+    runSummary: (text) => (log ? log.emit('info', 'summary', text) : writeSummary(ctx.io, text)),
+    textWarning: (text) => {
+      if (!log) ctx.ui.warn(text);
+    },
     stopped: (text) => (log ? log.emit('info', 'stop', text) : writeSummary(ctx.io, text)),
     close: async () => {
       ctx.signal.removeEventListener('abort', onInterrupt);

@@ -11,6 +11,7 @@ import type { Session } from '../core/context.js';
 import { ApiError, CancelError, ContractError } from '../core/errors.js';
 import { checkFiling } from '../shared/filing.js';
 import { parseExternalRecord, runCommand } from './exec.js';
+import { execEnvironment } from './exec-env.js';
 import type { ExternalRecord, Journal } from './journal.js';
 import { type PassItem, passItems, type SyncOrder } from './listing.js';
 import type { Backoff } from './backoff.js';
@@ -20,6 +21,10 @@ export interface SyncSettings {
   command: string;
   provider: string;
   execTimeoutMs: number;
+  /** --exec-env: variables passed to the command beside the default allow-list (exec-env.ts). */
+  execEnv: readonly string[];
+  /** Variables holding a secret (--secret-env's): passed only when --exec-env names them exactly. */
+  execSecrets?: readonly string[];
   /** Recordings to handle in this pass at most (journal refilings included). */
   maxItems?: number;
   /** Commands run at once, at most (--concurrency); every request still goes through the one pacer. */
@@ -142,7 +147,7 @@ export async function runPass(
     const ran = await runCommand({
       command: s.command,
       stdin: `${JSON.stringify(detail)}\n`,
-      env: { ...ctx.io.env, RFS_RECORDING_ID: id, RFS_ATTEMPT: String(attempt) },
+      env: execEnvironment(ctx.io.env, s.execEnv, { RFS_RECORDING_ID: id, RFS_ATTEMPT: String(attempt) }, s.execSecrets),
       timeoutMs: s.execTimeoutMs,
       // No signal: Ctrl-C and SIGTERM let a running command finish, up to --exec-timeout, and
       // its answer is journaled (cli.md, sync); a second Ctrl-C ends rfs, and the command with it

@@ -6,6 +6,7 @@ import type { ApiClient } from '../api/types.js';
 import { ResultWriter } from '../batch/results.js';
 import type { Session } from '../core/context.js';
 import { EXIT } from '../core/errors.js';
+import { interruptionText, stopSignalOf } from '../core/interrupt.js';
 import { sanitize } from '../core/sanitize.js';
 import { writeList } from '../output/list-writer.js';
 import { Backoff, type BackoffOptions, describePending, standingOf } from './backoff.js';
@@ -60,7 +61,7 @@ async function syncWith(
   secret: string | undefined,
   watching: Observing,
 ): Promise<number> {
-  const { observer, summary } = watching;
+  const { observer, passSummary, runSummary } = watching;
   const client = await ctx.api();
   const journal = Journal.open(journalPath, ctx.clock);
   try {
@@ -69,7 +70,8 @@ async function syncWith(
     const pending = describePending(journal);
     if (pending) ctx.ui.notice(`journal: ${pending}`);
     const backoff = backoffOf(ctx, flags, journal, (id, failures) => {
-      ctx.ui.warn(`${sanitize(id)} is parked after ${failures} failures of its command: rfs sync --retry-parked runs it again`);
+      // In JSON the `parked` event is this warning (level warn): one line, not two.
+      watching.textWarning(`${sanitize(id)} is parked after ${failures} failures of its command: rfs sync --retry-parked runs it again`);
       observer.parked(id, failures);
     });
     const settings: SyncSettings = { ...flags, backoff, observer };
@@ -95,13 +97,20 @@ async function syncWith(
         backoff.startPass();
         observer.passStarted(pass);
         const began = performance.now();
-        const ended = (o: { filed: number; failed: number; interrupted: boolean; error?: unknown }): void =>
+        const ended = (o: { filed: number; failed: number; interrupted: boolean; interruptedDuring?: string; error?: unknown }): void =>
           observer.passEnded(pass, {
             filed: o.filed,
             failed: o.failed,
             waiting: backoff.waiting,
             parked: backoff.parked,
             interrupted: o.interrupted,
+            ...(o.interrupted && o.error === undefined
+              ? {
+                  interruptedBy: interruptionText(stopSignalOf(ctx.signal)),
+                  ...(o.interruptedDuring === undefined ? {} : { interruptedDuring: o.interruptedDuring }),
+                  journal: journal.path,
+                }
+              : {}),
             ...(o.error === undefined ? {} : { error: o.error instanceof Error ? o.error.message : String(o.error) }),
             durationMs: Math.round(performance.now() - began),
           });
@@ -112,7 +121,9 @@ async function syncWith(
           ended({ filed: 0, failed: 0, interrupted: ctx.signal.aborted, error });
           if (error instanceof JournalLostError) {
             // What was done is in the result lines; the summary adds that nothing more will be.
-            summary(`sync: ${writer.ok} filed, ${writer.failed} failed; stopped before the next recording: nothing more was run or filed`);
+            runSummary(
+              `sync: ${writer.ok} filed, ${writer.failed} failed; stopped before the next recording: nothing more was run or filed`,
+            );
             throw error;
           }
           if (!flags.watch) throw error;
@@ -130,11 +141,15 @@ async function syncWith(
           // The Ctrl-C rule (README, sync): 130 only when Ctrl-C cut a pass short. One that came
           // after the pass had handled every recording cut nothing: the pass ends as usual.
           if (outcome.interrupted) {
-            const during = outcome.interruptedDuring ? `; interrupted while ${outcome.interruptedDuring}` : '; interrupted';
-            summary(`sync: ${parts.join(', ')}${during}; the journal ${journal.path} holds what is pending`);
+            // Named as everywhere else (cli.md, Exit codes: "terminated (SIGTERM)"); Ctrl-C, which
+            // the person at the terminal just pressed, reads as before.
+            const by = stopSignalOf(ctx.signal);
+            const how = by === undefined || by === 'SIGINT' ? 'interrupted' : interruptionText(by);
+            const during = outcome.interruptedDuring ? `; ${how} while ${outcome.interruptedDuring}` : `; ${how}`;
+            passSummary(`sync: ${parts.join(', ')}${during}; the journal ${journal.path} holds what is pending`);
             return EXIT.INTERRUPTED;
           }
-          if (!ctx.globals.quiet || outcome.failed > 0) summary(`sync: pass done: ${parts.join(', ')}`);
+          if (!ctx.globals.quiet || outcome.failed > 0) passSummary(`sync: pass done: ${parts.join(', ')}`);
         }
         if (!flags.watch) return anyFailed ? EXIT.BATCH_FAILED : EXIT.OK;
         // Stopped between passes: nothing was cut short, as `webhooks listen` stops on Ctrl-C.

@@ -32,6 +32,33 @@ const OFF_THE_PATH: ReadonlyArray<readonly [what: string, pattern: RegExp]> = [
   ['webhooks', /^src\/webhooks\//],
   // Loaded only with --inspect (webhooks listen, sandbox): its server, sources, history and page.
   ['the inspector', /^src\/inspector\//],
+  // The answer is checked by the functions generated from the schemas (scripts/checks.mjs), and
+  // the config file by its own: zod and the schemas stay with user input and the sync journal.
+  ['zod and the schemas', /^node_modules\/zod\/|^src\/shared\/(schemas|zod-messages)\.ts$|^src\/config\/stored-config\.ts$/],
+  // rfs mcp's server, its SDK (a file of its own beside the bundle) and the budget of its calls;
+  // all but its declaration, which every command's tree declares as it does the others'.
+  ['the MCP server', /^node_modules\/@modelcontextprotocol\/|^src\/commands\/mcp\/(?!index\.ts$)|^src\/lazy\/mcp|^src\/api\/budget\.ts$/],
+];
+
+/** What one page of `recordings list -o json` loads: packages by name, rfs's own modules by file. */
+const PAGE_PATH: readonly string[] = [
+  '@commander-js/extra-typings',
+  'commander',
+  'src/api',
+  'src/batch',
+  'src/cli',
+  'src/commands',
+  'src/completion',
+  'src/config',
+  'src/core',
+  'src/main.ts',
+  'src/output',
+  'src/sandbox',
+  'src/shared/answer-checks.generated.ts',
+  'src/shared/check-runtime.ts',
+  'src/shared/iso-time.ts',
+  'src/shared/json-depth.ts',
+  'src/shared/vocabulary.ts',
 ];
 
 const BUNDLE = fileURLToPath(new URL('../../dist/bundle/rfs.cjs', import.meta.url));
@@ -142,6 +169,16 @@ describe('one page of `recordings list -o json`', () => {
     expect(loaded.some((m) => m.startsWith('src/commands/recordings/list/'))).toBe(true);
     const offenders = OFF_THE_PATH.flatMap(([what, pattern]) => loaded.filter((m) => pattern.test(m)).map((m) => `${what}: ${m}`));
     expect(offenders).toEqual([]);
+  });
+
+  it('loads these modules and no others', async () => {
+    const loaded = await modulesLoadedBy(['recordings', 'list', '-o', 'json']);
+    // What one page compiles and runs, by package (node_modules) or by folder of src/ (with the
+    // files of shared/, where the schemas live): a package or folder added to the path shows here,
+    // to be kept or moved off it.
+    const group = (m: string) =>
+      /^node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(m)?.[1] ?? (m.startsWith('src/shared/') ? m : (/^src\/[^/]+/.exec(m)?.[0] ?? m));
+    expect([...new Set(loaded.map(group))].sort()).toEqual(PAGE_PATH);
   });
 
   it('sees a module of that list when a command does load it (the probe can fail)', async () => {

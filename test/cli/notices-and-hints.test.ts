@@ -43,7 +43,7 @@ describe('notices and hints a user trips on', () => {
     expect(cut.stderr).toMatch(/more results: stopped at --max-items 3 within a page, where no cursor can resume; add --limit 3/);
     // Following the advice: the page ends at the cut, and its cursor is offered.
     const paged = await rfs(['recordings', 'list', '--max-items', '3', '--limit', '3', '-o', 'json']);
-    expect(paged.stderr).toMatch(/more results: add --cursor \S+ for the next page/);
+    expect(paged.stderr).toMatch(/more results: every page with --all, the next with --cursor \S+/);
     // All of a short list: nothing more to say.
     const whole = await rfs(['recordings', 'list', '--max-items', '500', '-o', 'json']);
     expect(whole.stderr).not.toMatch(/more results/);

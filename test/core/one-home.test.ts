@@ -49,4 +49,10 @@ describe('rules with one home', () => {
     expect(linesMatching(/WORKSPACE_REQUESTS_PER_MINUTE = 120\b/)).toEqual(['shared/api-limits.ts:5']);
     expect(linesMatching(/DELIVERY_LIST_ROWS = 50\b/)).toEqual(['shared/api-limits.ts:8']);
   });
+
+  it('knows where the state folder is ($XDG_STATE_HOME/rfs, else ~/.local/state/rfs) only in config/state-folder.ts', () => {
+    const knowers = linesMatching(/\.XDG_STATE_HOME\b|['"`]\.local['"`]/);
+    expect(knowers.filter((r) => !r.startsWith('config/state-folder.ts:'))).toEqual([]);
+    expect(knowers.some((r) => r.startsWith('config/state-folder.ts:'))).toBe(true);
+  });
 });

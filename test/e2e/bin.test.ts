@@ -140,24 +140,26 @@ describe('bin/rfs.js', () => {
     expect(readdirSync(join(cacheHome, 'rfs'))).toEqual([`${id}-v8-${process.versions.v8}-${process.arch}.cache`]);
   });
 
-  // Caches of older builds or other Nodes go when a new one is written, once 30 days unused.
-  it('removes the caches nothing has rewritten for 30 days when it writes one', async () => {
+  // Caches of older builds or other Nodes go when a new one is written: the three newest stay
+  // (a user who switches between Nodes keeps theirs); files rfs did not name are left alone.
+  it('keeps the three newest caches of other builds when it writes one, and removes the rest', async () => {
     const cacheHome = mkdtempSync(join(configDir, 'cache-'));
     const folder = join(cacheHome, 'rfs');
     mkdirSync(folder, { recursive: true, mode: 0o700 });
-    const stale = join(folder, '0123456789abcdef-v8-1.0-x64.cache');
-    const recent = join(folder, 'fedcba9876543210-v8-1.0-x64.cache');
-    const other = join(folder, 'notes.txt');
-    for (const file of [stale, recent, other]) writeFileSync(file, 'x');
-    const old = new Date(Date.now() - 31 * 24 * 60 * 60 * 1000);
-    utimesSync(stale, old, old);
-    utimesSync(other, old, old);
+    const others = ['0000000000000001', '0000000000000002', '0000000000000003', '0000000000000004', '0000000000000005'];
+    others.forEach((id, age) => {
+      const file = join(folder, `${id}-v8-1.0-x64.cache`);
+      writeFileSync(file, 'x');
+      const when = new Date(Date.now() - (age + 1) * 60_000);
+      utimesSync(file, when, when);
+    });
+    writeFileSync(join(folder, 'notes.txt'), 'x');
     const r = await runRfs(['recordings', 'list', '--limit', '1'], { env: { ...env, XDG_CACHE_HOME: cacheHome } });
     expect(r.code).toBe(0);
-    const left = readdirSync(folder);
-    expect(left).not.toContain('0123456789abcdef-v8-1.0-x64.cache');
-    expect(left).toEqual(expect.arrayContaining(['fedcba9876543210-v8-1.0-x64.cache', 'notes.txt']));
-    expect(left.filter((f) => f.endsWith(`-v8-${process.versions.v8}-${process.arch}.cache`))).toHaveLength(1);
+    const left = readdirSync(folder).sort();
+    const current = left.filter((f) => f.endsWith(`-v8-${process.versions.v8}-${process.arch}.cache`));
+    expect(current).toHaveLength(1);
+    expect(left).toEqual([...current, 'notes.txt', ...others.slice(0, 3).map((id) => `${id}-v8-1.0-x64.cache`)].sort());
   });
 
   // V8 takes a code cache only under the flags it was made with: a user's NODE_OPTIONS with a
@@ -172,7 +174,7 @@ describe('bin/rfs.js', () => {
     });
     expect(r.code).toBe(0);
     expect((JSON.parse(r.stdout) as unknown[]).length).toBe(2);
-    expect(r.stderr).toMatch(/RFS-BUNDLE \d+: code cache rejected/);
+    expect(r.stderr).toMatch(/RFS-BUNDLE \d+: code cache set aside: rejected by V8/);
     expect(r.stderr).toMatch(/RFS-BUNDLE \d+: code cache written to /);
   });
 

@@ -41,3 +41,10 @@ export const LINUX_X64: Requirement = {
 export function needs(requirement: Requirement, title: string): string {
   return requirement.met ? title : `${title} [skipped: ${requirement.reason}]`;
 }
+
+/** Root, with useradd and userdel: to make another user for a test and remove it after. */
+export const ROOT_USERS: Requirement = !linux
+  ? LINUX
+  : process.geteuid?.() !== 0
+    ? { met: false, reason: 'needs to run as root (it creates a user for the test)' }
+    : { met: onPath('useradd') && onPath('userdel'), reason: 'needs useradd and userdel on PATH (the passwd package)' };

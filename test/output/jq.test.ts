@@ -133,6 +133,44 @@ describe('--jq', () => {
     expect(t.stderr()).toContain('resume with: --cursor c2');
   });
 
+  // cli.md, Output: an error of the program stops the run, and the run says where to resume
+  // without skipping anything. Without --all the next page's cursor would skip items 3 to 5 of
+  // the failed page: the error's resume line names the failed page's own cursor instead.
+  it('after a runtime error without --all, offers no cursor that skips the rest of the failed page', async () => {
+    const five = [1, 2, 3, 4, 5].map((n) => recording(n));
+    scenario.server.queue({ body: page(five, 'c2') });
+    const first = cli(['recordings', 'list', '--limit', '5', '--jq', 'if input_line_number == 3 then error("boom") else .id end']);
+    expect(await first.run()).toBe(1);
+    expect(first.t.stdout()).toBe('rec_0001\nrec_0002\n');
+    expect(first.t.stderr()).toContain('error: --jq: jq: error (at <stdin>:3): boom');
+    // The first page was asked without a cursor: no cursor leads back into it, and none past it is offered.
+    expect(first.t.stderr()).not.toContain('c2');
+    expect(first.t.stderr()).not.toMatch(/more results/);
+
+    scenario.server.queue({ body: page(five, 'c3') });
+    const later = cli([
+      'recordings',
+      'list',
+      '--limit',
+      '5',
+      '--cursor',
+      'c2',
+      '--jq',
+      'if input_line_number == 3 then error("boom") else .id end',
+    ]);
+    expect(await later.run()).toBe(1);
+    expect(later.t.stderr()).toContain('resume with: --cursor c2');
+    expect(later.t.stderr()).not.toContain('c3');
+  });
+
+  it('starts the "more results" notice on a line of its own after halt_error text without a newline', async () => {
+    scenario.server.queue({ body: page([recording(1), recording(2), recording(3)], 'c2') });
+    const { t, run } = cli(['recordings', 'list', '--limit', '3', '--jq', 'if input_line_number == 2 then "x" | halt_error else .id end']);
+    expect(await run()).toBe(5);
+    expect(t.stdout()).toBe('rec_0001\n');
+    expect(t.stderr()).toBe('x\nmore results: every page with --all, the next with --cursor c2\n');
+  });
+
   it('refuses a command whose output is not JSON', async () => {
     const { t, run } = cli(['completion', 'bash', '--jq', '.']);
     expect(await run()).toBe(2);

@@ -2,7 +2,7 @@
 // run it: copied alone into an empty folder with no node_modules above it and no Node on PATH,
 // serving the sandbox and talking to it.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -285,6 +285,29 @@ describe.skipIf(!LINUX_X64.met)(needs(LINUX_X64, 'the single executable, alone i
       expect((await script.text()).length).toBeGreaterThan(1000);
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  // A release's executable ignores NODE_OPTIONS (execArgvExtension "none"); one built on a Node
+  // that ignores that setting reads it, and must say so rather than pass for a release's.
+  it(
+    'says when it read NODE_OPTIONS, and is silent when it did not',
+    async () => {
+      const planted = join(dir, 'planted.cjs');
+      const mark = join(dir, 'planted-ran');
+      await writeFile(planted, `require('node:fs').writeFileSync(${JSON.stringify(mark)}, 'ran');\n`);
+      const result = await rfs(['--version'], undefined, { NODE_OPTIONS: `--require ${planted}` });
+      expect(result.code).toBe(0);
+      const read = existsSync(mark);
+      const notice = /^rfs: NODE_OPTIONS was read: this executable was built on Node v[\d.]+, which ignores execArgvExtension/m;
+      if (read) expect(result.stderr).toMatch(notice);
+      else expect(result.stderr).toBe('');
+      // Which of the two this build is, from the build Node itself: the blob shows whether it reads the setting.
+      const { ignoresExecArgvExtension } = (await import(join(ROOT, 'scripts', 'package.mjs'))) as {
+        ignoresExecArgvExtension: (work: string) => boolean;
+      };
+      expect(read).toBe(ignoresExecArgvExtension(await mkdtemp(join(dir, 'probe-'))));
     },
     STEP_TIMEOUT_MS,
   );

@@ -2,7 +2,6 @@
 // 2xx with, the client's parse-and-check path gives either a parsed resource that can be
 // printed, or a ContractError (exit 7) — never another exception, never a crash later on.
 import fc from 'fast-check';
-import type { core } from 'zod/mini';
 import { describe, expect, it } from 'vitest';
 import { checkShape, parseJson } from '../../src/api/contract.js';
 import { problemFromResponse } from '../../src/api/problem.js';
@@ -17,7 +16,8 @@ import {
   ReplayResponse,
   WebhookCreateResponse,
   WebhookList,
-} from '../../src/shared/schemas.js';
+} from '../../src/shared/answer-checks.generated.js';
+import type { Check } from '../../src/shared/check-runtime.js';
 import { page, paths, recording, replaceAt } from '../helpers/fixtures.js';
 
 const block = {
@@ -35,7 +35,7 @@ const block = {
 const detail = { ...recording(1), notes: [block], documents: [block], transcript: 'Speaker 1: hello' };
 
 /** Each response schema the client checks, with one answer that passes it. */
-const SCHEMAS: [string, core.$ZodType<unknown>, unknown][] = [
+const SCHEMAS: [string, Check<unknown>, unknown][] = [
   ['RecordingList', RecordingList, page([recording(1), recording(2, { notes: [block] })], 'c2')],
   ['RecordingResponse', RecordingResponse, { data: detail }],
   [
@@ -76,7 +76,7 @@ const SCHEMAS: [string, core.$ZodType<unknown>, unknown][] = [
 type Outcome = { parsed: unknown } | { contract: ContractError };
 
 /** The client's decode (client.ts): bytes → JSON → schema; then what the printers do with it. */
-function decode(schema: core.$ZodType<unknown>, bytes: Buffer): Outcome {
+function decode(schema: Check<unknown>, bytes: Buffer): Outcome {
   let parsed: unknown;
   try {
     parsed = checkShape(schema, parseJson(bytes));

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import type { LoggedRequest } from '../../src/sandbox/request-log.js';
 import { RFS_BIN } from '../helpers/child.js';
-import { COMMAND } from '../commands/sync/helpers.js';
+import { COMMAND, FIXTURE_ENV } from '../commands/sync/helpers.js';
 import { api, until } from '../commands/deliveries/incident-support.js';
 
 const RUN_MS = 120_000;
@@ -114,7 +114,7 @@ it('two watches at their defaults send at most 24 requests in any minute, and sy
       '-o',
       'ndjson',
     ],
-    { RFS_API_KEY: sandbox.apiKeys.admin, EXTERNAL_FILE: join(dir, 'external.jsonl') },
+    { RFS_API_KEY: sandbox.apiKeys.admin, EXTERNAL_FILE: join(dir, 'external.jsonl'), RFS_EXEC_ENV: FIXTURE_ENV },
   );
 
   // Recordings to file during the run: one completed every 4 s through the control API (which

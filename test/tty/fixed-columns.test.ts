@@ -83,4 +83,31 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'columns fixed by the filter, in a termin
       });
     }
   }
+  // cli.md, Output: a wide terminal shows whole values. At 200 columns a 72-character title and
+  // long names do not all fit beside every column: MATTER, first in the documented order, goes
+  // and every title is whole, rather than the title cut while the names stay.
+  it('recordings list --sync-state all at 200 columns shows a 72-character title whole', async () => {
+    const long = 'Witness interview: Łódź Textiles Sp. z o.o. - Employment tribunal claims';
+    expect(long).toHaveLength(72);
+    const wide = [
+      rec(1, {
+        title: long,
+        priority: 'URGENT',
+        updatedAt: OLD,
+        author: { id: 'usr_2', name: 'Katarzyna Lindqvist', email: 'k@example.com' },
+        client: { id: 'cli_2', name: 'Pinecrest Housing Association', referenceNumber: 'C-002' },
+        matter: { id: 'mat_2', name: 'Probate and estate administration', referenceNumber: 'M-002' },
+      }),
+      rec(2, { title: 'Intake call', priority: 'LOW', updatedAt: OLD, syncCount: 1, lastSyncedAt: '2025-06-29T08:00:00.000Z' }),
+    ];
+    t.server.queue({ body: page(wide, null) });
+    await t.term.run('recordings-all-200', ['recordings', 'list', '--sync-state', 'all'], { columns: 200, rows: 20 });
+    expect(await t.term.exitStatus('recordings-all-200')).toBe(0);
+    const screen = rfsLines(await t.term.screen('recordings-all-200'));
+    expect(screen[0]).toMatch(/^ID\s+TITLE\s+PRIORITY\s+AUTHOR\s+CLIENT\s+UPDATED\s+FILED$/);
+    expect(screen[1]).toContain(long);
+    expect(screen[1]).toContain('Pinecrest Housing Association');
+    expect(screen.join('\n')).not.toContain('…');
+    for (const line of screen) expect(line.length).toBeLessThanOrEqual(200);
+  });
 });

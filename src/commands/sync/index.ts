@@ -4,6 +4,8 @@ import { choiceOption } from '../choices.js';
 import { type CommandDefinition, defineCommand, examples, type Parsed } from '../define.js';
 import status from './status/index.js';
 
+const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+
 const declare = () =>
   new Command('sync')
     .description('file every COMPLETED, unsynced recording through your command, crash-safe (a journal)')
@@ -26,6 +28,11 @@ const declare = () =>
       ).default('listed' as const),
     )
     .option('--exec-timeout <seconds>', 'stop a command that runs longer than this', '300')
+    .option(
+      '--exec-env <NAME>',
+      'pass this variable (or PREFIX*) to the command beside PATH, HOME, the locale and proxies (repeatable; RFS_API_KEY only by name)',
+      collect,
+    )
     .option('--dry-run', 'list what would be sent to the command; run, file and journal nothing')
     .option('--max-attempts <n>', 'park a recording after this many failures of its command in a row', '10')
     .option('--retry-parked', 'run parked recordings again (each gets --max-attempts more tries)')
@@ -43,6 +50,7 @@ const declare = () =>
         "rfs sync --exec './file-in-crm.sh' --provider crm --concurrency 4 --order priority",
         "RFS_WEBHOOK_SECRET=whsec_… rfs sync --exec './file-in-crm.sh' --provider crm --listen 8787",
         "rfs sync --exec './file-in-crm.sh' --provider crm --watch --metrics 9464 --log-format json",
+        "rfs sync --exec './file-in-crm.sh' --provider crm --exec-env CRM_TOKEN --exec-env 'CRM_*'",
         'rfs sync status',
       ]),
     );

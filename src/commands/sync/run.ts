@@ -2,6 +2,7 @@
 import type { Context } from '../context.js';
 import { UsageError } from '../../core/errors.js';
 import { numberFlag } from '../../core/flags.js';
+import { execEnvNames } from '../../sync/exec-env.js';
 import { parseAddress } from '../../sync/health.js';
 import { defaultJournalPath } from '../../sync/journal.js';
 import { runSync, type SyncOptions } from '../../sync/run.js';
@@ -31,6 +32,8 @@ export function options({ flags }: Input, ctx: Context): CommandOptions {
     command,
     provider,
     execTimeoutMs: numberFlag('--exec-timeout', flags.execTimeout, { min: 1, max: 86_400, integer: true }) * 1000,
+    execEnv: execEnvNames(flags.execEnv ?? [], ctx.io.env),
+    ...(flags.secretEnv === undefined ? {} : { execSecrets: [flags.secretEnv] }),
     maxItems: numberFlag('--max-items', flags.maxItems, { min: 1, max: Number.MAX_SAFE_INTEGER, integer: true }),
     concurrency: numberFlag('--concurrency', flags.concurrency, { min: 1, max: MAX_CONCURRENCY, integer: true }),
     order: flags.order,

@@ -97,4 +97,45 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'auth prompts in a terminal'), () => {
     );
     expect(Object.keys(config().profiles).sort()).toEqual(['prod', 'staging']);
   });
+  // cli.md, Connection: with no profile marked default, rfs uses the one named `default`. Logging
+  // out of the marked default then hands the next command to another profile: logout says which
+  // (or that none is), rather than the next command surprising the user.
+  it('auth logout of the default profile says which profile the next command uses', async () => {
+    writeFileSync(
+      join(home, 'config', 'config.json'),
+      JSON.stringify({
+        defaultProfile: 'prod',
+        profiles: { ...PROFILES.profiles, default: { baseUrl: 'https://old.example.com', apiKey: 'service_pk_oldSECRETkey0004' } },
+      }),
+      { mode: 0o600 },
+    );
+    await term.run('logout-default', ['auth', 'logout'], SIZE);
+    await term.waitForInput('logout-default', (s) => s.includes('(y/N)'), 'the question');
+    await term.keys('logout-default', 'y', 'Enter');
+    expect(await term.exitStatus('logout-default')).toBe(0);
+    const screen = rfsLines(await term.screen('logout-default'));
+    expect(screen[0]).toBe('✔ Remove the default profile "prod" and its key service_pk_…0001? Yes');
+    // Each notice wraps at words on an 80-column terminal; read as sentences.
+    expect(screen.slice(1).join(' ').replace(/\s+/g, ' ')).toBe(
+      `Removed profile "prod" and its key from ${join(home, 'config', 'config.json')}. ` +
+        'No profile is marked default now: rfs uses the profile named "default"; rfs auth switch <name> makes another the default.',
+    );
+    expect(screen.every((line) => line.length <= COLUMNS)).toBe(true);
+    expect(config().defaultProfile).toBeUndefined();
+  });
+
+  it('auth logout of the default profile with one other left makes that one the default, and says so', async () => {
+    writeFileSync(
+      join(home, 'config', 'config.json'),
+      JSON.stringify({ defaultProfile: 'prod', profiles: { prod: PROFILES.profiles.prod, ci: PROFILES.profiles.ci } }),
+      { mode: 0o600 },
+    );
+    await term.run('logout-one-left', ['auth', 'logout', '--yes'], SIZE);
+    expect(await term.exitStatus('logout-one-left')).toBe(0);
+    const screen = rfsLines(await term.screen('logout-one-left'));
+    expect(screen.join(' ').replace(/\s+/g, ' ')).toBe(
+      `Removed profile "prod" and its key from ${join(home, 'config', 'config.json')}. "ci" is now the default profile (the only one left).`,
+    );
+    expect(config().defaultProfile).toBe('ci');
+  });
 });

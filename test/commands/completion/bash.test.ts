@@ -35,6 +35,7 @@ describe('bash completion', () => {
         'api',
         'config',
         'doctor',
+        'mcp',
         'completion',
         'sandbox',
         'help',

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASH_SCRIPT, ROOT_DIR, bashComplete } from './support.js';
+import { BASH_SCRIPT, ROOT_DIR, bashComplete, fishAnswers, zshAnswers } from './support.js';
 
 const KEY = 'service_pk_completionSECRET_4242';
 let dir: string;
@@ -79,5 +79,55 @@ describe('profile names in completion', () => {
     expect(fish).toContain(`-s p -l profile -x -a '(command rfs __complete-profiles 2>/dev/null)'`);
     expect(fish).toContain(`complete -c rfs -n '__rfs_at \\'rfs auth switch\\' 0' -a '(command rfs __complete-profiles 2>/dev/null)'`);
     expect(BASH_SCRIPT).toMatch(/rfs\.bash$/);
+  });
+});
+
+// A profile that holds settings and no key (`rfs config set --profile staging-eu output json`)
+// is one `-p` can name, the key coming from RFS_API_KEY: every shell offers it, as it offers a
+// profile saved by `auth login`.
+describe('a profile with settings only, in every shell', () => {
+  let keyless: NodeJS.ProcessEnv;
+  beforeAll(() => {
+    const config = join(dir, 'keyless-config');
+    mkdirSync(config, { mode: 0o700 });
+    writeFileSync(join(config, 'config.json'), JSON.stringify({ defaultProfile: 'prod', profiles: { prod: { apiKey: `${KEY}9` } } }), {
+      mode: 0o600,
+    });
+    keyless = { ...env, RFS_CONFIG_DIR: config };
+    // Made as a user makes it: no key, one setting.
+    const set = spawnSync(
+      process.execPath,
+      [join(ROOT_DIR, 'bin', 'rfs.js'), 'config', 'set', '--profile', 'staging-eu', 'output', 'json'],
+      {
+        env: keyless,
+        encoding: 'utf8',
+      },
+    );
+    expect([set.status, set.stderr]).toEqual([0, expect.any(String)]);
+    expect(JSON.parse(readFileSync(join(config, 'config.json'), 'utf8')).profiles['staging-eu']).toEqual({ output: 'json' });
+  });
+
+  it('the hook prints it beside the keyed ones', () => {
+    const result = spawnSync(process.execPath, [join(ROOT_DIR, 'bin', 'rfs.js'), '__complete-profiles'], {
+      env: keyless,
+      encoding: 'utf8',
+    });
+    expect(sorted(result.stdout.trim().split('\n'))).toEqual(['prod', 'staging-eu']);
+  });
+
+  it('bash offers it for -p and auth switch', () => {
+    expect(sorted(bashComplete(['rfs', '-p', ''], { env: keyless }))).toEqual(['prod', 'staging-eu']);
+    expect(bashComplete(['rfs', 'recordings', 'list', '--profile', 'st'], { env: keyless })).toEqual(['staging-eu']);
+    expect(bashComplete(['rfs', 'auth', 'switch', 'st'], { env: keyless })).toEqual(['staging-eu']);
+  });
+
+  it('zsh offers it', () => {
+    const answers = zshAnswers(['rfs -p ', 'rfs recordings list --profile st'], keyless);
+    expect(answers.map(sorted)).toEqual([['prod', 'staging-eu'], ['staging-eu']]);
+  });
+
+  it('fish offers it', () => {
+    const answers = fishAnswers(['rfs -p ', 'rfs recordings list --profile st'], keyless);
+    expect(answers.map(sorted)).toEqual([['prod', 'staging-eu'], ['staging-eu']]);
   });
 });

@@ -3,17 +3,10 @@
 // pseudo-terminal, test/commands/completion/zsh-complete.zsh) and fish (`complete -C`). cli.md,
 // completion: enumerated values complete from any letter case, `config set <key> <TAB>` offers
 // that setting's values, and a command offers only the flags it accepts.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SETTING_KEYS } from '../../../src/config/settings.js';
-import { ROOT_DIR, bashComplete, realTree } from './support.js';
+import { bashComplete, fishAnswers, realTree, zshAnswers } from './support.js';
 
-const COMPLETIONS = join(ROOT_DIR, 'completions');
-const ZSH_DRIVER = fileURLToPath(new URL('./zsh-complete.zsh', import.meta.url));
 const sorted = (list: readonly string[]): string[] => [...list].sort();
 
 const tree = realTree();
@@ -36,44 +29,6 @@ const CASES: [line: string, offered: string[]][] = [
   ['rfs completion --', ['--help']],
   ['rfs recordings list --qu', ['--quiet']],
 ];
-
-const work = mkdtempSync(join(tmpdir(), 'rfs-shells-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-function zshAnswers(lines: string[]): string[][] {
-  const run = spawnSync('zsh', ['-f', ZSH_DRIVER, COMPLETIONS, join(work, 'zsh-out'), ...lines], {
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work, TERM: 'xterm' },
-    timeout: 60_000,
-  });
-  if (run.status !== 0) throw new Error(`zsh driver exited ${String(run.status)}: ${run.stderr}`);
-  return splitAnswers(run.stdout);
-}
-
-function fishAnswers(lines: string[]): string[][] {
-  // Each answer: the candidates (a tab and a description may follow a word), then "--" (fish's
-  // echo would take `--` as the end of its options).
-  const program = [
-    `source ${JSON.stringify(join(COMPLETIONS, 'rfs.fish'))}`,
-    ...lines.map((line) => `complete -C ${JSON.stringify(line)} | string replace -r '\\t.*' ''; printf '%s\\n' --`),
-  ].join('\n');
-  const run = spawnSync('fish', ['--no-config', '-c', program], {
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work },
-    timeout: 60_000,
-  });
-  if (run.status !== 0 || run.stderr !== '') throw new Error(`fish exited ${String(run.status)}: ${run.stderr}`);
-  return splitAnswers(run.stdout);
-}
-
-function splitAnswers(stdout: string): string[][] {
-  const answers: string[][] = [[]];
-  for (const line of stdout.split('\n')) {
-    if (line === '--') answers.push([]);
-    else if (line !== '') answers.at(-1)?.push(line);
-  }
-  return answers.slice(0, -1);
-}
 
 describe('completion in the real shells', () => {
   it('offers the sandbox its own flags, none of the global ones it refuses', () => {

@@ -25,7 +25,7 @@ describe('the more-results notice (item 3)', () => {
     const { screen, run } = cli(['recordings', 'list', '--limit', '2'], { stdoutIsTTY: true, stderrIsTTY: true });
     expect(await run()).toBe(0);
     expect(screen.map((s) => s.slice(0, 4))).toEqual(['out:', 'err:']);
-    expect(screen.at(-1)).toBe('err:more results: add --cursor CUR2 for the next page, or --all for every page\n');
+    expect(screen.at(-1)).toBe('err:more results: every page with --all, the next with --cursor CUR2\n');
   });
 
   it('comes after a json list too, and after a webhooks list', async () => {
@@ -35,10 +35,10 @@ describe('the more-results notice (item 3)', () => {
     );
     const first = cli(['recordings', 'list', '--json']);
     expect(await first.run()).toBe(0);
-    expect(first.screen.at(-1)).toMatch(/^err:more results: add --cursor CUR2 /);
+    expect(first.screen.at(-1)).toMatch(/^err:more results: every page with --all, the next with --cursor CUR2\n$/);
     const second = cli(['webhooks', 'list'], { stdoutIsTTY: true });
     expect(await second.run()).toBe(0);
-    expect(second.screen.at(-1)).toMatch(/^err:more results: add --cursor W2 /);
+    expect(second.screen.at(-1)).toMatch(/^err:more results: every page with --all, the next with --cursor W2\n$/);
   });
 });
 

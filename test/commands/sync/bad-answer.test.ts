@@ -33,7 +33,13 @@ function sync(bad: string) {
   return runRfs(
     ['sync', '--exec', `"${process.execPath}" "${FIXTURE}"`, '--provider', 'crm', '--journal', join(dir, 'journal.jsonl'), '-o', 'ndjson'],
     {
-      env: { RFS_CONFIG_DIR: join(dir, 'config'), RFS_API_KEY: h.keys.admin, RFS_BASE_URL: h.base, BAD_ID: bad },
+      env: {
+        RFS_CONFIG_DIR: join(dir, 'config'),
+        RFS_API_KEY: h.keys.admin,
+        RFS_BASE_URL: h.base,
+        BAD_ID: bad,
+        RFS_EXEC_ENV: 'BAD_ID DEPTH',
+      },
       timeoutMs: 30_000,
     },
   );

@@ -48,6 +48,7 @@ describe.skipIf(!LINUX.met)(needs(LINUX, 'rfs killed with SIGKILL by its command
         RFS_API_KEY: 'service_pk_test_0123456789abcdef',
         RFS_BASE_URL: server.url,
         PROBE_FILE: probe,
+        RFS_EXEC_ENV: 'PROBE_FILE',
         TMPDIR: join(dir, 'tmp'),
       },
       stdio: 'ignore',

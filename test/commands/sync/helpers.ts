@@ -7,6 +7,11 @@ import type { Harness } from '../../sandbox/helpers.js';
 export const FIXTURE = fileURLToPath(new URL('./fixtures/external-system.sh', import.meta.url));
 /** The integration's command, as a user would give it to --exec. */
 export const COMMAND = `sh "${FIXTURE}"`;
+/**
+ * The variables that steer the fixture command, passed to it through rfs's allow-list of the
+ * command's environment (docs/sync.md): RFS_EXEC_ENV, as a deployment would set it.
+ */
+export const FIXTURE_ENV = 'EXTERNAL_FILE FAIL_FOR IGNORE_ATTEMPT MARKER_DIR PRINT SLOW_MS SLOW_AFTER_MS';
 
 /**
  * The environment of a sync test's rfs: a config folder and an external file of the test's own
@@ -19,6 +24,7 @@ export function syncEnv(h: Pick<Harness, 'base' | 'keys'>, dir: string, extra: N
     RFS_BASE_URL: h.base,
     EXTERNAL_FILE: join(dir, 'external.jsonl'),
     PATH: process.env.PATH,
+    RFS_EXEC_ENV: FIXTURE_ENV,
     ...extra,
   };
 }

@@ -44,7 +44,9 @@ it('lets the running command finish, journals its answer, exits 130; the next ru
   const [record, ...more] = externalRecords(join(dir, 'external.jsonl'));
   expect(more).toEqual([]);
   expect(journalSteps(journal).filter((s) => s.step === 'result')).toEqual([expect.objectContaining({ id: record!.recordingId })]);
-  expect(stderr).toMatch(/interrupted while running the command for \S+, which answered: its answer is in the journal/);
+  // Named as every other command names it (cli.md, Exit codes), not as a Ctrl-C.
+  expect(stderr).toMatch(/; terminated \(SIGTERM\) while running the command for \S+, which answered: its answer is in the journal/);
+  expect(stderr).not.toMatch(/interrupted while/);
 
   const next = await runRfs(
     args.filter((a) => a !== '--watch'),

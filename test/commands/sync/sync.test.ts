@@ -11,7 +11,7 @@ import type { Clock } from '../../../src/core/clock.js';
 import { fakeTime } from '../../helpers/clock.js';
 import { bufferIO, type BufferIOOptions } from '../../helpers/io.js';
 import { start, type Harness } from '../../sandbox/helpers.js';
-import { COMMAND, counts, externalRecords, journalSteps } from './helpers.js';
+import { COMMAND, counts, externalRecords, FIXTURE_ENV, journalSteps } from './helpers.js';
 
 let h: Harness;
 let dir: string;
@@ -38,6 +38,7 @@ function sync(extra: string[] = [], o: BufferIOOptions = {}) {
       RFS_BASE_URL: h.base,
       EXTERNAL_FILE: external,
       PATH: process.env.PATH,
+      RFS_EXEC_ENV: FIXTURE_ENV,
       ...o.env,
     },
   });

@@ -3,8 +3,9 @@
 import type { Context } from '../../context.js';
 import { EXIT } from '../../../core/errors.js';
 import { redactKey } from '../../../core/redact.js';
-import { selectProfile } from '../../../config/connection.js';
+import { DEFAULT_PROFILE, selectProfile } from '../../../config/connection.js';
 import { noSuchProfile, openProfiles } from '../../../config/profiles.js';
+import { sanitize } from '../../../core/sanitize.js';
 import { confirmAction } from '../../../prompt/confirm.js';
 
 /** Nothing but the global --profile. */
@@ -25,6 +26,25 @@ export async function run(ctx: Context): Promise<number> {
     return EXIT.OK;
   }
   if (!(await store.remove(name))) throw noSuchProfile(name, names());
-  ctx.ui.notice(`Removed profile "${name}" and its key from ${store.path}.`);
+  ctx.ui.notice(`Removed profile "${sanitize(name)}" and its key from ${store.path}.`);
+  if (isDefault) {
+    const next = afterDefaultRemoved(store.defaultName(), names());
+    if (next !== undefined) ctx.ui.notice(next);
+  }
   return EXIT.OK;
+}
+
+/**
+ * What the next command uses once the default profile is gone (cli.md, Connection: the profile
+ * marked default, else `default`), said rather than left for the next command to surprise: the
+ * one profile left, marked default by the store; the profile named `default`, which rfs falls
+ * back to; or none, with how to choose.
+ */
+function afterDefaultRemoved(marked: string | undefined, left: readonly string[]): string | undefined {
+  if (left.length === 0) return undefined;
+  if (marked !== undefined) return `"${sanitize(marked)}" is now the default profile (the only one left).`;
+  const choose = 'rfs auth switch <name> makes another the default';
+  if (left.includes(DEFAULT_PROFILE))
+    return `No profile is marked default now: rfs uses the profile named "${DEFAULT_PROFILE}"; ${choose}.`;
+  return `No profile is the default now: name one with -p, or run rfs auth switch <name> (saved: ${left.map((n) => sanitize(n)).join(', ')}).`;
 }

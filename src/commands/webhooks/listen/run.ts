@@ -119,8 +119,8 @@ function fixed(width: number, value: (row: Row) => string | number | null): (row
   return (row) => pad(truncate(sanitize(String(value(row) ?? '-')), width), width);
 }
 
-// EVENT says the same on every row (there is one event kind today): it goes whenever the row
-// does not fit whole, before the title is cut. Narrower, TIME goes, then
+// EVENT says the same on every row (there is one event kind today): it goes whenever a row with a
+// title of a usual length would not fit whole, before the title is cut. Narrower, TIME goes, then
 // STATUS, then RECORDING (60 columns: the verdict, the delivery and the title stay); the title,
 // last, takes what is left of the width of the moment. With --forward-to, TOOK (how long the
 // target took to answer) follows STATUS, and goes right after EVENT.
@@ -159,8 +159,8 @@ const PLACEHOLDER: Row = {
     deliveryId: null,
     event: null,
     recordingId: null,
-    // The header printed before any delivery is laid out for a title of a usual length
-    // (60 cells), so that the first row rarely changes the columns and prints it again.
+    // The row that chooses the columns for a width (ListenTable): a title of a usual length
+    // (60 cells); the header printed before any delivery is its header.
     title: 'x'.repeat(60),
     valid: true,
     reason: null,
@@ -174,12 +174,15 @@ const PLACEHOLDER: Row = {
 const REMEMBERED_IDS = 10_000;
 
 /**
- * The rows of the listener's table, each laid out at the terminal's width of the moment it
- * arrives (a resized window gets rows of its new width, cli.md Output); the header is printed
- * again whenever the columns shown change.
+ * The rows of the listener's table. A live table's columns are chosen from the terminal's width
+ * alone, once for each width (cli.md, Output), never from the row that arrives: a title of a
+ * usual length (PLACEHOLDER) decides which columns fit, and each row is laid out in those, its
+ * title cut to what is left. Titles of every length then line up under one header; a resized
+ * window chooses again, and the header is printed again only when the columns shown change.
  */
 class ListenTable {
-  private columnsKey: string | undefined;
+  private chosen: { width: number; columns: readonly Column<Row>[]; key: string } | undefined;
+  private printedKey: string | undefined;
 
   constructor(
     private readonly width: () => number,
@@ -187,14 +190,23 @@ class ListenTable {
     private readonly columns: readonly Column<Row>[],
   ) {}
 
+  /** The columns shown at `width`: those the placeholder row keeps, EVENT first to go. */
+  private columnsFor(width: number): { columns: readonly Column<Row>[]; key: string } {
+    if (this.chosen?.width === width) return this.chosen;
+    const [header = ''] = renderTable(this.columns, [PLACEHOLDER], { width, color: false, fixed: ONE_VALUE }).split('\n');
+    const shown = header.split(/\s+/).filter((h) => h !== '');
+    const columns = this.columns.filter((c) => shown.includes(c.header));
+    this.chosen = { width, columns, key: shown.join(' ') };
+    return this.chosen;
+  }
+
   /** The header line and the row at the current width; the header only when the columns changed. */
   lines(row: Row): { header: string | undefined; row: string } {
-    const [header = '', line = ''] = renderTable(this.columns, [row], { width: this.width(), color: this.color, fixed: ONE_VALUE }).split(
-      '\n',
-    );
-    const key = header.split(/\s+/).join(' ');
-    const changed = key !== this.columnsKey;
-    this.columnsKey = key;
+    const width = this.width();
+    const { columns, key } = this.columnsFor(width);
+    const [header = '', line = ''] = renderTable(columns, [row], { width, color: this.color }).split('\n');
+    const changed = key !== this.printedKey;
+    this.printedKey = key;
     return { header: changed ? header : undefined, row: line };
   }
 }

@@ -21,7 +21,7 @@ describe('recordings list --all --max-items', () => {
     expect(await run()).toBe(0);
     expect(JSON.parse(t.stdout())).toHaveLength(2);
     expect(t.stderr()).not.toContain('--all');
-    expect(t.stderr()).toMatch(/^more results \(stopped at --max-items 2\): add --cursor \S+ to go on from there\n$/);
+    expect(t.stderr()).toMatch(/^more results \(stopped at --max-items 2\): go on from there with --cursor \S+\n$/);
   });
 });
 

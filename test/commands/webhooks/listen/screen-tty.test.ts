@@ -107,4 +107,36 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'webhooks listen in a terminal'), () => {
       expect(screen).toMatch(/stopped listening$/);
     });
   }
+  // cli.md, Output: a live table's columns are chosen once from the terminal's width, not per
+  // row. At 120 columns titles of 4 and of 70 characters arrive in turn: one header, and every
+  // row in the same columns (EVENT, which says the same on every row, left out for the title).
+  it('at 120 columns keeps one set of columns and one header whatever the titles', async () => {
+    const name = 'listen-titles';
+    await term.run(name, ['webhooks', 'listen', '--port', '0', '--secret-env', 'HOOK_SECRET'], { columns: 120, rows: 30 });
+    const started = await term.waitFor(name, (s) => /listening on http:\/\/127\.0\.0\.1:\d+/.test(s), 'the port');
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(started)?.[1] ?? '';
+    const long = 'Quarterly review with Meridian Health Partners about the lease renewal';
+    const titles = ['Call', long, 'Memo', long, 'Intake call', long];
+    for (const [i, title] of titles.entries()) {
+      const n = String(i + 1).padStart(3, '0');
+      expect((await send(`${url}/`, delivery(`dlv_ttyListenTitles${n}`, `rec_ttyListenTitl${n}`, title))).status).toBe(200);
+      await term.waitFor(name, (s) => s.includes(`dlv_ttyListenTitles${n}`), `row ${n}`);
+    }
+    const screen = await term.screen(name);
+    const lines = screen.split('\n');
+    const headers = lines.filter((l) => /^TIME\s+VERDICT\b/.test(l));
+    expect(headers, screen).toHaveLength(1);
+    expect(headers[0]).not.toContain('EVENT');
+    const rows = lines.filter((l) => l.includes('dlv_ttyListenTitles'));
+    expect(rows).toHaveLength(6);
+    for (const row of rows) {
+      expect(row).not.toContain('recording.completed');
+      expect(row.length).toBeLessThanOrEqual(120);
+      // The title starts under TITLE in every row.
+      expect(row.indexOf('rec_ttyListenTitl') + 22, row).toBe(headers[0]?.indexOf('TITLE'));
+    }
+    const pid = await term.commandPid(name);
+    await term.keys(name, 'C-c');
+    await term.waitForExit(pid);
+  });
 });

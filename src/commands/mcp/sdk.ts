@@ -1,0 +1,7 @@
+// What rfs mcp takes from the Model Context Protocol's TypeScript SDK, in one place: its
+// low-level server (tools given as JSON Schema, made from the command tree), the stdio
+// transport and the two requests it answers.
+export { Server } from '@modelcontextprotocol/sdk/server/index.js';
+export { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+export { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+export type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';

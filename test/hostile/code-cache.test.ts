@@ -1,0 +1,301 @@
+// bin/rfs.js's V8 code cache is code: V8 runs what a cache holds, checking only its version, its
+// flags and the source's length. These runs plant caches that V8 would take (the same length,
+// a correct checksum) but that are not the user's own, damage a real one byte by byte, and put
+// FIFOs and links where rfs reads and writes it (bin/rfs.js, "The code cache is code").
+import { type SpawnOptions, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Script } from 'node:vm';
+import { crc32 } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RFS_BIN } from '../helpers/child.js';
+import { LINUX, needs, ROOT_USERS } from '../helpers/platform.js';
+
+const BUNDLE = join(RFS_BIN, '..', '..', 'dist', 'bundle', 'rfs.cjs');
+const TAG = 'rfs-code-cache crc32 ';
+const MARKER = 'PLANTED-CACHE-RAN';
+/** A command that runs the bundle (a command's help, not the pre-rendered overview). */
+const ARGS = ['webhooks', '--help'];
+
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(
+  bin: string,
+  cacheHome: string,
+  o: Pick<SpawnOptions, 'uid' | 'gid'> & { onSpawn?: (pid: number) => void } = {},
+): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...ARGS], {
+      env: { PATH: process.env.PATH, HOME: cacheHome, XDG_CACHE_HOME: cacheHome, NODE_DEBUG: 'rfs-bundle', NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      uid: o.uid,
+      gid: o.gid,
+    });
+    if (child.pid !== undefined) o.onSpawn?.(child.pid);
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.stderr?.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** The cache file's name for a bundle, as bin/rfs.js makes it. */
+function cacheName(bundle: string): string {
+  const id = /^\/\/ rfs bundle ([0-9a-f]+)\n/.exec(readFileSync(bundle, 'latin1'))?.[1];
+  expect(id).toBeDefined();
+  return `${id}-v8-${process.versions.v8}-${process.arch}.cache`;
+}
+
+/** A cache file as rfs writes it: the checksum of the bundle's bytes and the data, then the data. */
+function withChecksum(bundle: Buffer, data: Buffer): Buffer {
+  const sum = crc32(data, crc32(bundle)).toString(16).padStart(8, '0');
+  return Buffer.concat([Buffer.from(`${TAG}${sum}\n`, 'latin1'), data]);
+}
+
+/** Whether `file` is a cache of `bundle` that rfs would give V8: a correct checksum. */
+function healthy(file: string, bundle: Buffer): boolean {
+  const bytes = readFileSync(file);
+  const header = bytes.subarray(0, TAG.length + 9).toString('latin1');
+  return (
+    lstatSync(file).isFile() &&
+    header ===
+      withChecksum(bundle, bytes.subarray(TAG.length + 9))
+        .subarray(0, TAG.length + 9)
+        .toString('latin1')
+  );
+}
+
+/**
+ * V8's cache of a program as long as the wrapped bundle that prints MARKER: V8 takes it for the
+ * bundle. With rfs's checksum in front, only the owner and mode rules stand in its way.
+ */
+function craftedCache(bundle: Buffer): Buffer {
+  const head = '(function (exports, require, module, __filename, __dirname) {\n';
+  const tail = '\n})';
+  const length = head.length + bundle.length + tail.length;
+  const body = `process.stdout.write(${JSON.stringify(`${MARKER}\n`)});`;
+  const planted = new Script(`${head}${body}${' '.repeat(length - head.length - body.length - tail.length)}${tail}`);
+  planted.runInThisContext();
+  return withChecksum(bundle, planted.createCachedData());
+}
+
+describe.skipIf(!LINUX.met)(needs(LINUX, 'the code cache of bin/rfs.js'), () => {
+  const bundle = readFileSync(BUNDLE);
+  const name = cacheName(BUNDLE);
+  let work: string;
+  let clean: Run;
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'rfs-code-cache-'));
+    chmodSync(work, 0o755); // another user's runs reach their folders inside
+    clean = await run(RFS_BIN, join(work, 'clean'));
+    expect(clean.code).toBe(0);
+    expect(clean.stdout).toMatch(/^Usage: rfs webhooks/);
+  }, 60_000);
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  /** A cache folder of this user's, 0700, holding `cache` (written 0600) when given. */
+  function folderWith(label: string, cache?: Buffer): { home: string; folder: string; file: string } {
+    const home = join(work, label);
+    const folder = join(home, 'rfs');
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    chmodSync(folder, 0o700);
+    const file = join(folder, name);
+    if (cache !== undefined) {
+      writeFileSync(file, cache, { mode: 0o600 });
+      chmodSync(file, 0o600);
+    }
+    return { home, folder, file };
+  }
+
+  it('runs a crafted cache that is the user own and intact: what the rules below keep out', async () => {
+    // The control: without it, "no marker" below would prove nothing.
+    const { home } = folderWith('control', craftedCache(bundle));
+    const r = await run(RFS_BIN, home);
+    expect(r.stdout).toBe(`${MARKER}\n`);
+  });
+
+  it('sets aside a cache writable by group or others (0666), and writes a good one', async () => {
+    const { home, file } = folderWith('mode-0666', craftedCache(bundle));
+    chmodSync(file, 0o666);
+    const r = await run(RFS_BIN, home);
+    expect(r.stdout).not.toContain(MARKER);
+    expect(r.stdout).toBe(clean.stdout);
+    expect(r.stderr).toMatch(/RFS-BUNDLE \d+: code cache set aside: writable by group or others \(mode 0666\)/);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(healthy(file, bundle)).toBe(true);
+  });
+
+  it('sets aside a FIFO at the cache path instead of waiting on it', async () => {
+    const { home, file } = folderWith('fifo');
+    expect(spawnSync('mkfifo', [file]).status).toBe(0);
+    const r = await run(RFS_BIN, home);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(clean.stdout);
+    expect(r.stderr).toMatch(/code cache set aside: it is not a regular file/);
+    expect(healthy(file, bundle)).toBe(true);
+  });
+
+  it('sets aside a link to /dev/zero at the cache path instead of reading it forever', async () => {
+    const { home, file } = folderWith('dev-zero');
+    symlinkSync('/dev/zero', file);
+    const r = await run(RFS_BIN, home);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(clean.stdout);
+    expect(r.stderr).toMatch(/code cache set aside: it is a symbolic link/);
+    expect(healthy(file, bundle)).toBe(true);
+    expect(statSync('/dev/zero').isCharacterDevice()).toBe(true);
+  });
+
+  it('never writes through a link planted at the cache path or at a temporary file name', async () => {
+    const { home, folder, file } = folderWith('links');
+    const victim = join(work, 'victim.txt');
+    writeFileSync(victim, 'not a cache\n', { mode: 0o644 });
+    chmodSync(victim, 0o644);
+    symlinkSync(victim, file);
+    // The name rfs once wrote its temporary file under, planted as the run starts.
+    const r = await run(RFS_BIN, home, { onSpawn: (pid) => symlinkSync(victim, `${file}.${pid}.tmp`) });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(clean.stdout);
+    expect(readFileSync(victim, 'utf8')).toBe('not a cache\n');
+    expect(statSync(victim).mode & 0o777).toBe(0o644);
+    expect(healthy(file, bundle)).toBe(true);
+    expect(readdirSync(folder).filter((f) => f.endsWith('.tmp') && !f.startsWith(`${name}.`))).toEqual([]);
+  });
+
+  it('runs 30 byte flips of a real cache each as the clean run does, leaving a healthy cache', async () => {
+    const { home, file } = folderWith('flips');
+    const first = await run(RFS_BIN, home);
+    expect(first.stdout).toBe(clean.stdout);
+    const good = readFileSync(file);
+    expect(healthy(file, bundle)).toBe(true);
+    for (let i = 0; i < 30; i++) {
+      // Spread over the whole file, the checksum line included, from a different place each run.
+      const at = Math.floor(((i + randomBytes(1)[0]! / 256) * good.length) / 30);
+      const flipped = Buffer.from(good);
+      flipped[at] = flipped[at]! ^ (1 << (i % 8));
+      writeFileSync(file, flipped, { mode: 0o600 });
+      const r = await run(RFS_BIN, home);
+      expect({ flip: at, code: r.code, signal: r.signal, stdout: r.stdout }).toEqual({
+        flip: at,
+        code: 0,
+        signal: null,
+        stdout: clean.stdout,
+      });
+      expect(r.stderr).toMatch(/code cache set aside: its checksum does not match/);
+      expect(healthy(file, bundle)).toBe(true);
+    }
+    const after = await run(RFS_BIN, home);
+    expect(after.stderr).toMatch(/code cache accepted/);
+    expect(after.stdout).toBe(clean.stdout);
+  }, 120_000);
+
+  // V8 compares only the length: an edit of the bundle that keeps it must not run the old code.
+  it('does not run the cache of a bundle edited to the same length', async () => {
+    const copy = join(work, 'package');
+    cpSync(join(RFS_BIN, '..'), join(copy, 'bin'), { recursive: true });
+    mkdirSync(join(copy, 'dist', 'bundle'), { recursive: true });
+    copyFileSync(BUNDLE, join(copy, 'dist', 'bundle', 'rfs.cjs'));
+    copyFileSync(join(RFS_BIN, '..', '..', 'package.json'), join(copy, 'package.json'));
+    const bin = join(copy, 'bin', 'rfs.js');
+    const { home, file } = folderWith('edited');
+    expect((await run(bin, home)).stdout).toBe(clean.stdout);
+    expect(existsSync(file)).toBe(true);
+    const text = bundle.toString('latin1');
+    const word = 'manage webhook subscriptions';
+    expect(text.split(word)).toHaveLength(2);
+    expect(clean.stdout).toContain(word);
+    writeFileSync(join(copy, 'dist', 'bundle', 'rfs.cjs'), text.replace(word, word.toUpperCase()), 'latin1');
+    const r = await run(bin, home);
+    expect(r.stdout).toContain(word.toUpperCase());
+    expect(r.stderr).toMatch(/code cache set aside: its checksum does not match/);
+  });
+
+  describe.skipIf(!ROOT_USERS.met)(needs(ROOT_USERS, 'with another user made for the test'), () => {
+    const user = `rfs-cache-${randomBytes(4).toString('hex')}`;
+    let uid: number;
+    let gid: number;
+
+    beforeAll(() => {
+      const made = spawnSync('useradd', ['--no-create-home', '--shell', '/usr/sbin/nologin', '--user-group', user], { encoding: 'utf8' });
+      expect(made.stderr).toBe('');
+      uid = Number(spawnSync('id', ['-u', user], { encoding: 'utf8' }).stdout.trim());
+      gid = Number(spawnSync('id', ['-g', user], { encoding: 'utf8' }).stdout.trim());
+      expect(uid).toBeGreaterThan(0);
+    });
+    afterAll(() => {
+      expect(spawnSync('userdel', [user]).status).toBe(0);
+    });
+
+    it('as root, sets aside a cache another user owns in root folder', async () => {
+      const { home, file } = folderWith('foreign-file', craftedCache(bundle));
+      chownSync(file, uid, gid);
+      const r = await run(RFS_BIN, home);
+      expect(r.stdout).toBe(clean.stdout);
+      expect(r.stderr).toMatch(new RegExp(`code cache set aside: owned by uid ${uid}, not 0`));
+      expect(lstatSync(file).uid).toBe(0);
+      expect(healthy(file, bundle)).toBe(true);
+    });
+
+    // `sudo -E rfs …` keeps HOME: root finds the user's cache folder, and neither reads nor writes it.
+    it('as root, neither runs nor writes a cache in a folder another user owns', async () => {
+      const { home, folder, file } = folderWith('foreign-folder', craftedCache(bundle));
+      chownSync(folder, uid, gid);
+      chownSync(file, uid, gid);
+      const r = await run(RFS_BIN, home);
+      expect(r.stdout).toBe(clean.stdout);
+      expect(r.stderr).toMatch(new RegExp(`code cache not used: the folder is owned by uid ${uid}, not 0`));
+      expect(readdirSync(folder)).toEqual([name]);
+      expect(lstatSync(file).uid).toBe(uid);
+    });
+
+    it('as the other user, sets aside a cache root left in its folder, and a 0666 one of its own', async () => {
+      const { home, folder, file } = folderWith('other-user', craftedCache(bundle));
+      chownSync(home, uid, gid);
+      chownSync(folder, uid, gid);
+      chmodSync(file, 0o644); // left by `sudo rfs`, readable: V8 would take it
+      const asUser = { uid, gid };
+      const r = await run(RFS_BIN, home, asUser);
+      expect(r.stdout).toBe(clean.stdout);
+      expect(r.stderr).toMatch(new RegExp(`code cache set aside: owned by uid 0, not ${uid}`));
+      expect(lstatSync(file).uid).toBe(uid);
+      expect(healthy(file, bundle)).toBe(true);
+
+      writeFileSync(file, craftedCache(bundle));
+      chownSync(file, uid, gid);
+      chmodSync(file, 0o666);
+      const again = await run(RFS_BIN, home, asUser);
+      expect(again.stdout).toBe(clean.stdout);
+      expect(again.stderr).toMatch(/code cache set aside: writable by group or others \(mode 0666\)/);
+      expect(healthy(file, bundle)).toBe(true);
+    });
+  });
+});
