@@ -116,6 +116,7 @@ module.exports = {
           '^src/commands/.+/index\\.ts$',
           '^src/core/',
           '^src/shared/vocabulary\\.ts$',
+          '^src/shared/api-limits\\.ts$',
           '^src/config/settings\\.ts$',
           '^src/sandbox/config\\.ts$',
           '^src/completion/hook\\.ts$',

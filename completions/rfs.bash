@@ -75,7 +75,7 @@ _rfs_flags() {
     'webhooks sign') echo '--payload --secret-env --secret-file --timestamp' ;;
     'webhooks trigger') echo '--to --secret-env --secret-file --recording --payload --duplicate --stale --bad-signature' ;;
     'deliveries list') echo '--status --subscription --limit --since --until --error' ;;
-    'deliveries replay') echo '--all-failed --subscription --dry-run --max --wait --wait-timeout --since --until --error' ;;
+    'deliveries replay') echo '--all-failed --subscription --dry-run --max --wait --wait-timeout --budget --since --until --error' ;;
     'deliveries summary') echo '--subscription --since --until --error' ;;
     'deliveries watch') echo '--since --until --error --subscription --interval --budget --max-time' ;;
     'verify-signature') echo '--timestamp --signature --headers --payload --secret-env --secret-file --tolerance --now' ;;
@@ -154,6 +154,7 @@ _rfs_value() {
     'deliveries replay:--subscription') _rfs_kind=any ;;
     'deliveries replay:--max') _rfs_kind=any ;;
     'deliveries replay:--wait-timeout') _rfs_kind=any ;;
+    'deliveries replay:--budget') _rfs_kind=any ;;
     'deliveries replay:--since') _rfs_kind=any ;;
     'deliveries replay:--until') _rfs_kind=any ;;
     'deliveries replay:--error') _rfs_kind=any ;;

@@ -24,7 +24,7 @@ function __rfs_takes_value --argument-names path flag
             return 0
         case 'rfs deliveries list --status' 'rfs deliveries list --subscription' 'rfs deliveries list --limit' 'rfs deliveries list --since' 'rfs deliveries list --until' 'rfs deliveries list --error'
             return 0
-        case 'rfs deliveries replay --subscription' 'rfs deliveries replay --max' 'rfs deliveries replay --wait-timeout' 'rfs deliveries replay --since' 'rfs deliveries replay --until' 'rfs deliveries replay --error'
+        case 'rfs deliveries replay --subscription' 'rfs deliveries replay --max' 'rfs deliveries replay --wait-timeout' 'rfs deliveries replay --budget' 'rfs deliveries replay --since' 'rfs deliveries replay --until' 'rfs deliveries replay --error'
             return 0
         case 'rfs deliveries summary --subscription' 'rfs deliveries summary --since' 'rfs deliveries summary --until' 'rfs deliveries summary --error'
             return 0
@@ -309,8 +309,9 @@ complete -c rfs -n '__rfs_at \'rfs deliveries replay\'' -l all-failed -d 'replay
 complete -c rfs -n '__rfs_at \'rfs deliveries replay\'' -l subscription -x -d 'with --all-failed: only this subscription'
 complete -c rfs -n '__rfs_at \'rfs deliveries replay\'' -l dry-run -d 'with --all-failed: only list what would be replayed'
 complete -c rfs -n '__rfs_at \'rfs deliveries replay\'' -l max -x -d 'with --all-failed: replay at most this many'
-complete -c rfs -n '__rfs_at \'rfs deliveries replay\'' -l wait -d 'after replaying, wait until each replayed delivery has left PENDING; exit 0 only when all SUCCEEDED'
+complete -c rfs -n '__rfs_at \'rfs deliveries replay\'' -l wait -d 'after replaying, wait until a list shows each replayed delivery\'s outcome; exit 0 only when all SUCCEEDED'
 complete -c rfs -n '__rfs_at \'rfs deliveries replay\'' -l wait-timeout -x -d 'with --wait: give up after this long (default 300)'
+complete -c rfs -n '__rfs_at \'rfs deliveries replay\'' -l budget -x -d 'with --wait: requests a minute the wait may send, retries included, of the workspace\'s 120 (1-120) (default 12)'
 complete -c rfs -n '__rfs_at \'rfs deliveries replay\'' -l since -x -d 'with --all-failed: only deliveries whose last attempt is at or after this: ISO 8601 time, or a duration back from now (15m, 2h, 3d)'
 complete -c rfs -n '__rfs_at \'rfs deliveries replay\'' -l until -x -d 'with --all-failed: only deliveries whose last attempt is at or before this: ISO 8601 time, or a duration back from now'
 complete -c rfs -n '__rfs_at \'rfs deliveries replay\'' -l error -x -d 'with --all-failed: only deliveries whose last error contains this text, in any letter case (an HTTP status, an error code, any words)'
@@ -323,7 +324,7 @@ complete -c rfs -n '__rfs_at \'rfs deliveries watch\'' -l until -x -d 'only deli
 complete -c rfs -n '__rfs_at \'rfs deliveries watch\'' -l error -x -d 'only deliveries whose last error contains this text, in any letter case (an HTTP status, an error code, any words)'
 complete -c rfs -n '__rfs_at \'rfs deliveries watch\'' -l subscription -x -d 'only this subscription'
 complete -c rfs -n '__rfs_at \'rfs deliveries watch\'' -l interval -x -d 'seconds between polls at least; longer when --budget needs it'
-complete -c rfs -n '__rfs_at \'rfs deliveries watch\'' -l budget -x -d 'requests a minute watch may send, of the workspace\'s 120 (1-120)'
+complete -c rfs -n '__rfs_at \'rfs deliveries watch\'' -l budget -x -d 'requests a minute watch may send, retries included, of the workspace\'s 120 (1-120)'
 complete -c rfs -n '__rfs_at \'rfs deliveries watch\'' -l max-time -x -d 'stop after this many seconds (exit 0)'
 complete -c rfs -n '__rfs_at \'rfs deliveries help\' 0' -a 'list replay summary watch' -d 'command'
 complete -c rfs -n '__rfs_at \'rfs verify-signature\'' -l timestamp -x -d 'the x-service-timestamp value'

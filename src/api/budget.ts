@@ -10,10 +10,11 @@ import { channel } from 'node:diagnostics_channel';
 import type { Clock } from '../core/clock.js';
 import { ATTEMPT_CHANNEL } from './client.js';
 import type { ApiClient } from './types.js';
+import { WORKSPACE_REQUESTS_PER_MINUTE } from '../shared/api-limits.js';
 
 export const DEFAULT_BUDGET = 12;
 /** A budget above the workspace's whole limit would only meet 429s. */
-export const MAX_BUDGET = 120;
+export const MAX_BUDGET = WORKSPACE_REQUESTS_PER_MINUTE;
 /** The server's minute and a second more (watch's budget says why). */
 export const BUDGET_WINDOW_MS = 61_000;
 /** How long a 429 keeps the budget lowered. */

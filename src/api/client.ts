@@ -14,7 +14,7 @@ import { classifyNetworkError, formatSeconds, planRetry, SendLog } from './retry
 import type { AttemptFailure, RetryPlan } from './retry.js';
 import { isIdempotent } from './idempotency.js';
 import { openTransport } from './transport.js';
-import type { ApiClient, ApiResponse, Method, RawRequest, RawResponse, RequestOptions } from './types.js';
+import type { ApiClient, ApiResponse, AttemptGate, Method, RawRequest, RawResponse, RequestOptions } from './types.js';
 import { describeWait, formatAttemptLine, redactSecrets } from './verbose.js';
 
 /** now, sleep and random default to the system's (core/clock.ts); tests pass their own. */
@@ -91,6 +91,7 @@ interface Outgoing {
   headers: Record<string, string>;
   body: string | Buffer | undefined;
   signal: AbortSignal | undefined;
+  beforeAttempt: AttemptGate | undefined;
 }
 
 interface NetworkFailureInfo {
@@ -135,6 +136,15 @@ export function createApiClient(options: ClientOptions): ApiClient {
       throw error;
     }
     if (signal?.aborted) throw cancelled(signal);
+  }
+
+  async function gate(beforeAttempt: AttemptGate, signal: AbortSignal | undefined): Promise<void> {
+    try {
+      await beforeAttempt(signal);
+    } catch (error) {
+      if (signal?.aborted) throw cancelled(signal);
+      throw error;
+    }
   }
 
   async function send({ method, target, headers, body, signal }: Outgoing): Promise<Attempt> {
@@ -249,6 +259,8 @@ export function createApiClient(options: ClientOptions): ApiClient {
     const idempotent = isIdempotent(method, out.path, headers);
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) throw cancelled(signal);
+      // A caller's own budget (watch's) holds every attempt, retries included, not just the first.
+      if (out.beforeAttempt) await gate(out.beforeAttempt, signal);
       if (bucket) {
         const ms = bucket.reserve(now());
         if (ms > 0) {
@@ -298,7 +310,15 @@ export function createApiClient(options: ClientOptions): ApiClient {
     const target = buildTarget(rootPath, req.path, req.query);
     const headers = buildHeaders(req.headers, req.body !== undefined, userAgent, apiKey);
     const body = req.body === undefined ? undefined : JSON.stringify(req.body);
-    const { result, attempts, plan } = await exchange({ method: req.method, path: req.path, target, headers, body, signal: req.signal });
+    const { result, attempts, plan } = await exchange({
+      method: req.method,
+      path: req.path,
+      target,
+      headers,
+      body,
+      signal: req.signal,
+      beforeAttempt: req.beforeAttempt,
+    });
     if (!result.ok) throw finalError(req.method, target, result, plan as RetryPlan, attempts);
     if (result.body === undefined) {
       throw new ContractError(`the server's answer is larger than ${formatBytes(maxResponseBytes)}; it was not read`);
@@ -322,6 +342,7 @@ export function createApiClient(options: ClientOptions): ApiClient {
       headers,
       body: req.body,
       signal: req.signal,
+      beforeAttempt: req.beforeAttempt,
     });
     if (result.ok) {
       if (result.body === undefined) {

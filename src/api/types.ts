@@ -4,6 +4,12 @@ import type { Check } from '../shared/check-runtime.js';
 
 export type Method = 'GET' | 'POST' | 'DELETE';
 
+/**
+ * Waited for before every attempt of a request, retries included (a caller's own budget, as
+ * watch keeps one): it resolves when the attempt may be sent.
+ */
+export type AttemptGate = (signal: AbortSignal | undefined) => Promise<void>;
+
 export interface RequestOptions<T> {
   method: Method;
   /**
@@ -27,6 +33,7 @@ export interface RequestOptions<T> {
    * the next cursor there to request the next page while this one is checked. Must not throw.
    */
   onJson?: (value: unknown) => void;
+  beforeAttempt?: AttemptGate;
 }
 
 export interface ApiResponse<T> {
@@ -48,6 +55,7 @@ export interface RawRequest {
   /** Sent with `Content-Type: application/json` unless `headers` names another type. */
   body?: string | Buffer;
   signal?: AbortSignal;
+  beforeAttempt?: AttemptGate;
 }
 
 /** The answer as it came, 2xx or not: an error answer also carries the error it stands for. */

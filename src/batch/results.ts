@@ -31,6 +31,8 @@ export function itemError(error: unknown): ItemError {
 export interface ResultRow {
   label: string | string[];
   done: string;
+  /** The RESULT cell when it is neither `ok` nor `FAILED` (`not known`), with its DETAIL. */
+  other?: { result: string; detail: string };
 }
 
 /** The failure in words, with every field of the error that ndjson has. */
@@ -53,6 +55,8 @@ export interface LabelColumn {
 
 interface TableRow {
   ok: boolean;
+  /** A RESULT of its own (ResultRow.other), shown without colour. */
+  result?: string;
   cells: string[];
   detail: string;
 }
@@ -70,6 +74,8 @@ export class ResultWriter {
     private readonly row: (result: ItemResult) => ResultRow,
     /** The label cells' columns, under a header line (default: one ID column). */
     labels?: readonly (string | LabelColumn)[],
+    /** The RESULT column's width at least: the longest result a caller's rows may have. */
+    private readonly resultWidth = 6,
   ) {
     this.labels = (labels ?? ['ID']).map((l) => (typeof l === 'string' ? { header: l } : l));
   }
@@ -93,7 +99,11 @@ export class ResultWriter {
         : (_ok: boolean, text: string) => text;
       const stream = new TableStream<TableRow>(
         [
-          { header: 'RESULT', value: (r) => pad(r.ok ? 'ok' : 'FAILED', 6), style: (cell, r) => paint(r.ok, cell) },
+          {
+            header: 'RESULT',
+            value: (r) => pad(r.result ?? (r.ok ? 'ok' : 'FAILED'), this.resultWidth),
+            style: (cell, r) => (r.result === undefined ? paint(r.ok, cell) : cell),
+          },
           ...this.labels.map((l, i) => ({ header: l.header, value: (r: TableRow) => pad(r.cells[i] ?? '', l.minWidth ?? 0) })),
           { header: 'DETAIL', value: (r) => r.detail, flex: true, minWidth: 24 },
         ],
@@ -110,8 +120,9 @@ export class ResultWriter {
 
   /** One aligned table row (a header line before the first), as it is written. */
   private async tableLine(result: ItemResult): Promise<string> {
-    const { label, done } = this.row(result);
+    const { label, done, other } = this.row(result);
     const cells = (Array.isArray(label) ? label : [label]).map((c) => sanitize(c));
+    if (other !== undefined) return (await this.tableOf())({ ok: result.ok, result: other.result, cells, detail: sanitize(other.detail) });
     const detail = sanitize(result.ok ? done : errorText(result.error));
     return (await this.tableOf())({ ok: result.ok, cells, detail });
   }

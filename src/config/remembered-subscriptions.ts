@@ -7,7 +7,8 @@
 //
 // Where: `$XDG_STATE_HOME/rfs/subscriptions.json` (`~/.local/state/rfs/…` without it), the state
 // folder of the sync journal; written atomically (core/atomic-write.ts), 0600, merged with what
-// another process wrote meanwhile. Without XDG_STATE_HOME and HOME nothing is remembered.
+// another process wrote meanwhile, read and written under a lock (core/lock.ts) so that two
+// processes saving at once lose nothing. Without XDG_STATE_HOME and HOME nothing is remembered.
 //
 // Per what: the base URL and the profile. The API has no workspace id, and rfs derives none
 // from the key: a hash of the key (even salted, even cut short) would let anyone holding the
@@ -19,13 +20,16 @@
 // forgotten. Nothing secret is stored: ids and URLs, as `webhooks list` prints them.
 //
 // Bounded: at most 100 subscriptions per profile (the API allows 50 at once; the ones seen
-// longest ago go first), 20 base URL and profile pairs (the least used go), deleted ones for 30
-// days after they were last seen, and a file over 256 KiB is read as empty (and rewritten).
+// longest ago go first; the bound holds on read too, so a file written by hand or by another
+// version never costs more lists), 20 base URL and profile pairs (the least used go), deleted
+// ones for 30 days after they were last seen, and a file over 256 KiB is read as empty (and
+// rewritten). An id the service refuses (`forgetRefused`) is forgotten.
 import fs from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod/mini';
 import '../shared/zod-messages.js';
 import { writeFileAtomic } from '../core/atomic-write.js';
+import { withLock } from '../core/lock.js';
 import { stateFolder } from './state-folder.js';
 
 export const MAX_SUBSCRIPTIONS = 100;
@@ -33,6 +37,14 @@ export const MAX_WORKSPACES = 20;
 export const FORGET_DELETED_AFTER_MS = 30 * 86_400_000;
 const MAX_FILE_BYTES = 256 * 1024;
 const FILE_NAME = 'subscriptions.json';
+/** A save waits this long for another process's save, then gives up (the memory only helps). */
+const LOCK_WAIT_MS = 2000;
+/** A save takes milliseconds: a lock older than this was left by a process that died. */
+const LOCK_STALE_MS = 30_000;
+
+/** Newest first by when they were seen, at most MAX_SUBSCRIPTIONS. */
+const bounded = (subscriptions: readonly RememberedSubscription[]): RememberedSubscription[] =>
+  [...subscriptions].sort((a, b) => (a.seenAt < b.seenAt ? 1 : a.seenAt > b.seenAt ? -1 : 0)).slice(0, MAX_SUBSCRIPTIONS);
 
 const Remembered = z.object({
   id: z.string(),
@@ -87,7 +99,7 @@ export class RememberedSubscriptions {
     const file = folder === undefined ? undefined : path.join(folder, FILE_NAME);
     const memory = new RememberedSubscriptions(file, keyOf(workspace), now);
     if (file !== undefined) {
-      for (const s of readStored(file).workspaces[memory.key]?.subscriptions ?? []) memory.byId.set(s.id, s);
+      for (const s of bounded(readStored(file).workspaces[memory.key]?.subscriptions ?? [])) memory.byId.set(s.id, s);
     }
     return memory;
   }
@@ -162,29 +174,34 @@ export class RememberedSubscriptions {
    */
   async save(): Promise<boolean> {
     if (!this.changed || this.file === undefined) return true;
+    const file = this.file;
+    try {
+      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      await withLock(`${file}.lock`, () => this.merge(file), { waitMs: LOCK_WAIT_MS, staleMs: LOCK_STALE_MS });
+      this.changed = false;
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Reads the file as it is now, merges this run's knowledge in, and writes it: under the lock. */
+  private async merge(file: string): Promise<void> {
     const now = this.now();
-    const stored = readStored(this.file);
+    const stored = readStored(file);
     const merged = new Map((stored.workspaces[this.key]?.subscriptions ?? []).map((s) => [s.id, s]));
     for (const id of this.forgotten) merged.delete(id);
     for (const s of this.byId.values()) {
       const other = merged.get(s.id);
       merged.set(s.id, other !== undefined && other.seenAt > s.seenAt ? other : s);
     }
-    const kept = [...merged.values()]
-      .filter((s) => s.deletedSeenAt === undefined || now - Date.parse(s.seenAt) < FORGET_DELETED_AFTER_MS)
-      .sort((a, b) => (a.seenAt < b.seenAt ? 1 : a.seenAt > b.seenAt ? -1 : 0))
-      .slice(0, MAX_SUBSCRIPTIONS);
+    const kept = bounded(
+      [...merged.values()].filter((s) => s.deletedSeenAt === undefined || now - Date.parse(s.seenAt) < FORGET_DELETED_AFTER_MS),
+    );
     stored.workspaces[this.key] = { usedAt: new Date(now).toISOString(), subscriptions: kept };
     const workspaces = Object.entries(stored.workspaces)
       .sort(([, a], [, b]) => (a.usedAt < b.usedAt ? 1 : a.usedAt > b.usedAt ? -1 : 0))
       .slice(0, MAX_WORKSPACES);
-    try {
-      fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
-      await writeFileAtomic(this.file, `${JSON.stringify({ version: 1, workspaces: Object.fromEntries(workspaces) }, null, 1)}\n`);
-      this.changed = false;
-      return true;
-    } catch {
-      return false;
-    }
+    await writeFileAtomic(file, `${JSON.stringify({ version: 1, workspaces: Object.fromEntries(workspaces) }, null, 1)}\n`);
   }
 }

@@ -6,6 +6,7 @@ import { OUTPUT_FORMATS, type OutputFormat } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { type NumberRule, numberFlag } from '../core/flags.js';
 import { sanitize } from '../core/sanitize.js';
+import { WORKSPACE_REQUESTS_PER_MINUTE } from '../shared/api-limits.js';
 import { apiRoot } from './credentials.js';
 
 /** Where `rfs sandbox` listens by default, so that a fresh install talks to the local sandbox. */
@@ -18,7 +19,8 @@ export const RATE_RULE: NumberRule = { min: 0, max: 1_000_000 };
 /** cli.md, Global options: the defaults when no flag, variable or profile gives a value. */
 export const DEFAULT_TIMEOUT_SECONDS = 30;
 export const DEFAULT_MAX_RETRIES = 5;
-export const DEFAULT_RATE = 120;
+/** The workspace's whole limit: one process alone may use all of it. */
+export const DEFAULT_RATE = WORKSPACE_REQUESTS_PER_MINUTE;
 
 /** An empty variable (`RFS_API_KEY= rfs …`) means "not set", as it does for most CLIs. */
 export function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {

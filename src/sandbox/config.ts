@@ -1,6 +1,7 @@
 // The sandbox's options, their defaults and allowed ranges. The command checks flags against
 // the same ranges, so its messages and the programmatic API agree.
 import { type NumberRule, withinRule } from '../core/flags.js';
+import { WORKSPACE_REQUESTS_PER_MINUTE } from '../shared/api-limits.js';
 import type { FixtureRecording } from './fixtures.js';
 import type { ExportedState } from './persistence.js';
 import type { Resolver } from './url-guard.js';
@@ -105,7 +106,7 @@ export const DEFAULTS = {
   host: '127.0.0.1',
   port: 4010,
   recordings: 25,
-  rateLimit: 120, // api.md, Limits: 120 requests per minute per workspace
+  rateLimit: WORKSPACE_REQUESTS_PER_MINUTE,
   rateWindowSeconds: 60,
   faults: 0,
   deliveryAttempts: 5,

@@ -37,6 +37,19 @@ describe('rules with one home', () => {
     expect(askers).toHaveLength(1);
   });
 
+  // api.md, Limits, each written once (shared/api-limits.ts): doctor once had its own `=== 50`,
+  // watch its own 120, and the sandbox a third.
+  it('says "a deliveries list of 50 is full" and "120 requests a minute" only in shared/api-limits.ts', () => {
+    const code = (pattern: RegExp) => linesMatching(pattern).filter((r) => !r.startsWith('shared/api-limits.ts:'));
+    // A comparison of a length with 50, or a list asked for 50 rows, written out.
+    expect(code(/\.length\s*(>=|===|==|>|<)\s*50\b|\blimit:\s*50\b.*\b(FAILED|status|deliver)/i)).toEqual([]);
+    expect(code(/^(?!\s*(\/\/|\*|\/\*)).*\b(LIST_LIMIT|DELIVERY_LIST_ROWS)\s*=\s*\d/)).toEqual([]);
+    // 120 as a number in code (not in a comment, a string or a bucket list of seconds).
+    expect(code(/^(?!\s*(\/\/|\*|\/\*))[^'"`]*(=|:|\?\?)\s*120\b/)).toEqual([]);
+    expect(linesMatching(/WORKSPACE_REQUESTS_PER_MINUTE = 120\b/)).toEqual(['shared/api-limits.ts:5']);
+    expect(linesMatching(/DELIVERY_LIST_ROWS = 50\b/)).toEqual(['shared/api-limits.ts:8']);
+  });
+
   it('knows where the state folder is ($XDG_STATE_HOME/rfs, else ~/.local/state/rfs) only in config/state-folder.ts', () => {
     const knowers = linesMatching(/\.XDG_STATE_HOME\b|['"`]\.local['"`]/);
     expect(knowers.filter((r) => !r.startsWith('config/state-folder.ts:'))).toEqual([]);

@@ -7,15 +7,14 @@
 //   table; json: `oldestIsLowerBound: true`);
 // - a filtered result drawn from a full list may be incomplete: a stderr notice
 //   (`incompleteNotice`), and json `complete: false` where the output has a place for it.
+import { DELIVERY_LIST_ROWS } from '../../shared/api-limits.js';
+import { joinWords } from '../../core/words.js';
 import { formatAge } from '../../output/time.js';
 import type { DeliveryFilter } from './filters.js';
 import { describeDeliveryFilter, isFiltering } from './filters.js';
 
-/** Rows a deliveries list holds at most (api.md, Limits): a list of this many came back full. */
-export const DELIVERY_LIST_ROWS = 50;
-
-/** True when a list of `rows` came back full: more of its kind may exist than it shows. */
-export const isFull = (rows: number): boolean => rows >= DELIVERY_LIST_ROWS;
+// What a full list is: shared/api-limits.ts, its one home.
+export { DELIVERY_LIST_ROWS, isFullDeliveryList as isFull } from '../../shared/api-limits.js';
 
 /** A count that may be a lower bound. */
 export interface BoundedCount {
@@ -44,7 +43,7 @@ export function oldestText(iso: string | null, isLowerBound: boolean, now: numbe
  */
 export function incompleteNotice(filter: DeliveryFilter, fullLists: readonly string[]): string | undefined {
   if (!isFiltering(filter) || fullLists.length === 0) return undefined;
-  const which = fullLists.length === 1 ? `${fullLists[0]} came` : `${fullLists.join(', ')} came`;
+  const which = `${joinWords(fullLists)} came`;
   return (
     `may be incomplete: ${which} back full (${DELIVERY_LIST_ROWS} rows, the most the API lists), ` +
     `so older deliveries matching ${describeDeliveryFilter(filter)} may not be shown`

@@ -4,6 +4,15 @@
 // way. Loaded with every declaration, so it imports commander's types only; the values are read
 // by `readDeliveryFilter` (filters.ts) when the command runs.
 import type { Command, OptionValues } from '@commander-js/extra-typings';
+import { WORKSPACE_REQUESTS_PER_MINUTE } from '../../shared/api-limits.js';
+
+/** cli.md, "watch's budget": a tenth of the workspace's limit, so that sync keeps the rest. */
+export const DEFAULT_BUDGET = WORKSPACE_REQUESTS_PER_MINUTE / 10;
+
+/** `--budget <n>` of `watch` and `replay --wait`, said the same way in both. */
+export function budgetHelp(who: string): string {
+  return `requests a minute ${who} may send, retries included, of the workspace's ${WORKSPACE_REQUESTS_PER_MINUTE} (1-${WORKSPACE_REQUESTS_PER_MINUTE})`;
+}
 
 /** What the three flags say in --help (also the words of the man page and completions). */
 export const FILTER_FLAG_HELP = {

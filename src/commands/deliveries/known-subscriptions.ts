@@ -7,6 +7,7 @@ import type { ApiClient } from '../../api/types.js';
 import type { RememberedSubscriptions } from '../../config/remembered-subscriptions.js';
 import type { Context } from '../context.js';
 import { openRemembered, saveRemembered } from '../remembered.js';
+import { sanitize } from '../../core/sanitize.js';
 import { field } from '../../output/fields.js';
 import type { Slice } from './census.js';
 
@@ -22,7 +23,7 @@ export interface KnownSubscriptions extends SubscriptionCheck {
    * deleted one that has no FAILED and no PENDING delivery left is forgotten (nothing of it can
    * ever show again). Then writes the memory.
    */
-  learn(slices: readonly Slice[]): Promise<void>;
+  learn(slices: readonly Slice[], refused?: readonly { id: string; why: string }[]): Promise<void>;
 }
 
 /** Which statuses a deleted subscription must have none of, to be forgotten. */
@@ -50,9 +51,17 @@ function joined(ctx: Context, live: SubscriptionCheck, memory: RememberedSubscri
       const url = live.byId.get(id)?.url;
       return typeof url === 'string' ? url : memory.url(id);
     },
-    learn: async (slices) => {
+    learn: async (slices, refused = []) => {
       memory.sawIds(slices.flatMap((s) => s.deliveries.map((d) => field(d, 'subscriptionId'))));
       memory.forget(deleted.filter((id) => OPEN_STATUSES.every((status) => noneLeft(slices, status, id))));
+      // An id the service refuses can never list anything: forgotten, and said once.
+      const forgotten = refused.filter((r) => memory.get(r.id) !== undefined);
+      memory.forget(forgotten.map((r) => r.id));
+      for (const r of forgotten) {
+        ctx.ui.notice(
+          `forgot remembered subscription ${sanitize(JSON.stringify(r.id))}: the service refused its deliveries list (${sanitize(r.why)})`,
+        );
+      }
       await saveRemembered(ctx, memory);
     },
   };

@@ -10,17 +10,19 @@ export interface CheckRow {
   detail: string;
   /** For a failure: the exit code of its class (2 local setup, 3 key, 6 network, 7 broken answer). */
   exit?: number;
+  /** What the check found, as fields for -o json (the detail says it in words). */
+  found?: Record<string, unknown>;
 }
 
 export class Report {
   readonly rows: CheckRow[] = [];
 
-  ok(check: string, detail: string): void {
-    this.rows.push({ check, result: 'ok', detail });
+  ok(check: string, detail: string, found?: Record<string, unknown>): void {
+    this.rows.push({ check, result: 'ok', detail, ...(found === undefined ? {} : { found }) });
   }
 
-  warn(check: string, detail: string): void {
-    this.rows.push({ check, result: 'warn', detail });
+  warn(check: string, detail: string, found?: Record<string, unknown>): void {
+    this.rows.push({ check, result: 'warn', detail, ...(found === undefined ? {} : { found }) });
   }
 
   skip(check: string, detail: string): void {

@@ -35,7 +35,7 @@ export async function run(ctx: Context, flags: SettingFlags): Promise<number> {
       // Its advice is read whole: wrapped at words under the column, never cut.
       wrapLast: true,
     },
-    { toJson: ({ check, result, detail }) => ({ check, result, detail }) },
+    { toJson: ({ check, result, detail, found }) => ({ check, result, detail, ...(found === undefined ? {} : { found }) }) },
   );
   return report.exitCode();
 }
@@ -63,8 +63,9 @@ async function checkNetwork(ctx: Context, url: URL, hasKey: boolean, store: Prof
   if (!(await checkTls(ctx, url, address, report))) return skipAll(report, NETWORK_CHECKS.slice(3), 'no trusted TLS connection');
   if (!hasKey) return skipAll(report, NETWORK_CHECKS.slice(3), 'no usable API key');
   // Every check above passed, so this is the connection every other command would use.
-  const client = await ctx.connect(resolveConnection(ctx.globals, ctx.io.env, store), { check: true });
-  await checkService(ctx, client, report);
+  const connection = resolveConnection(ctx.globals, ctx.io.env, store);
+  const client = await ctx.connect(connection, { check: true });
+  await checkService(ctx, client, report, connection);
 }
 
 function skipAll(report: Report, checks: string[], why: string): void {

@@ -123,7 +123,7 @@ describe('rfs deliveries against --scenario incident', () => {
     const old = JSON.parse(oldest.stdout) as { error: { status: number; title: string } };
     expect(old.error.status).toBe(404);
     expect(old.error.title).toBe(
-      `Resource not found: it may be an older delivery of a deleted subscription (subscription ${ids.deleted} was deleted; the API lists only its newest 50)`,
+      `Resource not found: no list shows this delivery; it may be a delivery of a deleted subscription, which the service keeps listing but cannot replay; the FAILED list and the FAILED list of ${ids.deleted} (deleted) came back full, and the API lists only the newest 50`,
     );
   });
 

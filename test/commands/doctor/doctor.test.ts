@@ -293,6 +293,12 @@ describe('rfs doctor against a scripted server', () => {
           50,
         ),
       },
+      // The deleted subscription's own list: its deliveries may sit behind a full FAILED list.
+      {
+        expect: { method: 'GET', url: '/api/v1/webhooks/deliveries?status=FAILED&subscriptionId=wh_gone&limit=50' },
+        headers: date,
+        body: { data: [failed('dlv_2', 'wh_gone'), failed('dlv_3', 'wh_gone')] },
+      },
     );
     const { code, by } = await doctor([], { now, env: { RFS_API_KEY: 'service_pk_orphanKEY_1234', RFS_BASE_URL: server.url } });
     expect(code).toBe(0);
@@ -300,7 +306,13 @@ describe('rfs doctor against a scripted server', () => {
       check: 'failed-deliveries',
       result: 'warn',
       detail:
-        '1 waiting (see rfs deliveries list --status FAILED; rfs deliveries replay --all-failed); 2 of deleted subscriptions (subscription wh_gone was deleted; they cannot be replayed)',
+        '1 waiting (see rfs deliveries summary; rfs deliveries replay --all-failed); apart from those, 2 of deleted subscription wh_gone (the service cannot replay them)',
+      found: {
+        waiting: 1,
+        waitingIsLowerBound: false,
+        ofDeletedSubscriptions: [{ subscriptionId: 'wh_gone', count: 2, countIsLowerBound: false }],
+        othersMayBeHidden: false,
+      },
     });
   });
 

@@ -1,7 +1,7 @@
 // rfs deliveries replay: the declaration; the code is in run.ts.
 import { Command } from '@commander-js/extra-typings';
 import { defineCommand, examples, type Parsed } from '../../define.js';
-import { deliveryFilterFlags } from '../filter-flags.js';
+import { budgetHelp, DEFAULT_BUDGET, deliveryFilterFlags } from '../filter-flags.js';
 
 const declare = () =>
   deliveryFilterFlags(
@@ -12,8 +12,9 @@ const declare = () =>
       .option('--subscription <id>', 'with --all-failed: only this subscription')
       .option('--dry-run', 'with --all-failed: only list what would be replayed')
       .option('--max <n>', 'with --all-failed: replay at most this many')
-      .option('--wait', 'after replaying, wait until each replayed delivery has left PENDING; exit 0 only when all SUCCEEDED')
-      .option('--wait-timeout <seconds>', 'with --wait: give up after this long (default 300)'),
+      .option('--wait', "after replaying, wait until a list shows each replayed delivery's outcome; exit 0 only when all SUCCEEDED")
+      .option('--wait-timeout <seconds>', 'with --wait: give up after this long (default 300)')
+      .option('--budget <n>', `with --wait: ${budgetHelp('the wait')} (default ${DEFAULT_BUDGET})`),
     'with --all-failed: ',
   ).addHelpText(
     'after',

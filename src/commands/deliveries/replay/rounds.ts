@@ -2,10 +2,8 @@
 // list holds at most 50 rows, so once a round's deliveries are replayed the list is asked for
 // again, until it shows nothing this run has not replayed already, or --max is reached. Each
 // delivery is handed out once per run: one that failed again is never replayed twice.
+import { DELIVERY_LIST_ROWS, isFullDeliveryList } from '../../../shared/api-limits.js';
 import type { Delivery } from '../../../shared/schemas.js';
-
-/** The most rows GET /webhooks/deliveries returns (api.md). */
-export const LIST_LIMIT = 50;
 
 /** Why the rounds ended, for the summary. */
 export type RoundsEnd =
@@ -31,6 +29,8 @@ export class FailedRounds {
   rounds = 0;
   end: RoundsEnd = { how: 'stopped' };
   private readonly seen = new Set<string>();
+  /** The row each delivery was handed out from: its subscription and last attempt before the replay. */
+  private readonly rows = new Map<string, Delivery>();
   /** The current round's deliveries not handed out yet: what a stopped run did not replay. */
   private left: string[] = [];
 
@@ -45,8 +45,13 @@ export class FailedRounds {
      * Whether a listing came back full (older FAILED deliveries may sit behind it): by default
      * when it holds the list's 50 rows; a filtered listing (--since, --until, --error) says so itself.
      */
-    private readonly isFull: (listing: readonly Delivery[]) => boolean = (listing) => listing.length >= LIST_LIMIT,
+    private readonly isFull: (listing: readonly Delivery[]) => boolean = (listing) => isFullDeliveryList(listing.length),
   ) {}
+
+  /** The row `id` was handed out from, if it was. */
+  row(id: string): Delivery | undefined {
+    return this.rows.get(id);
+  }
 
   get handedOut(): number {
     return this.seen.size;
@@ -65,6 +70,7 @@ export class FailedRounds {
       this.left = fresh.map((d) => d.id);
       for (const [i, d] of fresh.entries()) {
         this.seen.add(d.id);
+        this.rows.set(d.id, d);
         this.left = this.left.slice(1);
         yield { id: d.id, n: this.seen.size, round: this.rounds };
         if (this.max !== undefined && this.seen.size >= this.max) {
@@ -100,7 +106,7 @@ export class FailedRounds {
       case 'exhausted':
         return `${rounds}; no FAILED delivery is left that this run has not replayed`;
       case 'list-full':
-        return `${rounds}; more may remain: the FAILED list (at most ${LIST_LIMIT} rows) now shows only deliveries this run replayed`;
+        return `${rounds}; more may remain: the FAILED list (at most ${DELIVERY_LIST_ROWS} rows) now shows only deliveries this run replayed`;
       case 'max':
         return `${rounds}; stopped at --max ${this.max ?? ''}: ${this.end.more === 'certain' ? 'more remain' : 'more may remain'}`;
       case 'list-failed':

@@ -12,6 +12,15 @@ import {
   subscriptionOf,
   type SubscriptionCheck,
 } from '../../../api/subscriptions.js';
+import {
+  attemptTimeOf,
+  DELIVERY_LIST_ROWS,
+  DeliveryFacts,
+  isFullDeliveryList,
+  type ListAnswer,
+  listAnswer,
+} from '../../../api/delivery-evidence.js';
+import { joinWords } from '../../../core/words.js';
 import { listDeliveries, replayDelivery } from '../../../api/webhooks.js';
 import { Progress } from '../../../batch/progress.js';
 import { itemError, ResultWriter, type ItemResult } from '../../../batch/results.js';
@@ -27,13 +36,15 @@ import { writeList } from '../../../output/list-writer.js';
 import { renderTable } from '../../../output/table.js';
 import { confirmAction } from '../../../prompt/confirm.js';
 import type { Delivery } from '../../../shared/schemas.js';
-import { incompleteNotice, isFull } from '../bounds.js';
+import { incompleteNotice } from '../bounds.js';
 import { applyDeliveryFilter, type DeliveryFilter, isFiltering, readDeliveryFilter } from '../filters.js';
-import { knowSubscriptions } from '../known-subscriptions.js';
+import { type KnownSubscriptions, knowSubscriptions } from '../known-subscriptions.js';
 import type { ApiClient } from '../../../api/types.js';
 import type { Input } from './index.js';
-import { FailedRounds, LIST_LIMIT } from './rounds.js';
-import { type Outcome, waitForOutcomes } from './wait.js';
+import { FailedRounds } from './rounds.js';
+import { Budget, MAX_BUDGET, withinBudget } from '../budget.js';
+import { DEFAULT_BUDGET } from '../filter-flags.js';
+import { type Outcome, type Replayed, waitForOutcomes } from './wait.js';
 
 export const DEFAULT_WAIT_TIMEOUT_SECONDS = 300;
 
@@ -47,6 +58,8 @@ export interface ReplayOptions {
   max: number | undefined;
   wait: boolean;
   waitTimeoutSeconds: number;
+  /** --budget: requests a minute while waiting, retries included (watch's budget). */
+  budget: number;
   /** --since, --until, --error: with --all-failed, only the FAILED deliveries they match. */
   filter: DeliveryFilter;
 }
@@ -64,6 +77,7 @@ export function options({ args: [ids], flags }: Input, ctx: Context): ReplayOpti
   if (!allFailed && isFiltering(filter)) throw new UsageError('--since, --until and --error go with --all-failed');
   if (dryRun && wait) throw new UsageError('--dry-run replays nothing, so there is nothing to --wait for');
   if (!wait && flags.waitTimeout !== undefined) throw new UsageError('--wait-timeout goes with --wait');
+  if (!wait && flags.budget !== undefined) throw new UsageError('--budget goes with --wait');
   return {
     ids,
     allFailed,
@@ -73,6 +87,7 @@ export function options({ args: [ids], flags }: Input, ctx: Context): ReplayOpti
     wait,
     waitTimeoutSeconds:
       numberFlag('--wait-timeout', flags.waitTimeout, { min: 1, max: 86_400, integer: true }) ?? DEFAULT_WAIT_TIMEOUT_SECONDS,
+    budget: numberFlag('--budget', flags.budget, { min: 1, max: MAX_BUDGET, integer: true }) ?? DEFAULT_BUDGET,
     filter,
   };
 }
@@ -113,39 +128,52 @@ class Orphans {
   }
 }
 
+/** What the lists show that may explain a 404: listed once per run, at the first 404. */
+interface NotFoundLists {
+  known: KnownSubscriptions;
+  answers: ListAnswer[];
+}
+
 /**
- * Why the service answered 404 to a replay: the words of the rule when the delivery belongs to
- * a deleted subscription, else the service's own title. The delivery is looked for in the
- * FAILED list, then in the lists of the remembered subscriptions GET /webhooks no longer has
- * (a deleted one's deliveries sit behind a full FAILED list at incident scale).
+ * Why the service answered 404 to a replay: the words of the rule when a list shows the
+ * delivery under a deleted subscription, else the service's own title and what the 404 may be
+ * (cli.md, "Evidence, not inference": never as a fact). The lists are the FAILED list and those
+ * of the remembered subscriptions GET /webhooks no longer has (a deleted one's deliveries sit
+ * behind a full FAILED list at incident scale), asked once per run.
  */
-async function notFoundTitle(ctx: Context, id: string, error: ApiError, o: ReplayOptions): Promise<string> {
+async function notFoundTitle(
+  ctx: Context,
+  id: string,
+  error: ApiError,
+  o: ReplayOptions,
+  cache: { lists?: Promise<NotFoundLists> },
+): Promise<string> {
   try {
-    const client = await ctx.api();
-    const known = await knowSubscriptions(ctx, client);
-    const failed = await listDeliveries(client, {
-      status: 'FAILED',
-      subscriptionId: o.subscriptionId,
-      limit: LIST_LIMIT,
-      signal: ctx.signal,
-    });
-    let delivery = failed.find((d) => d.id === id);
-    /** Deleted subscriptions whose FAILED list came back full: the delivery may sit behind it. */
-    const behind: string[] = [];
-    for (const subscriptionId of known.deleted) {
-      if (delivery !== undefined) break;
-      const rows = await listDeliveries(client, { status: 'FAILED', subscriptionId, limit: LIST_LIMIT, signal: ctx.signal });
-      delivery = rows.find((d) => d.id === id);
-      if (isFull(rows.length)) behind.push(subscriptionId);
+    cache.lists ??= (async () => {
+      const client = await ctx.api();
+      const known = await knowSubscriptions(ctx, client);
+      const list = async (subscriptionId: string | undefined) =>
+        listAnswer(
+          'FAILED',
+          subscriptionId,
+          await listDeliveries(client, { status: 'FAILED', subscriptionId, limit: DELIVERY_LIST_ROWS, signal: ctx.signal }),
+        );
+      const answers = [await list(o.subscriptionId)];
+      for (const subscriptionId of known.deleted) answers.push(await list(subscriptionId));
+      return { known, answers };
+    })();
+    const { known, answers } = await cache.lists;
+    const fact = new DeliveryFacts(answers).get(id);
+    if (fact !== undefined && fact.subscriptionId !== '' && known.isDeleted(fact.subscriptionId)) {
+      return `${deletedSubscriptionText(sanitize(fact.subscriptionId))}: its deliveries cannot be replayed`;
     }
-    const subscription = delivery === undefined ? '' : subscriptionOf(delivery);
-    if (subscription !== '' && known.isDeleted(subscription)) {
-      return `${deletedSubscriptionText(subscription)}: its deliveries cannot be replayed`;
-    }
-    if (delivery === undefined && behind.length > 0) {
-      // Not listed anywhere the API reaches: say what it may be, never as a fact.
-      const which = behind.map((sub) => deletedSubscriptionText(sanitize(sub))).join(', ');
-      return `${error.title}: it may be an older delivery of a deleted subscription (${which}; the API lists only its newest ${LIST_LIMIT})`;
+    if (fact === undefined) {
+      const full = answers
+        .filter((a) => a.full)
+        .map((a) => (a.subscriptionId === undefined ? 'the FAILED list' : `the FAILED list of ${sanitize(a.subscriptionId)} (deleted)`));
+      const behind =
+        full.length === 0 ? '' : `; ${joinWords(full)} came back full, and the API lists only the newest ${DELIVERY_LIST_ROWS}`;
+      return `${error.title}: no list shows this delivery; it may be a delivery of a deleted subscription, which the service keeps listing but cannot replay${behind}`;
     }
   } catch {
     // The explanation is a courtesy: the 404 itself is the result.
@@ -166,10 +194,10 @@ interface FailedListing {
  */
 async function listFailed(ctx: Context, client: ApiClient, o: ReplayOptions): Promise<FailedListing> {
   const list = (subscriptionId: string | undefined) =>
-    listDeliveries(client, { status: 'FAILED', subscriptionId, limit: LIST_LIMIT, signal: ctx.signal });
+    listDeliveries(client, { status: 'FAILED', subscriptionId, limit: DELIVERY_LIST_ROWS, signal: ctx.signal });
   const all = await list(o.subscriptionId);
-  if (!isFiltering(o.filter) || !isFull(all.length) || o.subscriptionId !== undefined) {
-    return { rows: applyDeliveryFilter(all, o.filter), full: isFull(all.length) ? ['the FAILED list'] : [] };
+  if (!isFiltering(o.filter) || !isFullDeliveryList(all.length) || o.subscriptionId !== undefined) {
+    return { rows: applyDeliveryFilter(all, o.filter), full: isFullDeliveryList(all.length) ? ['the FAILED list'] : [] };
   }
   const live = await checkSubscriptions(client, ctx.signal);
   const rows = new Map<string, Delivery>();
@@ -177,7 +205,7 @@ async function listFailed(ctx: Context, client: ApiClient, o: ReplayOptions): Pr
   const seen = new Set<string>();
   for (const subscriptionId of [...live.byId.keys()].sort()) {
     const listed = await list(subscriptionId);
-    if (isFull(listed.length)) full.push(`the FAILED list of ${sanitize(subscriptionId)}`);
+    if (isFullDeliveryList(listed.length)) full.push(`the FAILED list of ${sanitize(subscriptionId)}`);
     for (const d of listed) seen.add(d.id);
     for (const d of applyDeliveryFilter(listed, o.filter)) rows.set(d.id, d);
   }
@@ -193,7 +221,7 @@ async function replayAll(
   o: ReplayOptions,
   failed: readonly Delivery[],
   orphans: Orphans,
-): Promise<{ exitCode: number; accepted: string[]; finished: boolean }> {
+): Promise<{ exitCode: number; accepted: Replayed[]; finished: boolean }> {
   const client = await ctx.api();
   // Whether the last listing came back full, for the rounds' end (a filtered listing is shorter).
   const fullness = new WeakMap<readonly Delivery[], boolean>();
@@ -211,14 +239,15 @@ async function replayAll(
         o.max,
         ctx.signal,
         (round) => progress.update(`round ${round}: replaying`),
-        (listing) => fullness.get(listing) ?? listing.length >= LIST_LIMIT,
+        (listing) => fullness.get(listing) ?? isFullDeliveryList(listing.length),
       )
     : undefined;
   // Items by position, so that an id given twice is two replays, each reported.
   const given = o.ids.map((id, n) => ({ id, n: n + 1, round: 1 }));
   const items = rounds ? rounds.items() : given;
 
-  const accepted: string[] = [];
+  const accepted = new Map<string, Replayed>();
+  const notFound: { lists?: Promise<NotFoundLists> } = {};
   const writer = new ResultWriter(ctx, (r) => ({ label: [String(r.id)], done: `replayed (now ${String(r.status ?? 'queued')})` }), [
     DELIVERY_LABEL,
   ]);
@@ -231,13 +260,15 @@ async function replayAll(
       progress.update(rounds ? `round ${round}: replaying ${n}` : `replaying ${n}/${o.ids.length}`);
       run.doing(`replaying ${sanitize(id)}`);
       try {
+        const sentAt = ctx.clock.now();
         const { delivery } = await replayDelivery(client, id, ctx.signal);
-        const status = delivery !== null && typeof delivery === 'object' ? field(delivery, 'status') || null : null;
-        accepted.push(id);
+        const answer = delivery !== null && typeof delivery === 'object' ? (delivery as Delivery) : undefined;
+        const status = answer === undefined ? null : field(answer, 'status') || null;
+        if (!accepted.has(id)) accepted.set(id, replayedFrom(id, answer, rounds?.row(id), sentAt));
         return { id, ok: true, status };
       } catch (error) {
         const result = itemError(error);
-        if (error instanceof ApiError && error.status === 404) result.title = await notFoundTitle(ctx, id, error, o);
+        if (error instanceof ApiError && error.status === 404) result.title = await notFoundTitle(ctx, id, error, o, notFound);
         return { id, ok: false, error: result };
       }
     },
@@ -265,7 +296,19 @@ async function replayAll(
   writeSummary(ctx.io, parts.join('; '));
   // A list that failed between rounds is reported as the error it is, after the summary.
   if (rounds?.end.how === 'list-failed' && end.how === 'finished') throw rounds.end.error;
-  return { exitCode: report.exitCode, accepted: [...new Set(accepted)], finished: end.how === 'finished' };
+  return { exitCode: report.exitCode, accepted: [...accepted.values()], finished: end.how === 'finished' };
+}
+
+/**
+ * What --wait needs of a replayed delivery: its subscription and its last attempt before the
+ * replay, from the replay's answer (the server's clock), else the row it was listed from, else
+ * the time the replay was sent (this machine's clock: the best there is).
+ */
+function replayedFrom(id: string, answer: Delivery | undefined, listed: Delivery | undefined, sentAt: number): Replayed {
+  const subscriptionId = (answer && subscriptionOf(answer)) || (listed && subscriptionOf(listed)) || '';
+  const shown = [answer, listed].find((d) => d !== undefined && 'lastAttemptAt' in d);
+  if (shown === undefined) return { id, subscriptionId, before: sentAt };
+  return { id, subscriptionId, before: attemptTimeOf(shown) ?? Number.NEGATIVE_INFINITY };
 }
 
 /**
@@ -278,7 +321,7 @@ async function firstRound(ctx: Context, o: ReplayOptions, orphans: Orphans): Pro
   const listed = await orphans.leaveOut(all.rows);
   const orphaned = orphans.describe();
   const shown = o.max === undefined ? listed : listed.slice(0, o.max);
-  const maybeMore = all.full.length > 0 && (o.max === undefined || o.max > LIST_LIMIT);
+  const maybeMore = all.full.length > 0 && (o.max === undefined || o.max > DELIVERY_LIST_ROWS);
   const incomplete = incompleteNotice(o.filter, all.full);
   // Every row is FAILED: STATUS says nothing, SUBSCRIPTION and LAST ANSWER say why.
   const table = { columns: deliveryColumns(ctx.io.now(), shown), fixed: ['STATUS'] };
@@ -287,7 +330,7 @@ async function firstRound(ctx: Context, o: ReplayOptions, orphans: Orphans): Pro
     ctx.ui.notice(`${deliveries(shown.length)} would be replayed (dry run: nothing sent)`);
     if (orphaned !== undefined) ctx.ui.notice(orphaned);
     if (incomplete !== undefined) ctx.ui.notice(incomplete);
-    else if (maybeMore) ctx.ui.notice(`the list holds at most ${LIST_LIMIT} rows: a replay goes on listing until none is left`);
+    else if (maybeMore) ctx.ui.notice(`the list holds at most ${DELIVERY_LIST_ROWS} rows: a replay goes on listing until none is left`);
     return undefined;
   }
   if (shown.length === 0) {
@@ -309,40 +352,64 @@ async function firstRound(ctx: Context, o: ReplayOptions, orphans: Orphans): Pro
   return listed;
 }
 
-async function waitAndReport(ctx: Context, o: ReplayOptions, ids: string[]): Promise<number> {
-  const client = await ctx.api();
-  const progress = await Progress.start(ctx.ui, `waiting for ${ids.length} replayed deliver${ids.length === 1 ? 'y' : 'ies'}`);
+async function waitAndReport(ctx: Context, o: ReplayOptions, replayed: Replayed[]): Promise<number> {
+  const budget = new Budget(o.budget, ctx.clock);
+  const unlisten = budget.listen();
+  const client = withinBudget(await ctx.api(), budget);
+  const n = replayed.length;
+  const progress = await Progress.start(ctx.ui, `waiting for ${n} replayed deliver${n === 1 ? 'y' : 'ies'}`);
   let result: Awaited<ReturnType<typeof waitForOutcomes>>;
   try {
-    result = await waitForOutcomes(ids, o.waitTimeoutSeconds * 1000, {
-      list: (status) => listDeliveries(client, { status, subscriptionId: o.subscriptionId, limit: LIST_LIMIT, signal: ctx.signal }),
+    result = await waitForOutcomes(replayed, o.waitTimeoutSeconds * 1000, {
+      list: (status, subscriptionId) => listDeliveries(client, { status, subscriptionId, limit: DELIVERY_LIST_ROWS, signal: ctx.signal }),
       clock: ctx.clock,
       signal: ctx.signal,
-      onPoll: (left) => progress.update(`waiting for ${left} replayed deliver${left === 1 ? 'y' : 'ies'} to leave PENDING`),
+      spacing: (requests) => budget.spacing(requests, 0),
+      onPoll: (left) =>
+        progress.update(
+          `waiting for the outcome of ${left} replayed deliver${left === 1 ? 'y' : 'ies'} (budget ${o.budget} requests a minute)`,
+        ),
     });
   } finally {
     progress.stop();
+    unlisten();
   }
-  const writer = new ResultWriter(ctx, (r) => ({ label: [String(r.id)], done: String(r.finalStatus) }), [DELIVERY_LABEL]);
-  for (const outcome of result.outcomes) await writer.write(outcomeLine(outcome, o.waitTimeoutSeconds));
-  const count = (status: string): number => result.outcomes.filter((x) => x.status === status).length;
+  const unknown = result.outcomes.some((x) => !x.known);
+  const writer = new ResultWriter(
+    ctx,
+    (r) => ({
+      label: [String(r.id)],
+      done: String(r.finalStatus),
+      ...(r.known === false ? { other: { result: NOT_KNOWN, detail: String(r.why) } } : {}),
+    }),
+    [DELIVERY_LABEL],
+    unknown ? NOT_KNOWN.length : undefined,
+  );
+  for (const outcome of result.outcomes) await writer.write(outcomeLine(outcome));
+  const count = (status: string): number => result.outcomes.filter((x) => x.known && x.status === status).length;
   const parts = [`${count('SUCCEEDED')} SUCCEEDED, ${count('FAILED')} FAILED again`];
-  const pending = result.outcomes.filter((x) => x.status === 'PENDING').map((x) => sanitize(x.id));
-  if (result.timedOut) parts.push(`still PENDING after ${o.waitTimeoutSeconds} s (--wait-timeout): ${pending.join(', ')}`);
+  const notKnown = result.outcomes.filter((x) => !x.known).map((x) => sanitize(x.id));
+  if (notKnown.length > 0)
+    parts.push(`${notKnown.length} not known after ${o.waitTimeoutSeconds} s (--wait-timeout): ${notKnown.join(', ')}`);
   writeSummary(ctx.io, `waited ${Math.round(result.waitedMs / 1000)} s: ${parts.join('; ')}`);
-  return count('SUCCEEDED') === ids.length ? EXIT.OK : EXIT.BATCH_FAILED;
+  return count('SUCCEEDED') === n ? EXIT.OK : EXIT.BATCH_FAILED;
 }
 
-/** One line per replayed delivery after --wait: ok only when it SUCCEEDED. */
-function outcomeLine(outcome: Outcome, timeoutSeconds: number): ItemResult {
-  const { id, status, row } = outcome;
-  if (status === 'SUCCEEDED') return { id, ok: true, finalStatus: status };
+/** The RESULT of a replayed delivery no list has shown the outcome of: a result of its own, never FAILED. */
+const NOT_KNOWN = 'not known';
+
+/** One line per replayed delivery after --wait: ok only when it SUCCEEDED; `finalStatus` null when not known. */
+function outcomeLine(outcome: Outcome): ItemResult {
+  const { id } = outcome;
+  if (!outcome.known) return { id, ok: false, finalStatus: null, known: false, why: outcome.why };
+  if (outcome.status === 'SUCCEEDED') return { id, ok: true, finalStatus: outcome.status };
   // The code says the status (the table shows `FAILED: HTTP 503`); the title says why.
+  const row = outcome.fact.row;
   const why =
-    status === 'PENDING'
-      ? `no outcome within ${timeoutSeconds} s (--wait-timeout)`
-      : (row && (field(row, 'lastError') || field(row, 'lastResponseStatus'))) || 'failed again, no answer recorded';
-  return { id, ok: false, finalStatus: status, error: { status: null, code: status, title: why, requestId: null } };
+    field(row, 'lastError') ||
+    (field(row, 'lastResponseStatus') && `HTTP ${field(row, 'lastResponseStatus')}`) ||
+    'failed again, no answer recorded';
+  return { id, ok: false, finalStatus: 'FAILED', error: { status: null, code: 'FAILED', title: why, requestId: null } };
 }
 
 export async function run(ctx: Context, o: ReplayOptions): Promise<number> {

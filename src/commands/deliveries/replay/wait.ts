@@ -1,80 +1,102 @@
-// `replay --wait` (cli.md, deliveries): after replaying, the deliveries list is polled until
-// every replayed delivery has left PENDING, or the timeout passes. The list shows at most 50
-// rows and has no cursor, so a delivery's state is read from two filtered lists: absent from a
-// PENDING list that is not full, it has left PENDING; then it is FAILED if the FAILED list shows
-// it, and SUCCEEDED (the only other state) if that list is not full either. What cannot be told
-// yet is asked again at the next poll. Polls go through the one client, so they are paced.
+// `replay --wait` (cli.md, deliveries): after replaying, the deliveries lists are polled until
+// every replayed delivery's outcome is known, or the timeout passes. What a list proves is
+// api/delivery-evidence.ts's to say: SUCCEEDED as soon as a row shows it so; FAILED only when a
+// row shows it failed with an attempt after the replay; anything else is not known yet, and at
+// the timeout "not known" with why — never FAILED, never SUCCEEDED by absence.
+//
+// Each poll lists SUCCEEDED, then (for what that left open) FAILED, of each replayed delivery's
+// subscription (its own lists reach further than the workspace's), through a client within the
+// budget watch keeps (every attempt counted, retries too), so a long wait costs the workspace
+// no more than watch does.
+import { DeliveryFacts, type ListAnswer, listAnswer, type ReplayOutcome, replayOutcome } from '../../../api/delivery-evidence.js';
 import type { Clock } from '../../../core/clock.js';
 import { CancelError } from '../../../core/errors.js';
 import type { Delivery } from '../../../shared/schemas.js';
-import { LIST_LIMIT } from './rounds.js';
 
-/** Between two polls; the client's pacing may add to it. */
+/** The least time between the start of two polls; the budget may make it longer. */
 export const POLL_INTERVAL_MS = 2000;
 
-export type FinalStatus = 'SUCCEEDED' | 'FAILED' | 'PENDING';
-
-export interface Outcome {
+/** A delivery whose replay was accepted. */
+export interface Replayed {
   id: string;
-  status: FinalStatus;
-  /** The FAILED row, when one was seen: its last answer. */
-  row: Delivery | undefined;
+  /** Its subscription, when a row or the replay's answer named it; '' otherwise. */
+  subscriptionId: string;
+  /** Its last attempt before the replay (ms), or when the replay was sent: a FAILED attempt must be later. */
+  before: number;
 }
+
+export type Outcome = { id: string } & ReplayOutcome;
 
 export interface WaitResult {
   outcomes: Outcome[];
-  /** True when the timeout passed with some still PENDING (or not yet told apart). */
+  /** True when the timeout passed with some outcomes not known. */
   timedOut: boolean;
   waitedMs: number;
 }
 
 export interface WaitDeps {
-  list: (status: 'PENDING' | 'FAILED') => Promise<Delivery[]>;
+  list: (status: 'SUCCEEDED' | 'FAILED', subscriptionId: string | undefined) => Promise<Delivery[]>;
   clock: Clock;
   signal: AbortSignal;
-  /** Told after each poll how many are still waited for. */
+  /** How long from the start of a poll of `requests` lists to the next, to keep to the budget. */
+  spacing: (requests: number) => number;
+  /** Told after each poll how many outcomes are not known yet. */
   onPoll?: (left: number) => void;
 }
 
-export async function waitForOutcomes(ids: readonly string[], timeoutMs: number, deps: WaitDeps): Promise<WaitResult> {
+export async function waitForOutcomes(replayed: readonly Replayed[], timeoutMs: number, deps: WaitDeps): Promise<WaitResult> {
   const { clock, signal } = deps;
   const started = clock.now();
   const deadline = started + timeoutMs;
-  const waiting = new Set(ids);
-  const settled = new Map<string, Outcome>();
-  const result = (timedOut: boolean): WaitResult => ({
-    outcomes: ids.map((id) => settled.get(id) ?? { id, status: 'PENDING', row: undefined }),
-    timedOut,
-    waitedMs: clock.now() - started,
-  });
+  const facts = new DeliveryFacts();
+  const known = new Map<string, Outcome>();
+  let answers: ListAnswer[] = [];
+  const judge = (r: Replayed): Outcome => ({ id: r.id, ...replayOutcome(facts, answers, r.id, r.before, r.subscriptionId) });
+  const open = (): Replayed[] => replayed.filter((r) => !known.has(r.id));
 
   for (;;) {
-    const pending = await deps.list('PENDING');
-    const stillPending = new Set(pending.map((d) => d.id));
-    const pendingFull = pending.length >= LIST_LIMIT;
-    const left = [...waiting].filter((id) => !stillPending.has(id));
-    if (left.length > 0) {
-      const failed = await deps.list('FAILED');
-      const failedRows = new Map(failed.map((d) => [d.id, d]));
-      const failedFull = failed.length >= LIST_LIMIT;
-      for (const id of left) {
-        const row = failedRows.get(id);
-        // Listed PENDING first, FAILED second: one that failed in between is seen as FAILED.
-        if (row !== undefined) settled.set(id, { id, status: 'FAILED', row });
-        else if (!pendingFull && !failedFull) settled.set(id, { id, status: 'SUCCEEDED', row: undefined });
-        else continue;
-        waiting.delete(id);
-      }
-    }
-    deps.onPoll?.(waiting.size);
-    if (waiting.size === 0) return result(false);
-    const now = clock.now();
-    if (now >= deadline) return result(true);
+    const pollStarted = clock.now();
+    answers = [];
+    let requests = 0;
     try {
-      await clock.sleep(Math.min(POLL_INTERVAL_MS, deadline - now), signal);
+      for (const sub of subscriptionsOf(open())) {
+        for (const status of ['SUCCEEDED', 'FAILED'] as const) {
+          const waiting = open().filter((r) => r.subscriptionId === (sub ?? ''));
+          if (waiting.length === 0) break;
+          const answer = listAnswer(status, sub, await deps.list(status, sub));
+          requests += 1;
+          answers.push(answer);
+          facts.add(answer);
+          for (const r of waiting) {
+            const outcome = judge(r);
+            if (outcome.known) known.set(r.id, outcome);
+          }
+        }
+      }
+    } catch (error) {
+      if (signal.aborted) throw new CancelError('interrupted while waiting for the replayed deliveries');
+      throw error;
+    }
+    deps.onPoll?.(open().length);
+    if (open().length === 0) return finish(false);
+    const now = clock.now();
+    if (now >= deadline) return finish(true);
+    const next = pollStarted + Math.max(POLL_INTERVAL_MS, deps.spacing(requests));
+    try {
+      await clock.sleep(Math.max(0, Math.min(next, deadline) - now), signal);
     } catch (error) {
       if (signal.aborted) throw new CancelError('interrupted while waiting for the replayed deliveries');
       throw error;
     }
   }
+
+  function finish(timedOut: boolean): WaitResult {
+    return { outcomes: replayed.map((r) => known.get(r.id) ?? judge(r)), timedOut, waitedMs: clock.now() - started };
+  }
+}
+
+/** The subscriptions to list, in code-point order; undefined (the workspace's lists) for deliveries of no known one. */
+function subscriptionsOf(replayed: readonly Replayed[]): (string | undefined)[] {
+  const ids = [...new Set(replayed.map((r) => r.subscriptionId))].sort();
+  return ids.map((id) => (id === '' ? undefined : id));
 }

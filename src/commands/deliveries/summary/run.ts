@@ -2,6 +2,7 @@
 // Every list the API allows (census.ts), per live and remembered subscription behind a full
 // list, so a deleted subscription's FAILED deliveries are counted; bounds flagged (bounds.ts);
 // --since, --until and --error applied to the rows listed (filters.ts).
+import { hiddenSubscriptionsNotice } from '../../../api/delivery-evidence.js';
 import { deletedSubscriptionText } from '../../../api/subscriptions.js';
 import { EXIT } from '../../../core/errors.js';
 import { sanitize } from '../../../core/sanitize.js';
@@ -61,20 +62,27 @@ export function fullLists(slices: readonly Slice[]): string[] {
 export async function run(ctx: Context, o: SummaryOptions): Promise<number> {
   const client = await ctx.api();
   const known = await knowSubscriptions(ctx, client);
-  const listed = await takeCensus(client, {
+  const {
+    slices: listed,
+    workspaceFull,
+    refused,
+  } = await takeCensus(client, {
     statuses: ['FAILED', 'PENDING'],
     subscriptionId: o.subscriptionId,
     known: known.ids,
     signal: ctx.signal,
   });
-  await known.learn(listed);
+  await known.learn(listed, refused);
   const slices = listed.map((s) => ({ ...s, deliveries: applyDeliveryFilter(s.deliveries, o.filter) }));
-  const groups = groupDeliveries(slices, known);
+  // Full lists of the whole workspace may hide a subscription rfs has not seen (cli.md, "Evidence, not inference").
+  const hidden = workspaceFull.length > 0;
+  const groups = groupDeliveries(slices, known).map((g) => ({ ...g, othersMayBeHidden: hidden }));
   const count = await writeList(ctx.io, ctx.globals.output, groups, {
     columns: columns(ctx.clock.now(), groups),
     color: ctx.globals.color,
   });
   if (count === 0) emptyNotice(ctx, 'no FAILED or PENDING deliveries');
+  if (hidden) ctx.ui.notice(hiddenSubscriptionsNotice(workspaceFull));
   const incomplete = incompleteNotice(o.filter, fullLists(listed));
   if (incomplete !== undefined) ctx.ui.notice(incomplete);
   const deleted = groups.filter((g) => !g.exists && g.status === 'FAILED');

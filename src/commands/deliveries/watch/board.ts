@@ -4,6 +4,7 @@
 // Pure: fed one census per poll and the poll's changes, with the time of the poll, so that a
 // screen is a function of what the polls saw.
 import type { SubscriptionCheck } from '../../../api/subscriptions.js';
+import { attemptTimeOf } from '../../../api/delivery-evidence.js';
 import { field } from '../../../output/fields.js';
 import { lastErrorOf, type Slice } from '../census.js';
 import { keptError, type StatusChange, type SubscriptionEvent } from './changes.js';
@@ -43,21 +44,24 @@ export interface LatestFailure {
   id: string;
   subscriptionId: string;
   error: string | null;
+  /** Its last attempt (ISO 8601, as the server wrote it), or null when the row shows none. */
+  attemptAt: string | null;
 }
 
 export interface BoardState {
   rows: BoardRow[];
+  /** The FAILED deliveries the lists show, newest attempt first (never the lists' order). */
   latest: LatestFailure[];
+  /** When the poll that made it was taken (ms): what the failures' ages count from. */
+  at: number;
 }
 
 export class Board {
   /** Per subscription: minute index since the start → failures seen in it. */
   private readonly failures = new Map<string, Map<number, number>>();
-  /** Failures seen, newest last. */
-  private latest: LatestFailure[] = [];
   /** Per subscription: the last time it started failing or recovered while watched. */
   private readonly marks = new Map<string, { state: SubscriptionEvent['state']; time: string }>();
-  private state: BoardState = { rows: [], latest: [] };
+  private state: BoardState = { rows: [], latest: [], at: 0 };
 
   constructor(private readonly started: number) {}
 
@@ -81,9 +85,6 @@ export class Board {
       const perSub = this.failures.get(change.subscriptionId) ?? new Map<number, number>();
       perSub.set(minute, (perSub.get(minute) ?? 0) + 1);
       this.failures.set(change.subscriptionId, perSub);
-      this.latest = this.latest.filter((f) => f.id !== change.id);
-      this.latest.push({ id: change.id, subscriptionId: change.subscriptionId, error: change.lastError ?? null });
-      if (this.latest.length > LATEST * 2) this.latest = this.latest.slice(-LATEST);
     }
 
     const ids = new Set<string>(only === undefined ? live.byId.keys() : [only]);
@@ -105,7 +106,7 @@ export class Board {
     };
     for (const id of ids) rowOf(id);
     const errors = new Map<string, Map<string, number>>();
-    const failedNow = new Map<string, LatestFailure>();
+    const failedNow = new Map<string, LatestFailure & { ms: number }>();
     for (const slice of slices) {
       const status = slice.status as BoardStatus;
       if (!BOARD_STATUSES.includes(status)) continue;
@@ -118,13 +119,15 @@ export class Board {
         if (status !== 'FAILED') continue;
         const error = lastErrorOf(d);
         row.failedIds.push(d.id);
+        const attemptAt = field(d, 'lastAttemptAt') || null;
+        const ms = attemptTimeOf(d) ?? Number.NEGATIVE_INFINITY;
         if (error === null) {
-          failedNow.set(d.id, { id: d.id, subscriptionId: id, error });
+          failedNow.set(d.id, { id: d.id, subscriptionId: id, error, attemptAt, ms });
           continue;
         }
         // Kept beyond this poll: cut, and a string of its own (changes.ts).
         const kept = keptError(error);
-        failedNow.set(d.id, { id: d.id, subscriptionId: id, error: kept });
+        failedNow.set(d.id, { id: d.id, subscriptionId: id, error: kept, attemptAt: attemptAt && keptError(attemptAt), ms });
         const tally = errors.get(id) ?? new Map<string, number>();
         tally.set(kept, (tally.get(kept) ?? 0) + 1);
         errors.set(id, tally);
@@ -146,15 +149,16 @@ export class Board {
       else for (const m of perSub.keys()) if (m <= minute - SPARK_MINUTES) perSub.delete(m);
     }
     for (const id of this.marks.keys()) if (!rows.has(id)) this.marks.delete(id);
-    // A failure replayed (or cleared) since leaves the list of latest failures; one FAILED before
-    // the watch began (the first poll) counts as older than any it saw happen.
-    const kept = new Set(this.latest.map((f) => f.id));
-    const before = [...failedNow.values()].filter((f) => !kept.has(f.id)).sort((a, b) => byCodePoint(a.id, b.id));
-    this.latest = [...before, ...this.latest.filter((f) => failedNow.has(f.id))].slice(-LATEST);
+    // The failures the lists show now, by attempt time (cli.md, "Evidence, not inference": a
+    // full list's order is the server's), newest first; a replayed one leaves with its row.
+    const latest = [...failedNow.values()]
+      .sort((a, b) => b.ms - a.ms || byCodePoint(a.id, b.id))
+      .slice(0, LATEST)
+      .map(({ ms: _ms, ...f }) => f);
     // By URL (then id), the same order at every poll; deleted subscriptions last.
     const order = (r: BoardRow): string => (r.url === null ? `\u{10ffff}${r.subscriptionId}` : `${r.url}\u0000${r.subscriptionId}`);
     const sorted = [...rows.values()].sort((a, b) => byCodePoint(order(a), order(b)));
-    this.state = { rows: sorted, latest: [...this.latest].reverse() };
+    this.state = { rows: sorted, latest, at: now };
     return this.state;
   }
 }

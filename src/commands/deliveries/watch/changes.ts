@@ -1,13 +1,15 @@
 // What `deliveries watch` reports (cli.md, deliveries): a delivery's status as
-// each poll sees it, compared with the poll before, and a subscription's health as those changes
+// each poll sees it, compared with the poll before, and a subscription's health as its attempts
 // tell it (failing after successes, recovered after failures). A delivery first seen after the
-// first poll is a change from null; one that drops out of every list (past the 50 newest) is no
-// change at all.
+// first poll is a change from null only when it is newer than what was seen before; one that
+// drops out of every list (past the 50 newest) is no change at all.
 //
 // Memory stays bounded for any run time and any server: the statuses of the
 // newest 1,000 deliveries seen are kept (or of the last poll's, when it saw more), the health
 // of at most 1,000 subscriptions, and error texts are cut to 200 characters, copied out of the
 // answer they came in so that a kept text never holds a 20 KB one alive.
+import { attemptTimeOf } from '../../../api/delivery-evidence.js';
+import { INSTANT, parseIsoTime } from '../../../shared/iso-time.js';
 import type { Delivery } from '../../../shared/schemas.js';
 import { field } from '../../../output/fields.js';
 import { lastErrorOf } from '../census.js';
@@ -44,16 +46,38 @@ export function keptError(text: string): string {
   return points.join('');
 }
 
+/**
+ * When a row says a delivery last did something: its last attempt, else its creation (a new
+ * delivery not attempted yet); null when it says neither.
+ */
+function activityAt(d: Delivery): number | null {
+  return attemptTimeOf(d) ?? timeOf(field(d, 'createdAt'));
+}
+
+function timeOf(iso: string): number | null {
+  return iso === '' ? null : parseIsoTime(iso, INSTANT);
+}
+
+/**
+ * The changes of deliveries' statuses, from evidence (cli.md, deliveries, "Evidence, not
+ * inference"): a change is a delivery rfs had seen before with another status, or one never
+ * seen whose last attempt (or creation) is newer than anything the polls before had shown. A
+ * delivery that merely surfaced behind a full list (an old failure, once newer rows left the
+ * list) is remembered but is no change: nothing happened to it while watched.
+ */
 export class StatusTracker {
   /** Delivery id → status, least recently seen first. */
   private readonly seen = new Map<string, string>();
   private polls = 0;
+  /** The newest attempt (or creation) any poll has shown so far, in the server's time. */
+  private newest = Number.NEGATIVE_INFINITY;
 
   /** The changes since the last poll, in id order; the first poll only sets the baseline. */
   poll(deliveries: Iterable<Delivery>, now: number): StatusChange[] {
     const first = this.polls++ === 0;
     const changes: StatusChange[] = [];
     const time = new Date(now).toISOString();
+    const before = this.newest;
     let polled = 0;
     for (const d of deliveries) {
       const to = field(d, 'status');
@@ -61,10 +85,14 @@ export class StatusTracker {
       polled += 1;
       const id = keptId(d.id);
       const from = this.seen.get(id) ?? null;
+      const at = activityAt(d);
+      if (at !== null && at > this.newest) this.newest = at;
       // Deleted and set again: the newest seen go last, the first to go are the longest unseen.
       this.seen.delete(id);
       this.seen.set(id, to);
       if (first || from === to) continue;
+      // Never seen, and nothing newer than what was seen before: it only surfaced.
+      if (from === null && (at === null || at <= before)) continue;
       const lastError = to === 'SUCCEEDED' ? null : lastErrorOf(d);
       changes.push({
         type: 'delivery',
@@ -85,53 +113,46 @@ export class StatusTracker {
 type Health = 'ok' | 'failing';
 
 /**
- * Whether each subscription is failing, from the outcome of its latest attempt: set silently by
- * the first poll (the newest FAILED or SUCCEEDED delivery of each), then changed by each
- * delivery that becomes FAILED or SUCCEEDED. A change of state is one event.
+ * Whether each subscription is failing, decided by attempt times: the outcome (FAILED or
+ * SUCCEEDED) of its latest attempt any poll has shown. The first poll sets it silently; a later
+ * poll changes it only with an attempt newer than the one that decided it, so an old failure
+ * that surfaces behind a full list changes nothing. One event per poll and subscription, when
+ * the poll ends in the other state than it began.
  */
 export class SubscriptionHealth {
-  private readonly state = new Map<string, Health>();
+  private readonly state = new Map<string, { health: Health; at: number }>();
   private polls = 0;
 
   /** Is `subscriptionId` failing now (undefined: nothing seen of it yet)? */
   failing(subscriptionId: string): boolean | undefined {
     const s = this.state.get(subscriptionId);
-    return s === undefined ? undefined : s === 'failing';
+    return s === undefined ? undefined : s.health === 'failing';
   }
 
-  poll(deliveries: readonly Delivery[], changes: readonly StatusChange[], now: number): SubscriptionEvent[] {
+  poll(deliveries: readonly Delivery[], _changes: readonly StatusChange[], now: number): SubscriptionEvent[] {
     const time = new Date(now).toISOString();
-    if (this.polls++ === 0) {
-      const newest = new Map<string, { at: string; health: Health }>();
-      for (const d of deliveries) {
-        const status = field(d, 'status');
-        if (status !== 'FAILED' && status !== 'SUCCEEDED') continue;
-        const id = field(d, 'subscriptionId');
-        const at = field(d, 'lastAttemptAt');
-        const known = newest.get(id);
-        if (id !== '' && (known === undefined || at > known.at)) newest.set(id, { at, health: status === 'FAILED' ? 'failing' : 'ok' });
-      }
-      for (const [id, { health }] of newest) this.state.set(keptId(id), health);
-      forgetOldest(this.state, REMEMBERED);
-      return [];
-    }
-    const events: SubscriptionEvent[] = [];
-    // In the order of their attempts: the latest attempt decides.
-    const attemptAt = new Map<string, string>();
-    for (const d of deliveries) attemptAt.set(d.id, field(d, 'lastAttemptAt'));
-    const at = (c: StatusChange): string => attemptAt.get(c.id) ?? '';
-    for (const change of [...changes].sort((a, b) => (at(a) < at(b) ? -1 : at(a) > at(b) ? 1 : 0))) {
-      if (change.to !== 'FAILED' && change.to !== 'SUCCEEDED') continue;
-      const id = change.subscriptionId;
-      if (id === '') continue;
-      const before = this.state.get(id);
-      const after: Health = change.to === 'FAILED' ? 'failing' : 'ok';
+    const first = this.polls++ === 0;
+    const was = new Map<string, Health>();
+    for (const d of deliveries) {
+      const status = field(d, 'status');
+      if (status !== 'FAILED' && status !== 'SUCCEEDED') continue;
+      const id = keptId(field(d, 'subscriptionId'));
+      const at = attemptTimeOf(d);
+      if (id === '' || at === null) continue;
+      const known = this.state.get(id);
+      if (known !== undefined && at <= known.at) continue;
+      if (!was.has(id) && known !== undefined) was.set(id, known.health);
       this.state.delete(id);
-      this.state.set(id, after);
+      this.state.set(id, { health: status === 'FAILED' ? 'failing' : 'ok', at });
+    }
+    forgetOldest(this.state, REMEMBERED);
+    if (first) return [];
+    const events: SubscriptionEvent[] = [];
+    for (const [id, before] of [...was].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      const after = this.state.get(id)?.health;
       if (before === 'ok' && after === 'failing') events.push({ type: 'subscription', time, subscriptionId: id, state: 'failing' });
       if (before === 'failing' && after === 'ok') events.push({ type: 'subscription', time, subscriptionId: id, state: 'recovered' });
     }
-    forgetOldest(this.state, REMEMBERED);
     return events;
   }
 }

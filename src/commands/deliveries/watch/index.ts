@@ -1,7 +1,7 @@
 // rfs deliveries watch: the declaration; the code is in run.ts.
 import { Command } from '@commander-js/extra-typings';
 import { defineCommand, examples, type Parsed } from '../../define.js';
-import { deliveryFilterFlags } from '../filter-flags.js';
+import { budgetHelp, DEFAULT_BUDGET, deliveryFilterFlags } from '../filter-flags.js';
 
 const declare = () =>
   deliveryFilterFlags(new Command('watch'))
@@ -10,8 +10,7 @@ const declare = () =>
     )
     .option('--subscription <id>', 'only this subscription')
     .option('--interval <seconds>', 'seconds between polls at least; longer when --budget needs it', '5')
-    // A tenth of the workspace's 120 requests a minute (api.md, Limits), shared with sync.
-    .option('--budget <n>', "requests a minute watch may send, of the workspace's 120 (1-120)", '12')
+    .option('--budget <n>', budgetHelp('watch'), String(DEFAULT_BUDGET))
     .option('--max-time <seconds>', 'stop after this many seconds (exit 0)')
     .addHelpText(
       'after',

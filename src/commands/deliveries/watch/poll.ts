@@ -8,12 +8,13 @@ import type { ApiClient } from '../../../api/types.js';
 import type { Clock } from '../../../core/clock.js';
 import { DELIVERY_STATUSES } from '../../../shared/vocabulary.js';
 import type { Context } from '../../context.js';
+import { hiddenSubscriptionsNotice } from '../../../api/delivery-evidence.js';
 import { incompleteNotice } from '../bounds.js';
 import { type Slice, takeCensus } from '../census.js';
 import { applyDeliveryFilter, readDeliveryFilter } from '../filters.js';
 import { knowSubscriptions } from '../known-subscriptions.js';
 import { sanitize } from '../../../core/sanitize.js';
-import { Budget, type Throttled, withinBudget } from './budget.js';
+import { Budget, type Throttled, withinBudget } from '../budget.js';
 import { type StatusChange, StatusTracker, type SubscriptionEvent, SubscriptionHealth } from './changes.js';
 import type { WatchOptions } from './run.js';
 
@@ -25,6 +26,8 @@ export interface PollResult {
   at: number;
   /** The notice of a filtered result drawn from a full list (bounds.ts), when there is one. */
   incomplete: string | undefined;
+  /** The notice that full lists may hide subscriptions rfs has not seen, when they may. */
+  hidden: string | undefined;
 }
 
 /** The pace watch keeps, as it shows it. */
@@ -66,13 +69,17 @@ export class WatchPoller {
     try {
       // The live subscriptions and the remembered deleted ones (their FAILED deliveries behind a full list).
       const known = live ? await knowSubscriptions(this.ctx, this.client) : undefined;
-      const listed = await takeCensus(this.client, {
+      const {
+        slices: listed,
+        workspaceFull,
+        refused,
+      } = await takeCensus(this.client, {
         statuses: DELIVERY_STATUSES,
         subscriptionId: this.o.subscriptionId,
         known: known?.ids ?? [],
         signal,
       });
-      await known?.learn(listed);
+      await known?.learn(listed, refused);
       const at = this.clock.now();
       // Durations (--since 30m) count back from each poll: the window moves with the watch.
       const filter = readDeliveryFilter(this.o.filterFlags, at);
@@ -80,7 +87,15 @@ export class WatchPoller {
       const deliveries = slices.flatMap((s) => s.deliveries);
       const changes = this.tracker.poll(deliveries, at);
       const events = this.health.poll(deliveries, changes, at);
-      return { live: known, slices, changes, events, at, incomplete: incompleteNotice(filter, fullLists(listed)) };
+      return {
+        live: known,
+        slices,
+        changes,
+        events,
+        at,
+        incomplete: incompleteNotice(filter, fullLists(listed)),
+        hidden: workspaceFull.length > 0 ? hiddenSubscriptionsNotice(workspaceFull) : undefined,
+      };
     } finally {
       this.pace();
     }

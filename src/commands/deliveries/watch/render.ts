@@ -7,6 +7,7 @@
 // too long for its column keeps what tells two subscriptions apart (cutUrl).
 import { sanitize } from '../../../core/sanitize.js';
 import { displayWidth, pad, truncate } from '../../../output/table.js';
+import { formatAge } from '../../../output/time.js';
 import { countText as boundedCount } from '../bounds.js';
 import { BOARD_STATUSES, type BoardRow, type BoardState, type Count, SPARK_MINUTES } from './board.js';
 
@@ -25,6 +26,8 @@ export interface ViewState {
   pace: string;
   /** A filtered result drawn from a full list: what may be missing (bounds.ts). */
   incomplete?: string | undefined;
+  /** Full lists of the whole workspace may hide subscriptions rfs has not seen. */
+  hidden?: boolean | undefined;
 }
 
 const SPARKS = '▁▂▃▄▅▆▇█';
@@ -37,6 +40,10 @@ const FIXED = 2 + 2 + 3 * GAP.length + 6 + 7 + 9 + GAP.length + GAP.length;
 /** The sparkline's cells at least: at 80 columns the URL needs them more. */
 const SPARK_MIN = 8;
 const ERROR_MIN = 12;
+/** The screen's short word for api/delivery-evidence.ts's hiddenSubscriptionsNotice. */
+const HIDDEN_LINE = 'full lists may hide subscriptions rfs has not seen: watch --subscription <id> reaches one';
+/** `59m ago`: the age of a latest failure's attempt. */
+const AGE_WIDTH = 7;
 
 /**
  * `url` in at most `width` cells, keeping what tells two subscriptions apart: first the scheme
@@ -155,6 +162,7 @@ export function renderView(view: ViewState, size: ViewSize): string[] {
   const bottom = [
     ...(lowerBound ? ['50+: a list came back full (50 rows); there are at least that many'] : []),
     ...(view.incomplete === undefined ? [] : [sanitize(view.incomplete)]),
+    ...(view.hidden === true ? [HIDDEN_LINE] : []),
     ...(marked ? [`${MARKS.failing} started failing, ${MARKS.recovered} recovered, while watched`] : []),
     view.line ?? selectedLine(rows[view.selected]),
   ];
@@ -168,10 +176,13 @@ export function renderView(view: ViewState, size: ViewSize): string[] {
     failuresRoom > 0 && latest.length > 0
       ? [
           '',
-          'LATEST FAILURES',
-          ...latest
-            .slice(0, failuresRoom)
-            .map((f) => `  ${sanitize(f.id)}  ${sanitize(f.subscriptionId)}  ${f.error === null ? '' : sanitize(f.error)}`),
+          // Newest attempt first (board.ts), with its age: when each failed, not where a list put it.
+          `${pad('LATEST FAILURES', 26)}  ${pad('AGE', AGE_WIDTH)}  LAST ERROR`,
+          ...latest.slice(0, failuresRoom).map((f) => {
+            const age = formatAge(f.attemptAt, view.board.at);
+            // The error before anything else: at 80 columns it is what must stay in sight (the row above names the subscription).
+            return `  ${pad(sanitize(f.id), 24)}  ${pad(age, AGE_WIDTH)}  ${f.error === null ? '' : sanitize(f.error)}`;
+          }),
         ]
       : [];
   const body = [...top, ...table, ...failures];

@@ -11,7 +11,7 @@ import { writeOut } from '../../../output/list-writer.js';
 import { safeJson } from '../../../output/safe-json.js';
 import type { Context } from '../../context.js';
 import { type FilterFlags, readDeliveryFilter } from '../filters.js';
-import { MAX_BUDGET } from './budget.js';
+import { MAX_BUDGET } from '../budget.js';
 import type { StatusChange, SubscriptionEvent } from './changes.js';
 import type { Input } from './index.js';
 import { type Pace, paceText, WatchPoller } from './poll.js';
@@ -73,6 +73,7 @@ export async function run(ctx: Context, o: WatchOptions): Promise<number> {
   const deadline = o.maxTimeMs === undefined ? Number.POSITIVE_INFINITY : started + o.maxTimeMs;
   let shown: string | undefined;
   let incomplete: string | undefined;
+  let hiddenTold = false;
   // Said once at the start and again whenever the pace changes (a fuller list, a 429).
   const tell = (pace: Pace): void => {
     const text = paceText(pace);
@@ -90,6 +91,9 @@ export async function run(ctx: Context, o: WatchOptions): Promise<number> {
       tell(poller.current);
       if (polled.incomplete !== undefined && polled.incomplete !== incomplete) ctx.ui.notice(polled.incomplete);
       incomplete = polled.incomplete;
+      // Said once: the lists stay full for as long as the incident lasts.
+      if (polled.hidden !== undefined && !hiddenTold) ctx.ui.notice(polled.hidden);
+      hiddenTold ||= polled.hidden !== undefined;
       const left = deadline - clock.now();
       if (left <= 0) return EXIT.OK;
       await clock.sleep(Math.min(poller.waitMs(), left), signal);

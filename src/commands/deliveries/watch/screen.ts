@@ -60,6 +60,7 @@ export async function runScreen(ctx: Context, o: WatchOptions, terminal: ViewTer
   let question: { subscriptionId: string; ids: string[] } | undefined;
   let replaying = false;
   let incomplete: string | undefined;
+  let hidden = false;
 
   // How the run ends: the first of a key (q, Ctrl-C), the deadline, Ctrl-C from outside, or an error.
   let end: (ending: Ending) => void = () => undefined;
@@ -78,7 +79,7 @@ export async function runScreen(ctx: Context, o: WatchOptions, terminal: ViewTer
     // Once the view has ended, nothing more is drawn: a poll answered late would draw on the main screen.
     if (stop.signal.aborted) return;
     const size = terminal.size();
-    const lines = renderView({ board: board.current, selected, line, pace: paceText(poller.current), incomplete }, size);
+    const lines = renderView({ board: board.current, selected, line, pace: paceText(poller.current), incomplete, hidden }, size);
     let text = esc.beginSynchronizedOutput;
     lines.forEach((l, i) => {
       text += `${esc.cursorTo(0, i)}${l}${esc.eraseEndLine}`;
@@ -185,6 +186,7 @@ export async function runScreen(ctx: Context, o: WatchOptions, terminal: ViewTer
         const polled = await poller.poll(requests, true);
         if (polled.live !== undefined) board.update(polled.slices, polled.changes, polled.live, polled.at, o.subscriptionId, polled.events);
         incomplete = polled.incomplete;
+        hidden = polled.hidden !== undefined;
         selected = Math.min(selected, Math.max(0, board.current.rows.length - 1));
         if (line === 'polling…' || (line?.startsWith('poll failed') ?? false)) line = undefined;
       } catch (error) {

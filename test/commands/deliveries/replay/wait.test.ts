@@ -36,11 +36,11 @@ async function replay(args: string[], io: BufferIOOptions = {}) {
     .trim()
     .split('\n')
     .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as { id: string; ok: boolean; finalStatus?: string; error?: { title: string } });
+    .map((l) => JSON.parse(l) as { id: string; ok: boolean; finalStatus?: string | null; error?: { title: string } });
   return { code, lines, stdout: t.stdout(), stderr: t.stderr(), time };
 }
 
-const finals = (lines: { id: string; finalStatus?: string }[]) =>
+const finals = (lines: { id: string; finalStatus?: string | null }[]) =>
   Object.fromEntries(lines.filter((l) => l.finalStatus !== undefined).map((l) => [l.id, l.finalStatus]));
 
 describe('deliveries replay --wait', () => {
@@ -63,15 +63,22 @@ describe('deliveries replay --wait', () => {
     expect(stderr).toMatch(/^waited \d+ s: 2 SUCCEEDED, 1 FAILED again$/m);
   });
 
-  it('exits 8 when the timeout passes first, naming those still PENDING', async () => {
+  it('exits 8 when the timeout passes first, naming those whose outcome is not known, never as FAILED', async () => {
     const [a, b, c] = h.failed as [string, string, string];
     h.receiver.answer = (id) => (id === c ? 'hang' : 200);
     const { code, lines, stderr, time } = await replay([a, b, c, '--wait', '--wait-timeout', '20', '-o', 'ndjson']);
     expect(code).toBe(8);
-    expect(finals(lines)).toEqual({ [a]: 'SUCCEEDED', [b]: 'SUCCEEDED', [c]: 'PENDING' });
-    expect(stderr).toContain(`still PENDING after 20 s (--wait-timeout): ${c}\n`);
-    // Polled every 2 s on the fake clock, up to the 20 s: no real wait of that length.
-    expect(time.waits.filter((ms) => ms === 2000).length).toBeGreaterThanOrEqual(9);
+    expect(finals(lines)).toEqual({ [a]: 'SUCCEEDED', [b]: 'SUCCEEDED', [c]: null });
+    expect(lines.find((l) => l.id === c && l.finalStatus === null)).toMatchObject({
+      ok: false,
+      known: false,
+      why: 'still PENDING: neither the SUCCEEDED nor the FAILED list shows it',
+    });
+    expect(stderr).toContain(`1 not known after 20 s (--wait-timeout): ${c}\n`);
+    // Polled on the fake clock within the budget (12 a minute: two lists a poll, about 10 s
+    // apart), up to the 20 s: no real wait of that length.
+    expect(time.waits.reduce((sum, ms) => sum + ms, 0)).toBeGreaterThanOrEqual(20_000);
+    expect(time.waits.filter((ms) => ms >= 10_000).length).toBeGreaterThanOrEqual(1);
   });
 
   it('is refused without a replay to wait for (--dry-run) or with --wait-timeout alone', async () => {

@@ -18,8 +18,15 @@ function live(subs: Record<string, string>): SubscriptionCheck {
   return { byId, isDeleted: (id) => id !== '' && !byId.has(id) };
 }
 
-function failed(n: number, subscriptionId: string, lastError: string, from = 0) {
-  return Array.from({ length: n }, (_, i) => ({ id: `dlv_${subscriptionId}${from + i}`, status: 'FAILED', subscriptionId, lastError }));
+/** `n` FAILED deliveries; with `at`, their attempts a second apart up to `at`, the last the newest. */
+function failed(n: number, subscriptionId: string, lastError: string, from = 0, at?: number) {
+  return Array.from({ length: n }, (_, i) => ({
+    id: `dlv_${subscriptionId}${from + i}`,
+    status: 'FAILED',
+    subscriptionId,
+    lastError,
+    ...(at === undefined ? {} : { lastAttemptAt: new Date(at - (n - 1 - i) * 1000).toISOString() }),
+  }));
 }
 
 it('reads 50+ for a list that came back full, and says what that means', () => {
@@ -35,7 +42,7 @@ it('reads 50+ for a list that came back full, and says what that means', () => {
   expect(lines).toContain('50+: a list came back full (50 rows); there are at least that many');
 });
 
-it('counts failures per minute since the start, in the sparkline, and lists the latest first', () => {
+it('counts failures per minute since the start, in the sparkline, and lists the latest failures newest attempt first, with their age', () => {
   const board = new Board(START);
   const tracker = new StatusTracker();
   const subs = live({ wh_a: 'https://a.example/hook' });
@@ -44,16 +51,19 @@ it('counts failures per minute since the start, in the sparkline, and lists the 
     return board.update(slices, tracker.poll(deliveries, at), subs, at);
   };
   poll([], START);
-  poll(failed(1, 'wh_a', 'HTTP 500'), START + 30_000);
-  poll(failed(4, 'wh_a', 'HTTP 502'), START + 150_000);
-  const state = poll(failed(5, 'wh_a', 'HTTP 502'), START + 200_000);
+  poll(failed(1, 'wh_a', 'HTTP 500', 0, START + 29_000), START + 30_000);
+  poll(failed(4, 'wh_a', 'HTTP 502', 0, START + 149_000), START + 150_000);
+  const state = poll(failed(5, 'wh_a', 'HTTP 502', 0, START + 199_000), START + 200_000);
   // Minutes 0..3 seen: 1 failure in minute 0, none in 1, 3 more in minute 2 (and 1 in 3).
   expect(state.rows[0]?.perMinute.slice(-4)).toEqual([1, 0, 3, 1]);
   const lines = renderView({ board: state, selected: 0, pace: 'every 5 s' }, { columns: 120, rows: 20 });
   expect(lines.find((l) => l.includes('a.example'))).toMatch(/HTTP 502\s+\u2584\u2581\u2588\u2584$/);
-  expect(lines.slice(lines.indexOf('LATEST FAILURES') + 1, lines.indexOf('LATEST FAILURES') + 3)).toEqual([
-    '  dlv_wh_a4  wh_a  HTTP 502',
-    '  dlv_wh_a3  wh_a  HTTP 502',
+  const head = lines.findIndex((l) => l.startsWith('LATEST FAILURES'));
+  expect(lines.slice(head, head + 4)).toEqual([
+    'LATEST FAILURES             AGE      LAST ERROR',
+    '  dlv_wh_a4                 1s ago   HTTP 502',
+    '  dlv_wh_a3                 2s ago   HTTP 502',
+    '  dlv_wh_a2                 3s ago   HTTP 502',
   ]);
 });
 
@@ -183,12 +193,14 @@ it('marks a row that recovered after failures, or started failing after successe
 // memory bounded for any run time and any server.
 it('remembers the newest 1,000 deliveries (or the last poll, when larger) and keeps errors cut to 200 characters', () => {
   const tracker = new Tracker();
+  // Each delivery's attempt newer than any before (its number is its time): every one is new.
   const many = (from: number, n: number) =>
     Array.from({ length: n }, (_, i) => ({
       id: `dlv_${from + i}`,
       status: 'FAILED',
       subscriptionId: 'wh_a',
       lastError: 'x'.repeat(20_000),
+      lastAttemptAt: new Date(START + (from + i) * 1000).toISOString(),
     }));
   tracker.poll(many(0, 10), START);
   for (let p = 1; p <= 100; p++) {
@@ -203,4 +215,26 @@ it('remembers the newest 1,000 deliveries (or the last poll, when larger) and ke
   expect(tracker.poll(many(100_000, 3000), START + 201)).toEqual([]);
   expect(keptError('a'.repeat(199))).toBe('a'.repeat(199));
   expect(keptError('a'.repeat(201))).toBe(`${'a'.repeat(199)}…`);
+});
+
+// cli.md, "Evidence, not inference": a full list's order is the server's, and ids say nothing of time.
+it('orders the latest failures by attempt time, not by id or by the order a list gave them', () => {
+  const board = new Board(START);
+  const at = (minutes: number) => new Date(START - minutes * 60_000).toISOString();
+  const rows = [
+    { id: 'dlv_zaNi', status: 'FAILED', subscriptionId: 'wh_a', lastError: 'HTTP 503', lastAttemptAt: at(28) },
+    { id: 'dlv_aaaa', status: 'FAILED', subscriptionId: 'wh_a', lastError: 'HTTP 503', lastAttemptAt: at(0.5) },
+    { id: 'dlv_mmmm', status: 'FAILED', subscriptionId: 'wh_a', lastError: 'HTTP 500', lastAttemptAt: at(3) },
+    { id: 'dlv_none', status: 'FAILED', subscriptionId: 'wh_a', lastError: 'HTTP 500' },
+  ];
+  const state = board.update([{ status: 'FAILED', deliveries: rows, full: true }], [], live({ wh_a: 'https://a.example/hook' }), START);
+  expect(state.latest.map((f) => f.id)).toEqual(['dlv_aaaa', 'dlv_mmmm', 'dlv_zaNi', 'dlv_none']);
+  const lines = renderView({ board: state, selected: 0, pace: 'every 5 s' }, { columns: 100, rows: 20 });
+  const head = lines.findIndex((l) => l.startsWith('LATEST FAILURES'));
+  expect(lines.slice(head + 1, head + 5).map((l) => l.split(/\s{2,}/).slice(1, 3))).toEqual([
+    ['dlv_aaaa', '30s ago'],
+    ['dlv_mmmm', '3m ago'],
+    ['dlv_zaNi', '28m ago'],
+    ['dlv_none', 'HTTP 500'],
+  ]);
 });

@@ -112,6 +112,8 @@ function masked(screen: string): string {
       // The interval kept follows what the last poll cost (a retried request counts too, so a
       // loaded machine can make it 6 instead of 4): the budget's own tests pin those figures.
       .replace(/every [\d.]+ s \(\d+ requests a poll/, 'every # s (# requests a poll')
+      // A failure's age moves with the clock: its cell keeps its width.
+      .replace(/\b\d+[smhd] ago */g, (age) => '# ago'.padEnd(age.length))
   );
 }
 
@@ -163,9 +165,9 @@ const SCREENS = {
       '>   127.0.0.1:#####/steady         0        0          3                       ▁',
       '  ✗ 127.0.0.1:#####/flaky          2        0          1  ECONNREFUSE…         █',
       '',
-      'LATEST FAILURES',
-      '  dlv_####################  wh_flaky_______________  ECONNREFUSED: connect ECON…',
-      '  dlv_####################  wh_flaky_______________  ECONNREFUSED: connect ECON…',
+      'LATEST FAILURES             AGE      LAST ERROR',
+      '  dlv_####################  # ago    ECONNREFUSED: connect ECONNREFUSED 127.0.0…',
+      '  dlv_####################  # ago    ECONNREFUSED: connect ECONNREFUSED 127.0.0…',
       '',
       '',
       '',
@@ -181,9 +183,9 @@ const SCREENS = {
       '>   http://127.0.0.1:#####/steady       0        0          3                                                          ▁',
       '  ✗ http://127.0.0.1:#####/flaky        2        0          1  ECONNREFUSED: connect EC…                               █',
       '',
-      'LATEST FAILURES',
-      '  dlv_####################  wh_flaky_______________  ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:#####',
-      '  dlv_####################  wh_flaky_______________  ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:#####',
+      'LATEST FAILURES             AGE      LAST ERROR',
+      '  dlv_####################  # ago    ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:#####',
+      '  dlv_####################  # ago    ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:#####',
       '',
       '',
       '',
@@ -201,9 +203,9 @@ const SCREENS = {
       '    127.0.0.1:#####/steady         0        0          3                       ▁',
       '> ✗ 127.0.0.1:#####/flaky          2        0          1  ECONNREFUSE…         █',
       '',
-      'LATEST FAILURES',
-      '  dlv_####################  wh_flaky_______________  ECONNREFUSED: connect ECON…',
-      '  dlv_####################  wh_flaky_______________  ECONNREFUSED: connect ECON…',
+      'LATEST FAILURES             AGE      LAST ERROR',
+      '  dlv_####################  # ago    ECONNREFUSED: connect ECONNREFUSED 127.0.0…',
+      '  dlv_####################  # ago    ECONNREFUSED: connect ECONNREFUSED 127.0.0…',
       '',
       '',
       '',
@@ -219,9 +221,9 @@ const SCREENS = {
       '    http://127.0.0.1:#####/steady       0        0          3                                                          ▁',
       '> ✗ http://127.0.0.1:#####/flaky        2        0          1  ECONNREFUSED: connect EC…                               █',
       '',
-      'LATEST FAILURES',
-      '  dlv_####################  wh_flaky_______________  ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:#####',
-      '  dlv_####################  wh_flaky_______________  ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:#####',
+      'LATEST FAILURES             AGE      LAST ERROR',
+      '  dlv_####################  # ago    ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:#####',
+      '  dlv_####################  # ago    ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:#####',
       '',
       '',
       '',

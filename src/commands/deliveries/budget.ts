@@ -1,17 +1,19 @@
-// watch's budget (cli.md, deliveries, "watch's budget"): the integration shares
+// watch's budget (cli.md, deliveries, "watch's budget"), kept by `replay --wait` too: the integration shares
 // the workspace's 120 requests a minute with whatever else runs (sync), so watch keeps to a
 // budget of its own, by default 12 requests a minute. Every attempt it makes counts, retries
-// included (the client tells them on ATTEMPT_CHANNEL), and none starts while the last 60 s
+// included (the client tells them on ATTEMPT_CHANNEL and waits for `slot` before each one,
+// AttemptGate), and none starts while the last 60 s
 // already hold the budget's worth: so no 60 s of the server's log ever shows more from one
 // watch. Polls are spaced by what the last one cost, so that the interval watch shows is the one
 // it keeps. A 429 halves the budget for as long as the server asks and then some, and says so.
 import { channel } from 'node:diagnostics_channel';
-import { ATTEMPT_CHANNEL } from '../../../api/client.js';
-import type { ApiClient } from '../../../api/types.js';
-import type { Clock } from '../../../core/clock.js';
+import { ATTEMPT_CHANNEL } from '../../api/client.js';
+import type { ApiClient } from '../../api/types.js';
+import type { Clock } from '../../core/clock.js';
+import { WORKSPACE_REQUESTS_PER_MINUTE } from '../../shared/api-limits.js';
 
 /** A budget above the workspace's whole limit would only meet 429s. */
-export const MAX_BUDGET = 120;
+export const MAX_BUDGET = WORKSPACE_REQUESTS_PER_MINUTE;
 /**
  * The server's minute and a second more: the server counts and logs a request a little after
  * the client has its answer when it is busy (a few ms, up to hundreds), so a window of exactly
@@ -106,19 +108,14 @@ export class Budget {
   }
 }
 
-/** `client` with every request waiting for a slot in the budget first. */
+/** `client` with every attempt of every request (retries too) waiting for a slot in the budget first. */
 export function withinBudget(client: ApiClient, budget: Budget): ApiClient {
+  const gate = (signal: AbortSignal | undefined): Promise<void> => budget.slot(signal);
   return {
     baseUrl: client.baseUrl,
     redactedKey: client.redactedKey,
-    request: async (o) => {
-      await budget.slot(o.signal);
-      return client.request(o);
-    },
-    requestRaw: async (o) => {
-      await budget.slot(o.signal);
-      return client.requestRaw(o);
-    },
+    request: (o) => client.request({ ...o, beforeAttempt: gate }),
+    requestRaw: (o) => client.requestRaw({ ...o, beforeAttempt: gate }),
     close: () => client.close(),
   };
 }

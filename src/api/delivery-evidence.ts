@@ -1,0 +1,174 @@
+// What the deliveries lists prove (cli.md, deliveries, "Evidence, not inference"), in one place
+// for `replay --wait`, `replay`, `watch`, `summary` and `doctor`.
+//
+// A list (GET /webhooks/deliveries, by status and subscription, at most 50 rows, no cursor)
+// shows each of its rows' status with its last attempt time. That row is the evidence: rfs
+// states a delivery's status only from a row that shows it, and when two rows of one delivery
+// disagree, the later attempt wins. Absence proves something only from a list that did not come
+// back full (the delivery is not of that status, at the time of the list); from a full list it
+// proves nothing, and the order of a full list is the server's (api.md does not say by which
+// time), so nothing is concluded from a row's place either.
+import { joinWords } from '../core/words.js';
+import { DELIVERY_LIST_ROWS, isFullDeliveryList } from '../shared/api-limits.js';
+import { INSTANT, parseIsoTime } from '../shared/iso-time.js';
+import type { Delivery } from '../shared/schemas.js';
+
+export { DELIVERY_LIST_ROWS, isFullDeliveryList } from '../shared/api-limits.js';
+
+/** One list as the API answered it. */
+export interface ListAnswer {
+  /** The status asked for; undefined for a list of every status. */
+  status: string | undefined;
+  /** The subscription asked for; undefined for the whole workspace. */
+  subscriptionId: string | undefined;
+  rows: readonly Delivery[];
+  /** It came back full: more of its kind may exist than it shows. */
+  full: boolean;
+}
+
+/** A list's answer, with whether it came back full. */
+export function listAnswer(status: string | undefined, subscriptionId: string | undefined, rows: readonly Delivery[]): ListAnswer {
+  return { status, subscriptionId, rows, full: isFullDeliveryList(rows.length) };
+}
+
+/** What one row proves: a delivery's status at its last attempt. */
+export interface DeliveryFact {
+  id: string;
+  status: string;
+  subscriptionId: string;
+  /** The last attempt (ms since the epoch), or null when the row shows none. */
+  attemptAt: number | null;
+  /** The row itself: its error, its recording. */
+  row: Delivery;
+}
+
+const text = (d: Delivery, name: string): string => {
+  const v = (d as Record<string, unknown>)[name];
+  return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '';
+};
+
+/** A row's last attempt in ms, or null when it shows none (or an unreadable one). */
+export function attemptTimeOf(d: Delivery): number | null {
+  const at = text(d, 'lastAttemptAt');
+  return at === '' ? null : parseIsoTime(at, INSTANT);
+}
+
+/** The fact a row of `answer` shows, or undefined when it shows no status. */
+export function factOf(d: Delivery, answer?: Pick<ListAnswer, 'status'>): DeliveryFact | undefined {
+  const status = text(d, 'status') || answer?.status || '';
+  if (status === '' || typeof d.id !== 'string' || d.id === '') return undefined;
+  return { id: d.id, status, subscriptionId: text(d, 'subscriptionId'), attemptAt: attemptTimeOf(d), row: d };
+}
+
+/** Whether `a` is later evidence than `b`: a later attempt; an attempt over none. */
+export function isNewer(a: DeliveryFact, b: DeliveryFact | undefined): boolean {
+  if (b === undefined) return true;
+  if (a.attemptAt === null) return false;
+  return b.attemptAt === null || a.attemptAt > b.attemptAt;
+}
+
+/** Every delivery the answers show, each with its latest evidence. */
+export class DeliveryFacts {
+  private readonly byId = new Map<string, DeliveryFact>();
+
+  constructor(answers: Iterable<ListAnswer> = []) {
+    for (const answer of answers) this.add(answer);
+  }
+
+  add(answer: ListAnswer): void {
+    for (const d of answer.rows) {
+      const fact = factOf(d, answer);
+      if (fact !== undefined && isNewer(fact, this.byId.get(fact.id))) this.byId.set(fact.id, fact);
+    }
+  }
+
+  get(id: string): DeliveryFact | undefined {
+    return this.byId.get(id);
+  }
+
+  all(): DeliveryFact[] {
+    return [...this.byId.values()];
+  }
+
+  /** The facts of `status`, newest attempt first (none last), ids breaking ties: never the list's order. */
+  newestFirst(status: string): DeliveryFact[] {
+    return this.all()
+      .filter((f) => f.status === status)
+      .sort(byAttemptNewestFirst);
+  }
+}
+
+/** Newest attempt first; a fact without an attempt last; then by id, the same on every machine. */
+export function byAttemptNewestFirst(a: DeliveryFact, b: DeliveryFact): number {
+  const x = a.attemptAt ?? Number.NEGATIVE_INFINITY;
+  const y = b.attemptAt ?? Number.NEGATIVE_INFINITY;
+  if (x !== y) return y - x;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/**
+ * Whether `answers` prove that `id` (of `subscriptionId`, '' when unknown) is not of `status`
+ * now: a list of that status that reaches it (the whole workspace's, or its subscription's) came
+ * back not full and without it. A full list proves nothing.
+ */
+export function provesAbsent(answers: readonly ListAnswer[], id: string, status: string, subscriptionId: string): boolean {
+  return answers.some(
+    (a) =>
+      a.status === status &&
+      !a.full &&
+      (a.subscriptionId === undefined || (subscriptionId !== '' && a.subscriptionId === subscriptionId)) &&
+      !a.rows.some((d) => d.id === id),
+  );
+}
+
+/** What is known of a replayed delivery's outcome. */
+export type ReplayOutcome = { known: true; status: 'SUCCEEDED' | 'FAILED'; fact: DeliveryFact } | { known: false; why: string };
+
+/**
+ * The outcome of a replay sent when the delivery's last attempt was `before` (ms; the replay's
+ * own answer or the row it was listed from, else the time the replay was sent): SUCCEEDED as
+ * soon as a row shows it so; FAILED only when a row shows it failed with an attempt after the
+ * replay (a row of the FAILED list with the old attempt is the failure that was replayed);
+ * otherwise not known, with why.
+ */
+export function replayOutcome(
+  facts: DeliveryFacts,
+  answers: readonly ListAnswer[],
+  id: string,
+  before: number,
+  subscriptionId: string,
+): ReplayOutcome {
+  const fact = facts.get(id);
+  if (fact?.status === 'SUCCEEDED') return { known: true, status: 'SUCCEEDED', fact };
+  if (fact?.status === 'FAILED' && fact.attemptAt !== null && fact.attemptAt > before) return { known: true, status: 'FAILED', fact };
+  if (fact?.status === 'PENDING') return { known: false, why: 'still PENDING when last listed' };
+  const sub = fact?.subscriptionId || subscriptionId;
+  const hidden = ['SUCCEEDED', 'FAILED'].filter((s) => !provesAbsent(answers, id, s, sub));
+  if (hidden.length === 0) return { known: false, why: 'still PENDING: neither the SUCCEEDED nor the FAILED list shows it' };
+  if (fact?.status === 'FAILED') {
+    return { known: false, why: `no attempt since the replay shown yet (the lists show its FAILED attempt from before it)` };
+  }
+  const lists = hidden.map((s) => `the ${s} list`);
+  return {
+    known: false,
+    why: `no list has shown it since the replay (${joinWords(lists)} came back full: the API lists only the newest ${DELIVERY_LIST_ROWS})`,
+  };
+}
+
+/**
+ * Whether full lists may hide subscriptions rfs has not seen: a list of the whole workspace came
+ * back full, so a subscription whose deliveries all sit behind it (one deleted before rfs ever
+ * listed it) shows nowhere. Lists of one subscription cannot hide another.
+ */
+export function mayHideSubscriptions(answers: readonly Pick<ListAnswer, 'subscriptionId' | 'full'>[]): boolean {
+  return answers.some((a) => a.subscriptionId === undefined && a.full);
+}
+
+/** The notice of `mayHideSubscriptions`, naming the way to reach one. */
+export function hiddenSubscriptionsNotice(statuses: readonly string[]): string {
+  const lists = joinWords([...new Set(statuses)].map((s) => `the ${s} list`));
+  return (
+    `${lists} came back full (${DELIVERY_LIST_ROWS} rows, the most the API lists), so deliveries of subscriptions rfs has ` +
+    'not seen (one deleted before rfs ever listed it) may be hidden: name one with --subscription <id>'
+  );
+}
