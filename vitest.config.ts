@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 
 /** Files that replace a module with vi.mock: they need a module registry of their own. */
-const MOCKS_MODULES = ['test/core/atomic-write.test.ts', 'test/sandbox/persistence-durability.test.ts'];
+const MOCKS_MODULES = ['test/core/atomic-write.test.ts', 'test/sandbox/persistence-durability.test.ts', 'test/cli/narrow-tree.test.ts'];
 
 /** Real-time runs of minutes: a project of their own (vitest.soak.config.ts, `npm run test:soak`). */
 const SOAK = 'test/soak/**';

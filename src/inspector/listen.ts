@@ -65,6 +65,6 @@ export async function startListenInspector(
     }
     throw error;
   }
-  o.say(`inspector on ${server.url} (history ${historyFile})`);
+  o.say(`inspector on ${server.pageUrl} (history ${historyFile})`);
   return { source, server };
 }

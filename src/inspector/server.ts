@@ -4,7 +4,7 @@
 // rule (core/local-guard.ts). Thin: what the page does, a script does with curl.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { mapStrings, redactSecretPatterns } from '../core/redact.js';
 import { localGuard } from '../core/local-guard.js';
 import { listenOn, urlHost } from '../core/listen.js';
@@ -46,14 +46,23 @@ const PAGE_HEADERS = {
   'cache-control': 'no-store',
 };
 
+// C0 but \t and \n, DEL and C1, and the bidi and invisible characters the terminal escapes.
+const UNPASTEABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]/u;
+
 /** A POSIX shell word: single quotes, each quote inside closed, escaped and opened again. */
 function shellWord(text: string): string {
   return /^[A-Za-z0-9_./:=+-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
-/** A body that a shell word carries byte for byte: valid UTF-8 with no NUL (a C string ends there). */
+/**
+ * A body that a shell word carries byte for byte and a paste into a terminal cannot turn into
+ * keystrokes: valid UTF-8 with no control character but newline and tab (ESC[201~ would end a
+ * bracketed paste, ^C and CR act at once), no DEL, C1, bidi or invisible character (a paste would
+ * not show what it runs). Anything else goes as base64.
+ */
 function isShellText(body: Buffer): boolean {
-  return !body.includes(0) && Buffer.from(body.toString('utf8'), 'utf8').equals(body);
+  const text = body.toString('utf8');
+  return Buffer.from(text, 'utf8').equals(body) && !UNPASTEABLE.test(text);
 }
 
 /**
@@ -84,7 +93,14 @@ export interface InspectorServerOptions {
 }
 
 export interface RunningInspector {
+  /** The inspector's root, for scripts (`<url>api/deliveries`). */
   url: string;
+  /**
+   * The address to open, printed at start: the root with this run's edit token after `#` (never
+   * sent to the server by a browser, kept by the page). Re-signing an edited body needs it: the
+   * JSON API is open to every local user (cli.md: "by the person at the page").
+   */
+  pageUrl: string;
   close(): Promise<void>;
 }
 
@@ -162,6 +178,14 @@ function replayRequest(input: unknown): { resign: boolean; edited: Buffer | unde
   return { resign: resign === true, edited: body === undefined ? undefined : Buffer.from(body, 'utf8') };
 }
 
+/** The header holds this run's edit token (compared in constant time). */
+function sameToken(given: string | string[] | undefined, token: string): boolean {
+  if (typeof given !== 'string') return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
 export async function startInspector(o: InspectorServerOptions): Promise<RunningInspector> {
   const files = await readAssets(o.assets);
   const guard = localGuard(o.host, 'the inspector');
@@ -170,6 +194,8 @@ export async function startInspector(o: InspectorServerOptions): Promise<Running
   // reconnects with Last-Event-ID. The run's own prefix tells an id of an earlier run (or one
   // too old to be kept): that client is told to load the list again (`event: reload`).
   const run = randomBytes(4).toString('hex');
+  // The edit token of this run (RunningInspector.pageUrl).
+  const editToken = randomBytes(18).toString('base64url');
   let seq = 0;
   const kept: { seq: number; text: string }[] = [];
   const write = (res: ServerResponse, text: string): void => {
@@ -241,6 +267,12 @@ export async function startInspector(o: InspectorServerOptions): Promise<Running
       return json(res, 200, { data: await o.source.replay(id, resign) });
     }
     if (method === 'POST' && action === 'replay-edited' && parts.length === 4) {
+      if (!sameToken(req.headers['x-rfs-edit-token'], editToken)) {
+        throw new InspectorError(
+          403,
+          'an edited body is re-signed only from the page at the address rfs printed (its #… part): open that address',
+        );
+      }
       const { edited } = replayRequest(await readJson(req, MAX_EDIT_REQUEST_BYTES));
       if (edited === undefined) throw new InspectorError(400, 'expected {"body": "<edited body>"}');
       return json(res, 200, { data: await o.source.replay(id, true, edited) });
@@ -287,6 +319,7 @@ export async function startInspector(o: InspectorServerOptions): Promise<Running
   const bound: AddressInfo = await listenOn(server, o.host, o.port);
   return {
     url: `http://${urlHost(o.host, bound.address)}:${bound.port}/`,
+    pageUrl: `http://${urlHost(o.host, bound.address)}:${bound.port}/#${editToken}`,
     close: () =>
       new Promise<void>((resolve) => {
         stopSource();

@@ -67,7 +67,7 @@ afterAll(async () => {
 async function openPage(width: number, o: { bypassCSP?: boolean; url?: string } = {}): Promise<Page> {
   const context = await browser.newContext({ viewport: { width, height: width < 500 ? 844 : 900 }, bypassCSP: o.bypassCSP ?? false });
   const page = await context.newPage();
-  await page.goto(o.url ?? listen.inspectorUrl);
+  await page.goto(o.url ?? listen.pageUrl);
   await page.locator('#live', { hasText: 'live' }).waitFor();
   await page.locator('#rows tr').first().waitFor();
   return page;

@@ -84,7 +84,7 @@ export async function startRfs(args: string[], env: NodeJS.ProcessEnv, ready: Re
   };
 }
 
-export const LISTEN_READY = /listening on (http:\/\/127\.0\.0\.1:\d+)[\s\S]*inspector on (http:\/\/127\.0\.0\.1:\d+\/)/;
+export const LISTEN_READY = /listening on (http:\/\/127\.0\.0\.1:\d+)[\s\S]*inspector on (http:\/\/127\.0\.0\.1:\d+\/)#([A-Za-z0-9_-]+)/;
 
 export async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -99,6 +99,9 @@ export async function waitFor<T>(what: string, probe: () => T | undefined | Prom
 export interface Listener extends Child {
   receiverUrl: string;
   inspectorUrl: string;
+  /** The address rfs printed: the root and this run's edit token after `#`. */
+  pageUrl: string;
+  editToken: string;
 }
 
 /** rfs webhooks listen --inspect on free ports, verifying with SECRET, forwarding to `forwardTo` when given. */
@@ -121,7 +124,9 @@ export async function startListen(work: string, o: { forwardTo?: string; history
     listenEnv(work),
     LISTEN_READY,
   );
-  return { ...child, receiverUrl: child.match[1] as string, inspectorUrl: child.match[2] as string };
+  const inspectorUrl = child.match[2] as string;
+  const editToken = child.match[3] as string;
+  return { ...child, receiverUrl: child.match[1] as string, inspectorUrl, pageUrl: `${inspectorUrl}#${editToken}`, editToken };
 }
 
 export const listenEnv = (work: string): NodeJS.ProcessEnv => ({
@@ -182,7 +187,7 @@ export function entryOf(inspectorUrl: string, deliveryId: string): Promise<Summa
 export async function replayApi(
   inspectorUrl: string,
   id: string,
-  input: { resign?: boolean; body?: string },
+  input: { resign?: boolean; body?: string; token?: string },
 ): Promise<{
   status: number;
   json: { data?: { label: string; request: { headers: Record<string, string> }; response: { status: number | null } }; error?: string };
@@ -190,8 +195,8 @@ export async function replayApi(
   const path = input.body === undefined ? 'replay' : 'replay-edited';
   const res = await fetch(`${inspectorUrl}api/deliveries/${id}/${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(input),
+    headers: { 'content-type': 'application/json', ...(input.token === undefined ? {} : { 'x-rfs-edit-token': input.token }) },
+    body: JSON.stringify({ resign: input.resign, body: input.body }),
   });
   return { status: res.status, json: (await res.json()) as never };
 }

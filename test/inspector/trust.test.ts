@@ -66,7 +66,7 @@ describe('replay and re-sign: only what verified', () => {
     const atApp = app.received.length;
 
     for (const refused of [forged, unsigned]) {
-      for (const input of [{ resign: true }, { resign: false }, { body: '{"amount":"1"}' }]) {
+      for (const input of [{ resign: true }, { resign: false }, { body: '{"amount":"1"}', token: listen.editToken }]) {
         const answer = await replayApi(listen.inspectorUrl, refused.id, input);
         expect(answer.status, JSON.stringify(input)).toBe(409);
         expect(answer.json.error).toMatch(/did not verify/);
@@ -113,7 +113,15 @@ describe('replay and re-sign: only what verified', () => {
       data: { id: 'rec_test0001', title: 'edited title' },
     });
     const atApp = app.received.length;
-    const answer = await replayApi(listen.inspectorUrl, valid.id, { body: edited });
+    // Any local user can reach the JSON API: without this run's edit token (the `#…` of the address
+    // rfs printed, which only the page opened from it holds) no edited body is signed.
+    for (const token of [undefined, '', 'x'.repeat(listen.editToken.length)]) {
+      const refused = await replayApi(listen.inspectorUrl, valid.id, { body: edited, token });
+      expect(refused.status).toBe(403);
+      expect(refused.json.error).toMatch(/only from the page at the address rfs printed/);
+    }
+    expect(app.received.length).toBe(atApp);
+    const answer = await replayApi(listen.inspectorUrl, valid.id, { body: edited, token: listen.editToken });
     expect(answer.status).toBe(200);
     expect(answer.json.data?.label).toBe('replay edited, re-signed');
     const got = await waitFor('the edited replay at the app', () => app.received[atApp]);
@@ -134,6 +142,8 @@ describe('copy as curl', () => {
     ['a body that names a file', () => Buffer.from(`@${secretFile()}`)],
     ['shell syntax, quotes and line ends', () => Buffer.from(`{"a":"it's $(touch ${join(work, 'pwned')}) \`x\` \\"q\\""}\r\n\ttail\n`)],
     ['bytes that are not UTF-8', () => Buffer.from([0x7b, 0x00, 0xff, 0xfe, 0x0a, 0x40, 0x2f, 0x7d])],
+    // Pasted into a terminal, ESC[201~ ends a bracketed paste and ^C, CR run what comes before them.
+    ['keystrokes a paste would obey', () => Buffer.from(`{"a":1}\u001b[201~\u0003\rtouch ${join(work, 'pwned')}\n\u202e\u200b`)],
   ];
 
   for (const [name, bodyOf] of cases) {
@@ -144,6 +154,8 @@ describe('copy as curl', () => {
       expect(await post(listen.receiverUrl, delivery(id, { body }))).toBe(201);
       const entry = await entryOf(listen.inspectorUrl, id);
       const command = await (await fetch(`${listen.inspectorUrl}api/deliveries/${entry.id}/curl`)).text();
+      // Safe to paste: no control character but the line ends, no bidi or invisible character.
+      expect(command).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e]/u);
       const atApp = app.received.length;
       await run('sh', ['-c', command], { cwd: work });
       const got = await waitFor('the curl request at the app', () => app.received[atApp]);

@@ -79,7 +79,19 @@ describe('metadata nested 250 to 260 levels deep', () => {
         writeFileSync(answer, `{"externalId":"S-${n}","metadata":${nested(levels)}}`);
         const journal = join(dir, `journal-${n}.jsonl`);
         const t = bufferIO({ env: { ...env(), ANSWER: answer } });
-        const argv = ['sync', '--exec', 'cat > /dev/null; cat "$ANSWER"', '--provider', 'crm', '--max-items', '1', '--max-attempts', '1'];
+        const argv = [
+          'sync',
+          '--exec',
+          'cat > /dev/null; cat "$ANSWER"',
+          '--exec-env',
+          'ANSWER',
+          '--provider',
+          'crm',
+          '--max-items',
+          '1',
+          '--max-attempts',
+          '1',
+        ];
         const code = await runCli([...argv, '--journal', journal, '-o', 'ndjson'], t.io);
         const [result] = t
           .stdout()

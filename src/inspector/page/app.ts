@@ -42,6 +42,17 @@ function pre(text: string, id?: string, label?: string): HTMLPreElement {
   return node;
 }
 
+// The edit token rfs printed after `#` in the address (server.ts, pageUrl): kept for this tab,
+// and sent with an edited replay only. The address bar keeps no copy of it.
+const editToken = ((): string => {
+  const fromAddress = location.hash.slice(1);
+  if (fromAddress !== '') {
+    sessionStorage.setItem('rfs-edit-token', fromAddress);
+    history.replaceState(null, '', location.pathname + location.search);
+  }
+  return sessionStorage.getItem('rfs-edit-token') ?? '';
+})();
+
 async function api<T>(path: string, init?: RequestInit): Promise<T> {
   const res = await fetch(path, init);
   const body = (await res.json()) as { data?: T; error?: string };
@@ -284,7 +295,7 @@ async function replay(id: string, resign: boolean, edited?: string): Promise<voi
     const path = `/api/deliveries/${encodeURIComponent(id)}/${edited === undefined ? 'replay' : 'replay-edited'}`;
     const e = await api<Exchange>(path, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...(edited === undefined ? {} : { 'x-rfs-edit-token': editToken }) },
       body: JSON.stringify(edited === undefined ? { resign } : { body: edited }),
     });
     sayReplay(
