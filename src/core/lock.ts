@@ -12,9 +12,10 @@
 // the same host and boot in another PID namespace (a container restarted in the same pod) is
 // judged by how recently its holder refreshed the lock (`liveWithinMs`), since its pid is not
 // ours to look up.
-import { closeSync, openSync, readFileSync, readlinkSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, readlinkSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { type Clock, systemClock } from './clock.js';
+import { UsageError } from './errors.js';
 
 export interface LockOwner {
   pid: number;
@@ -119,14 +120,33 @@ function errno(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
 }
 
-/** The lock's text, or undefined when it is gone. */
+/** A lock path that holds something no rfs made: a link, a FIFO, a folder (exit 2, naming it). */
+export class LockFileError extends UsageError {}
+
+/**
+ * The lock's text, or undefined when it is gone. Opened without following a link and without
+ * waiting (a FIFO at the name would block the read, and a signal, forever), and read only when
+ * it is a regular file: anything else there was not made by rfs.
+ */
 function readLock(lockPath: string): string | undefined {
+  let fd: number;
   try {
-    return readFileSync(lockPath, 'utf8');
+    fd = openSync(lockPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
     if (errno(error) === 'ENOENT') return undefined;
+    if (errno(error) === 'ELOOP') throw notALock(lockPath, 'a symbolic link');
     throw error;
   }
+  try {
+    if (!fstatSync(fd).isFile()) throw notALock(lockPath, 'not a regular file');
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function notALock(lockPath: string, what: string): LockFileError {
+  return new LockFileError(`${lockPath} is ${what}, which no rfs made: remove it, then run again`);
 }
 
 function ageMs(file: string, now: number): number | undefined {

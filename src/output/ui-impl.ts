@@ -75,7 +75,9 @@ export async function createUi(io: IO, o: UiOptions): Promise<Ui> {
     },
     async spinner(text) {
       if (o.quiet) return NO_SPINNER;
-      if (!io.stderrIsTTY || held !== undefined) {
+      // A terminal that reports 0 columns (a serial console, a pty before its first resize) gets
+      // no animation either: ora would count a line as endless and erase lines forever.
+      if (!io.stderrIsTTY || held !== undefined || (io.stderr as { columns?: number }).columns === 0) {
         // No animation off a terminal; the final text is still worth a line.
         return {
           update: () => undefined,

@@ -1,13 +1,14 @@
 // Where rfs writes (the config, the sync journal, the inspector's history, the sandbox's
 // --data), a symbolic link it did not make is neither written through nor has its target's mode
 // changed: the target may be any file, and for root any file at all (core/own-file.ts).
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { openProfiles } from '../../src/config/profiles.js';
 import { UsageError } from '../../src/core/errors.js';
+import { LockFileError, tryLockSync } from '../../src/core/lock.js';
 import { NotOwnFileError, openAppendSync, setOwnMode } from '../../src/core/own-file.js';
 import { HistoryFile } from '../../src/inspector/history.js';
 import { Saver } from '../../src/sandbox/saver.js';
@@ -134,5 +135,27 @@ describe.skipIf(!LINUX.met)(needs(LINUX, 'links at the names rfs writes'), () =>
     const fifo = path.join(tmp, 'fifo');
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
     expect(() => openAppendSync(fifo)).toThrow(NotOwnFileError);
+  });
+});
+
+describe('a lock path that holds what no rfs made', () => {
+  // A FIFO would block the read of the lock (and every signal) forever; a link would send the user
+  // waiting for a sync that does not exist.
+  test.each([
+    ['a FIFO', (p: string) => execFileSync('mkfifo', [p]), /not a regular file/],
+    ['a symbolic link', (p: string) => fs.symlinkSync(path.join(tmp, 'elsewhere'), p), /a symbolic link/],
+  ])('%s: refused with exit 2 at once, naming it', (_, plant, why) => {
+    const lock = path.join(tmp, 'journal.jsonl.lock');
+    plant(lock);
+    let thrown: unknown;
+    try {
+      tryLockSync(lock);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(LockFileError);
+    expect((thrown as LockFileError).exitCode).toBe(2);
+    expect((thrown as Error).message).toMatch(why);
+    expect((thrown as Error).message).toContain(lock);
   });
 });

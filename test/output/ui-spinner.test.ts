@@ -28,3 +28,17 @@ describe('the Ui spinner', () => {
     expect(warn).not.toHaveBeenCalled();
   });
 });
+
+describe('a terminal that reports 0 columns', () => {
+  // A serial console or a pty before its first resize: ora would erase an endless number of lines.
+  it('gets no animation, only the final line', async () => {
+    const t = tty();
+    (t.io.stderr as { columns?: number }).columns = 0;
+    const ui = await createUi(t.io, options);
+    const spinner = await ui.spinner('fetching recordings…');
+    spinner.update('100 so far (1 page)…');
+    spinner.stop('done: 100 recordings');
+    expect(t.stderr()).toBe('done: 100 recordings\n');
+    expect(t.stderr()).not.toContain('\u001b[');
+  });
+});

@@ -51,7 +51,9 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
   },
   { path: ['webhooks', 'list'], write: false },
   { path: ['doctor'], write: false },
-  { path: ['sync', 'status'], write: false, local: true },
+  // The profile's own journal only: --journal would let an agent open any file this user can
+  // read (its warnings name each line that is not JSON), as @file would for metadata.
+  { path: ['sync', 'status'], write: false, local: true, omit: ['journal'] },
   // A batch (--from) reads a file or stdin, which an agent's call does not have: one recording a call.
   { path: ['file'], write: true, omit: ['from', 'fail-fast'], require: ['id'], noFiles: ['metadata'] },
   {

@@ -157,8 +157,12 @@ describe('deliveries replay results as a table (item 8)', () => {
       [
         'RESULT  DELIVERY                  DETAIL',
         'ok      dlv_1                     replayed (now PENDING)',
-        'FAILED  dlv_2                     404 RESOURCE_NOT_FOUND: Delivery not found',
-        '                                  (request req_7)',
+        // A 404 that no list explains says what it may be (cli.md, deliveries: evidence, not inference).
+        'FAILED  dlv_2                     404 RESOURCE_NOT_FOUND: Delivery not found: no',
+        '                                  list shows this delivery; it may be a delivery',
+        '                                  of a deleted subscription, which the service',
+        '                                  keeps listing but cannot replay (request',
+        '                                  req_7)',
         '',
       ].join('\n'),
     );

@@ -31,7 +31,7 @@ const COMMANDS: Record<string, { path: string[]; omit: string[] }> = {
   deliveries_replay_dry_run: { path: ['deliveries', 'replay'], omit: ['delivery-id', 'all-failed', 'dry-run', 'wait', 'wait-timeout'] },
   webhooks_list: { path: ['webhooks', 'list'], omit: [] },
   doctor: { path: ['doctor'], omit: [] },
-  sync_status: { path: ['sync', 'status'], omit: [] },
+  sync_status: { path: ['sync', 'status'], omit: ['journal'] },
   file: { path: ['file'], omit: ['from', 'fail-fast'] },
   deliveries_replay: { path: ['deliveries', 'replay'], omit: ['all-failed', 'subscription', 'dry-run', 'max', 'since', 'until', 'error'] },
   webhooks_create: { path: ['webhooks', 'create'], omit: [] },
