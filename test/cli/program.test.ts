@@ -149,6 +149,8 @@ describe("a command's run receives typed, checked options", () => {
       max: undefined,
       wait: false,
       waitTimeoutSeconds: 300,
+      // --wait polls within a budget like watch's: 12 requests a minute by default (cli.md).
+      budget: 12,
       filter: {},
     });
     expect(() => replayOptions(asInput({ args: [[]], flags: { dryRun: true } } as never), atNoon)).toThrow(
