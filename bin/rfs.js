@@ -170,13 +170,30 @@ function notOwn(stats) {
 function untrustedFolder(folder) {
   let stats;
   try {
-    stats = require('node:fs').statSync(folder);
+    // lstat: a link at the folder's name (planted by whoever owns the folder above) is refused,
+    // never followed to a folder of someone else's.
+    stats = require('node:fs').lstatSync(folder);
   } catch (error) {
     return error.code === 'ENOENT' ? undefined : `the folder cannot be read (${error.code})`;
   }
+  if (stats.isSymbolicLink()) return 'the folder is a symbolic link';
   if (!stats.isDirectory()) return 'the folder is not a directory';
   const why = notOwn(stats);
   return why === undefined ? undefined : `the folder is ${why}`;
+}
+
+/** Why the nearest folder of `folder` that exists is not the user's own, or undefined. */
+function foreignAncestor(folder) {
+  if (typeof process.geteuid !== 'function') return undefined;
+  const { dirname } = require('node:path');
+  for (let at = folder; ; at = dirname(at)) {
+    try {
+      const { uid } = require('node:fs').lstatSync(at);
+      return uid === process.geteuid() ? undefined : `${at} is owned by uid ${uid}, not ${process.geteuid()}`;
+    } catch (error) {
+      if (error.code !== 'ENOENT' || dirname(at) === at) return `${at} cannot be read (${error.code})`;
+    }
+  }
 }
 
 /** The V8 data of the cache at `cache`, when it passes every rule; else undefined. */
@@ -251,6 +268,13 @@ function saveCache(cache, script, bundle, debug) {
   const folder = dirname(cache);
   let temporary;
   try {
+    // Folders are made only inside the user's own (root running with another user's HOME, as
+    // `sudo -E` does, must not leave root-owned folders in that user's ~/.cache).
+    const ancestorProblem = foreignAncestor(folder);
+    if (ancestorProblem !== undefined) {
+      debug('code cache not written: %s', ancestorProblem);
+      return;
+    }
     fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
     const folderProblem = untrustedFolder(folder);
     if (folderProblem !== undefined) {

@@ -277,6 +277,34 @@ describe.skipIf(!LINUX.met)(needs(LINUX, 'the code cache of bin/rfs.js'), () => 
       expect(lstatSync(file).uid).toBe(uid);
     });
 
+    // `sudo -E` with no cache folder yet: root must not make one in the user's home (a root-owned
+    // ~/.cache locks the user out of their own cache folder).
+    it('as root with another user home and no cache folder there, makes none', async () => {
+      const home = join(work, 'sudo-home');
+      mkdirSync(home, { mode: 0o755 });
+      chownSync(home, uid, gid);
+      const r = await run(RFS_BIN, home);
+      expect(r.stdout).toBe(clean.stdout);
+      expect(r.stderr).toMatch(new RegExp(`code cache not written: ${home} is owned by uid ${uid}, not 0`));
+      expect(readdirSync(home)).toEqual([]);
+    });
+
+    it('as root, never follows a link the other user planted at the cache folder', async () => {
+      const home = join(work, 'planted-link');
+      mkdirSync(home, { mode: 0o755 });
+      const victim = join(work, 'root-folder');
+      mkdirSync(victim, { mode: 0o700 });
+      const planted = join(victim, 'dddd-v8-x.cache');
+      writeFileSync(planted, 'kept\n');
+      symlinkSync(victim, join(home, 'rfs'));
+      chownSync(home, uid, gid);
+      const r = await run(RFS_BIN, home);
+      expect(r.stdout).toBe(clean.stdout);
+      expect(r.stderr).toMatch(/the folder is a symbolic link/);
+      expect(readdirSync(victim)).toEqual(['dddd-v8-x.cache']);
+      expect(readFileSync(planted, 'utf8')).toBe('kept\n');
+    });
+
     it('as the other user, sets aside a cache root left in its folder, and a 0666 one of its own', async () => {
       const { home, folder, file } = folderWith('other-user', craftedCache(bundle));
       chownSync(home, uid, gid);
