@@ -6,7 +6,7 @@
 // runs (or within COALESCE_MS) go out together, one line per entry however often it changed.
 // When the file would pass MAX_LINES or MAX_BYTES it is written again (atomically) with the
 // newest MAX_ENTRIES entries only, so a restart lists the deliveries that were listed.
-import { mkdir, open, stat } from 'node:fs/promises';
+import { lstat, mkdir, open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../core/atomic-write.js';
 import { stateFolderOrHome } from '../config/state-folder.js';
@@ -61,12 +61,21 @@ async function tail(file: string, size: number, bytes: number): Promise<{ text: 
  * a path that is not a regular file is a HistoryPathError, before anything is read from it.
  */
 export async function readHistory<T extends HistoryRecord>(file: string, isEntry: (value: unknown) => value is T): Promise<ReadHistory<T>> {
-  const found = await stat(file).catch((error: NodeJS.ErrnoException) => {
+  const found = await lstat(file).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return null;
     throw error;
   });
   if (found === null) return { entries: [], damaged: 0 };
+  if (found.isSymbolicLink()) throw new HistoryPathError(`the history ${file} is a symbolic link: give the file itself`);
   if (!found.isFile()) throw new HistoryPathError(`the history ${file} is not a regular file`);
+  // Its entries say which deliveries verified, and only those are re-signed: a file another user
+  // could have written is not read (as the code cache is not).
+  const euid = process.geteuid?.();
+  if (euid !== undefined && (found.uid !== euid || (found.mode & 0o022) !== 0)) {
+    throw new HistoryPathError(
+      `the history ${file} is ${found.uid !== euid ? `owned by uid ${found.uid}` : 'writable by group or others'}: a history another user could write is not read`,
+    );
+  }
   const { text, cut } = await tail(file, found.size, MAX_BYTES);
   const lines = text.split('\n');
   // The first line of a tail starts mid-line: not damage, just where the read began.

@@ -1,7 +1,7 @@
 // The inspector's history file (cli.md, webhooks listen --inspect: the newest 1,000 deliveries,
 // at most 50 MB, read back at start) and the forward target's answer that it keeps (64 KiB).
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, chownSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -98,6 +98,25 @@ describe('the history file', () => {
     const fifo = join(work, 'fifo');
     execFileSync('mkfifo', [fifo]);
     await expect(readHistory(fifo, isEntry)).rejects.toBeInstanceOf(HistoryPathError);
+  });
+
+  // Its entries say which deliveries verified, and those are re-signed: a history someone else
+  // could have written (a forged "valid" line) is not read, nor one reached through a link.
+  it('refuses a link, a file writable by others, and one another user owns', async () => {
+    work = mkdtempSync(join(tmpdir(), 'rfs-history-'));
+    const file = join(work, 'history.jsonl');
+    writeFileSync(file, '', { mode: 0o600 });
+    await expect(readHistory(file, isEntry)).resolves.toMatchObject({ entries: [] });
+    const link = join(work, 'link.jsonl');
+    symlinkSync(file, link);
+    await expect(readHistory(link, isEntry)).rejects.toThrow(/is a symbolic link/);
+    chmodSync(file, 0o666);
+    await expect(readHistory(file, isEntry)).rejects.toThrow(/writable by group or others/);
+    chmodSync(file, 0o600);
+    if (process.geteuid?.() === 0) {
+      chownSync(file, 4242, 4242);
+      await expect(readHistory(file, isEntry)).rejects.toThrow(/owned by uid 4242/);
+    }
   });
 });
 
