@@ -51,13 +51,15 @@ export function buildDefines() {
 }
 
 /**
- * What dist/ was built from: the content of every file a build reads (not HEAD: a commit that
- * changes no source needs no new build). scripts/build.mjs
+ * What dist/ was built from: the Node that ran the build (the single executable carries it, and
+ * whether it reads NODE_OPTIONS depends on it) and the content of every file a build reads (not
+ * HEAD: a commit that changes no source needs no new build). scripts/build.mjs
  * writes it to dist/.fingerprint; the test suite's global set-up builds again only when it differs,
  * so `npx vitest run` works on a fresh clone and costs nothing more on a fresh build.
  */
 export function sourceFingerprint() {
   const hash = createHash('sha256');
+  hash.update(`node ${process.version} ${process.platform}-${process.arch}`);
   let files;
   try {
     files = git(['ls-files', '-co', '--exclude-standard', 'src', 'bin', 'scripts', 'package.json', 'package-lock.json', 'tsconfig.json'])

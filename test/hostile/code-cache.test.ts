@@ -44,10 +44,10 @@ interface Run {
 function run(
   bin: string,
   cacheHome: string,
-  o: Pick<SpawnOptions, 'uid' | 'gid'> & { onSpawn?: (pid: number) => void } = {},
+  o: Pick<SpawnOptions, 'uid' | 'gid'> & { node?: string; onSpawn?: (pid: number) => void } = {},
 ): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...ARGS], {
+    const child = spawn(o.node ?? process.execPath, [bin, ...ARGS], {
       env: { PATH: process.env.PATH, HOME: cacheHome, XDG_CACHE_HOME: cacheHome, NODE_DEBUG: 'rfs-bundle', NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
       uid: o.uid,
@@ -243,8 +243,18 @@ describe.skipIf(!LINUX.met)(needs(LINUX, 'the code cache of bin/rfs.js'), () => 
     const user = `rfs-cache-${randomBytes(4).toString('hex')}`;
     let uid: number;
     let gid: number;
+    /**
+     * This Node, copied where the other user can run it: the one running the suite may live in a
+     * folder only root reaches (CI's Node 26 is in /root/.cache). A copy runs the same V8, so the
+     * caches it checks and writes are the same.
+     */
+    let node: string;
 
     beforeAll(() => {
+      node = join(work, 'node-bin', 'node');
+      mkdirSync(join(work, 'node-bin'), { mode: 0o755 });
+      copyFileSync(process.execPath, node);
+      chmodSync(node, 0o755);
       const made = spawnSync('useradd', ['--no-create-home', '--shell', '/usr/sbin/nologin', '--user-group', user], { encoding: 'utf8' });
       expect(made.stderr).toBe('');
       uid = Number(spawnSync('id', ['-u', user], { encoding: 'utf8' }).stdout.trim());
@@ -310,7 +320,7 @@ describe.skipIf(!LINUX.met)(needs(LINUX, 'the code cache of bin/rfs.js'), () => 
       chownSync(home, uid, gid);
       chownSync(folder, uid, gid);
       chmodSync(file, 0o644); // left by `sudo rfs`, readable: V8 would take it
-      const asUser = { uid, gid };
+      const asUser = { uid, gid, node };
       const r = await run(RFS_BIN, home, asUser);
       expect(r.stdout).toBe(clean.stdout);
       expect(r.stderr).toMatch(new RegExp(`code cache set aside: owned by uid 0, not ${uid}`));
