@@ -228,7 +228,7 @@ async function startListenInspector(
     forwardTo: o.forwardTo,
     secret,
     now: ctx.io.now,
-    say: (line) => ctx.io.stderr.write(`${line}\n`),
+    say: (line) => ctx.ui.say(line),
     warn: (line) => ctx.ui.warn(line),
   });
 }
@@ -298,7 +298,7 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
     // The address really bound; a wildcard also says how this machine reaches it.
     const where =
       receiver.wildcardUrl === undefined ? receiver.url : `${receiver.wildcardUrl} (every interface; ${receiver.url} from this machine)`;
-    io.stderr.write(`listening on ${where}\n`);
+    ui.say(`listening on ${where}`);
     const exposed = beyondLoopbackWarning(o.host, `--host ${o.host}`, 'the receiver');
     if (exposed !== undefined) ui.warn(exposed);
     if (o.subscribe) {
