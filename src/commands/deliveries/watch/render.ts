@@ -178,7 +178,8 @@ export function renderView(view: ViewState, size: ViewSize): string[] {
   const marked = rows.some((r) => r.mark !== undefined);
 
   const top = [
-    `deliveries watch, ${view.pace}`,
+    // The pace wraps at words too (60 columns: two lines), never cut.
+    ...wrapWords(words(`deliveries watch, ${view.pace}`), columns, ''),
     `↑/↓ select   r replay FAILED   q quit${l.spark === 0 ? '' : `   failures/min: last ${l.spark} min`}`,
     `    ${pad('URL', l.url)}${GAP}${BOARD_STATUSES.map((s) => pad(s, COUNT_WIDTH[s], 'right')).join(GAP)}${GAP}${pad(l.error >= 'LAST ERROR'.length ? 'LAST ERROR' : 'ERROR', l.error)}${l.spark === 0 ? '' : `${GAP}${truncate('FAIL/MIN', l.spark)}`}`,
   ];

@@ -132,8 +132,10 @@ it("keeps each receiver's port and path readable at 60, 80 and 120 columns", () 
     120: [urls.wh_h, urls.wh_f],
   };
   for (const columns of [60, 80, 120]) {
-    const lines = renderView({ board: state, selected: 0, pace: 'every 20 s' }, { columns, rows: 20 });
+    const pace = 'every 41 s (8 requests a poll, budget 12 a minute)';
+    const lines = renderView({ board: state, selected: 0, pace }, { columns, rows: 20 });
     for (const line of lines) expect(displayWidth(line), line).toBeLessThanOrEqual(columns);
+    expect(lines.slice(0, columns > 60 ? 1 : 2).join(' ')).toBe(`deliveries watch, ${pace}`);
     const rows = lines.filter((l) => /^[> ] [ ✗✓] (http:\/\/)?127/.test(l));
     expect(
       rows.map((l) => l.slice(4).split(/ {2,}/)[0]),
@@ -142,6 +144,8 @@ it("keeps each receiver's port and path readable at 60, 80 and 120 columns", () 
     // The counts and the error stay on the row; at 60 the sparkline is what goes.
     expect(rows[1]).toMatch(/ 50\+ +0 +0 +HTTP 503/);
     expect(lines.some((l) => l.includes('failures/min'))).toBe(columns > 60);
+    // The pace line too: wrapped, never cut.
+    expect(lines.filter((l) => l.endsWith('…'))).toEqual([]);
     // What the screen says below the table wraps at words: no line ends inside a word.
     const notice = lines.filter((l) => /^50\+|that many$/.test(l));
     expect(notice.join(' ')).toBe('50+: a list came back full (50 rows); there are at least that many');
