@@ -14,7 +14,8 @@ import type { IO } from '../../core/io.js';
 import { scrubSecretLike } from '../../core/redact.js';
 import type { Context, FailureReport } from '../context.js';
 import type { Input } from './index.js';
-import type { CallToolResult, McpTool } from './sdk.js';
+import { messageLines } from './framing.js';
+import type { CallToolResult, JSONRPCMessage, McpTool } from './sdk.js';
 import { commandLine, makeTools, TOOL_SPECS, type Tool } from './tools.js';
 
 export interface McpOptions {
@@ -38,6 +39,9 @@ export function options({ flags, command }: Input, ctx: Context): McpOptions {
 }
 
 const INSTRUCTIONS = `rfs: the Recording Filing Service's command-line client. Each tool runs one rfs command with -o json and answers its JSON ("result"), its notices (more pages, bounds, what a filter may hide) and its exit code (cli.md's codes; 8 from deliveries_summary means some deliveries are FAILED). A failed call answers "error" with the exit code and a line of advice. Calls share a budget of requests a minute; a call refused for it says when to try again (retryAfterSeconds).`;
+
+/** The longest message read (the SDK's own default): a longer line is refused and skipped. */
+const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
 /** One call's answer, before it is scrubbed and sent. */
 interface Answer {
@@ -146,15 +150,24 @@ export async function run(ctx: Context, o: McpOptions): Promise<number> {
     }
   }
 
-  const transport = new sdk.StdioServerTransport(ctx.io.stdin, ctx.io.stdout);
+  // The SDK's transport reads the lines that are messages; the others are answered here (framing.ts).
+  const lines = messageLines({
+    isMessage: (value) => sdk.JSONRPCMessageSchema.safeParse(value).success,
+    // JSON-RPC's null id, which the SDK's type of an error answer leaves out (it has none to give).
+    refuse: (refusal) => void transport.send(refusal as unknown as JSONRPCMessage),
+    maxLineBytes: MAX_MESSAGE_BYTES,
+  });
+  const transport = new sdk.StdioServerTransport(lines, ctx.io.stdout, { maxBufferSize: MAX_MESSAGE_BYTES });
   const closed = new Promise<void>((resolve) => {
     server.onclose = resolve;
   });
   await server.connect(transport);
-  // The client closing its end of stdin (once the calls it sent are answered), or
-  // Ctrl-C/SIGTERM (at once: the calls under way are cancelled), ends the server.
+  // The client closing its end of stdin (once the calls it sent are answered), stdin failing,
+  // or Ctrl-C/SIGTERM (at once: the calls under way are cancelled), ends the server.
   const close = (): void => void server.close();
-  ctx.io.stdin.once('end', () => void drain(inFlight).then(close));
+  lines.once('end', () => void drain(inFlight).then(close));
+  ctx.io.stdin.once('error', close);
+  ctx.io.stdin.pipe(lines);
   ctx.signal.addEventListener('abort', close, { once: true });
   try {
     await closed;
