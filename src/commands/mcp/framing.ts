@@ -97,7 +97,10 @@ export function refusalOf(line: string, isMessage: (value: unknown) => boolean):
     return { jsonrpc: '2.0', id: null, error: { code: PARSE_ERROR, message: 'Parse error' } };
   }
   if (Array.isArray(value))
-    return invalid(null, 'a batch: MCP has taken no JSON-RPC batches since its 2025-06-18 revision; send each message on a line of its own');
+    return invalid(
+      null,
+      'a batch: MCP has taken no JSON-RPC batches since its 2025-06-18 revision; send each message on a line of its own',
+    );
   if (isMessage(value)) return undefined;
   return invalid(idOf(value), 'not a JSON-RPC 2.0 request, notification or response');
 }

@@ -8,6 +8,7 @@
 import { Readable, Writable } from 'node:stream';
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { DEFAULT_BUDGET, MAX_BUDGET, RequestBudget, type Slot, withinBudget } from '../../api/budget.js';
+import type { ApiClient, AttemptGate } from '../../api/types.js';
 import { EXIT, UsageError } from '../../core/errors.js';
 import { numberFlag } from '../../core/flags.js';
 import type { IO } from '../../core/io.js';
@@ -38,7 +39,7 @@ export function options({ flags, command }: Input, ctx: Context): McpOptions {
   };
 }
 
-const INSTRUCTIONS = `rfs: the Recording Filing Service's command-line client. Each tool runs one rfs command with -o json and answers its JSON ("result"), its notices (more pages, bounds, what a filter may hide) and its exit code (cli.md's codes; 8 from deliveries_summary means some deliveries are FAILED). A failed call answers "error" with the exit code and a line of advice. Calls share a budget of requests a minute; a call refused for it says when to try again (retryAfterSeconds).`;
+const INSTRUCTIONS = `rfs: the Recording Filing Service's command-line client. Each tool runs one rfs command with -o json and answers its JSON ("result"), its notices (more pages, bounds, what a filter may hide) and its exit code (cli.md's codes; 8 from deliveries_summary means some deliveries are FAILED). A failed call answers "error" with the exit code and a line of advice. Calls share a budget of requests a minute; each answer says how many requests its call sent ("requests"), and a call refused for the budget says when to try again (retryAfterSeconds).`;
 
 /** The longest message read (the SDK's own default): a longer line is refused and skipped. */
 const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
@@ -47,6 +48,8 @@ const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 interface Answer {
   argv?: string[];
   exitCode: number;
+  /** The requests the call sent to the service, retries included: what it took of the budget. */
+  requests: number;
   result?: unknown;
   notices?: string[];
   warnings?: string[];
@@ -116,10 +119,11 @@ export async function run(ctx: Context, o: McpOptions): Promise<number> {
     }
     const held = slot;
     let spare = held;
-    const wrapClient = (client: Parameters<typeof withinBudget>[0]) => {
+    const sent = { requests: 0 };
+    const wrapClient = (client: ApiClient) => {
       const first = spare;
       spare = undefined;
-      return withinBudget(client, budget, first);
+      return counting(withinBudget(client, budget, first), sent);
     };
     try {
       const out = collector();
@@ -132,6 +136,7 @@ export async function run(ctx: Context, o: McpOptions): Promise<number> {
       const answer: Answer = {
         argv: ['rfs', ...argv],
         exitCode: outcome.exitCode,
+        requests: sent.requests,
         result: parseOutput(out.text()),
         notices:
           tool.spec.notices !== undefined ? [...tool.spec.notices] : events.filter((e) => e.event === 'notice').map((e) => String(e.msg)),
@@ -222,6 +227,7 @@ function toResult(answer: Answer): CallToolResult {
 function usage(message: string, advice: string): Answer {
   return {
     exitCode: EXIT.USAGE,
+    requests: 0,
     error: { message: `error: ${message}`, advice, problem: { title: message, code: 'USAGE', exitCode: EXIT.USAGE } },
   };
 }
@@ -231,6 +237,7 @@ function spent(budget: RequestBudget): Answer {
   const message = `rfs mcp's budget of ${budget.current()} requests a minute is spent`;
   return {
     exitCode: EXIT.TRANSIENT,
+    requests: 0,
     error: {
       message: `error: ${message}`,
       advice: `try again in ${seconds} s; the budget leaves the rest of the workspace's 120 requests a minute to the integration (rfs mcp --budget, at most ${MAX_BUDGET})`,
@@ -246,6 +253,23 @@ function errorOf(failure: FailureReport): NonNullable<Answer['error']> {
     ...(failure.advice !== undefined ? { advice: failure.advice } : {}),
     ...(failure.resumeCursor !== undefined ? { resumeCursor: failure.resumeCursor } : {}),
     problem: failure.problem,
+  };
+}
+
+/** `client`, counting in `sent` each attempt it sends, retries included (the client waits on `beforeAttempt` before each). */
+function counting(client: ApiClient, sent: { requests: number }): ApiClient {
+  const count =
+    (before: AttemptGate | undefined): AttemptGate =>
+    async (signal) => {
+      await before?.(signal);
+      sent.requests += 1;
+    };
+  return {
+    baseUrl: client.baseUrl,
+    redactedKey: client.redactedKey,
+    request: (o) => client.request({ ...o, beforeAttempt: count(o.beforeAttempt) }),
+    requestRaw: (o) => client.requestRaw({ ...o, beforeAttempt: count(o.beforeAttempt) }),
+    close: () => client.close(),
   };
 }
 

@@ -40,7 +40,13 @@ class Server {
   constructor() {
     // No request reaches the service in these tests: the base URL is never dialled.
     this.child = spawn(process.execPath, [RFS_BIN, 'mcp'], {
-      env: { PATH: process.env.PATH, RFS_BASE_URL: 'http://127.0.0.1:9', RFS_API_KEY: 'service_pk_unused', RFS_CONFIG_DIR: dir, XDG_STATE_HOME: dir },
+      env: {
+        PATH: process.env.PATH,
+        RFS_BASE_URL: 'http://127.0.0.1:9',
+        RFS_API_KEY: 'service_pk_unused',
+        RFS_CONFIG_DIR: dir,
+        XDG_STATE_HOME: dir,
+      },
     });
     this.child.stdout.on('data', (c: Buffer) => {
       const text = this.partial + c.toString('utf8');
@@ -134,7 +140,13 @@ describe('JSON that is not a request', () => {
 
 describe('a batch', () => {
   it.each([
-    ['of two pings', [{ jsonrpc: '2.0', id: 9, method: 'ping' }, { jsonrpc: '2.0', id: 10, method: 'ping' }]],
+    [
+      'of two pings',
+      [
+        { jsonrpc: '2.0', id: 9, method: 'ping' },
+        { jsonrpc: '2.0', id: 10, method: 'ping' },
+      ],
+    ],
     ['that is empty', []],
   ])('(%s) is one Invalid Request with id null, none of its requests is run, and the server goes on serving', async (_what, batch) => {
     server.write(`${JSON.stringify(batch)}\n`);
