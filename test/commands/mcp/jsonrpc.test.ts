@@ -185,7 +185,7 @@ describe('lines', () => {
     server.write(`${JSON.stringify({ jsonrpc: '2.0', id: 106, method: 'tools/list' })}\n`);
     const listed = await server.next();
     expect(listed.id).toBe(106);
-    expect((listed.result?.tools as unknown[]).length).toBeGreaterThan(0);
+    expect(((listed.result?.tools ?? []) as unknown[]).length).toBeGreaterThan(0);
   }, 30_000);
 });
 
