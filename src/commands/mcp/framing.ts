@@ -29,8 +29,8 @@ export interface FramingOptions {
   maxLineBytes: number;
 }
 
-export const PARSE_ERROR = -32700;
-export const INVALID_REQUEST = -32600;
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
 
 const NEWLINE = 0x0a;
 
@@ -89,7 +89,7 @@ export function messageLines(o: FramingOptions): Transform {
 }
 
 /** Why `line` is no message, as the answer to send; undefined when it is one. */
-export function refusalOf(line: string, isMessage: (value: unknown) => boolean): Refusal | undefined {
+function refusalOf(line: string, isMessage: (value: unknown) => boolean): Refusal | undefined {
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -114,6 +114,6 @@ function idOf(value: unknown): Refusal['id'] {
   if (value === null || typeof value !== 'object') return null;
   const id = (value as { id?: unknown }).id;
   if (typeof id === 'string') return id;
-  if (typeof id === 'number' && Number.isSafeInteger(id)) return id;
+  if (typeof id === 'number' && Number.isInteger(id)) return id;
   return null;
 }
