@@ -108,11 +108,16 @@ class Orphans {
 
   constructor(private readonly load: () => Promise<SubscriptionCheck>) {}
 
+  /** GET /webhooks, listed once a run: the first listing also shares it (listFailed). */
+  live(): Promise<SubscriptionCheck> {
+    this.check ??= this.load();
+    return this.check;
+  }
+
   /** `listed` without the deliveries of deleted subscriptions, which are counted. */
   async leaveOut(listed: readonly Delivery[]): Promise<Delivery[]> {
     if (!listed.some((d) => subscriptionOf(d) !== '')) return [...listed];
-    this.check ??= this.load();
-    const { live, orphaned } = splitByDeletedSubscription(listed, await this.check);
+    const { live, orphaned } = splitByDeletedSubscription(listed, await this.live());
     for (const d of orphaned) {
       this.ids.add(d.id);
       this.subscriptions.add(subscriptionOf(d));
@@ -190,20 +195,27 @@ interface FailedListing {
 
 /**
  * The FAILED deliveries, filtered: one list, and with a filter behind a full list, one list per
- * live subscription (a deleted one's cannot be replayed), which reaches further back.
+ * live subscription (a deleted one's cannot be replayed), which reaches further back. `live`
+ * lists the subscriptions: the first round shares the run's listing with the orphans', so that
+ * a dry run lists GET /webhooks once; a later round lists them anew.
  */
-async function listFailed(ctx: Context, client: ApiClient, o: ReplayOptions): Promise<FailedListing> {
+async function listFailed(
+  ctx: Context,
+  client: ApiClient,
+  o: ReplayOptions,
+  live: () => Promise<SubscriptionCheck> = () => checkSubscriptions(client, ctx.signal),
+): Promise<FailedListing> {
   const list = (subscriptionId: string | undefined) =>
     listDeliveries(client, { status: 'FAILED', subscriptionId, limit: DELIVERY_LIST_ROWS, signal: ctx.signal });
   const all = await list(o.subscriptionId);
   if (!isFiltering(o.filter) || !isFullDeliveryList(all.length) || o.subscriptionId !== undefined) {
     return { rows: applyDeliveryFilter(all, o.filter), full: isFullDeliveryList(all.length) ? ['the FAILED list'] : [] };
   }
-  const live = await checkSubscriptions(client, ctx.signal);
+  const subscriptions = await live();
   const rows = new Map<string, Delivery>();
   const full: string[] = [];
   const seen = new Set<string>();
-  for (const subscriptionId of [...live.byId.keys()].sort()) {
+  for (const subscriptionId of [...subscriptions.byId.keys()].sort()) {
     const listed = await list(subscriptionId);
     if (isFullDeliveryList(listed.length)) full.push(`the FAILED list of ${sanitize(subscriptionId)}`);
     for (const d of listed) seen.add(d.id);
@@ -317,7 +329,7 @@ function replayedFrom(id: string, answer: Delivery | undefined, listed: Delivery
  */
 async function firstRound(ctx: Context, o: ReplayOptions, orphans: Orphans): Promise<Delivery[] | undefined> {
   const client = await ctx.api();
-  const all = await listFailed(ctx, client, o);
+  const all = await listFailed(ctx, client, o, () => orphans.live());
   const listed = await orphans.leaveOut(all.rows);
   const orphaned = orphans.describe();
   const shown = o.max === undefined ? listed : listed.slice(0, o.max);
