@@ -191,20 +191,37 @@ describe.skipIf(!LINUX.met)(needs(LINUX, 'the code cache of bin/rfs.js'), () => 
     expect(readdirSync(folder).filter((f) => f.endsWith('.tmp') && !f.startsWith(`${name}.`))).toEqual([]);
   });
 
-  it('runs 30 byte flips of a real cache each as the clean run does, leaving a healthy cache', async () => {
+  // Every byte rfs reads takes one path: the header it compares, then the checksum over the
+  // bundle and the data. One flip in each part of the file (a random byte of that part, a
+  // different bit each) reaches every way a damaged byte can meet that comparison; more flips
+  // of the same part would run the same code again, a process each.
+  it('runs a byte flip in each part of a real cache (the tag, the checksum, the line end, the data at its start, middle and end) each as the clean run does, leaving a healthy cache', async () => {
     const { home, file } = folderWith('flips');
     const first = await run(RFS_BIN, home);
     expect(first.stdout).toBe(clean.stdout);
     const good = readFileSync(file);
     expect(healthy(file, bundle)).toBe(true);
-    for (let i = 0; i < 30; i++) {
-      // Spread over the whole file, the checksum line included, from a different place each run.
-      const at = Math.floor(((i + randomBytes(1)[0]! / 256) * good.length) / 30);
+    const header = TAG.length + 9;
+    const dataLength = good.length - header;
+    expect(dataLength).toBeGreaterThan(1024);
+    const third = Math.floor(dataLength / 3);
+    /** [first byte, end] of each part. */
+    const parts: [string, number, number][] = [
+      ['the tag', 0, TAG.length],
+      ['the checksum', TAG.length, TAG.length + 8],
+      ['the line end', header - 1, header],
+      ['the data, first third', header, header + third],
+      ['the data, middle third', header + third, header + 2 * third],
+      ['the data, last third', header + 2 * third, good.length],
+    ];
+    for (const [i, [part, from, to]] of parts.entries()) {
+      const at = from + Math.floor((randomBytes(4).readUInt32BE(0) / 2 ** 32) * (to - from));
       const flipped = Buffer.from(good);
-      flipped[at] = flipped[at]! ^ (1 << (i % 8));
+      flipped[at] = flipped[at]! ^ (1 << ((i + randomBytes(1)[0]!) % 8));
       writeFileSync(file, flipped, { mode: 0o600 });
       const r = await run(RFS_BIN, home);
-      expect({ flip: at, code: r.code, signal: r.signal, stdout: r.stdout }).toEqual({
+      expect({ part, flip: at, code: r.code, signal: r.signal, stdout: r.stdout }).toEqual({
+        part,
         flip: at,
         code: 0,
         signal: null,
