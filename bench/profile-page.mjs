@@ -92,7 +92,11 @@ const PHASES = [
   ["Node's built-in modules, compiled and run on first require (`node:http`, `node:net`, the streams…)", (f) => isBuiltinLoad(f)],
   [
     "reading the bundle and its code cache, the cache's checks (`bin/rfs.js`, `node:zlib`)",
-    (f, m) => m === 'bin/rfs.js' && f.functionName !== 'runBundle' && f.functionName !== '',
+    // bin/rfs.js's own functions, but not the bundle they run.
+    (f, m, stack) =>
+      m === 'bin/rfs.js' &&
+      !/^(runBundle)?$/.test(f.functionName) &&
+      !stack.some(({ frame }) => frame.functionName === 'runInThisContext' || bundleEntry(frame) !== undefined),
   ],
   ['parsing and checking the answer (`api/contract.ts`, the generated checks, depth, numbers)', (_f, m) => CHECK.test(m)],
   ['the request (`api/`, `node:http`, `node:net`, the answer read)', (_f, m) => m.startsWith('src/api/') || NODE_HTTP.test(m)],
@@ -113,7 +117,7 @@ const PARTS = [...PHASES, ...PLACES, ...REST];
 
 /** The part of PARTS a sample's stack (leaf first) belongs to. */
 function partOf(stack) {
-  const has = ([, test]) => stack.some(({ frame, module }) => test(frame, module));
+  const has = ([, test]) => stack.some(({ frame, module }) => test(frame, module, stack));
   const phase = PHASES.find(has);
   if (phase) return phase[0];
   for (const { frame, module } of stack) {
@@ -184,18 +188,18 @@ function partsOf(profiles) {
   };
 }
 
-const work = mkdtempSync(join(tmpdir(), 'rfs-profile-'));
-const sb = await sandbox(['--rate-limit', '0']);
+// RFS_PROFILE_FROM=<folder a run kept>: the tables again from its profiles, without new runs.
+const kept = process.env.RFS_PROFILE_FROM;
+const work = kept ?? mkdtempSync(join(tmpdir(), 'rfs-profile-'));
+const sb = kept ? { stop: async () => {} } : await sandbox(['--rate-limit', '0']);
 try {
   const env = cleanEnv({
-    RFS_BASE_URL: sb.baseUrl,
-    RFS_API_KEY: sb.apiKeys.admin,
+    RFS_BASE_URL: sb.baseUrl ?? '',
+    RFS_API_KEY: sb.apiKeys?.admin ?? '',
     RFS_CONFIG_DIR: '/nonexistent-rfs-bench',
     XDG_CACHE_HOME: join(work, 'cache'),
   });
   const page = ['recordings', 'list', '-o', 'json'];
-  // The first run writes the code cache; the profiled runs read it.
-  spawnSync(node, [RFS, ...page], { env, stdio: 'ignore' });
   const profiles = join(work, 'profiles');
   const floorProfiles = join(work, 'floor-profiles');
   const before = loadavg()[0].toFixed(1);
@@ -206,12 +210,14 @@ try {
     });
     if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}`);
   };
+  // The first run writes the code cache; the profiled runs read it.
+  if (!kept) spawnSync(node, [RFS, ...page], { env, stdio: 'ignore' });
   // rfs and the floor alternate, so that both meet the machine's drift alike.
-  for (let i = 0; i < runs; i++) {
+  for (let i = 0; i < (kept ? 0 : runs); i++) {
     profiled(profiles, RFS, ...page);
     profiled(floorProfiles, FLOOR);
   }
-  const per = (ms) => (ms / runs).toFixed(1);
+  const per = (ms) => (ms / rfsProfiles.length).toFixed(1);
   const share = (ms, of) => `${((100 * ms) / of).toFixed(0)} %`;
   const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
   const rfsProfiles = profilesIn(profiles);
@@ -219,7 +225,7 @@ try {
   const floorList = profilesIn(floorProfiles);
   const floor = partsOf(floorList);
   process.stdout.write(
-    `Node ${version}, ${runs} runs each, ${interval} µs sampling, load average ${before} → ${loadavg()[0].toFixed(1)}; ` +
+    `Node ${version}, ${rfsProfiles.length} runs each, ${interval} µs sampling, load average ${before} → ${loadavg()[0].toFixed(1)}; ` +
       `rfs ${rfs.total.toFixed(1)} ms a run, the floor ${floor.total.toFixed(1)} ms (medians)\n\n`,
   );
   process.stdout.write('| part of the run (each sample counted once; median over the runs) | rfs | the floor | above the floor |\n| --- | --- | --- | --- |\n');
@@ -275,6 +281,6 @@ try {
 } finally {
   await sb.stop();
   // RFS_PROFILE_KEEP=1: the profiles stay, to be opened in a browser's devtools.
-  if (process.env.RFS_PROFILE_KEEP) process.stderr.write(`profiles kept in ${work}\n`);
+  if (process.env.RFS_PROFILE_KEEP || kept) process.stderr.write(`profiles kept in ${work}\n`);
   else rmSync(work, { recursive: true, force: true });
 }
