@@ -77,7 +77,8 @@ function builtinLoaded(stack) {
 
 const CHECK = /^src\/(api\/contract\.ts|shared\/(answer-checks\.generated|check-runtime|json-depth)\.ts|core\/number-literals\.ts)$/;
 const NODE_HTTP = /^node:(http|_http_\w+|net|internal\/(net|dns\/.*|stream_base_commons))$/;
-const OUTPUT = /^src\/(output\/|core\/redact-stream\.ts)|^node:(tty|internal\/bootstrap\/switches\/is_main_thread|internal\/fs\/sync_write_stream|internal\/streams\/writable)$/;
+const OUTPUT =
+  /^src\/(output\/|core\/redact-stream\.ts)|^node:(tty|internal\/bootstrap\/switches\/is_main_thread|internal\/fs\/sync_write_stream|internal\/streams\/writable)$/;
 
 /**
  * The parts of the path, for the table of what is above the floor; they add up to the whole run.
@@ -104,9 +105,15 @@ const PHASES = [
 ];
 const PLACES = [
   ['the output (`output/`, `process.stdout`; the floor: its JSON and write)', (_f, m) => OUTPUT.test(m) || m === 'floor'],
-  ['declaring and parsing the command line (`cli/`, `commands/`, commander)', (_f, m) => /^src\/(cli|commands)\/|^(@commander-js\/extra-typings|commander)$/.test(m)],
+  [
+    'declaring and parsing the command line (`cli/`, `commands/`, commander)',
+    (_f, m) => /^src\/(cli|commands)\/|^(@commander-js\/extra-typings|commander)$/.test(m),
+  ],
   ['the config (`config/`)', (_f, m) => m.startsWith('src/config/')],
-  ["rfs's other code (`main.ts`, `core/`, the bundle's own top level, `bin/rfs.js`)", (_f, m) => m.startsWith('src/') || m === '(bundle)' || m === 'bin/rfs.js'],
+  [
+    "rfs's other code (`main.ts`, `core/`, the bundle's own top level, `bin/rfs.js`)",
+    (_f, m) => m.startsWith('src/') || m === '(bundle)' || m === 'bin/rfs.js',
+  ],
 ];
 const REST = [
   ['garbage collection', (_f, m) => m === '(garbage collector)'],
@@ -228,7 +235,9 @@ try {
     `Node ${version}, ${rfsProfiles.length} runs each, ${interval} µs sampling, load average ${before} → ${loadavg()[0].toFixed(1)}; ` +
       `rfs ${rfs.total.toFixed(1)} ms a run, the floor ${floor.total.toFixed(1)} ms (medians)\n\n`,
   );
-  process.stdout.write('| part of the run (each sample counted once; median over the runs) | rfs | the floor | above the floor |\n| --- | --- | --- | --- |\n');
+  process.stdout.write(
+    '| part of the run (each sample counted once; median over the runs) | rfs | the floor | above the floor |\n| --- | --- | --- | --- |\n',
+  );
   for (const [name, ms] of rfs.parts) {
     const under = floor.parts.get(name);
     process.stdout.write(`| ${name} | ${ms.toFixed(1)} ms | ${under.toFixed(1)} ms | ${(ms - under).toFixed(1)} ms |\n`);

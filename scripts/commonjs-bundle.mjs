@@ -169,7 +169,11 @@ export async function bundleSplit(entry, firstOut, { minify = true, sourcemap = 
   // A module imported lazily in one place and statically in another is in the first script.
   const hot = new Set(FIRST_SCRIPT_IMPORTS);
   let pass = await first(hot, []);
-  for (let both = [...pass.later].filter((p) => pass.files.has(p)); both.length > 0; both = [...pass.later].filter((p) => pass.files.has(p))) {
+  for (
+    let both = [...pass.later].filter((p) => pass.files.has(p));
+    both.length > 0;
+    both = [...pass.later].filter((p) => pass.files.has(p))
+  ) {
     for (const p of both) hot.add(p);
     pass = await first(hot, []);
   }
@@ -195,7 +199,10 @@ export async function bundleSplit(entry, firstOut, { minify = true, sourcemap = 
         const from = JSON.stringify(`rfs-first-exports:${args.path}`);
         return { contents: `export * from ${from};\nexport { default } from ${from};\n`, loader: 'js' };
       });
-      build.onResolve({ filter: /^rfs-first-exports:/ }, (args) => ({ path: args.path.slice('rfs-first-exports:'.length), namespace: 'rfs-first-exports' }));
+      build.onResolve({ filter: /^rfs-first-exports:/ }, (args) => ({
+        path: args.path.slice('rfs-first-exports:'.length),
+        namespace: 'rfs-first-exports',
+      }));
       build.onLoad({ filter: /.*/, namespace: 'rfs-first-exports' }, (args) => ({
         contents: `module.exports = require('rfs-first-bridge').get(${JSON.stringify(args.path)});\n`,
         loader: 'js',

@@ -43,7 +43,15 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { bundleCommonJs, bundleLazyFile, bundleSplit, LAZY_FILES, SECOND_SCRIPT, trainCodeCache, writeCommonJsFunction } from './commonjs-bundle.mjs';
+import {
+  bundleCommonJs,
+  bundleLazyFile,
+  bundleSplit,
+  LAZY_FILES,
+  SECOND_SCRIPT,
+  trainCodeCache,
+  writeCommonJsFunction,
+} from './commonjs-bundle.mjs';
 
 // The fuse string is fixed by the Node project (doc/api/single-executable-applications.md,
 // and POSTJECT_SENTINEL_FUSE in src/node_sea.cc); it is checked against the binary below.

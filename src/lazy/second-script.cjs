@@ -21,6 +21,7 @@ module.exports = function fromSecondScript(path) {
     const load = globalThis[Symbol.for('rfs.loadScript')];
     const made = typeof load === 'function' ? load(FILE) : require(require('node:path').join(__dirname, FILE));
     // The second script takes the modules both scripts use from this one: one instance of each.
+    // biome-ignore lint/correctness/noUndeclaredDependencies: no package: the table bundleSplit makes in the first script
     const first = require('rfs-first-modules');
     second = made((p) => first[p]());
   }

@@ -162,7 +162,10 @@ async function modulesRunBy(args: string[]): Promise<Map<string, string[]>> {
     for (const [line, column, index] of segments(mappings)) {
       if (bytes[(lineStarts[line + 1] as number) + column] === 1) loaded.add(index);
     }
-    ran.set(file, [...loaded].map((i) => (sources[i] as string).replace(/^(\.\.\/)+/, '')));
+    ran.set(
+      file,
+      [...loaded].map((i) => (sources[i] as string).replace(/^(\.\.\/)+/, '')),
+    );
   }
   expect(ran.has(BUNDLE), 'the run executed no code of dist/bundle/rfs.cjs').toBe(true);
   return ran;
@@ -186,7 +189,7 @@ describe('one page of `recordings list -o json`', () => {
 
   // One cached script for the page (bench/RESULTS.md, "How rfs starts"): the rest of the CLI is
   // in the second script, which V8 must not even compile for one page.
-  it('compiles only the first of the bundle\'s two scripts', async () => {
+  it("compiles only the first of the bundle's two scripts", async () => {
     const ran = await modulesRunBy(['recordings', 'list', '-o', 'json']);
     expect([...ran.keys()]).toEqual([BUNDLE]);
   });
