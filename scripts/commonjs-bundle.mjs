@@ -149,8 +149,18 @@ export async function bundleSplit(entry, firstOut, { minify = true, sourcemap = 
           later.add(path);
           return { path, namespace: 'rfs-second-script' };
         });
-        build.onLoad({ filter: /.*/, namespace: 'rfs-second-script' }, (args) => ({
-          contents: `module.exports = require(${JSON.stringify(SECOND_STUB)})(${JSON.stringify(args.path)});`,
+        // An ES module outside the file namespace re-exporting what the stub returns, so that the
+        // importer's `default` is the module's default export (as in the second script, below).
+        build.onLoad({ filter: /.*/, namespace: 'rfs-second-script' }, (args) => {
+          const from = JSON.stringify(`rfs-second-exports:${args.path}`);
+          return { contents: `export * from ${from};\nexport { default } from ${from};\n`, loader: 'js' };
+        });
+        build.onResolve({ filter: /^rfs-second-exports:/ }, (args) => ({
+          path: args.path.slice('rfs-second-exports:'.length),
+          namespace: 'rfs-second-exports',
+        }));
+        build.onLoad({ filter: /.*/, namespace: 'rfs-second-exports' }, (args) => ({
+          contents: `module.exports = require(${JSON.stringify(SECOND_STUB)})(${JSON.stringify(args.path)});\n`,
           resolveDir: ROOT,
           loader: 'js',
         }));
