@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { SETTINGS } from '../../src/config/settings.js';
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
@@ -54,5 +55,19 @@ describe('rules with one home', () => {
     const knowers = linesMatching(/\.XDG_STATE_HOME\b|['"`]\.local['"`]/);
     expect(knowers.filter((r) => !r.startsWith('config/state-folder.ts:'))).toEqual([]);
     expect(knowers.some((r) => r.startsWith('config/state-folder.ts:'))).toBe(true);
+  });
+
+  // cli.md, Global options: a setting's flag (its text, help, default) is its entry in SETTINGS;
+  // cli/globals.ts makes commander's options of it and SettingFlags is derived from it, so a
+  // flag written out again elsewhere (`new Option('--timeout <seconds>', …)`) is a second copy.
+  it("declares a global setting's flag only in config/settings.ts", () => {
+    const flags = SETTINGS.flatMap((s) => ('option' in s ? [s.option, ...('shorthand' in s.option ? [s.option.shorthand] : [])] : []));
+    expect(flags.length).toBeGreaterThan(5);
+    for (const { flags: usage } of flags) {
+      const long = /--[a-z0-9-]+/.exec(usage)?.[0];
+      // The flag as a quoted declaration: `'--timeout <seconds>'`, `"-o, --output <format>"`, `'--json'`.
+      const declaring = new RegExp(`['"](-[a-z], )?${long}( [<[][^'"]*)?['"]`);
+      expect(linesMatching(declaring), usage).toEqual([expect.stringMatching(/^config\/settings\.ts:/)]);
+    }
   });
 });
