@@ -324,7 +324,7 @@ async function firstRound(ctx: Context, o: ReplayOptions, orphans: Orphans): Pro
   const maybeMore = all.full.length > 0 && (o.max === undefined || o.max > DELIVERY_LIST_ROWS);
   const incomplete = incompleteNotice(o.filter, all.full);
   // Every row is FAILED: STATUS says nothing, SUBSCRIPTION and LAST ANSWER say why.
-  const table = { columns: deliveryColumns(ctx.io.now(), shown), fixed: ['STATUS'] };
+  const table = { columns: deliveryColumns(ctx.clock.now(), shown), fixed: ['STATUS'] };
   if (o.dryRun) {
     await writeList(ctx.io, ctx.globals.output, shown, { ...table, color: ctx.globals.color });
     ctx.ui.notice(`${deliveries(shown.length)} would be replayed (dry run: nothing sent)`);
