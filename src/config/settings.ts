@@ -150,9 +150,8 @@ export type Setting = (typeof SETTINGS)[number];
 export type SettingKey = Setting['key'];
 export const SETTING_KEYS: readonly SettingKey[] = SETTINGS.map((s) => s.key);
 
-/** A setting that a global flag gives (all but provider), and its key. */
+/** A setting that a global flag gives (all but provider). */
 export type GlobalSetting = Extract<Setting, { option: GlobalFlagSpec }>;
-export type GlobalSettingKey = GlobalSetting['key'];
 
 type SettingsByKey = { [S in Setting as S['key']]: S };
 

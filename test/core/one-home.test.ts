@@ -80,6 +80,13 @@ describe('rules with one home', () => {
     expect(timeMembers('core/context.ts', 'Session')).toEqual(['clock']);
     expect(timeMembers('commands/context.ts', 'Context')).toEqual([]);
   });
+
+  // cli.md, deliveries, "watch's budget", and rfs mcp's: one budget, kept before every attempt
+  // (retries too) by the client's wrapper. watch once had a Budget class of its own beside mcp's.
+  it('keeps a budget of requests a minute only in api/budget.ts', () => {
+    expect(linesMatching(/\bclass \w*Budget\b/)).toEqual([expect.stringMatching(/^api\/budget\.ts:/)]);
+    expect(linesMatching(/\b61_?000\b/).filter((r) => !r.startsWith('api/budget.ts:'))).toEqual([]);
+  });
 });
 
 /** The members of `interface name` in `file` that carry time: one named for it, a Clock, or a function giving a number or a Date. */

@@ -42,7 +42,7 @@ import { type KnownSubscriptions, knowSubscriptions } from '../known-subscriptio
 import type { ApiClient } from '../../../api/types.js';
 import type { Input } from './index.js';
 import { FailedRounds } from './rounds.js';
-import { Budget, MAX_BUDGET, withinBudget } from '../budget.js';
+import { MAX_BUDGET, RequestBudget, gatedByBudget } from '../../../api/budget.js';
 import { DEFAULT_BUDGET } from '../filter-flags.js';
 import { type Outcome, type Replayed, waitForOutcomes } from './wait.js';
 
@@ -353,9 +353,9 @@ async function firstRound(ctx: Context, o: ReplayOptions, orphans: Orphans): Pro
 }
 
 async function waitAndReport(ctx: Context, o: ReplayOptions, replayed: Replayed[]): Promise<number> {
-  const budget = new Budget(o.budget, ctx.clock);
+  const budget = new RequestBudget(o.budget, ctx.clock);
   const unlisten = budget.listen();
-  const client = withinBudget(await ctx.api(), budget);
+  const client = gatedByBudget(await ctx.api(), budget);
   const n = replayed.length;
   const progress = await Progress.start(ctx.ui, `waiting for ${n} replayed deliver${n === 1 ? 'y' : 'ies'}`);
   let result: Awaited<ReturnType<typeof waitForOutcomes>>;
