@@ -37,7 +37,7 @@ import { renderTable } from '../../../output/table.js';
 import { confirmAction } from '../../../prompt/confirm.js';
 import type { Delivery } from '../../../shared/schemas.js';
 import { incompleteNotice } from '../bounds.js';
-import { applyDeliveryFilter, type DeliveryFilter, isFiltering, readDeliveryFilter } from '../filters.js';
+import { applyDeliveryFilter, type DeliveryFilter, isFiltering, readDeliveryFilter, selectsByAttempt } from '../filters.js';
 import { type KnownSubscriptions, knowSubscriptions } from '../known-subscriptions.js';
 import type { ApiClient } from '../../../api/types.js';
 import type { Input } from './index.js';
@@ -108,11 +108,16 @@ class Orphans {
 
   constructor(private readonly load: () => Promise<SubscriptionCheck>) {}
 
+  /** GET /webhooks, listed once a run: the first listing also shares it (listFailed). */
+  live(): Promise<SubscriptionCheck> {
+    this.check ??= this.load();
+    return this.check;
+  }
+
   /** `listed` without the deliveries of deleted subscriptions, which are counted. */
   async leaveOut(listed: readonly Delivery[]): Promise<Delivery[]> {
     if (!listed.some((d) => subscriptionOf(d) !== '')) return [...listed];
-    this.check ??= this.load();
-    const { live, orphaned } = splitByDeletedSubscription(listed, await this.check);
+    const { live, orphaned } = splitByDeletedSubscription(listed, await this.live());
     for (const d of orphaned) {
       this.ids.add(d.id);
       this.subscriptions.add(subscriptionOf(d));
@@ -190,20 +195,27 @@ interface FailedListing {
 
 /**
  * The FAILED deliveries, filtered: one list, and with a filter behind a full list, one list per
- * live subscription (a deleted one's cannot be replayed), which reaches further back.
+ * live subscription (a deleted one's cannot be replayed), which reaches further back. `live`
+ * lists the subscriptions: the first round shares the run's listing with the orphans', so that
+ * a dry run lists GET /webhooks once; a later round lists them anew.
  */
-async function listFailed(ctx: Context, client: ApiClient, o: ReplayOptions): Promise<FailedListing> {
+async function listFailed(
+  ctx: Context,
+  client: ApiClient,
+  o: ReplayOptions,
+  live: () => Promise<SubscriptionCheck> = () => checkSubscriptions(client, ctx.signal),
+): Promise<FailedListing> {
   const list = (subscriptionId: string | undefined) =>
     listDeliveries(client, { status: 'FAILED', subscriptionId, limit: DELIVERY_LIST_ROWS, signal: ctx.signal });
   const all = await list(o.subscriptionId);
   if (!isFiltering(o.filter) || !isFullDeliveryList(all.length) || o.subscriptionId !== undefined) {
     return { rows: applyDeliveryFilter(all, o.filter), full: isFullDeliveryList(all.length) ? ['the FAILED list'] : [] };
   }
-  const live = await checkSubscriptions(client, ctx.signal);
+  const subscriptions = await live();
   const rows = new Map<string, Delivery>();
   const full: string[] = [];
   const seen = new Set<string>();
-  for (const subscriptionId of [...live.byId.keys()].sort()) {
+  for (const subscriptionId of [...subscriptions.byId.keys()].sort()) {
     const listed = await list(subscriptionId);
     if (isFullDeliveryList(listed.length)) full.push(`the FAILED list of ${sanitize(subscriptionId)}`);
     for (const d of listed) seen.add(d.id);
@@ -293,7 +305,7 @@ async function replayAll(
   const closed = writer.closedNote();
   if (closed) parts.push(closed);
   if (notDone.length > 0) parts.push(`not replayed: ${notDone.map((id) => sanitize(id)).join(', ')}`);
-  writeSummary(ctx.io, parts.join('; '));
+  writeSummary(ctx.ui, parts.join('; '));
   // A list that failed between rounds is reported as the error it is, after the summary.
   if (rounds?.end.how === 'list-failed' && end.how === 'finished') throw rounds.end.error;
   return { exitCode: report.exitCode, accepted: [...accepted.values()], finished: end.how === 'finished' };
@@ -317,14 +329,14 @@ function replayedFrom(id: string, answer: Delivery | undefined, listed: Delivery
  */
 async function firstRound(ctx: Context, o: ReplayOptions, orphans: Orphans): Promise<Delivery[] | undefined> {
   const client = await ctx.api();
-  const all = await listFailed(ctx, client, o);
+  const all = await listFailed(ctx, client, o, () => orphans.live());
   const listed = await orphans.leaveOut(all.rows);
   const orphaned = orphans.describe();
   const shown = o.max === undefined ? listed : listed.slice(0, o.max);
   const maybeMore = all.full.length > 0 && (o.max === undefined || o.max > DELIVERY_LIST_ROWS);
   const incomplete = incompleteNotice(o.filter, all.full);
   // Every row is FAILED: STATUS says nothing, SUBSCRIPTION and LAST ANSWER say why.
-  const table = { columns: deliveryColumns(ctx.clock.now(), shown), fixed: ['STATUS'] };
+  const table = { columns: deliveryColumns(ctx.clock.now(), shown, { byAttempt: selectsByAttempt(o.filter) }), fixed: ['STATUS'] };
   if (o.dryRun) {
     await writeList(ctx.io, ctx.globals.output, shown, { ...table, color: ctx.globals.color });
     ctx.ui.notice(`${deliveries(shown.length)} would be replayed (dry run: nothing sent)`);
@@ -342,10 +354,10 @@ async function firstRound(ctx: Context, o: ReplayOptions, orphans: Orphans): Pro
   if (!ctx.globals.yes) {
     // What will be replayed, as --dry-run shows it: whole ids in columns, never a wrapped list.
     ctx.io.stderr.write(renderTable(table.columns, shown, { color: ctx.ui.stderrColor, width: ctx.io.columns, fixed: table.fixed }));
-    if (orphaned !== undefined) ctx.io.stderr.write(`${orphaned}\n`);
+    if (orphaned !== undefined) ctx.ui.say(orphaned);
     const more = maybeMore ? ', and any more the list shows once these are replayed' : '';
     if (!(await confirmAction(ctx, `Replay ${shown.length === 1 ? 'this' : 'these'} ${deliveries(shown.length)}${more}?`))) {
-      ctx.io.stderr.write('Nothing replayed.\n');
+      ctx.ui.say('Nothing replayed.');
       return undefined;
     }
   }
@@ -391,7 +403,7 @@ async function waitAndReport(ctx: Context, o: ReplayOptions, replayed: Replayed[
   const notKnown = result.outcomes.filter((x) => !x.known).map((x) => sanitize(x.id));
   if (notKnown.length > 0)
     parts.push(`${notKnown.length} not known after ${o.waitTimeoutSeconds} s (--wait-timeout): ${notKnown.join(', ')}`);
-  writeSummary(ctx.io, `waited ${Math.round(result.waitedMs / 1000)} s: ${parts.join('; ')}`);
+  writeSummary(ctx.ui, `waited ${Math.round(result.waitedMs / 1000)} s: ${parts.join('; ')}`);
   return count('SUCCEEDED') === n ? EXIT.OK : EXIT.BATCH_FAILED;
 }
 
