@@ -44,7 +44,7 @@ import { type KnownSubscriptions, knowSubscriptions } from '../known-subscriptio
 import type { ApiClient } from '../../../api/types.js';
 import type { Input } from './index.js';
 import { FailedRounds } from './rounds.js';
-import { Budget, MAX_BUDGET, withinBudget } from '../budget.js';
+import { MAX_BUDGET, RequestBudget, gatedByBudget } from '../../../api/budget.js';
 import { DEFAULT_BUDGET } from '../filter-flags.js';
 import { type Outcome, type Replayed, waitForOutcomes } from './wait.js';
 
@@ -364,7 +364,7 @@ async function firstRound(ctx: Context, o: ReplayOptions, orphans: Orphans): Pro
   const maybeMore = all.full.length > 0 && (o.max === undefined || o.max > DELIVERY_LIST_ROWS);
   const incomplete = incompleteNotice(o.filter, all.full);
   // Every row is FAILED: STATUS says nothing, SUBSCRIPTION and LAST ANSWER say why.
-  const table = { columns: deliveryColumns(ctx.io.now(), shown, { byAttempt: selectsByAttempt(o.filter) }), fixed: ['STATUS'] };
+  const table = { columns: deliveryColumns(ctx.clock.now(), shown, { byAttempt: selectsByAttempt(o.filter) }), fixed: ['STATUS'] };
   if (o.dryRun) {
     await writeList(ctx.io, ctx.globals.output, shown, { ...table, color: ctx.globals.color });
     ctx.ui.notice(`${deliveries(shown.length)} would be replayed (dry run: nothing sent)`);
@@ -393,9 +393,9 @@ async function firstRound(ctx: Context, o: ReplayOptions, orphans: Orphans): Pro
 }
 
 async function waitAndReport(ctx: Context, o: ReplayOptions, replayed: Replayed[]): Promise<number> {
-  const budget = new Budget(o.budget, ctx.clock);
+  const budget = new RequestBudget(o.budget, ctx.clock);
   const unlisten = budget.listen();
-  const client = withinBudget(await ctx.api(), budget);
+  const client = gatedByBudget(await ctx.api(), budget);
   const n = replayed.length;
   const progress = await Progress.start(ctx.ui, `waiting for ${n} replayed deliver${n === 1 ? 'y' : 'ies'}`);
   let result: Awaited<ReturnType<typeof waitForOutcomes>>;
