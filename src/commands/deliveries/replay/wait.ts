@@ -89,7 +89,7 @@ export async function waitForOutcomes(replayed: readonly Replayed[], timeoutMs: 
         // kept, and a poll that got only some of its lists proves nothing about the others.
         if (!limit.passed() && !passingPollFailure(error)) throw error;
         answers = complete ?? [];
-        failed = limit.passed() ? `no answer within the ${Math.round(timeoutMs / 1000)} s of --wait-timeout` : (error as Error).message;
+        failed = passingPollFailure(error) ? error.message : `no answer within the ${Math.round(timeoutMs / 1000)} s of --wait-timeout`;
         // Counted as a request at least, so that the next poll waits as long as the budget asks.
         sent = Math.max(sent, 1);
       }
