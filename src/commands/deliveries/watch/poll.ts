@@ -49,6 +49,7 @@ export class WatchPoller {
   private last: Pace;
   private startedAt: number | undefined;
   private readonly clock: Clock;
+  private futureTold = false;
 
   constructor(
     private readonly ctx: Context,
@@ -86,6 +87,14 @@ export class WatchPoller {
       const slices = listed.map((s) => ({ ...s, deliveries: applyDeliveryFilter(s.deliveries, filter) }));
       const deliveries = slices.flatMap((s) => s.deliveries);
       const changes = this.tracker.poll(deliveries, at);
+      const future = this.tracker.future;
+      if (future !== undefined && !this.futureTold) {
+        // Said once: such a row moves nothing (changes.ts), and it may stay listed for good.
+        this.futureTold = true;
+        this.ctx.ui.notice(
+          `delivery ${sanitize(future.id)} shows an attempt at ${sanitize(future.at)}, in the future by this machine's clock: that time is not taken as evidence of when it changed`,
+        );
+      }
       const events = this.health.poll(deliveries, changes, at);
       return {
         live: known,
