@@ -401,7 +401,7 @@ async function waitAndReport(ctx: Context, o: ReplayOptions, replayed: Replayed[
   let result: Awaited<ReturnType<typeof waitForOutcomes>>;
   try {
     result = await waitForOutcomes(replayed, o.waitTimeoutSeconds * 1000, {
-      list: (status, subscriptionId) => listDeliveries(client, { status, subscriptionId, limit: DELIVERY_LIST_ROWS, signal: ctx.signal }),
+      list: (status, subscriptionId, signal) => listDeliveries(client, { status, subscriptionId, limit: DELIVERY_LIST_ROWS, signal }),
       clock: ctx.clock,
       signal: ctx.signal,
       spacing: (requests) => budget.spacing(requests, 0),

@@ -4,7 +4,7 @@
 // terminal, a readable line on one (with --quiet or -o on a terminal). Ctrl-C, SIGTERM or
 // SIGHUP → 130 (the report names which), --max-time → 0. On a terminal: the full-screen view of
 // screen.ts.
-import { CancelError, EXIT, UsageError } from '../../../core/errors.js';
+import { ApiError, CancelError, EXIT, type NetworkError, UsageError } from '../../../core/errors.js';
 import { numberFlag } from '../../../core/flags.js';
 import { sanitize } from '../../../core/sanitize.js';
 import { writeOut } from '../../../output/list-writer.js';
@@ -12,6 +12,7 @@ import { safeJson } from '../../../output/safe-json.js';
 import type { Context } from '../../context.js';
 import { type FilterFlags, readDeliveryFilter } from '../filters.js';
 import { MAX_BUDGET } from '../../../api/budget.js';
+import { passingPollFailure, startDeadline, withSignal } from '../poll-limits.js';
 import type { StatusChange, SubscriptionEvent } from './changes.js';
 import type { Input } from './index.js';
 import { type Pace, paceText, WatchPoller } from './poll.js';
@@ -55,6 +56,14 @@ function line(change: StatusChange | SubscriptionEvent, asText: boolean): string
   return `${clockTime(change.time)}  ${change.id}  ${sanitize(change.subscriptionId)}  ${change.from ?? 'new'} → ${change.to}${error}\n`;
 }
 
+/** A poll that failed for a reason that passes (poll-limits.ts): `{"type":"poll-failed",…}`, or a readable line. */
+function failedLine(error: ApiError | NetworkError, at: number, asText: boolean): string {
+  const time = new Date(at).toISOString();
+  if (asText) return `${clockTime(time)}  poll failed: ${sanitize(error.message)}; trying again\n`;
+  const status = error instanceof ApiError ? error.status : null;
+  return `${safeJson({ type: 'poll-failed', time, status, error: error.message })}\n`;
+}
+
 /** The full-screen view: both ends of a terminal, a table, and not --quiet. */
 function wantsScreen(ctx: Context): boolean {
   return ctx.io.stdoutIsTTY && ctx.io.stderrIsTTY && ctx.globals.output === 'table' && !ctx.globals.quiet;
@@ -67,10 +76,13 @@ export async function run(ctx: Context, o: WatchOptions): Promise<number> {
     return runScreen(ctx, o);
   }
   const { clock, signal } = ctx;
-  const poller = new WatchPoller(ctx, await ctx.api(), o);
   const asText = ctx.globals.output === 'table' && ctx.io.stdoutIsTTY;
   const started = clock.now();
-  const deadline = o.maxTimeMs === undefined ? Number.POSITIVE_INFINITY : started + o.maxTimeMs;
+  // --max-time ends the run at once, a request in flight included.
+  const endsAt = o.maxTimeMs === undefined ? Number.POSITIVE_INFINITY : started + o.maxTimeMs;
+  const deadline = startDeadline(clock, endsAt);
+  const requests = AbortSignal.any([signal, deadline.signal]);
+  const poller = new WatchPoller(ctx, withSignal(await ctx.api(), requests), o);
   let shown: string | undefined;
   let incomplete: string | undefined;
   let hiddenTold = false;
@@ -84,25 +96,33 @@ export async function run(ctx: Context, o: WatchOptions): Promise<number> {
   try {
     for (;;) {
       // Which subscriptions exist, once per poll: a full list is listed again per subscription.
-      const polled = await poller.poll(signal, o.subscriptionId === undefined);
-      // A subscription's line after the delivery that made it.
-      for (const change of polled.changes) await writeOut(ctx.io.stdout, line(change, asText));
-      for (const event of polled.events) await writeOut(ctx.io.stdout, line(event, asText));
-      tell(poller.current);
-      if (polled.incomplete !== undefined && polled.incomplete !== incomplete) ctx.ui.notice(polled.incomplete);
-      incomplete = polled.incomplete;
-      // Said once: the lists stay full for as long as the incident lasts.
-      if (polled.hidden !== undefined && !hiddenTold) ctx.ui.notice(polled.hidden);
-      hiddenTold ||= polled.hidden !== undefined;
-      const left = deadline - clock.now();
-      if (left <= 0) return EXIT.OK;
-      await clock.sleep(Math.min(poller.waitMs(), left), signal);
-      if (clock.now() >= deadline) return EXIT.OK;
+      const polled = await poller.poll(requests, o.subscriptionId === undefined).catch(async (error: unknown) => {
+        if (signal.aborted || deadline.passed() || !passingPollFailure(error)) throw error;
+        // As the screen does: said, and tried again after the wait the budget asks for.
+        await writeOut(ctx.io.stdout, failedLine(error, clock.now(), asText));
+        return undefined;
+      });
+      if (polled !== undefined) {
+        // A subscription's line after the delivery that made it.
+        for (const change of polled.changes) await writeOut(ctx.io.stdout, line(change, asText));
+        for (const event of polled.events) await writeOut(ctx.io.stdout, line(event, asText));
+        tell(poller.current);
+        if (polled.incomplete !== undefined && polled.incomplete !== incomplete) ctx.ui.notice(polled.incomplete);
+        incomplete = polled.incomplete;
+        // Said once: the lists stay full for as long as the incident lasts.
+        if (polled.hidden !== undefined && !hiddenTold) ctx.ui.notice(polled.hidden);
+        hiddenTold ||= polled.hidden !== undefined;
+      } else tell(poller.current);
+      if (deadline.passed()) return EXIT.OK;
+      await clock.sleep(Math.min(poller.waitMs(), endsAt - clock.now()), requests);
+      if (deadline.passed()) return EXIT.OK;
     }
   } catch (error) {
     if (signal.aborted) throw new CancelError('stopped watching');
+    if (deadline.passed()) return EXIT.OK;
     throw error;
   } finally {
+    deadline.dispose();
     poller.close();
   }
 }

@@ -7,15 +7,18 @@
 //
 // ansi-escapes (the escape sequences) is loaded here only, by import(): README, "The incident
 // kit", says why this library; test/build/startup-path.test.ts keeps it off other commands.
+import { channel } from 'node:diagnostics_channel';
 import { writeSync } from 'node:fs';
 import { emitKeypressEvents } from 'node:readline';
 import type { ReadStream, WriteStream } from 'node:tty';
+import { ATTEMPT_CHANNEL, WAIT_CHANNEL, type WaitMessage } from '../../../api/client.js';
 import { replayDelivery } from '../../../api/webhooks.js';
 import { ApiError, CancelError, EXIT, NetworkError } from '../../../core/errors.js';
 import { sanitize } from '../../../core/sanitize.js';
 import { writeOut } from '../../../output/list-writer.js';
 import { interruptionText, stopSignalOf } from '../../../core/interrupt.js';
 import type { Context } from '../../context.js';
+import { startDeadline, withSignal } from '../poll-limits.js';
 import { Board } from './board.js';
 import { paceText, WatchPoller } from './poll.js';
 import { renderView, type ViewSize } from './render.js';
@@ -50,10 +53,12 @@ export async function runScreen(ctx: Context, o: WatchOptions, terminal: ViewTer
   const esc = await import('ansi-escapes');
   const { clock, signal, io } = ctx;
   // Every request of the view, its replays too, within the budget.
-  const poller = new WatchPoller(ctx, await ctx.api(), o);
-  const client = poller.client;
   const started = clock.now();
   const deadline = o.maxTimeMs === undefined ? Number.POSITIVE_INFINITY : started + o.maxTimeMs;
+  // --max-time ends the view at once, a request in flight included.
+  const limit = startDeadline(clock, deadline);
+  const poller = new WatchPoller(ctx, withSignal(await ctx.api(), limit.signal), o);
+  const client = poller.client;
   const board = new Board(started);
   let selected = 0;
   let line: string | undefined = 'polling…';
@@ -61,6 +66,9 @@ export async function runScreen(ctx: Context, o: WatchOptions, terminal: ViewTer
   let replaying = false;
   let incomplete: string | undefined;
   let hidden = false;
+  // While a poll's request is tried again: "retrying: HTTP 429, attempt 3", on the top line.
+  let retrying: string | undefined;
+  let lastStatus: number | null = null;
 
   // How the run ends: the first of a key (q, Ctrl-C), the deadline, Ctrl-C from outside, or an error.
   let end: (ending: Ending) => void = () => undefined;
@@ -71,7 +79,7 @@ export async function runScreen(ctx: Context, o: WatchOptions, terminal: ViewTer
   let wake = new AbortController();
   void ended.then(() => stop.abort());
   // Requests stop on Ctrl-C and when the view ends.
-  const requests = AbortSignal.any([signal, stop.signal]);
+  const requests = AbortSignal.any([signal, stop.signal, limit.signal]);
   const onAbort = (): void => end({ error: new CancelError(`stopped watching: ${interruptionText(stopSignalOf(signal))}`) });
   signal.addEventListener('abort', onAbort, { once: true });
 
@@ -79,7 +87,17 @@ export async function runScreen(ctx: Context, o: WatchOptions, terminal: ViewTer
     // Once the view has ended, nothing more is drawn: a poll answered late would draw on the main screen.
     if (stop.signal.aborted) return;
     const size = terminal.size();
-    const lines = renderView({ board: board.current, selected, line, pace: paceText(poller.current), incomplete, hidden }, size);
+    const lines = renderView(
+      {
+        board: board.current,
+        selected,
+        line,
+        pace: retrying === undefined ? paceText(poller.current) : `${retrying}; ${paceText(poller.current)}`,
+        incomplete,
+        hidden,
+      },
+      size,
+    );
     let text = esc.beginSynchronizedOutput;
     lines.forEach((l, i) => {
       text += `${esc.cursorTo(0, i)}${l}${esc.eraseEndLine}`;
@@ -96,6 +114,25 @@ export async function runScreen(ctx: Context, o: WatchOptions, terminal: ViewTer
         end({ error });
       }
     };
+
+  const redraw = guard(draw);
+  // The client says each attempt's status, then each wait before a retry: the screen shows it at once.
+  const onAttempt = (message: unknown): void => {
+    lastStatus = (message as { status: number | null }).status;
+    if (retrying === undefined || lastStatus === null || lastStatus >= 300) return;
+    retrying = undefined;
+    redraw();
+  };
+  const onWait = (message: unknown): void => {
+    const wait = message as WaitMessage;
+    if (wait.kind !== 'retry') return;
+    retrying = `retrying: ${lastStatus === null ? sanitize(wait.reason) : `HTTP ${lastStatus}`}, attempt ${wait.attempt}`;
+    redraw();
+  };
+  const attempts = channel(ATTEMPT_CHANNEL);
+  const waits = channel(WAIT_CHANNEL);
+  attempts.subscribe(onAttempt);
+  waits.subscribe(onWait);
 
   const replay = async (subscriptionId: string, ids: string[]): Promise<void> => {
     replaying = true;
@@ -183,7 +220,9 @@ export async function runScreen(ctx: Context, o: WatchOptions, terminal: ViewTer
   const poll = async (): Promise<void> => {
     for (;;) {
       try {
-        const polled = await poller.poll(requests, true);
+        const polled = await poller.poll(requests, true).finally(() => {
+          retrying = undefined;
+        });
         if (polled.live !== undefined) board.update(polled.slices, polled.changes, polled.live, polled.at, o.subscriptionId, polled.events);
         incomplete = polled.incomplete;
         hidden = polled.hidden !== undefined;
@@ -191,6 +230,7 @@ export async function runScreen(ctx: Context, o: WatchOptions, terminal: ViewTer
         if (line === 'polling…' || (line?.startsWith('poll failed') ?? false)) line = undefined;
       } catch (error) {
         if (stop.signal.aborted || signal.aborted) return;
+        if (limit.passed()) return end({ code: EXIT.OK });
         if (!(error instanceof ApiError || error instanceof NetworkError)) throw error;
         line = `poll failed: ${sanitize(error.message)}; trying again`;
       }
@@ -198,10 +238,10 @@ export async function runScreen(ctx: Context, o: WatchOptions, terminal: ViewTer
       const left = deadline - clock.now();
       if (left <= 0) return end({ code: EXIT.OK });
       wake = new AbortController();
-      const waiting = AbortSignal.any([stop.signal, wake.signal]);
+      const waiting = AbortSignal.any([stop.signal, wake.signal, limit.signal]);
       await clock.sleep(Math.min(poller.waitMs(), left), waiting).catch(() => undefined);
       if (stop.signal.aborted) return;
-      if (clock.now() >= deadline) return end({ code: EXIT.OK });
+      if (limit.passed()) return end({ code: EXIT.OK });
     }
   };
 
@@ -213,6 +253,9 @@ export async function runScreen(ctx: Context, o: WatchOptions, terminal: ViewTer
     return ending.code;
   } finally {
     stop.abort();
+    limit.dispose();
+    attempts.unsubscribe(onAttempt);
+    waits.unsubscribe(onWait);
     signal.removeEventListener('abort', onAbort);
     offResize();
     if (keys) {

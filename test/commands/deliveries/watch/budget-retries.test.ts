@@ -2,7 +2,8 @@
 // the client's retries wait for a slot in the budget as the first attempt does (the client's
 // per-attempt gate, api/types.ts AttemptGate). A scripted server answers every list 503; with
 // --budget 6 and 11 retries allowed, the twelve attempts of the one request spread over more
-// than a minute, never 7 within 60 s. On the fake clock: no real wait.
+// than a minute, never 7 within 60 s, and the poll that failed is not the end of the watch: the
+// next poll's request is held by the same budget. On the fake clock: no real wait.
 import { channel } from 'node:diagnostics_channel';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ATTEMPT_CHANNEL } from '../../../../src/api/client.js';
 import { runCli } from '../../../../src/cli/run.js';
 import { fakeTime } from '../../../helpers/clock.js';
+import { problem } from '../../../helpers/fixtures.js';
 import { bufferIO } from '../../../helpers/io.js';
 import { type ScenarioServer, startScenarioServer } from '../../../helpers/scenario-server.js';
 
@@ -30,6 +32,8 @@ it('--budget 6 keeps 6 attempts a minute when every answer is a 503 and the clie
   const attempts = 12;
   server.queue(
     ...Array.from({ length: attempts }, () => ({ status: 503, body: { title: 'Service Unavailable', status: 503, code: 'UNAVAILABLE' } })),
+    // The next poll's first request, after the failed poll: refused, which ends the run.
+    problem(401, 'UNAUTHENTICATED', 'Invalid API key'),
   );
   const t = bufferIO({
     env: {
@@ -69,10 +73,18 @@ it('--budget 6 keeps 6 attempts a minute when every answer is a 503 and the clie
   } finally {
     ch.unsubscribe(record);
   }
-  // The one request gave up after its twelve attempts: the server's error, as any command reports it.
-  expect(code).toBe(6);
-  expect(server.requests).toHaveLength(attempts);
-  expect(at).toHaveLength(attempts);
+  // The one request gave up after its twelve attempts: the poll failed, said so, and watch went on
+  // with the next poll (its refusal, a 401, ends the run).
+  expect(code).toBe(3);
+  expect(
+    t
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as unknown),
+  ).toMatchObject([{ type: 'poll-failed', status: 503 }]);
+  expect(server.requests).toHaveLength(attempts + 1);
+  expect(at).toHaveLength(attempts + 1);
   for (const start of at) expect(at.filter((a) => a >= start && a < start + 60_000).length).toBeLessThanOrEqual(6);
   // And no slower than it must be: the seventh waits for the first to leave the minute.
   expect((at[6] ?? 0) - (at[0] ?? 0)).toBeGreaterThanOrEqual(60_000);
