@@ -111,6 +111,8 @@ export class HistoryFile<T extends HistoryRecord> {
   /** Entries changed since the last write. */
   private readonly pending = new Map<string, T>();
   private draining: Promise<void> | undefined;
+  /** An entry was forgotten: the next write is a rewrite. */
+  private stale = false;
   private started: Promise<void> = Promise.resolve();
   /** How many writes went to the file (appends and rewrites): for the tests of coalescing. */
   writes = 0;
@@ -139,6 +141,14 @@ export class HistoryFile<T extends HistoryRecord> {
     this.kick();
   }
 
+  /** The entry leaves the history (dropped to keep the inspector within its bytes): the file is written anew without it. */
+  forget(id: string): void {
+    if (!this.kept.delete(id)) return;
+    this.pending.delete(id);
+    this.stale = true;
+    this.kick();
+  }
+
   /** Waits until every change made so far is in the file (or its write failed and was reported). */
   async flushed(): Promise<void> {
     await this.started.catch(() => undefined);
@@ -158,14 +168,26 @@ export class HistoryFile<T extends HistoryRecord> {
     if (this.draining !== undefined) return;
     this.draining = this.drain().finally(() => {
       this.draining = undefined;
-      if (this.pending.size > 0) this.kick();
+      if (this.pending.size > 0 || this.stale) this.kick();
     });
   }
 
   private async drain(): Promise<void> {
     await this.started.catch(() => undefined);
     await new Promise((resolve) => setTimeout(resolve, COALESCE_MS));
-    while (this.pending.size > 0) {
+    while (this.pending.size > 0 || this.stale) {
+      if (this.stale) {
+        // Every kept entry as it is now, the pending ones included.
+        this.stale = false;
+        this.pending.clear();
+        try {
+          this.writes++;
+          await this.rewrite();
+        } catch (error) {
+          this.onError(error);
+        }
+        continue;
+      }
       const batch = [...this.pending.values()];
       this.pending.clear();
       try {

@@ -35,6 +35,7 @@ function summary(d: InspectedDelivery): DeliverySummary {
     // A replay through the API is one more attempt: it shows as the latest.
     replay: null,
     replayable: true,
+    verified: true,
   };
 }
 
@@ -79,7 +80,9 @@ export class SandboxSource implements InspectorSource {
         body: d.body,
         bodyBytes: Buffer.byteLength(d.body),
         bodyTruncated: false,
+        bodyDropped: false,
       },
+      exchangesDropped: 0,
       exchanges: d.attempts.map(
         (a): Exchange => ({
           label: `attempt ${a.attempt}`,
@@ -87,6 +90,7 @@ export class SandboxSource implements InspectorSource {
           url: a.url,
           request: { headers: a.requestHeaders, body: null },
           response: { status: a.responseStatus, headers: {}, body: null, bodyTruncated: false, error: a.error, durationMs: a.durationMs },
+          dropped: false,
         }),
       ),
     };
@@ -137,6 +141,7 @@ export class SandboxSource implements InspectorSource {
           error: null,
           durationMs: Math.round(performance.now() - started),
         },
+        dropped: false,
       };
     } catch (error) {
       throw new InspectorError(502, `the sandbox did not answer the replay: ${error instanceof Error ? error.message : String(error)}`);

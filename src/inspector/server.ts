@@ -253,6 +253,12 @@ export async function startInspector(o: InspectorServerOptions): Promise<Running
       const body = o.source.body(id);
       if (detail === undefined || body === undefined) return json(res, 404, { error: `no delivery ${id}` });
       if (action === 'curl') {
+        // A command that sends the body with its signature: a refused delivery keeps none (cli.md, Trust).
+        if (!detail.verified)
+          throw new InspectorError(
+            409,
+            `delivery ${id} did not verify (${detail.verdict}): it has no curl command, since the listener keeps no signature of a body that did not verify; download its body as a fixture and sign it yourself (rfs webhooks sign --payload)`,
+          );
         const target = o.source.curlTarget(id) ?? '';
         const headers = mapStrings(detail.request.headers, redactSecretPatterns) as Record<string, string>;
         return send(res, 200, 'text/plain; charset=utf-8', curlCommand(redactSecretPatterns(target), headers, scrubBody(body)));

@@ -188,6 +188,7 @@ describe('the event stream', () => {
             target: null,
             replay: null,
             replayable: false,
+            verified: false,
           });
         }
         await new Promise((resolve) => setImmediate(resolve));
