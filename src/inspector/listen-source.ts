@@ -76,8 +76,8 @@ const isStatusOrNull = (v: unknown): boolean => v === null || (isCount(v) && v >
 const isHeaders = (v: unknown): v is Record<string, string> => isRecord(v) && Object.values(v).every(isText);
 const isBase64 = (v: unknown): v is string => isText(v) && /^[A-Za-z0-9+/]*={0,2}$/.test(v);
 const isIso = (v: unknown): v is string => isText(v) && !Number.isNaN(Date.parse(v));
-/** Ids are the numbers 1, 2, 3…: decimal, no sign, within the safe integers. */
-const isEntryId = (v: unknown): v is string => isText(v) && /^[1-9][0-9]{0,14}$/.test(v);
+/** Ids are the numbers 1, 2, 3…: decimal, no sign, any the writer gives (a safe integer: ListenSource.open). */
+const isEntryId = (v: unknown): v is string => isText(v) && /^[1-9][0-9]*$/.test(v) && Number.isSafeInteger(Number(v));
 
 function isStoredAnswer(value: unknown): value is StoredAnswer {
   if (!isRecord(value)) return false;
@@ -236,7 +236,10 @@ export class ListenSource implements InspectorSource {
     if (o.historyFile !== undefined) {
       const read = await readHistory(o.historyFile, isListenEntry);
       source.damaged = read.damaged;
-      const entries = read.entries.map(bounded);
+      let entries = read.entries.map(bounded);
+      // The next id must be one a restart reads back: past the safe integers, the entries are numbered anew.
+      if (entries.some((entry) => Number(entry.id) >= Number.MAX_SAFE_INTEGER - MAX_ENTRIES))
+        entries = entries.map((entry, i) => ({ ...entry, id: String(i + 1) }));
       for (const entry of entries) {
         source.entries.set(entry.id, entry);
         source.next = Math.max(source.next, Number(entry.id) + 1);

@@ -23,6 +23,8 @@ export interface SandboxInspection {
   deliveries(): InspectedDelivery[];
   /** The /api/v1 requests after `since` (a seq), oldest first; keys redacted (request-log.ts). */
   requests(since: number): LoggedRequest[];
+  /** The webhook secrets of its subscriptions: what the inspector keeps from its page. */
+  subscriptionSecrets(): string[];
 }
 
 export function inspectionOf(app: App): SandboxInspection {
@@ -41,5 +43,6 @@ export function inspectionOf(app: App): SandboxInspection {
         lastResponseStatus: d.lastResponseStatus,
       })),
     requests: (since) => app.requestLog.since(since),
+    subscriptionSecrets: () => [...app.webhooks.data.subscriptions.values()].map((s) => s.secret),
   };
 }

@@ -155,6 +155,11 @@ describe('copy as curl', () => {
     ['bytes that are not UTF-8', () => Buffer.from([0x7b, 0x00, 0xff, 0xfe, 0x0a, 0x40, 0x2f, 0x7d])],
     // Pasted into a terminal, ESC[201~ ends a bracketed paste and ^C, CR run what comes before them.
     ['keystrokes a paste would obey', () => Buffer.from(`{"a":1}\u001b[201~\u0003\rtouch ${join(work, 'pwned')}\n\u202e\u200b`)],
+    // Only the listener's own secret is kept from the page: text that looks like one is the body.
+    [
+      'text that only looks like a secret or a key',
+      () => Buffer.from('{"note":"whsec_notTheListenersSecret0123456789abcdef service_pk_live_lookalike0123456789wxyz"}'),
+    ],
   ];
 
   for (const [name, bodyOf] of cases) {
@@ -165,6 +170,8 @@ describe('copy as curl', () => {
       expect(await post(listen.receiverUrl, delivery(id, { body }))).toBe(201);
       const entry = await entryOf(listen.inspectorUrl, id);
       const command = await (await fetch(`${listen.inspectorUrl}api/deliveries/${entry.id}/curl`)).text();
+      // The fixture is the body's bytes too.
+      expect(Buffer.from(await (await fetch(`${listen.inspectorUrl}api/deliveries/${entry.id}/body`)).arrayBuffer()).equals(body)).toBe(true);
       // Safe to paste: no control character but the line ends, no bidi or invisible character.
       expect(command).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e]/u);
       const atApp = app.received.length;

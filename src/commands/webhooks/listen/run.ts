@@ -227,6 +227,7 @@ async function startListenInspector(
     receiver,
     forwardTo: o.forwardTo,
     secret,
+    redactText: ctx.io.redactText,
     now: ctx.io.now,
     say: (line) => ctx.io.stderr.write(`${line}\n`),
     warn: (line) => ctx.ui.warn(line),
