@@ -39,6 +39,20 @@ function summary(d: InspectedDelivery): DeliverySummary {
   };
 }
 
+/** Why the API answered 404 to a replay: the words of the rule when its subscription is gone, else what it may be. */
+function notFound(d: InspectedDelivery, answer: string): string {
+  let title = 'Not Found';
+  try {
+    const problem = JSON.parse(answer) as { title?: unknown };
+    if (typeof problem.title === 'string') title = problem.title;
+  } catch {
+    // Not a problem document: its status says enough.
+  }
+  if (d.subscriptionDeleted)
+    return `subscription ${d.subscriptionId} was deleted: its deliveries cannot be replayed (the API answered 404: ${title})`;
+  return `${title} (the API answered 404): it may be a delivery of a deleted subscription, which the service keeps listing but cannot replay`;
+}
+
 const fingerprint = (d: InspectedDelivery): string => `${d.status}|${d.attempts.length}`;
 
 export class SandboxSource implements InspectorSource {
@@ -124,6 +138,8 @@ export class SandboxSource implements InspectorSource {
     try {
       const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
       const text = await res.text();
+      // A first 404 says what it may be, as rfs deliveries replay does (cli.md, Deleted subscriptions).
+      if (res.status === 404) throw new InspectorError(404, notFound(d, text));
       const headers: Record<string, string> = {};
       res.headers.forEach((value, name) => {
         headers[name] = value;
@@ -144,6 +160,7 @@ export class SandboxSource implements InspectorSource {
         dropped: false,
       };
     } catch (error) {
+      if (error instanceof InspectorError) throw error;
       throw new InspectorError(502, `the sandbox did not answer the replay: ${error instanceof Error ? error.message : String(error)}`);
     }
   }

@@ -8,6 +8,9 @@ import type { DeliveryAttempt, WorkspaceId } from './types.js';
 export interface InspectedDelivery {
   id: string;
   workspace: WorkspaceId;
+  subscriptionId: string;
+  /** Whether its subscription is gone: the API then answers 404 to a replay of it. */
+  subscriptionDeleted: boolean;
   event: string;
   recordingId: string;
   status: string;
@@ -33,6 +36,8 @@ export function inspectionOf(app: App): SandboxInspection {
       [...app.webhooks.data.deliveries.values()].map((d) => ({
         id: d.id,
         workspace: d.workspace,
+        subscriptionId: d.subscriptionId,
+        subscriptionDeleted: !app.webhooks.data.subscriptions.has(d.subscriptionId),
         event: d.event,
         recordingId: d.recordingId,
         status: d.status,
