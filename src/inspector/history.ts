@@ -55,7 +55,14 @@ export async function pruneDefaultHistories(current: string, now: number): Promi
     if (file.mtimeMs < unused || i >= MAX_DEFAULT_HISTORIES - 1) removed.push(file.name);
   });
   const gone: string[] = [];
-  for (const name of removed) if (await unlink(join(folder, name)).then(() => true, () => false)) gone.push(name);
+  for (const name of removed)
+    if (
+      await unlink(join(folder, name)).then(
+        () => true,
+        () => false,
+      )
+    )
+      gone.push(name);
   return gone.sort();
 }
 

@@ -38,7 +38,10 @@ const measured = new WeakMap<object, number>();
  * base64 bodies are counted by their length: base64 needs no escape in JSON, a byte a
  * character, and stringifying them whole would cost milliseconds per answer.
  */
-function jsonBytes<T extends { bodyBase64: string; requestBodyBase64?: string }>(value: T, rest: Omit<T, 'bodyBase64' | 'requestBodyBase64'>): number {
+function jsonBytes<T extends { bodyBase64: string; requestBodyBase64?: string }>(
+  value: T,
+  rest: Omit<T, 'bodyBase64' | 'requestBodyBase64'>,
+): number {
   let size = measured.get(value);
   if (size === undefined) {
     const sent = value.requestBodyBase64;
@@ -80,9 +83,10 @@ export interface Trim<T> {
  */
 export function trimToBudget<E extends KeptExchange, T extends KeptEntry<E>>(
   entries: readonly T[],
-  total: number,
+  bytesBefore: number,
   limit: number,
 ): Trim<T> & { total: number } {
+  let total = bytesBefore;
   const changed = new Set<T>();
   const removed: T[] = [];
   if (total <= limit) return { changed, removed, total };

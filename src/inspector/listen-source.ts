@@ -348,7 +348,8 @@ export class ListenSource implements InspectorSource {
 
   body(id: string): Buffer | undefined {
     const entry = this.entries.get(id);
-    if (entry?.bodyDropped) throw new InspectorError(409, `the body of delivery ${id} was dropped to keep the inspector within its memory bound`);
+    if (entry?.bodyDropped)
+      throw new InspectorError(409, `the body of delivery ${id} was dropped to keep the inspector within its memory bound`);
     return entry === undefined ? undefined : Buffer.from(entry.bodyBase64, 'base64');
   }
 
@@ -371,7 +372,10 @@ export class ListenSource implements InspectorSource {
         `delivery ${id} did not verify (${entry.verdict}): only a delivery that verified is replayed or re-signed, so that the listener never signs what anyone could POST to it`,
       );
     if (entry.bodyDropped)
-      throw new InspectorError(409, `the body of delivery ${id} was dropped to keep the inspector within its memory bound: it is not replayed`);
+      throw new InspectorError(
+        409,
+        `the body of delivery ${id} was dropped to keep the inspector within its memory bound: it is not replayed`,
+      );
     if (edited !== undefined && !resign)
       throw new InspectorError(400, 'an edited body is sent re-signed only: {"resign": true, "body": …}');
     if (edited !== undefined && edited.length > MAX_EDITED_BODY_BYTES)

@@ -152,7 +152,6 @@ function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
   });
 }
 
-
 /** The path's segments, decoded; undefined for a malformed escape (`%ZZ`). */
 function segments(pathname: string): string[] | undefined {
   try {
@@ -194,7 +193,10 @@ export async function startInspector(o: InspectorServerOptions): Promise<Running
   const exported = (id: string, body: Buffer): Buffer => {
     const text = body.toString('latin1');
     if (o.redact(text) !== text)
-      throw new InspectorError(409, `the body of delivery ${id} holds a secret of this run (the webhook secret or an API key): it is not sent to the page`);
+      throw new InspectorError(
+        409,
+        `the body of delivery ${id} holds a secret of this run (the webhook secret or an API key): it is not sent to the page`,
+      );
     return body;
   };
   const streams = new Set<ServerResponse>();

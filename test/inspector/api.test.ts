@@ -279,11 +279,15 @@ describe('a --history that is not a history', () => {
     const notes = join(dir, 'notes.txt');
     const text = 'call the client on Monday\n';
     writeFileSync(notes, text, { mode: 0o600 });
-    const run = spawnSync(process.execPath, [RFS_BIN, 'webhooks', 'listen', '--port', '0', '--inspect', '127.0.0.1:0', '--history', notes], {
-      env: { PATH: process.env.PATH, ...listenEnv(dir) },
-      encoding: 'utf8',
-      timeout: 15_000,
-    });
+    const run = spawnSync(
+      process.execPath,
+      [RFS_BIN, 'webhooks', 'listen', '--port', '0', '--inspect', '127.0.0.1:0', '--history', notes],
+      {
+        env: { PATH: process.env.PATH, ...listenEnv(dir) },
+        encoding: 'utf8',
+        timeout: 15_000,
+      },
+    );
     expect(run.status, run.stderr).toBe(2);
     expect(run.stderr).toContain(`the history ${notes} is not an rfs history (its first line is not one)`);
     expect(readFileSync(notes, 'utf8')).toBe(text);
@@ -298,7 +302,10 @@ describe('secrets in a delivery', () => {
 
   it("keep the listener's own secret out of every answer (list, detail, event stream), and refuse to export a body that holds it", async () => {
     const events = stream(listen.inspectorUrl);
-    const sent = delivery('dlv_api_own_secret', { body: JSON.stringify({ leaked: SECRET, data: { title: `secret ${SECRET}` } }), signature: null });
+    const sent = delivery('dlv_api_own_secret', {
+      body: JSON.stringify({ leaked: SECRET, data: { title: `secret ${SECRET}` } }),
+      signature: null,
+    });
     sent.headers['x-service-note'] = SECRET;
     expect(await post(listen.receiverUrl, sent)).toBe(401);
     const entry = await entryOf(listen.inspectorUrl, 'dlv_api_own_secret');
@@ -325,7 +332,9 @@ describe('secrets in a delivery', () => {
     const entry = await entryOf(listen.inspectorUrl, 'dlv_api_lookalike');
     await waitFor('the event', () => (events.text().includes('dlv_api_lookalike') ? true : undefined));
     events.close();
-    const detail = (await (await fetch(`${listen.inspectorUrl}api/deliveries/${entry.id}`)).json()) as { data: { request: { body: string }; title: string } };
+    const detail = (await (await fetch(`${listen.inspectorUrl}api/deliveries/${entry.id}`)).json()) as {
+      data: { request: { body: string }; title: string };
+    };
     expect(detail.data.request.body).toBe(body);
     expect(detail.data.title).toBe(`key ${lookalikeKey}`);
     expect(await (await fetch(`${listen.inspectorUrl}api/deliveries/${entry.id}/body`)).text()).toBe(body);

@@ -64,7 +64,12 @@ async function arrive(source: ListenSource, n: number, forwarded: boolean, title
     status: 201,
     ...(forwarded ? { forwarded: await answer() } : {}),
   };
-  const raw: ReceivedRaw = { method: 'POST', path: '/', headers: { 'content-type': 'application/json', 'x-service-delivery': `dlv_${n}` }, body };
+  const raw: ReceivedRaw = {
+    method: 'POST',
+    path: '/',
+    headers: { 'content-type': 'application/json', 'x-service-delivery': `dlv_${n}` },
+    body,
+  };
   source.add(delivery, raw, 'valid', now());
 }
 

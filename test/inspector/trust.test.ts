@@ -171,7 +171,9 @@ describe('copy as curl', () => {
       const entry = await entryOf(listen.inspectorUrl, id);
       const command = await (await fetch(`${listen.inspectorUrl}api/deliveries/${entry.id}/curl`)).text();
       // The fixture is the body's bytes too.
-      expect(Buffer.from(await (await fetch(`${listen.inspectorUrl}api/deliveries/${entry.id}/body`)).arrayBuffer()).equals(body)).toBe(true);
+      expect(Buffer.from(await (await fetch(`${listen.inspectorUrl}api/deliveries/${entry.id}/body`)).arrayBuffer()).equals(body)).toBe(
+        true,
+      );
       // Safe to paste: no control character but the line ends, no bidi or invisible character.
       expect(command).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e]/u);
       const atApp = app.received.length;

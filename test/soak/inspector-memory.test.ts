@@ -98,7 +98,10 @@ it.skipIf(!LINUX.met)(
 );
 
 it.skipIf(!LINUX.met)(
-  needs(LINUX, 'stays under 300 MB through 150 deliveries × 25 edited replays of 64 KiB whose app answers 64 KiB, the oldest bodies dropped and marked'),
+  needs(
+    LINUX,
+    'stays under 300 MB through 150 deliveries × 25 edited replays of 64 KiB whose app answers 64 KiB, the oldest bodies dropped and marked',
+  ),
   async () => {
     const answer = JSON.stringify({ pad: 'a'.repeat(64 * 1024 - 12) });
     app = await startApp(() => answer);
@@ -133,9 +136,11 @@ it.skipIf(!LINUX.met)(
     expect((await fetch(`${started.receiverUrl}/healthz`)).status).toBe(200);
     expect((await list(started.inspectorUrl)).length).toBe(150);
     const detail = async (id: string) =>
-      ((await (await fetch(`${started.inspectorUrl}api/deliveries/${id}`)).json()) as {
-        data: { exchanges: { dropped: boolean; response: { body: string | null } }[] };
-      }).data;
+      (
+        (await (await fetch(`${started.inspectorUrl}api/deliveries/${id}`)).json()) as {
+          data: { exchanges: { dropped: boolean; response: { body: string | null } }[] };
+        }
+      ).data;
     // The oldest replays lost their bodies, marked; the newest keep theirs.
     const oldest = await detail(ids[0] as string);
     expect(oldest.exchanges.length).toBe(20);
