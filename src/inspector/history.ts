@@ -11,6 +11,7 @@ import { basename, dirname, join } from 'node:path';
 import { writeFileAtomic } from '../core/atomic-write.js';
 import { stateFolderOrHome } from '../config/state-folder.js';
 import { appendOwnFile } from '../core/own-file.js';
+import { untrustedWhy } from '../core/state-file.js';
 
 export const MAX_ENTRIES = 1000;
 export const MAX_BYTES = 50 * 1024 * 1024;
@@ -126,13 +127,9 @@ export async function readHistory<T extends HistoryRecord>(file: string, isEntry
   if (found.isSymbolicLink()) throw new HistoryPathError(`the history ${file} is a symbolic link: give the file itself`);
   if (!found.isFile()) throw new HistoryPathError(`the history ${file} is not a regular file`);
   // Its entries say which deliveries verified, and only those are re-signed: a file another user
-  // could have written is not read (as the code cache is not).
-  const euid = process.geteuid?.();
-  if (euid !== undefined && (found.uid !== euid || (found.mode & 0o022) !== 0)) {
-    throw new HistoryPathError(
-      `the history ${file} is ${found.uid !== euid ? `owned by uid ${found.uid}` : 'writable by group or others'}: a history another user could write is not read`,
-    );
-  }
+  // could have written is not read (core/state-file.ts, as the code cache is not).
+  const why = untrustedWhy(found);
+  if (why !== undefined) throw new HistoryPathError(`the history ${file} ${why}: a history another user could write is not read`);
   // A file of something else (notes, another program's log) is refused before anything is read
   // or written: the history would be written anew over it.
   if (found.size > 0 && !(await startsAsHistory(file))) {

@@ -19,6 +19,8 @@ import {
   isFullDeliveryList,
   type ListAnswer,
   listAnswer,
+  showsStatus,
+  CLOCK_SKEW_MS,
 } from '../../../api/delivery-evidence.js';
 import { joinWords } from '../../../core/words.js';
 import { listDeliveries, replayDelivery } from '../../../api/webhooks.js';
@@ -37,12 +39,12 @@ import { renderTable } from '../../../output/table.js';
 import { confirmAction } from '../../../prompt/confirm.js';
 import type { Delivery } from '../../../shared/schemas.js';
 import { incompleteNotice } from '../bounds.js';
-import { applyDeliveryFilter, type DeliveryFilter, isFiltering, readDeliveryFilter } from '../filters.js';
+import { applyDeliveryFilter, type DeliveryFilter, isFiltering, readDeliveryFilter, selectsByAttempt } from '../filters.js';
 import { type KnownSubscriptions, knowSubscriptions } from '../known-subscriptions.js';
 import type { ApiClient } from '../../../api/types.js';
 import type { Input } from './index.js';
 import { FailedRounds } from './rounds.js';
-import { Budget, MAX_BUDGET, withinBudget } from '../budget.js';
+import { MAX_BUDGET, RequestBudget, gatedByBudget } from '../../../api/budget.js';
 import { DEFAULT_BUDGET } from '../filter-flags.js';
 import { type Outcome, type Replayed, waitForOutcomes } from './wait.js';
 
@@ -108,11 +110,16 @@ class Orphans {
 
   constructor(private readonly load: () => Promise<SubscriptionCheck>) {}
 
+  /** GET /webhooks, listed once a run: the first listing also shares it (listFailed). */
+  live(): Promise<SubscriptionCheck> {
+    this.check ??= this.load();
+    return this.check;
+  }
+
   /** `listed` without the deliveries of deleted subscriptions, which are counted. */
   async leaveOut(listed: readonly Delivery[]): Promise<Delivery[]> {
     if (!listed.some((d) => subscriptionOf(d) !== '')) return [...listed];
-    this.check ??= this.load();
-    const { live, orphaned } = splitByDeletedSubscription(listed, await this.check);
+    const { live, orphaned } = splitByDeletedSubscription(listed, await this.live());
     for (const d of orphaned) {
       this.ids.add(d.id);
       this.subscriptions.add(subscriptionOf(d));
@@ -190,20 +197,27 @@ interface FailedListing {
 
 /**
  * The FAILED deliveries, filtered: one list, and with a filter behind a full list, one list per
- * live subscription (a deleted one's cannot be replayed), which reaches further back.
+ * live subscription (a deleted one's cannot be replayed), which reaches further back. `live`
+ * lists the subscriptions: the first round shares the run's listing with the orphans', so that
+ * a dry run lists GET /webhooks once; a later round lists them anew.
  */
-async function listFailed(ctx: Context, client: ApiClient, o: ReplayOptions): Promise<FailedListing> {
+async function listFailed(
+  ctx: Context,
+  client: ApiClient,
+  o: ReplayOptions,
+  live: () => Promise<SubscriptionCheck> = () => checkSubscriptions(client, ctx.signal),
+): Promise<FailedListing> {
   const list = (subscriptionId: string | undefined) =>
     listDeliveries(client, { status: 'FAILED', subscriptionId, limit: DELIVERY_LIST_ROWS, signal: ctx.signal });
   const all = await list(o.subscriptionId);
   if (!isFiltering(o.filter) || !isFullDeliveryList(all.length) || o.subscriptionId !== undefined) {
-    return { rows: applyDeliveryFilter(all, o.filter), full: isFullDeliveryList(all.length) ? ['the FAILED list'] : [] };
+    return { rows: onlyFailed(ctx, applyDeliveryFilter(all, o.filter)), full: isFullDeliveryList(all.length) ? ['the FAILED list'] : [] };
   }
-  const live = await checkSubscriptions(client, ctx.signal);
+  const subscriptions = await live();
   const rows = new Map<string, Delivery>();
   const full: string[] = [];
   const seen = new Set<string>();
-  for (const subscriptionId of [...live.byId.keys()].sort()) {
+  for (const subscriptionId of [...subscriptions.byId.keys()].sort()) {
     const listed = await list(subscriptionId);
     if (isFullDeliveryList(listed.length)) full.push(`the FAILED list of ${sanitize(subscriptionId)}`);
     for (const d of listed) seen.add(d.id);
@@ -212,7 +226,32 @@ async function listFailed(ctx: Context, client: ApiClient, o: ReplayOptions): Pr
   const rest = all.filter((d) => !seen.has(d.id));
   if (rest.length > 0) full.push('the FAILED list');
   for (const d of applyDeliveryFilter(rest, o.filter)) rows.set(d.id, d);
-  return { rows: [...rows.values()], full };
+  return { rows: onlyFailed(ctx, [...rows.values()]), full };
+}
+
+/** The ids already said to show another status than FAILED, per run (a listing comes every round). */
+const toldNotFailed = new WeakMap<Context, Set<string>>();
+
+/**
+ * Only the rows that show FAILED (cli.md, "Evidence, not inference": a status only from a row
+ * that shows it). A row of the FAILED list that says another status, or none, is not FAILED: it
+ * is not replayed, and that is said once. api.md names FAILED as the one known status, so
+ * another is no broken contract (exit 7), only not what was asked for.
+ */
+function onlyFailed(ctx: Context, rows: Delivery[]): Delivery[] {
+  const other = rows.filter((d) => !showsStatus(d, 'FAILED'));
+  if (other.length === 0) return rows;
+  const told = toldNotFailed.get(ctx) ?? new Set<string>();
+  toldNotFailed.set(ctx, told);
+  const fresh = other.filter((d) => !told.has(d.id));
+  for (const d of fresh) told.add(d.id);
+  if (fresh.length > 0) {
+    const statuses = [...new Set(fresh.map((d) => (field(d, 'status') === '' ? 'none' : JSON.stringify(field(d, 'status')))))];
+    ctx.ui.notice(
+      `${fresh.length} row${fresh.length === 1 ? '' : 's'} of the FAILED list show${fresh.length === 1 ? 's' : ''} another status (${sanitize(statuses.join(', '))}): not FAILED, so not replayed`,
+    );
+  }
+  return rows.filter((d) => showsStatus(d, 'FAILED'));
 }
 
 /** Replays each id once, in order; answers the ids whose replay was accepted and the exit code. */
@@ -242,7 +281,7 @@ async function replayAll(
         (listing) => fullness.get(listing) ?? isFullDeliveryList(listing.length),
       )
     : undefined;
-  // Items by position, so that an id given twice is two replays, each reported.
+  // Each id once (run() dropped the repeats), by position.
   const given = o.ids.map((id, n) => ({ id, n: n + 1, round: 1 }));
   const items = rounds ? rounds.items() : given;
 
@@ -293,7 +332,7 @@ async function replayAll(
   const closed = writer.closedNote();
   if (closed) parts.push(closed);
   if (notDone.length > 0) parts.push(`not replayed: ${notDone.map((id) => sanitize(id)).join(', ')}`);
-  writeSummary(ctx.io, parts.join('; '));
+  writeSummary(ctx.ui, parts.join('; '));
   // A list that failed between rounds is reported as the error it is, after the summary.
   if (rounds?.end.how === 'list-failed' && end.how === 'finished') throw rounds.end.error;
   return { exitCode: report.exitCode, accepted: [...accepted.values()], finished: end.how === 'finished' };
@@ -302,12 +341,13 @@ async function replayAll(
 /**
  * What --wait needs of a replayed delivery: its subscription and its last attempt before the
  * replay, from the replay's answer (the server's clock), else the row it was listed from, else
- * the time the replay was sent (this machine's clock: the best there is).
+ * the time the replay was sent (this machine's clock, less the skew allowed: the best there is).
  */
 function replayedFrom(id: string, answer: Delivery | undefined, listed: Delivery | undefined, sentAt: number): Replayed {
   const subscriptionId = (answer && subscriptionOf(answer)) || (listed && subscriptionOf(listed)) || '';
   const shown = [answer, listed].find((d) => d !== undefined && 'lastAttemptAt' in d);
-  if (shown === undefined) return { id, subscriptionId, before: sentAt };
+  // This machine's clock against the server's attempt times: allow the skew (delivery-evidence.ts).
+  if (shown === undefined) return { id, subscriptionId, before: sentAt - CLOCK_SKEW_MS };
   return { id, subscriptionId, before: attemptTimeOf(shown) ?? Number.NEGATIVE_INFINITY };
 }
 
@@ -317,14 +357,14 @@ function replayedFrom(id: string, answer: Delivery | undefined, listed: Delivery
  */
 async function firstRound(ctx: Context, o: ReplayOptions, orphans: Orphans): Promise<Delivery[] | undefined> {
   const client = await ctx.api();
-  const all = await listFailed(ctx, client, o);
+  const all = await listFailed(ctx, client, o, () => orphans.live());
   const listed = await orphans.leaveOut(all.rows);
   const orphaned = orphans.describe();
   const shown = o.max === undefined ? listed : listed.slice(0, o.max);
   const maybeMore = all.full.length > 0 && (o.max === undefined || o.max > DELIVERY_LIST_ROWS);
   const incomplete = incompleteNotice(o.filter, all.full);
   // Every row is FAILED: STATUS says nothing, SUBSCRIPTION and LAST ANSWER say why.
-  const table = { columns: deliveryColumns(ctx.io.now(), shown), fixed: ['STATUS'] };
+  const table = { columns: deliveryColumns(ctx.clock.now(), shown, { byAttempt: selectsByAttempt(o.filter) }), fixed: ['STATUS'] };
   if (o.dryRun) {
     await writeList(ctx.io, ctx.globals.output, shown, { ...table, color: ctx.globals.color });
     ctx.ui.notice(`${deliveries(shown.length)} would be replayed (dry run: nothing sent)`);
@@ -342,10 +382,10 @@ async function firstRound(ctx: Context, o: ReplayOptions, orphans: Orphans): Pro
   if (!ctx.globals.yes) {
     // What will be replayed, as --dry-run shows it: whole ids in columns, never a wrapped list.
     ctx.io.stderr.write(renderTable(table.columns, shown, { color: ctx.ui.stderrColor, width: ctx.io.columns, fixed: table.fixed }));
-    if (orphaned !== undefined) ctx.io.stderr.write(`${orphaned}\n`);
+    if (orphaned !== undefined) ctx.ui.say(orphaned);
     const more = maybeMore ? ', and any more the list shows once these are replayed' : '';
     if (!(await confirmAction(ctx, `Replay ${shown.length === 1 ? 'this' : 'these'} ${deliveries(shown.length)}${more}?`))) {
-      ctx.io.stderr.write('Nothing replayed.\n');
+      ctx.ui.say('Nothing replayed.');
       return undefined;
     }
   }
@@ -353,9 +393,9 @@ async function firstRound(ctx: Context, o: ReplayOptions, orphans: Orphans): Pro
 }
 
 async function waitAndReport(ctx: Context, o: ReplayOptions, replayed: Replayed[]): Promise<number> {
-  const budget = new Budget(o.budget, ctx.clock);
+  const budget = new RequestBudget(o.budget, ctx.clock);
   const unlisten = budget.listen();
-  const client = withinBudget(await ctx.api(), budget);
+  const client = gatedByBudget(await ctx.api(), budget);
   const n = replayed.length;
   const progress = await Progress.start(ctx.ui, `waiting for ${n} replayed deliver${n === 1 ? 'y' : 'ies'}`);
   let result: Awaited<ReturnType<typeof waitForOutcomes>>;
@@ -391,7 +431,7 @@ async function waitAndReport(ctx: Context, o: ReplayOptions, replayed: Replayed[
   const notKnown = result.outcomes.filter((x) => !x.known).map((x) => sanitize(x.id));
   if (notKnown.length > 0)
     parts.push(`${notKnown.length} not known after ${o.waitTimeoutSeconds} s (--wait-timeout): ${notKnown.join(', ')}`);
-  writeSummary(ctx.io, `waited ${Math.round(result.waitedMs / 1000)} s: ${parts.join('; ')}`);
+  writeSummary(ctx.ui, `waited ${Math.round(result.waitedMs / 1000)} s: ${parts.join('; ')}`);
   return count('SUCCEEDED') === n ? EXIT.OK : EXIT.BATCH_FAILED;
 }
 
@@ -412,12 +452,21 @@ function outcomeLine(outcome: Outcome): ItemResult {
   return { id, ok: false, finalStatus: 'FAILED', error: { status: null, code: 'FAILED', title: why, requestId: null } };
 }
 
-export async function run(ctx: Context, o: ReplayOptions): Promise<number> {
+export async function run(ctx: Context, given: ReplayOptions): Promise<number> {
   // Asking comes after the listing, but whether we could ask is known now: fail before sending.
-  if (o.allFailed && !o.dryRun && !ctx.globals.yes && !canPrompt(ctx.io)) {
+  if (given.allFailed && !given.dryRun && !ctx.globals.yes && !canPrompt(ctx.io)) {
     throw new UsageError('replaying every FAILED delivery needs a confirmation, and there is no terminal to ask on', {
       hint: 'pass --yes to confirm, or --dry-run to only list them',
     });
+  }
+  // An id given twice is one delivery: replayed once, and the repeats said.
+  const o = { ...given, ids: [...new Set(given.ids)] };
+  const dropped = given.ids.length - o.ids.length;
+  if (dropped > 0) {
+    const repeated = [...new Set(given.ids.filter((id, n) => given.ids.indexOf(id) !== n))];
+    ctx.ui.notice(
+      `each delivery is replayed once: dropped ${dropped} repeat${dropped === 1 ? '' : 's'} of ${repeated.map((id) => sanitize(id)).join(', ')}`,
+    );
   }
   let first: Delivery[] = [];
   const orphans = new Orphans(async () => checkSubscriptions(await ctx.api(), ctx.signal));

@@ -121,9 +121,11 @@ function fixed(width: number, value: (row: Row) => string | number | null): (row
 
 // EVENT says the same on every row (there is one event kind today): it goes whenever a row with a
 // title of a usual length would not fit whole, before the title is cut. Narrower, TIME goes, then
-// STATUS, then RECORDING (60 columns: the verdict, the delivery and the title stay); the title,
-// last, takes what is left of the width of the moment. With --forward-to, TOOK (how long the
-// target took to answer) follows STATUS, and goes right after EVENT.
+// RECORDING (60 columns: the verdict, the status, the delivery and the title stay); the title,
+// last, takes what is left of the width of the moment. STATUS is never left out: with
+// --forward-to it is the app's answer, and without it an app's 500 would read as a success.
+// With --forward-to, TOOK (how long the target took to answer) follows STATUS, and goes right
+// after EVENT.
 function listenColumns(forwarding: boolean): readonly Column<Row>[] {
   const took: Column<Row>[] = forwarding
     ? [
@@ -138,11 +140,11 @@ function listenColumns(forwarding: boolean): readonly Column<Row>[] {
   return [
     { header: 'TIME', value: fixed(8, (r) => clock(r.at)), dropOrder: 2 + later },
     { header: 'VERDICT', value: fixed(9, verdict) },
-    { header: 'STATUS', value: fixed(6, (r) => r.delivery.status), dropOrder: 3 + later },
+    { header: 'STATUS', value: fixed(6, (r) => r.delivery.status) },
     ...took,
     { header: 'DELIVERY', value: fixed(24, (r) => r.delivery.deliveryId) },
     { header: 'EVENT', value: fixed(19, (r) => r.delivery.event), dropOrder: 1 },
-    { header: 'RECORDING', value: fixed(20, (r) => r.delivery.recordingId), dropOrder: 4 + later },
+    { header: 'RECORDING', value: fixed(20, (r) => r.delivery.recordingId), dropOrder: 3 + later },
     // Padded to the table's smallest flexible width (10), so that which columns fit never
     // depends on one title's length.
     { header: 'TITLE', value: (r) => pad(sanitize(r.delivery.title ?? '-'), 10), flex: true },
@@ -227,9 +229,14 @@ async function startListenInspector(
     receiver,
     forwardTo: o.forwardTo,
     secret,
+<<<<<<< HEAD
     redactText: ctx.io.redactText,
     now: ctx.io.now,
     say: (line) => ctx.io.stderr.write(`${line}\n`),
+=======
+    now: ctx.clock.now,
+    say: (line) => ctx.ui.say(line),
+>>>>>>> main
     warn: (line) => ctx.ui.warn(line),
   });
 }
@@ -260,7 +267,7 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
   let inspection: ListenSource | undefined;
   let accepting = false;
   const onDelivery = (d: ReceivedDelivery, raw: ReceivedRaw): void => {
-    const at = io.now();
+    const at = ctx.clock.now();
     const duplicate = d.valid && d.deliveryId !== null && seen.has(d.deliveryId);
     if (d.valid && d.deliveryId !== null && !duplicate) {
       seen.add(d.deliveryId);
@@ -285,7 +292,7 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
     secret: () => secret,
     toleranceSeconds: o.toleranceSeconds,
     ...(o.forwardTo === undefined ? {} : { forwardTo: o.forwardTo }),
-    now: io.now,
+    now: ctx.clock.now,
     onDelivery,
     onRefused: (r) => ui.warn(`refused a ${r.method} request (HTTP ${r.status}): ${r.message}`),
     // GET /healthz: 200 once the subscription (--subscribe) and the inspector (--inspect) are set.
@@ -299,7 +306,7 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
     // The address really bound; a wildcard also says how this machine reaches it.
     const where =
       receiver.wildcardUrl === undefined ? receiver.url : `${receiver.wildcardUrl} (every interface; ${receiver.url} from this machine)`;
-    io.stderr.write(`listening on ${where}\n`);
+    ui.say(`listening on ${where}`);
     const exposed = beyondLoopbackWarning(o.host, `--host ${o.host}`, 'the receiver');
     if (exposed !== undefined) ui.warn(exposed);
     if (o.subscribe) {
