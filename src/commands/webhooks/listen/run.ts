@@ -229,14 +229,9 @@ async function startListenInspector(
     receiver,
     forwardTo: o.forwardTo,
     secret,
-<<<<<<< HEAD
     redactText: ctx.io.redactText,
-    now: ctx.io.now,
-    say: (line) => ctx.io.stderr.write(`${line}\n`),
-=======
     now: ctx.clock.now,
     say: (line) => ctx.ui.say(line),
->>>>>>> main
     warn: (line) => ctx.ui.warn(line),
   });
 }
