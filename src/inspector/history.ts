@@ -6,8 +6,8 @@
 // runs (or within COALESCE_MS) go out together, one line per entry however often it changed.
 // When the file would pass MAX_LINES or MAX_BYTES it is written again (atomically) with the
 // newest MAX_ENTRIES entries only, so a restart lists the deliveries that were listed.
-import { lstat, mkdir, open } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { lstat, mkdir, open, readdir, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { writeFileAtomic } from '../core/atomic-write.js';
 import { stateFolderOrHome } from '../config/state-folder.js';
 import { appendOwnFile } from '../core/own-file.js';
@@ -25,6 +25,48 @@ export function defaultHistoryPath(env: NodeJS.ProcessEnv, port: number): string
   return join(stateFolderOrHome(env), `listen-${port}.jsonl`);
 }
 
+/** Default histories (one per port: `--port 0` makes a new one each run) are kept this many at most… */
+export const MAX_DEFAULT_HISTORIES = 20;
+/** …and each only while it was written within this many days. */
+export const DEFAULT_HISTORY_DAYS = 30;
+const DEFAULT_HISTORY_NAME = /^listen-[0-9]+\.jsonl$/;
+
+/**
+ * Removes the default histories of other ports (`listen-<port>.jsonl` beside `current`) that were
+ * not written for DEFAULT_HISTORY_DAYS, and the oldest beyond the newest MAX_DEFAULT_HISTORIES
+ * (`current` counted, never removed); only regular files of this user. Their names, for stderr.
+ * A --history the user named is never looked at.
+ */
+export async function pruneDefaultHistories(current: string, now: number): Promise<string[]> {
+  const folder = dirname(current);
+  const names = await readdir(folder).catch(() => [] as string[]);
+  const euid = process.geteuid?.();
+  const found: { name: string; mtimeMs: number }[] = [];
+  for (const name of names) {
+    if (!DEFAULT_HISTORY_NAME.test(name) || name === basename(current)) continue;
+    const info = await lstat(join(folder, name)).catch(() => null);
+    if (info === null || !info.isFile() || (euid !== undefined && info.uid !== euid)) continue;
+    found.push({ name, mtimeMs: info.mtimeMs });
+  }
+  found.sort((a, b) => b.mtimeMs - a.mtimeMs);
+  const unused = now - DEFAULT_HISTORY_DAYS * 24 * 60 * 60 * 1000;
+  const removed: string[] = [];
+  found.forEach((file, i) => {
+    // The newest MAX_DEFAULT_HISTORIES - 1 others, with the current one.
+    if (file.mtimeMs < unused || i >= MAX_DEFAULT_HISTORIES - 1) removed.push(file.name);
+  });
+  const gone: string[] = [];
+  for (const name of removed)
+    if (
+      await unlink(join(folder, name)).then(
+        () => true,
+        () => false,
+      )
+    )
+      gone.push(name);
+  return gone.sort();
+}
+
 /** The history path names something that is not a regular file (a folder, a FIFO, a device). */
 export class HistoryPathError extends Error {}
 
@@ -36,6 +78,21 @@ export interface ReadHistory<T> {
   entries: T[];
   /** Lines that were not an entry (a crash mid-write, an edit): skipped. */
   damaged: number;
+}
+
+/** Every line rfs writes in a history starts so: an object whose first member is its id (a whole number). */
+const HISTORY_LINE_START = /^\{"id":"[1-9][0-9]*"/;
+
+/** Whether the file's first line starts as a history line does (its first 64 bytes are enough to tell). */
+async function startsAsHistory(file: string): Promise<boolean> {
+  const handle = await open(file, 'r');
+  try {
+    const head = Buffer.alloc(64);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    return HISTORY_LINE_START.test(head.subarray(0, bytesRead).toString('latin1'));
+  } finally {
+    await handle.close();
+  }
 }
 
 /** The last `bytes` of a file, without reading what comes before them. */
@@ -73,6 +130,13 @@ export async function readHistory<T extends HistoryRecord>(file: string, isEntry
   // could have written is not read (core/state-file.ts, as the code cache is not).
   const why = untrustedWhy(found);
   if (why !== undefined) throw new HistoryPathError(`the history ${file} ${why}: a history another user could write is not read`);
+  // A file of something else (notes, another program's log) is refused before anything is read
+  // or written: the history would be written anew over it.
+  if (found.size > 0 && !(await startsAsHistory(file))) {
+    throw new HistoryPathError(
+      `the history ${file} is not an rfs history (its first line is not one): it is left as it is; give the path of a new file, or of a history rfs wrote`,
+    );
+  }
   const { text, cut } = await tail(file, found.size, MAX_BYTES);
   const lines = text.split('\n');
   // The first line of a tail starts mid-line: not damage, just where the read began.
@@ -108,6 +172,8 @@ export class HistoryFile<T extends HistoryRecord> {
   /** Entries changed since the last write. */
   private readonly pending = new Map<string, T>();
   private draining: Promise<void> | undefined;
+  /** An entry was forgotten: the next write is a rewrite. */
+  private stale = false;
   private started: Promise<void> = Promise.resolve();
   /** How many writes went to the file (appends and rewrites): for the tests of coalescing. */
   writes = 0;
@@ -136,6 +202,14 @@ export class HistoryFile<T extends HistoryRecord> {
     this.kick();
   }
 
+  /** The entry leaves the history (dropped to keep the inspector within its bytes): the file is written anew without it. */
+  forget(id: string): void {
+    if (!this.kept.delete(id)) return;
+    this.pending.delete(id);
+    this.stale = true;
+    this.kick();
+  }
+
   /** Waits until every change made so far is in the file (or its write failed and was reported). */
   async flushed(): Promise<void> {
     await this.started.catch(() => undefined);
@@ -155,14 +229,26 @@ export class HistoryFile<T extends HistoryRecord> {
     if (this.draining !== undefined) return;
     this.draining = this.drain().finally(() => {
       this.draining = undefined;
-      if (this.pending.size > 0) this.kick();
+      if (this.pending.size > 0 || this.stale) this.kick();
     });
   }
 
   private async drain(): Promise<void> {
     await this.started.catch(() => undefined);
     await new Promise((resolve) => setTimeout(resolve, COALESCE_MS));
-    while (this.pending.size > 0) {
+    while (this.pending.size > 0 || this.stale) {
+      if (this.stale) {
+        // Every kept entry as it is now, the pending ones included.
+        this.stale = false;
+        this.pending.clear();
+        try {
+          this.writes++;
+          await this.rewrite();
+        } catch (error) {
+          this.onError(error);
+        }
+        continue;
+      }
       const batch = [...this.pending.values()];
       this.pending.clear();
       try {

@@ -7,6 +7,7 @@ import { SIGNATURE_HEADERS } from '../shared/schemas.js';
 import { forwardedHeaders, type ReceivedDelivery, type ReceivedRaw } from '../webhooks/receiver.js';
 import type { SendResult } from '../webhooks/send.js';
 import { HistoryFile, MAX_ENTRIES, readHistory } from './history.js';
+import { entryBytes, MAX_KEPT_BYTES, trimToBudget } from './kept-bytes.js';
 
 /** A refused delivery's body is kept only this far: anyone can POST to the receiver (cli.md, Bounds). */
 export const MAX_REFUSED_BODY_BYTES = 16 * 1024;
@@ -35,6 +36,8 @@ interface StoredAnswer {
   bodyTruncated: boolean;
   error: string | null;
   durationMs: number;
+  /** Its bodies were dropped to keep the inspector within its bytes (kept-bytes.ts). */
+  dropped?: true;
 }
 
 /** One line of the history. */
@@ -56,6 +59,10 @@ export interface ListenEntry {
   explanation: string;
   /** The forward of the delivery, then each replay, oldest first. */
   exchanges: StoredAnswer[];
+  /** The body was dropped to keep the inspector within its bytes (`bodyBytes` says its size). */
+  bodyDropped?: true;
+  /** How many of its oldest exchanges were dropped to keep the inspector within its bytes. */
+  exchangesDropped?: number;
 }
 
 // Each line of the history is checked as its type says before it is believed: a hand edit or
@@ -69,8 +76,8 @@ const isStatusOrNull = (v: unknown): boolean => v === null || (isCount(v) && v >
 const isHeaders = (v: unknown): v is Record<string, string> => isRecord(v) && Object.values(v).every(isText);
 const isBase64 = (v: unknown): v is string => isText(v) && /^[A-Za-z0-9+/]*={0,2}$/.test(v);
 const isIso = (v: unknown): v is string => isText(v) && !Number.isNaN(Date.parse(v));
-/** Ids are the numbers 1, 2, 3…: decimal, no sign, within the safe integers. */
-const isEntryId = (v: unknown): v is string => isText(v) && /^[1-9][0-9]{0,14}$/.test(v);
+/** Ids are the numbers 1, 2, 3…: decimal, no sign, any the writer gives (a safe integer: ListenSource.open). */
+const isEntryId = (v: unknown): v is string => isText(v) && /^[1-9][0-9]*$/.test(v) && Number.isSafeInteger(Number(v));
 
 function isStoredAnswer(value: unknown): value is StoredAnswer {
   if (!isRecord(value)) return false;
@@ -86,7 +93,8 @@ function isStoredAnswer(value: unknown): value is StoredAnswer {
     isTextOrNull(value.error) &&
     typeof value.durationMs === 'number' &&
     Number.isFinite(value.durationMs) &&
-    value.durationMs >= 0
+    value.durationMs >= 0 &&
+    (value.dropped === undefined || value.dropped === true)
   );
 }
 
@@ -108,7 +116,9 @@ export function isListenEntry(value: unknown): value is ListenEntry {
     isCount(value.status) &&
     isText(value.explanation) &&
     Array.isArray(value.exchanges) &&
-    value.exchanges.every(isStoredAnswer)
+    value.exchanges.every(isStoredAnswer) &&
+    (value.bodyDropped === undefined || value.bodyDropped === true) &&
+    (value.exchangesDropped === undefined || isCount(value.exchangesDropped))
   );
 }
 
@@ -120,19 +130,37 @@ function cut(text: string | null): string | null {
 const verified = (entry: ListenEntry): boolean => VERIFIED.has(entry.verdict);
 
 /**
+ * What stands for the signature a refused delivery came with: that one was received and why it
+ * failed (the verdict), never its value (cli.md, Trust: no signature of a body that did not
+ * verify in any answer, page or file; a curl command or fixture made of it would carry one).
+ */
+export function signatureNotKept(verdict: string): string {
+  return `[received, not kept: the delivery did not verify (${verdict})]`;
+}
+
+/** Headers with a refused delivery's signature replaced by what says it came (signatureNotKept). */
+function withoutSignature(headers: Record<string, string>, verdict: string): Record<string, string> {
+  if (headers[SIGNATURE_HEADERS.signature] === undefined) return headers;
+  return { ...headers, [SIGNATURE_HEADERS.signature]: signatureNotKept(verdict) };
+}
+
+/**
  * An entry as it may be kept: a refused body cut, list texts cut, no replay of a delivery that
  * did not verify (an older rfs made them; their signatures must not come back), and the
  * forward and the newest replays only. Applied to what arrives and to what is read back.
  */
 function bounded(entry: ListenEntry): ListenEntry {
-  let { bodyBase64, bodyBytes, exchanges } = entry;
+  let { bodyBase64, bodyBytes, exchanges, headers } = entry;
   if (!verified(entry)) {
+    headers = withoutSignature(headers, entry.verdict);
     const body = Buffer.from(bodyBase64, 'base64');
     if (body.length > MAX_REFUSED_BODY_BYTES) {
       bodyBytes = bodyBytes ?? body.length;
       bodyBase64 = body.subarray(0, MAX_REFUSED_BODY_BYTES).toString('base64');
     }
-    exchanges = exchanges.filter((e) => e.label === FORWARD);
+    exchanges = exchanges
+      .filter((e) => e.label === FORWARD)
+      .map((e) => ({ ...e, requestHeaders: withoutSignature(e.requestHeaders, entry.verdict) }));
   }
   if (exchanges.length > MAX_EXCHANGES) {
     const forward = exchanges[0]?.label === FORWARD ? exchanges.slice(0, 1) : [];
@@ -140,6 +168,7 @@ function bounded(entry: ListenEntry): ListenEntry {
   }
   return {
     ...entry,
+    headers,
     bodyBase64,
     ...(bodyBytes === undefined ? {} : { bodyBytes }),
     deliveryId: cut(entry.deliveryId),
@@ -184,6 +213,8 @@ export interface ListenSourceOptions {
   now: () => number;
   /** Told when the history cannot be written (the inspector goes on without it). */
   onHistoryError: (error: unknown) => void;
+  /** The bytes kept in all (kept-bytes.ts); MAX_KEPT_BYTES unless a test says otherwise. */
+  maxKeptBytes?: number;
 }
 
 export class ListenSource implements InspectorSource {
@@ -191,6 +222,9 @@ export class ListenSource implements InspectorSource {
   private readonly listeners = new Set<(summary: DeliverySummary) => void>();
   private history: HistoryFile<ListenEntry> | undefined;
   private next = 1;
+  /** Each entry's bytes as last measured (kept-bytes.ts), and their sum. */
+  private readonly sizes = new Map<string, number>();
+  private keptBytes = 0;
   /** Lines of the history that could not be read back. */
   damaged = 0;
 
@@ -202,12 +236,17 @@ export class ListenSource implements InspectorSource {
     if (o.historyFile !== undefined) {
       const read = await readHistory(o.historyFile, isListenEntry);
       source.damaged = read.damaged;
-      const entries = read.entries.map(bounded);
+      let entries = read.entries.map(bounded);
+      // The next id must be one a restart reads back: past the safe integers, the entries are numbered anew.
+      if (entries.some((entry) => Number(entry.id) >= Number.MAX_SAFE_INTEGER - MAX_ENTRIES))
+        entries = entries.map((entry, i) => ({ ...entry, id: String(i + 1) }));
       for (const entry of entries) {
         source.entries.set(entry.id, entry);
         source.next = Math.max(source.next, Number(entry.id) + 1);
       }
-      source.history = new HistoryFile(o.historyFile, entries, o.onHistoryError);
+      for (const entry of entries) source.measure(entry);
+      source.fit(false);
+      source.history = new HistoryFile(o.historyFile, [...source.entries.values()], o.onHistoryError);
       await source.history.start();
     }
     return source;
@@ -244,8 +283,42 @@ export class ListenSource implements InspectorSource {
     });
     this.entries.set(entry.id, entry);
     // The newest MAX_ENTRIES in memory, as in the file.
-    if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
+    if (this.entries.size > MAX_ENTRIES) this.drop(this.entries.keys().next().value as string);
+    this.measure(entry);
     this.changed(entry);
+    this.fit(true);
+  }
+
+  /** The bytes the inspector holds now: its deliveries' bodies, answers and headers, as the history writes them. */
+  get bytes(): number {
+    return this.keptBytes;
+  }
+
+  private measure(entry: ListenEntry): void {
+    const size = entryBytes(entry);
+    this.keptBytes += size - (this.sizes.get(entry.id) ?? 0);
+    this.sizes.set(entry.id, size);
+  }
+
+  private drop(id: string): void {
+    this.entries.delete(id);
+    this.keptBytes -= this.sizes.get(id) ?? 0;
+    this.sizes.delete(id);
+  }
+
+  /** Within the bytes bound (kept-bytes.ts): what a trim changed is written and told again, with `tell`. */
+  private fit(tell: boolean): void {
+    const limit = this.o.maxKeptBytes ?? MAX_KEPT_BYTES;
+    if (this.keptBytes <= limit) return;
+    const trim = trimToBudget([...this.entries.values()], this.keptBytes, limit);
+    for (const entry of trim.removed) {
+      this.drop(entry.id);
+      this.history?.forget(entry.id);
+    }
+    for (const entry of trim.changed) {
+      this.measure(entry);
+      if (tell) this.changed(entry);
+    }
   }
 
   list(): DeliverySummary[] {
@@ -266,13 +339,17 @@ export class ListenSource implements InspectorSource {
         body: body.toString('utf8'),
         bodyBytes: entry.bodyBytes ?? body.length,
         bodyTruncated: entry.bodyBytes !== undefined && entry.bodyBytes > body.length,
+        bodyDropped: entry.bodyDropped === true,
       },
       exchanges: entry.exchanges.map((e) => exchange(e, this.o.forwardTo ?? null)),
+      exchangesDropped: entry.exchangesDropped ?? 0,
     };
   }
 
   body(id: string): Buffer | undefined {
     const entry = this.entries.get(id);
+    if (entry?.bodyDropped)
+      throw new InspectorError(409, `the body of delivery ${id} was dropped to keep the inspector within its memory bound`);
     return entry === undefined ? undefined : Buffer.from(entry.bodyBase64, 'base64');
   }
 
@@ -293,6 +370,11 @@ export class ListenSource implements InspectorSource {
       throw new InspectorError(
         409,
         `delivery ${id} did not verify (${entry.verdict}): only a delivery that verified is replayed or re-signed, so that the listener never signs what anyone could POST to it`,
+      );
+    if (entry.bodyDropped)
+      throw new InspectorError(
+        409,
+        `the body of delivery ${id} was dropped to keep the inspector within its memory bound: it is not replayed`,
       );
     if (edited !== undefined && !resign)
       throw new InspectorError(400, 'an edited body is sent re-signed only: {"resign": true, "body": …}');
@@ -315,7 +397,11 @@ export class ListenSource implements InspectorSource {
     // The forward and the newest replays only (cli.md, Bounds).
     if (entry.exchanges.length > MAX_EXCHANGES) entry.exchanges.splice(entry.exchanges[0]?.label === FORWARD ? 1 : 0, 1);
     // A delivery dropped meanwhile (past the newest MAX_ENTRIES) is not brought back.
-    if (this.entries.get(id) === entry) this.changed(entry);
+    if (this.entries.get(id) === entry) {
+      this.measure(entry);
+      this.changed(entry);
+      this.fit(true);
+    }
     return exchange(answer, this.o.forwardTo ?? null);
   }
 
@@ -351,7 +437,8 @@ export class ListenSource implements InspectorSource {
       target: forward === undefined ? null : { status: forward.status, durationMs: forward.durationMs, error: forward.error },
       replay:
         replay === undefined ? null : { label: replay.label, status: replay.status, durationMs: replay.durationMs, error: replay.error },
-      replayable: this.o.forward !== undefined && verified(entry),
+      replayable: this.o.forward !== undefined && verified(entry) && entry.bodyDropped !== true,
+      verified: verified(entry),
     };
   }
 }
@@ -373,5 +460,6 @@ function exchange(e: StoredAnswer, url: string | null): Exchange {
       error: e.error,
       durationMs: e.durationMs,
     },
+    dropped: e.dropped === true,
   };
 }

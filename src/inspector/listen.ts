@@ -4,9 +4,10 @@ import { UsageError } from '../core/errors.js';
 import { ListenError } from '../core/listen.js';
 import type { RunningReceiver } from '../webhooks/receiver.js';
 import { assetsFolder } from './assets.js';
-import { defaultHistoryPath, HistoryPathError } from './history.js';
+import { DEFAULT_HISTORY_DAYS, defaultHistoryPath, HistoryPathError, MAX_DEFAULT_HISTORIES, pruneDefaultHistories } from './history.js';
 import { ListenSource } from './listen-source.js';
 import { startInspector } from './server.js';
+import { StdoutSecrets } from '../core/redact-stream.js';
 
 export interface ListenInspectorOptions {
   address: { host: string; port: number };
@@ -15,6 +16,8 @@ export interface ListenInspectorOptions {
   receiver: RunningReceiver;
   forwardTo: string | undefined;
   secret: () => string;
+  /** Takes the run's known secrets out of a text (IO.redactText: its API key, the webhook secrets it read). */
+  redactText: ((text: string) => string) | undefined;
   now: () => number;
   /** A line on stderr, even with --quiet: where the inspector is. */
   say: (line: string) => void;
@@ -36,6 +39,14 @@ export async function startListenInspector(
 ): Promise<{ source: ListenSource; server: { close(): Promise<void> } }> {
   const assets = pageFolder();
   const historyFile = o.historyFile ?? defaultHistoryPath(o.env, o.receiver.port);
+  if (o.historyFile === undefined) {
+    // One default history per port: bounded in number (docs/inspector.md, Options), and said.
+    const removed = await pruneDefaultHistories(historyFile, o.now());
+    if (removed.length > 0)
+      o.say(
+        `removed ${removed.length} inspector histor${removed.length === 1 ? 'y' : 'ies'} of other ports (unused for ${DEFAULT_HISTORY_DAYS} days, or past the newest ${MAX_DEFAULT_HISTORIES}): ${removed.join(', ')}`,
+      );
+  }
   const source = await ListenSource.open({
     historyFile,
     forwardTo: o.forwardTo,
@@ -54,7 +65,13 @@ export async function startListenInspector(
   if (source.damaged > 0) o.warn(`the history ${historyFile} had ${source.damaged} damaged line(s): skipped`);
   let server: Awaited<ReturnType<typeof startInspector>>;
   try {
-    server = await startInspector({ host: o.address.host, port: o.address.port, source, assets });
+    const known = new StdoutSecrets();
+    known.addSecret(o.secret());
+    const redact = (text: string): string => {
+      const out = known.redact(text, true).out;
+      return o.redactText === undefined ? out : o.redactText(out);
+    };
+    server = await startInspector({ host: o.address.host, port: o.address.port, source, assets, redact });
   } catch (error) {
     await source.close();
     if (error instanceof ListenError) {

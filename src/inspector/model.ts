@@ -35,6 +35,11 @@ export interface DeliverySummary {
   replay: { label: string; status: number | null; durationMs: number; error: string | null } | null;
   /** Whether this delivery can be replayed here: listen replays and re-signs only one that verified (cli.md, Trust). */
   replayable: boolean;
+  /**
+   * Whether the delivery verified (listen: `valid`, `duplicate`; the sandbox's own deliveries
+   * always). One that did not keeps no signature: it has no curl command (cli.md, Trust).
+   */
+  verified: boolean;
 }
 
 /** One request sent on (a forward, a replay, an attempt) and what came back. */
@@ -54,6 +59,8 @@ export interface Exchange {
     error: string | null;
     durationMs: number;
   };
+  /** Its bodies (the answer's, an edited body sent) were dropped to keep the inspector within its memory bound, the oldest first. */
+  dropped: boolean;
 }
 
 export interface DeliveryDetail extends DeliverySummary {
@@ -68,6 +75,10 @@ export interface DeliveryDetail extends DeliverySummary {
     /** The body's size as it arrived; `body` holds only its first part when `bodyTruncated` (a refused body is cut). */
     bodyBytes: number;
     bodyTruncated: boolean;
+    /** The body was dropped to keep the inspector within its memory bound (`bodyBytes` says its size). */
+    bodyDropped: boolean;
   };
   exchanges: Exchange[];
+  /** How many of its oldest exchanges were dropped to keep the inspector within its memory bound. */
+  exchangesDropped: number;
 }

@@ -35,7 +35,22 @@ function summary(d: InspectedDelivery): DeliverySummary {
     // A replay through the API is one more attempt: it shows as the latest.
     replay: null,
     replayable: true,
+    verified: true,
   };
+}
+
+/** Why the API answered 404 to a replay: the words of the rule when its subscription is gone, else what it may be. */
+function notFound(d: InspectedDelivery, answer: string): string {
+  let title = 'Not Found';
+  try {
+    const problem = JSON.parse(answer) as { title?: unknown };
+    if (typeof problem.title === 'string') title = problem.title;
+  } catch {
+    // Not a problem document: its status says enough.
+  }
+  if (d.subscriptionDeleted)
+    return `subscription ${d.subscriptionId} was deleted: its deliveries cannot be replayed (the API answered 404: ${title})`;
+  return `${title} (the API answered 404): it may be a delivery of a deleted subscription, which the service keeps listing but cannot replay`;
 }
 
 const fingerprint = (d: InspectedDelivery): string => `${d.status}|${d.attempts.length}`;
@@ -79,7 +94,9 @@ export class SandboxSource implements InspectorSource {
         body: d.body,
         bodyBytes: Buffer.byteLength(d.body),
         bodyTruncated: false,
+        bodyDropped: false,
       },
+      exchangesDropped: 0,
       exchanges: d.attempts.map(
         (a): Exchange => ({
           label: `attempt ${a.attempt}`,
@@ -87,6 +104,7 @@ export class SandboxSource implements InspectorSource {
           url: a.url,
           request: { headers: a.requestHeaders, body: null },
           response: { status: a.responseStatus, headers: {}, body: null, bodyTruncated: false, error: a.error, durationMs: a.durationMs },
+          dropped: false,
         }),
       ),
     };
@@ -120,6 +138,8 @@ export class SandboxSource implements InspectorSource {
     try {
       const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
       const text = await res.text();
+      // A first 404 says what it may be, as rfs deliveries replay does (cli.md, Deleted subscriptions).
+      if (res.status === 404) throw new InspectorError(404, notFound(d, text));
       const headers: Record<string, string> = {};
       res.headers.forEach((value, name) => {
         headers[name] = value;
@@ -137,8 +157,10 @@ export class SandboxSource implements InspectorSource {
           error: null,
           durationMs: Math.round(performance.now() - started),
         },
+        dropped: false,
       };
     } catch (error) {
+      if (error instanceof InspectorError) throw error;
       throw new InspectorError(502, `the sandbox did not answer the replay: ${error instanceof Error ? error.message : String(error)}`);
     }
   }

@@ -6,6 +6,17 @@ import type { RunningSandbox } from '../sandbox/index.js';
 import { pageFolder } from './listen.js';
 import { SandboxSource } from './sandbox-source.js';
 import { startInspector } from './server.js';
+import { StdoutSecrets } from '../core/redact-stream.js';
+
+/** The sandbox's secrets, exactly: its API keys and its subscriptions' webhook secrets (made as it runs). */
+function sandboxSecrets(sandbox: RunningSandbox): (text: string) => string {
+  const known = new StdoutSecrets();
+  for (const key of Object.values(sandbox.apiKeys)) known.addKey(key);
+  return (text) => {
+    for (const secret of sandbox.inspection.subscriptionSecrets()) known.addSecret(secret);
+    return known.redact(text, true).out;
+  };
+}
 
 export async function startSandboxInspector(
   sandbox: RunningSandbox,
@@ -14,7 +25,7 @@ export async function startSandboxInspector(
   const assets = pageFolder();
   const source = new SandboxSource(sandbox);
   try {
-    const server = await startInspector({ host: address.host, port: address.port, source, assets });
+    const server = await startInspector({ host: address.host, port: address.port, source, assets, redact: sandboxSecrets(sandbox) });
     return {
       url: server.url,
       close: async () => {

@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { mapStrings, redactSecretPatterns } from '../core/redact.js';
+import { mapStrings } from '../core/redact.js';
 import { localGuard } from '../core/local-guard.js';
 import { listenOn, urlHost } from '../core/listen.js';
 import { type AssetName, readAssets } from './assets.js';
@@ -26,10 +26,10 @@ export const MAX_STREAM_BACKLOG = 256 * 1024;
 /** Events kept for a client that reconnects with Last-Event-ID. */
 const KEPT_EVENTS = 1000;
 
-// Nothing that looks like a webhook secret or an API key ever reaches the page, whatever a
-// sender put in a delivery: the one pattern rule of core/redact.ts, on every string of each
-// answer. (The listener's own secret is never in what the source holds; this covers what others sent.)
-const scrubValue = (value: unknown): unknown => mapStrings(value, redactSecretPatterns);
+// The secrets of this run (the listener's webhook secret, an API key it holds) never reach the
+// page, wherever they appear (InspectorServerOptions.redact, on every string of each answer). Text
+// that only looks like a secret is what the sender sent, and goes as it came (style.md: redact
+// what is the secret, not what looks like it): a body byte for byte.
 
 const TYPES: Record<AssetName, string> = {
   'index.html': 'text/html; charset=utf-8',
@@ -90,6 +90,8 @@ export interface InspectorServerOptions {
   source: InspectorSource;
   /** The folder of the page's files (assets.ts). */
   assets: string;
+  /** Takes this run's secrets, and only them, out of a text (core/redact-stream.ts, StdoutSecrets). */
+  redact: (text: string) => string;
 }
 
 export interface RunningInspector {
@@ -110,8 +112,8 @@ function send(res: ServerResponse, status: number, type: string, body: string | 
   res.end(body);
 }
 
-function json(res: ServerResponse, status: number, value: unknown, extra: Record<string, string> = {}): void {
-  send(res, status, 'application/json; charset=utf-8', `${JSON.stringify(scrubValue(value))}\n`, extra);
+function sendJson(res: ServerResponse, status: number, value: unknown, extra: Record<string, string> = {}): void {
+  send(res, status, 'application/json; charset=utf-8', `${JSON.stringify(value)}\n`, extra);
 }
 
 /** How much of a refused request is read and thrown away, so that its client reads the 413 rather than a reset. */
@@ -150,12 +152,6 @@ function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
   });
 }
 
-/** What a sender sent, with the secret patterns removed: as text where it is text, byte for byte otherwise. */
-function scrubBody(body: Buffer): Buffer {
-  if (isShellText(body)) return Buffer.from(redactSecretPatterns(body.toString('utf8')), 'utf8');
-  return Buffer.from(redactSecretPatterns(body.toString('latin1')), 'latin1');
-}
-
 /** The path's segments, decoded; undefined for a malformed escape (`%ZZ`). */
 function segments(pathname: string): string[] | undefined {
   try {
@@ -189,6 +185,20 @@ function sameToken(given: string | string[] | undefined, token: string): boolean
 export async function startInspector(o: InspectorServerOptions): Promise<RunningInspector> {
   const files = await readAssets(o.assets);
   const guard = localGuard(o.host, 'the inspector');
+  const scrubValue = (value: unknown): unknown => mapStrings(value, o.redact);
+  // Every JSON answer without this run's secrets (the helper above writes what it is given).
+  const json = (res: ServerResponse, status: number, value: unknown, extra: Record<string, string> = {}): void =>
+    sendJson(res, status, scrubValue(value), extra);
+  /** A body as it came, unless it holds a secret of this run: then none (a changed body would not be the body). */
+  const exported = (id: string, body: Buffer): Buffer => {
+    const text = body.toString('latin1');
+    if (o.redact(text) !== text)
+      throw new InspectorError(
+        409,
+        `the body of delivery ${id} holds a secret of this run (the webhook secret or an API key): it is not sent to the page`,
+      );
+    return body;
+  };
   const streams = new Set<ServerResponse>();
   // The event stream: each event numbered (`id:`), the newest KEPT_EVENTS kept for a client that
   // reconnects with Last-Event-ID. The run's own prefix tells an id of an earlier run (or one
@@ -253,13 +263,19 @@ export async function startInspector(o: InspectorServerOptions): Promise<Running
       const body = o.source.body(id);
       if (detail === undefined || body === undefined) return json(res, 404, { error: `no delivery ${id}` });
       if (action === 'curl') {
+        // A command that sends the body with its signature: a refused delivery keeps none (cli.md, Trust).
+        if (!detail.verified)
+          throw new InspectorError(
+            409,
+            `delivery ${id} did not verify (${detail.verdict}): it has no curl command, since the listener keeps no signature of a body that did not verify; download its body as a fixture and sign it yourself (rfs webhooks sign --payload)`,
+          );
         const target = o.source.curlTarget(id) ?? '';
-        const headers = mapStrings(detail.request.headers, redactSecretPatterns) as Record<string, string>;
-        return send(res, 200, 'text/plain; charset=utf-8', curlCommand(redactSecretPatterns(target), headers, scrubBody(body)));
+        const headers = mapStrings(detail.request.headers, o.redact) as Record<string, string>;
+        return send(res, 200, 'text/plain; charset=utf-8', curlCommand(o.redact(target), headers, exported(id, body)));
       }
       // A fixture for `rfs webhooks trigger --payload`: the body's bytes, as a download.
       const name = `${(detail.deliveryId ?? `delivery-${id}`).replace(/[^A-Za-z0-9._-]/g, '_')}.json`;
-      return send(res, 200, 'application/json', scrubBody(body), { 'content-disposition': `attachment; filename="${name}"` });
+      return send(res, 200, 'application/json', exported(id, body), { 'content-disposition': `attachment; filename="${name}"` });
     }
     if (method === 'POST' && action === 'replay' && parts.length === 4) {
       const { resign, edited } = replayRequest(await readJson(req, MAX_REQUEST_BYTES));

@@ -8,6 +8,9 @@ import type { DeliveryAttempt, WorkspaceId } from './types.js';
 export interface InspectedDelivery {
   id: string;
   workspace: WorkspaceId;
+  subscriptionId: string;
+  /** Whether its subscription is gone: the API then answers 404 to a replay of it. */
+  subscriptionDeleted: boolean;
   event: string;
   recordingId: string;
   status: string;
@@ -23,6 +26,8 @@ export interface SandboxInspection {
   deliveries(): InspectedDelivery[];
   /** The /api/v1 requests after `since` (a seq), oldest first; keys redacted (request-log.ts). */
   requests(since: number): LoggedRequest[];
+  /** The webhook secrets of its subscriptions: what the inspector keeps from its page. */
+  subscriptionSecrets(): string[];
 }
 
 export function inspectionOf(app: App): SandboxInspection {
@@ -31,6 +36,8 @@ export function inspectionOf(app: App): SandboxInspection {
       [...app.webhooks.data.deliveries.values()].map((d) => ({
         id: d.id,
         workspace: d.workspace,
+        subscriptionId: d.subscriptionId,
+        subscriptionDeleted: !app.webhooks.data.subscriptions.has(d.subscriptionId),
         event: d.event,
         recordingId: d.recordingId,
         status: d.status,
@@ -41,5 +48,6 @@ export function inspectionOf(app: App): SandboxInspection {
         lastResponseStatus: d.lastResponseStatus,
       })),
     requests: (since) => app.requestLog.since(since),
+    subscriptionSecrets: () => [...app.webhooks.data.subscriptions.values()].map((s) => s.secret),
   };
 }

@@ -3,7 +3,7 @@
 // with their 4xx, every kept thing bounded, the stream numbered and resumable, a history that
 // another program damaged read back safely, and no key or secret that a sender put in a delivery.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,7 @@ import { startInspector } from '../../src/inspector/server.js';
 import type { InspectorSource } from '../../src/inspector/source.js';
 import type { DeliverySummary } from '../../src/inspector/model.js';
 import { RFS_BIN } from '../helpers/child.js';
-import { delivery, entryOf, type Listener, list, listenEnv, post, replayApi, startApp, startListen, waitFor } from './support.js';
+import { delivery, entryOf, type Listener, list, listenEnv, post, replayApi, SECRET, startApp, startListen, waitFor } from './support.js';
 
 let work: string;
 let app: Awaited<ReturnType<typeof startApp>>;
@@ -163,7 +163,7 @@ describe('the event stream', () => {
     const assets = join(work, 'assets');
     mkdirSync(assets, { recursive: true });
     for (const name of ['index.html', 'app.js', 'app.css']) writeFileSync(join(assets, name), '');
-    const server = await startInspector({ host: '127.0.0.1', port: 0, source, assets });
+    const server = await startInspector({ host: '127.0.0.1', port: 0, source, assets, redact: (text) => text });
     try {
       const { port } = new URL(server.url);
       const socket = connect({ host: '127.0.0.1', port: Number(port) });
@@ -188,6 +188,7 @@ describe('the event stream', () => {
             target: null,
             replay: null,
             replayable: false,
+            verified: false,
           });
         }
         await new Promise((resolve) => setImmediate(resolve));
@@ -272,31 +273,71 @@ describe('the history read back', () => {
   });
 });
 
-describe('secrets a sender put in a delivery', () => {
-  // A key and a secret in a refused delivery's body and headers: the scrub must have something to remove.
-  const key = 'service_pk_live_inspectorScrub0123456789wxyz';
-  const secret = 'whsec_inspectorScrubSecret0123456789abcdef';
+describe('a --history that is not a history', () => {
+  it('refuses a notes file with exit 2 and leaves it as it was', () => {
+    const dir = mkdtempSync(join(work, 'notes-'));
+    const notes = join(dir, 'notes.txt');
+    const text = 'call the client on Monday\n';
+    writeFileSync(notes, text, { mode: 0o600 });
+    const run = spawnSync(
+      process.execPath,
+      [RFS_BIN, 'webhooks', 'listen', '--port', '0', '--inspect', '127.0.0.1:0', '--history', notes],
+      {
+        env: { PATH: process.env.PATH, ...listenEnv(dir) },
+        encoding: 'utf8',
+        timeout: 15_000,
+      },
+    );
+    expect(run.status, run.stderr).toBe(2);
+    expect(run.stderr).toContain(`the history ${notes} is not an rfs history (its first line is not one)`);
+    expect(readFileSync(notes, 'utf8')).toBe(text);
+  });
+});
 
-  it('reaches no answer of the inspector: list, detail, curl, body, event stream', async () => {
+describe('secrets in a delivery', () => {
+  // What only looks like a key or a secret is the sender's text, and goes as it came; the
+  // listener's own secret (SECRET, which the sender had) never reaches the page.
+  const lookalikeKey = 'service_pk_live_inspectorLookalike0123456789wxyz';
+  const lookalikeSecret = 'whsec_notTheListenersSecret0123456789abcdef';
+
+  it("keep the listener's own secret out of every answer (list, detail, event stream), and refuse to export a body that holds it", async () => {
     const events = stream(listen.inspectorUrl);
-    const sent = delivery('dlv_api_scrub', { body: JSON.stringify({ key, secret, data: { title: `key ${key}` } }), signature: null });
-    sent.headers['x-service-note'] = `${key} ${secret}`;
+    const sent = delivery('dlv_api_own_secret', {
+      body: JSON.stringify({ leaked: SECRET, data: { title: `secret ${SECRET}` } }),
+      signature: null,
+    });
+    sent.headers['x-service-note'] = SECRET;
     expect(await post(listen.receiverUrl, sent)).toBe(401);
-    const entry = await entryOf(listen.inspectorUrl, 'dlv_api_scrub');
-    await waitFor('the event', () => (events.text().includes('dlv_api_scrub') ? true : undefined));
+    const entry = await entryOf(listen.inspectorUrl, 'dlv_api_own_secret');
+    await waitFor('the event', () => (events.text().includes('dlv_api_own_secret') ? true : undefined));
     events.close();
     const texts = [
       await (await fetch(`${listen.inspectorUrl}api/deliveries`)).text(),
       await (await fetch(`${listen.inspectorUrl}api/deliveries/${entry.id}`)).text(),
-      await (await fetch(`${listen.inspectorUrl}api/deliveries/${entry.id}/curl`)).text(),
-      await (await fetch(`${listen.inspectorUrl}api/deliveries/${entry.id}/body`)).text(),
       events.text(),
     ];
     for (const text of texts) {
-      expect(text).not.toContain(key);
-      expect(text).not.toContain(secret);
-      // What was there is shown redacted, as rfs shows keys everywhere: the prefix and the last 4.
-      expect(text).toContain('service_pk_…wxyz');
+      expect(text).not.toContain(SECRET);
+      expect(text).toContain('whsec_…');
     }
+    const body = await fetch(`${listen.inspectorUrl}api/deliveries/${entry.id}/body`);
+    expect(body.status).toBe(409);
+    expect(await body.text()).not.toContain(SECRET);
+  });
+
+  it('pass text that only looks like a key or a secret as it came: list, detail, fixture, event stream', async () => {
+    const events = stream(listen.inspectorUrl);
+    const body = JSON.stringify({ key: lookalikeKey, secret: lookalikeSecret, data: { title: `key ${lookalikeKey}` } });
+    expect(await post(listen.receiverUrl, delivery('dlv_api_lookalike', { body }))).toBe(201);
+    const entry = await entryOf(listen.inspectorUrl, 'dlv_api_lookalike');
+    await waitFor('the event', () => (events.text().includes('dlv_api_lookalike') ? true : undefined));
+    events.close();
+    const detail = (await (await fetch(`${listen.inspectorUrl}api/deliveries/${entry.id}`)).json()) as {
+      data: { request: { body: string }; title: string };
+    };
+    expect(detail.data.request.body).toBe(body);
+    expect(detail.data.title).toBe(`key ${lookalikeKey}`);
+    expect(await (await fetch(`${listen.inspectorUrl}api/deliveries/${entry.id}/body`)).text()).toBe(body);
+    expect(events.text()).toContain(lookalikeKey);
   });
 });

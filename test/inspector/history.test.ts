@@ -1,14 +1,34 @@
 // The inspector's history file (cli.md, webhooks listen --inspect: the newest 1,000 deliveries,
 // at most 50 MB, read back at start) and the forward target's answer that it keeps (64 KiB).
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, chmodSync, chownSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  chownSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HistoryFile, HistoryPathError, MAX_ENTRIES, MAX_LINES, readHistory } from '../../src/inspector/history.js';
-import { isListenEntry } from '../../src/inspector/listen-source.js';
+import {
+  HistoryFile,
+  HistoryPathError,
+  MAX_DEFAULT_HISTORIES,
+  MAX_ENTRIES,
+  MAX_LINES,
+  pruneDefaultHistories,
+  readHistory,
+} from '../../src/inspector/history.js';
+import { isListenEntry, ListenSource } from '../../src/inspector/listen-source.js';
 import { openDeliverySender } from '../../src/webhooks/send.js';
 import { parseListenAddress } from '../../src/core/listen.js';
 
@@ -23,6 +43,57 @@ afterEach(() => {
   if (work) rmSync(work, { recursive: true, force: true });
   work = undefined;
 });
+
+const good = {
+  id: '3',
+  at: '2026-01-02T03:04:05.000Z',
+  method: 'POST',
+  path: '/',
+  headers: { 'content-type': 'application/json' },
+  bodyBase64: Buffer.from('{}').toString('base64'),
+  deliveryId: 'dlv_1',
+  event: 'recording.completed',
+  recordingId: null,
+  title: null,
+  verdict: 'valid',
+  status: 200,
+  explanation: 'ok',
+  exchanges: [],
+};
+
+function sourceOptions(historyFile: string) {
+  return {
+    historyFile,
+    forwardTo: undefined,
+    forward: undefined,
+    secret: () => 'whsec_historyTestSecret',
+    receiverUrl: 'http://127.0.0.1:9/',
+    now: () => Date.parse('2026-11-28T12:00:00Z'),
+    onHistoryError: (error: unknown) => {
+      throw error;
+    },
+  };
+}
+
+/** A refused delivery as the receiver reports it. */
+function arrive(source: ListenSource, deliveryId: string): void {
+  source.add(
+    {
+      deliveryId,
+      event: null,
+      recordingId: null,
+      title: null,
+      valid: false,
+      reason: 'missing',
+      explanation: 'no signature',
+      ageSeconds: null,
+      status: 401,
+    },
+    { method: 'POST', path: '/', headers: {}, body: Buffer.from('{}') },
+    'missing',
+    Date.parse('2026-11-28T12:00:00Z'),
+  );
+}
 
 describe('the history file', () => {
   it('holds at most 2,000 lines and reads back the newest 1,000 entries however many arrive', async () => {
@@ -78,7 +149,8 @@ describe('the history file', () => {
   it('reads only the tail of a file grown past its bound (3 GiB, sparse): the newest lines, the cut one not counted as damage', async () => {
     work = mkdtempSync(join(tmpdir(), 'rfs-history-'));
     const file = join(work, 'h.jsonl');
-    writeFileSync(file, '');
+    // A history's first line, then zeros (sparse) to 3 GiB, then the newest lines.
+    writeFileSync(file, '{"id":"1","n":1}\n');
     truncateSync(file, 3 * 1024 ** 3);
     appendFileSync(file, '\n{"id":"7","n":7}\n{"id":"8","n":8}\n');
     const before = process.memoryUsage().rss;
@@ -120,23 +192,83 @@ describe('the history file', () => {
   });
 });
 
+describe('a file that is not a history', () => {
+  it('is refused before it is read or written: a notes file stays as it was', async () => {
+    work = mkdtempSync(join(tmpdir(), 'rfs-history-'));
+    const notes = join(work, 'notes.txt');
+    const text = 'call the client on Monday\n{"id":"1"} is not a first line\n';
+    writeFileSync(notes, text, { mode: 0o600 });
+    await expect(readHistory(notes, isEntry)).rejects.toThrow(/is not an rfs history \(its first line is not one\)/);
+    await expect(ListenSource.open(sourceOptions(notes))).rejects.toBeInstanceOf(HistoryPathError);
+    expect(readFileSync(notes, 'utf8')).toBe(text);
+  });
+
+  it('takes an empty file, and a history whose first line is one', async () => {
+    work = mkdtempSync(join(tmpdir(), 'rfs-history-'));
+    const file = join(work, 'h.jsonl');
+    writeFileSync(file, '', { mode: 0o600 });
+    await expect(readHistory(file, isEntry)).resolves.toEqual({ entries: [], damaged: 0 });
+    writeFileSync(file, '{"id":"12","n":1}\n', { mode: 0o600 });
+    await expect(readHistory(file, isEntry)).resolves.toEqual({ entries: [{ id: '12', n: 1 }], damaged: 0 });
+  });
+});
+
+describe('ids read back', () => {
+  it('reads back every id the listener writes, past 15 digits too', async () => {
+    work = mkdtempSync(join(tmpdir(), 'rfs-history-'));
+    const file = join(work, 'h.jsonl');
+    writeFileSync(file, `${JSON.stringify({ ...good, id: '999999999999999' })}\n`, { mode: 0o600 });
+    const first = await ListenSource.open(sourceOptions(file));
+    arrive(first, 'dlv_sixteen_digits');
+    expect(first.list().map((s) => s.id)).toEqual(['1000000000000000', '999999999999999']);
+    await first.close();
+    const again = await ListenSource.open(sourceOptions(file));
+    expect(again.damaged).toBe(0);
+    expect(again.list().map((s) => s.id)).toEqual(['1000000000000000', '999999999999999']);
+    await again.close();
+  });
+
+  it('numbers the entries anew when the next id would pass the safe integers', async () => {
+    work = mkdtempSync(join(tmpdir(), 'rfs-history-'));
+    const file = join(work, 'h.jsonl');
+    writeFileSync(file, `${JSON.stringify({ ...good, id: String(Number.MAX_SAFE_INTEGER) })}\n`, { mode: 0o600 });
+    const first = await ListenSource.open(sourceOptions(file));
+    arrive(first, 'dlv_after_max');
+    expect(first.list().map((s) => [s.id, s.deliveryId])).toEqual([
+      ['2', 'dlv_after_max'],
+      ['1', 'dlv_1'],
+    ]);
+    await first.close();
+    expect((await ListenSource.open(sourceOptions(file))).list().length).toBe(2);
+  });
+});
+
+describe('default histories (one per port)', () => {
+  it(`removes those of other ports unused for 30 days, and the oldest past the newest ${MAX_DEFAULT_HISTORIES}; never the current one, nor another file`, async () => {
+    work = mkdtempSync(join(tmpdir(), 'rfs-history-'));
+    const now = Date.parse('2026-11-28T12:00:00Z');
+    const day = 24 * 60 * 60 * 1000;
+    const make = (name: string, ageDays: number) => {
+      writeFileSync(join(work as string, name), '', { mode: 0o600 });
+      utimesSync(join(work as string, name), (now - ageDays * day) / 1000, (now - ageDays * day) / 1000);
+    };
+    make('listen-8787.jsonl', 400);
+    make('listen-1.jsonl', 31);
+    make('notes.jsonl', 400);
+    make('listen-x.jsonl', 400);
+    // 25 recent ones, a day apart: the 19 newest stay beside the current one.
+    for (let i = 0; i < 25; i++) make(`listen-${40000 + i}.jsonl`, 1 + i);
+    const removed = await pruneDefaultHistories(join(work, 'listen-8787.jsonl'), now);
+    const expected = ['listen-1.jsonl', ...Array.from({ length: 6 }, (_, i) => `listen-${40019 + i}.jsonl`)].sort();
+    expect(removed).toEqual(expected);
+    const left = readdirSync(work).filter((name) => /^listen-[0-9]+\.jsonl$/.test(name));
+    expect(left.length).toBe(MAX_DEFAULT_HISTORIES);
+    expect(left).toContain('listen-8787.jsonl');
+    expect(readdirSync(work)).toEqual(expect.arrayContaining(['notes.jsonl', 'listen-x.jsonl']));
+  });
+});
+
 describe("a line of the listener's history is checked as its type says", () => {
-  const good = {
-    id: '3',
-    at: '2026-01-02T03:04:05.000Z',
-    method: 'POST',
-    path: '/',
-    headers: { 'content-type': 'application/json' },
-    bodyBase64: Buffer.from('{}').toString('base64'),
-    deliveryId: 'dlv_1',
-    event: 'recording.completed',
-    recordingId: null,
-    title: null,
-    verdict: 'valid',
-    status: 200,
-    explanation: 'ok',
-    exchanges: [],
-  };
   it('takes a well-formed entry', () => {
     expect(isListenEntry(good)).toBe(true);
   });

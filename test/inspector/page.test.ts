@@ -153,6 +153,10 @@ describe('keyboard', () => {
       await page.locator('#not-replayable', { hasText: 'did not verify' }).waitFor();
       await expect(page.locator('#replay-resigned').getAttribute('aria-disabled')).resolves.toBe('true');
       await expect(page.locator('#editor').count()).resolves.toBe(0);
+      // No signed command of it, and the signature it came with is not on the page.
+      await expect(page.locator('#copy-curl').count()).resolves.toBe(0);
+      await expect(page.locator('#detail').textContent()).resolves.toContain('[received, not kept: the delivery did not verify');
+      expect(await page.content()).not.toMatch(/[0-9a-f]{64}/);
       // Clicked all the same (Playwright would wait for an enabled button): nothing is sent.
       await page.click('#replay-resigned', { force: true });
       await page.click('#replay-as-sent', { force: true });

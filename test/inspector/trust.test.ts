@@ -82,26 +82,37 @@ describe('replay and re-sign: only what verified', () => {
     expect(await verifies(got)).toBe(0);
   });
 
-  it('keeps no signature but the sender’s for a refused delivery: not in its detail, its curl command, nor the history file', async () => {
+  it('keeps no signature of a refused delivery, not even the one it came with: not in the list, its detail, the event stream, a curl command, its fixture nor the history file', async () => {
     const forged = await entryOf(listen.inspectorUrl, 'dlv_trust_forged');
-    const detail = (await (await fetch(`${listen.inspectorUrl}api/deliveries/${forged.id}`)).json()) as {
-      data: { exchanges: unknown[]; request: { headers: Record<string, string> } };
+    const signatureValue = /[0-9a-f]{64}/g;
+    const detailText = await (await fetch(`${listen.inspectorUrl}api/deliveries/${forged.id}`)).text();
+    const detail = JSON.parse(detailText) as {
+      data: { exchanges: unknown[]; explanation: string; request: { headers: Record<string, string> } };
     };
     expect(detail.data.exchanges).toEqual([]);
-    const curl = await (await fetch(`${listen.inspectorUrl}api/deliveries/${forged.id}/curl`)).text();
-    const signatures = (text: string) => [...text.matchAll(/sha256=[0-9a-f]{64}/g)].map((m) => m[0]);
-    expect(signatures(curl)).toEqual([forgedSignature]);
-    expect(signatures(JSON.stringify(detail))).toEqual([forgedSignature]);
+    // That one came, and why it failed: not its value.
+    expect(detail.data.request.headers['x-service-signature']).toBe('[received, not kept: the delivery did not verify (mismatch)]');
+    expect(detail.data.explanation).not.toBe('');
+    const curl = await fetch(`${listen.inspectorUrl}api/deliveries/${forged.id}/curl`);
+    expect(curl.status).toBe(409);
+    expect(((await curl.json()) as { error: string }).error).toMatch(/did not verify \(mismatch\): it has no curl command/);
+    const fixture = await (await fetch(`${listen.inspectorUrl}api/deliveries/${forged.id}/body`)).text();
+    expect(fixture).toBe('{"amount":"1000000"}');
     const history = await waitFor('the refused delivery in the history', () => {
       const text = readFileSync(join(work, 'history.jsonl'), 'utf8');
       return text.includes('dlv_trust_forged') ? text : undefined;
     });
-    const lines = history.trim().split('\n');
-    const kept = lines.filter((line) => line.includes('dlv_trust_forged'));
+    const kept = history
+      .trim()
+      .split('\n')
+      .filter((line) => line.includes('dlv_trust_forged'));
     expect(kept.length).toBeGreaterThan(0);
-    for (const line of kept) {
-      expect((JSON.parse(line) as { exchanges: unknown[] }).exchanges).toEqual([]);
-      expect(signatures(line)).toEqual([forgedSignature]);
+    for (const line of kept) expect((JSON.parse(line) as { exchanges: unknown[] }).exchanges).toEqual([]);
+    const listed = await (await fetch(`${listen.inspectorUrl}api/deliveries`)).text();
+    for (const text of [detailText, fixture, listed, ...kept]) {
+      expect(text).not.toContain(forgedSignature);
+      expect(text).not.toContain(forgedSignature.slice('sha256='.length));
+      expect(text.match(signatureValue)).toBeNull();
     }
   });
 
@@ -144,6 +155,11 @@ describe('copy as curl', () => {
     ['bytes that are not UTF-8', () => Buffer.from([0x7b, 0x00, 0xff, 0xfe, 0x0a, 0x40, 0x2f, 0x7d])],
     // Pasted into a terminal, ESC[201~ ends a bracketed paste and ^C, CR run what comes before them.
     ['keystrokes a paste would obey', () => Buffer.from(`{"a":1}\u001b[201~\u0003\rtouch ${join(work, 'pwned')}\n\u202e\u200b`)],
+    // Only the listener's own secret is kept from the page: text that looks like one is the body.
+    [
+      'text that only looks like a secret or a key',
+      () => Buffer.from('{"note":"whsec_notTheListenersSecret0123456789abcdef service_pk_live_lookalike0123456789wxyz"}'),
+    ],
   ];
 
   for (const [name, bodyOf] of cases) {
@@ -154,6 +170,10 @@ describe('copy as curl', () => {
       expect(await post(listen.receiverUrl, delivery(id, { body }))).toBe(201);
       const entry = await entryOf(listen.inspectorUrl, id);
       const command = await (await fetch(`${listen.inspectorUrl}api/deliveries/${entry.id}/curl`)).text();
+      // The fixture is the body's bytes too.
+      expect(Buffer.from(await (await fetch(`${listen.inspectorUrl}api/deliveries/${entry.id}/body`)).arrayBuffer()).equals(body)).toBe(
+        true,
+      );
       // Safe to paste: no control character but the line ends, no bidi or invisible character.
       expect(command).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e]/u);
       const atApp = app.received.length;

@@ -246,17 +246,23 @@ function diffView(before: string, after: string, id?: string): HTMLElement {
   return box;
 }
 
+/** Why a part is no longer there: the inspector's memory bound (kept-bytes.ts). */
+const DROPPED = 'the inspector keeps at most 40 MiB of bodies and answers, and drops the oldest first.';
+
 function exchangeView(e: Exchange, original: string): HTMLElement {
   const box = el('div', undefined, 'exchange');
   box.dataset.label = e.label;
   const r = e.response;
   const head = `${e.label}: ${r.status === null ? `no answer (${r.error ?? 'unknown'})` : `HTTP ${r.status}`} in ${r.durationMs} ms`;
   box.append(el('h4', head, statusClass(r.status)), el('p', `${time(e.at)}${e.url === null ? '' : ` → ${e.url}`}`));
-  if (e.request.body !== null) {
+  if (e.request.body !== null && !e.dropped) {
     box.append(el('h5', 'Body sent (edited): what changed'), diffView(original, e.request.body));
   }
   if (Object.keys(r.headers).length > 0) box.append(el('h5', 'Answer headers'), headerList(r.headers));
-  if (r.body !== null) {
+  if (e.dropped) {
+    const cut = el('p', `Bodies dropped${e.request.body === null ? '' : ' (the edited body sent and the answer)'}: ${DROPPED}`, 'hint cut');
+    box.append(cut);
+  } else if (r.body !== null) {
     box.append(el('h5', `Answer body${r.bodyTruncated ? ' (first 64 KiB)' : ''}`));
     const body = pre(r.body === '' ? '(empty)' : r.body, undefined, `${e.label}: answer body`);
     body.className = 'answer-body';
@@ -268,6 +274,13 @@ function exchangeView(e: Exchange, original: string): HTMLElement {
     box.append(details);
   }
   return box;
+}
+
+/** The exchanges of a delivery, after a mark of how many older ones were dropped. */
+function exchangeViews(d: DeliveryDetail): HTMLElement[] {
+  const views = d.exchanges.map((e) => exchangeView(e, d.request.body));
+  if (d.exchangesDropped === 0) return views;
+  return [el('p', `${d.exchangesDropped} older exchange(s) dropped: ${DROPPED}`, 'hint cut'), ...views];
 }
 
 function sayReplay(id: string, text: string): void {
@@ -313,6 +326,11 @@ async function replay(id: string, resign: boolean, edited?: string): Promise<voi
 
 async function copyCurl(id: string): Promise<void> {
   const res = await fetch(`/api/deliveries/${encodeURIComponent(id)}/curl`);
+  if (!res.ok) {
+    const problem = (await res.json().catch(() => ({}))) as { error?: string };
+    $('replay-result').textContent = shown(`no curl command: ${problem.error ?? `HTTP ${res.status}`}`);
+    return;
+  }
   const text = await res.text();
   const out = $<HTMLTextAreaElement>('curl');
   out.hidden = false;
@@ -366,8 +384,8 @@ async function refreshDetail(id: string): Promise<void> {
   if (opened?.id !== id) return;
   opened = d;
   const list = $('exchanges');
-  list.replaceChildren(...d.exchanges.map((e) => exchangeView(e, d.request.body)));
-  $('exchanges-head').hidden = d.exchanges.length === 0;
+  list.replaceChildren(...exchangeViews(d));
+  $('exchanges-head').hidden = d.exchanges.length === 0 && d.exchangesDropped === 0;
   markBusy(id);
 }
 
@@ -398,7 +416,8 @@ async function openDetail(id: string, focus: boolean): Promise<void> {
     edit.setAttribute('aria-controls', 'editor');
     actions.append(edit);
   }
-  actions.append(actionButton('copy-curl', 'Copy as curl', () => void copyCurl(d.id), false));
+  // A refused delivery keeps no signature, so no signed command is made of it (cli.md, Trust).
+  if (d.verified) actions.append(actionButton('copy-curl', 'Copy as curl', () => void copyCurl(d.id), false));
   const fixture = el('a', 'Download fixture', 'button');
   fixture.id = 'download-fixture';
   fixture.href = `/api/deliveries/${encodeURIComponent(d.id)}/body`;
@@ -423,11 +442,13 @@ async function openDetail(id: string, focus: boolean): Promise<void> {
   heading.id = 'detail-heading';
   heading.tabIndex = -1;
   const parts: HTMLElement[] = [heading, summary, actions];
-  if (info.canReplay && !d.replayable) {
-    const why = el(
-      'p',
-      `Not replayed: this delivery did not verify (${d.verdict}). The listener replays and re-signs only deliveries that verified.`,
-    );
+  const whyNot = !d.verified
+    ? `This delivery did not verify (${d.verdict}): the listener never replays or signs it, and keeps no signature of it (the header says one came, not its value), so no curl command is made of it.`
+    : info.canReplay && !d.replayable
+      ? 'Not replayed: its body was dropped to keep the inspector within its memory bound.'
+      : undefined;
+  if (whyNot !== undefined) {
+    const why = el('p', whyNot);
     why.id = 'not-replayable';
     why.className = 'hint';
     parts.push(why);
@@ -441,23 +462,27 @@ async function openDetail(id: string, focus: boolean): Promise<void> {
   curlBox.rows = 6;
   curlBox.setAttribute('aria-label', 'curl command');
   parts.push(curlBox, el('h3', 'Request headers'), headerList(d.request.headers));
-  parts.push(
-    el(
-      'h3',
-      d.request.bodyTruncated
-        ? `Raw body (first ${d.request.body.length} of ${d.request.bodyBytes} bytes: a refused body is cut)`
-        : 'Raw body',
-    ),
-    pre(d.request.body, 'raw-body', 'Raw body'),
-  );
+  if (d.request.bodyDropped) {
+    parts.push(el('h3', 'Raw body'), el('p', `Dropped (${d.request.bodyBytes} bytes): ${DROPPED}`, 'hint cut'));
+  } else {
+    parts.push(
+      el(
+        'h3',
+        d.request.bodyTruncated
+          ? `Raw body (first ${d.request.body.length} of ${d.request.bodyBytes} bytes: a refused body is cut)`
+          : 'Raw body',
+      ),
+      pre(d.request.body, 'raw-body', 'Raw body'),
+    );
+  }
   const json = pretty(d.request.body);
   if (json !== null) parts.push(el('h3', 'Body as JSON'), pre(json, 'pretty-body', 'Body as JSON'));
   const head = el('h3', info.kind === 'sandbox' ? 'Attempts' : 'Forward target and replays');
   head.id = 'exchanges-head';
-  head.hidden = d.exchanges.length === 0;
+  head.hidden = d.exchanges.length === 0 && d.exchangesDropped === 0;
   const list = el('div');
   list.id = 'exchanges';
-  list.append(...d.exchanges.map((e) => exchangeView(e, d.request.body)));
+  list.append(...exchangeViews(d));
   parts.push(head, list);
   pane.replaceChildren(...parts);
   markBusy(d.id);

@@ -229,6 +229,7 @@ async function startListenInspector(
     receiver,
     forwardTo: o.forwardTo,
     secret,
+    redactText: ctx.io.redactText,
     now: ctx.clock.now,
     say: (line) => ctx.ui.say(line),
     warn: (line) => ctx.ui.warn(line),
