@@ -19,6 +19,7 @@ import {
   isFullDeliveryList,
   type ListAnswer,
   listAnswer,
+  takeCensus,
 } from '../../../api/delivery-evidence.js';
 import { joinWords } from '../../../core/words.js';
 import { listDeliveries, replayDelivery } from '../../../api/webhooks.js';
@@ -36,8 +37,14 @@ import { writeList } from '../../../output/list-writer.js';
 import { renderTable } from '../../../output/table.js';
 import { confirmAction } from '../../../prompt/confirm.js';
 import type { Delivery } from '../../../shared/schemas.js';
-import { incompleteNotice } from '../bounds.js';
-import { applyDeliveryFilter, type DeliveryFilter, isFiltering, readDeliveryFilter } from '../filters.js';
+import { countText, incompleteNotice } from '../bounds.js';
+import {
+  applyDeliveryFilter,
+  describeDeliveryFilter,
+  type DeliveryFilter,
+  isFiltering,
+  readDeliveryFilter,
+} from '../filters.js';
 import { type KnownSubscriptions, knowSubscriptions } from '../known-subscriptions.js';
 import type { ApiClient } from '../../../api/types.js';
 import type { Input } from './index.js';
@@ -95,27 +102,37 @@ export function options({ args: [ids], flags }: Input, ctx: Context): ReplayOpti
 /** The result rows' id column: the service's delivery ids are dlv_ and 20 characters. */
 const DELIVERY_LABEL = { header: 'DELIVERY', minWidth: 24 };
 
-const deliveries = (n: number): string => `${n} FAILED deliver${n === 1 ? 'y' : 'ies'}`;
+/** `3 FAILED deliveries`, `50+ FAILED deliveries` (a lower bound is never one delivery). */
+const deliveries = (n: number, isLowerBound = false): string =>
+  `${countText({ count: n, countIsLowerBound: isLowerBound })} FAILED deliver${n === 1 && !isLowerBound ? 'y' : 'ies'}`;
 
 /**
  * The FAILED deliveries of deleted subscriptions, which the service keeps listing but never
- * replays (404): left out of --all-failed and counted, so that a run can end clean.
+ * replays (404): left out of --all-failed and counted, so that a run can end clean. A count
+ * drawn from a list that came back full is a lower bound (`50+`).
  */
 class Orphans {
   private readonly ids = new Set<string>();
   private readonly subscriptions = new Set<string>();
+  private lowerBound = false;
   private check: Promise<SubscriptionCheck> | undefined;
 
   constructor(private readonly load: () => Promise<SubscriptionCheck>) {}
 
-  /** `listed` without the deliveries of deleted subscriptions, which are counted. */
-  async leaveOut(listed: readonly Delivery[]): Promise<Delivery[]> {
-    if (!listed.some((d) => subscriptionOf(d) !== '')) return [...listed];
+  /** Which subscriptions exist: GET /webhooks, asked once per run. */
+  exists(): Promise<SubscriptionCheck> {
     this.check ??= this.load();
-    const { live, orphaned } = splitByDeletedSubscription(listed, await this.check);
+    return this.check;
+  }
+
+  /** `listed` without the deliveries of deleted subscriptions, which are counted; `fromFull`: rows of a list that came back full. */
+  async leaveOut(listed: readonly Delivery[], fromFull: ReadonlySet<string> = new Set()): Promise<Delivery[]> {
+    if (!listed.some((d) => subscriptionOf(d) !== '')) return [...listed];
+    const { live, orphaned } = splitByDeletedSubscription(listed, await this.exists());
     for (const d of orphaned) {
       this.ids.add(d.id);
       this.subscriptions.add(subscriptionOf(d));
+      if (fromFull.has(d.id)) this.lowerBound = true;
     }
     return live;
   }
@@ -124,7 +141,7 @@ class Orphans {
   describe(): string | undefined {
     if (this.ids.size === 0) return undefined;
     const subs = [...this.subscriptions].map((id) => deletedSubscriptionText(sanitize(id)));
-    return `${deliveries(this.ids.size)} left out: ${subs.join(', ')} (the service cannot replay them)`;
+    return `${deliveries(this.ids.size, this.lowerBound)} left out: ${subs.join(', ')} (the service cannot replay them)`;
   }
 }
 
@@ -183,63 +200,74 @@ async function notFoundTitle(
 
 /** The FAILED deliveries --all-failed takes, and whether they are all there may be. */
 interface FailedListing {
+  /** Filtered; deliveries of deleted subscriptions still in. */
   rows: Delivery[];
-  /** The lists that came back full (older FAILED deliveries may sit behind them). */
+  /** The ids of `rows` that came from a list that came back full. */
+  fromFull: Set<string>;
+  /** The lists of live subscriptions that came back full (older FAILED deliveries may sit behind them). */
   full: string[];
 }
 
 /**
- * The FAILED deliveries, filtered: one list, and with a filter behind a full list, one list per
- * live subscription (a deleted one's cannot be replayed), which reaches further back.
+ * The FAILED deliveries, filtered: the census of api/delivery-evidence.ts, so that a full list
+ * of the whole workspace is listed again per live subscription (a deleted one's deliveries
+ * cannot be replayed), and a busy or deleted subscription hides no other one's deliveries.
  */
-async function listFailed(ctx: Context, client: ApiClient, o: ReplayOptions): Promise<FailedListing> {
-  const list = (subscriptionId: string | undefined) =>
-    listDeliveries(client, { status: 'FAILED', subscriptionId, limit: DELIVERY_LIST_ROWS, signal: ctx.signal });
-  const all = await list(o.subscriptionId);
-  if (!isFiltering(o.filter) || !isFullDeliveryList(all.length) || o.subscriptionId !== undefined) {
-    return { rows: applyDeliveryFilter(all, o.filter), full: isFullDeliveryList(all.length) ? ['the FAILED list'] : [] };
-  }
-  const live = await checkSubscriptions(client, ctx.signal);
+async function listFailed(ctx: Context, client: ApiClient, o: ReplayOptions, orphans: Orphans): Promise<FailedListing> {
+  const { slices } = await takeCensus(client, {
+    statuses: ['FAILED'],
+    subscriptionId: o.subscriptionId,
+    known: async () => [...(await orphans.exists()).byId.keys()],
+    listNamed: false,
+    signal: ctx.signal,
+  });
   const rows = new Map<string, Delivery>();
-  const full: string[] = [];
-  const seen = new Set<string>();
-  for (const subscriptionId of [...live.byId.keys()].sort()) {
-    const listed = await list(subscriptionId);
-    if (isFullDeliveryList(listed.length)) full.push(`the FAILED list of ${sanitize(subscriptionId)}`);
-    for (const d of listed) seen.add(d.id);
-    for (const d of applyDeliveryFilter(listed, o.filter)) rows.set(d.id, d);
+  const fromFull = new Set<string>();
+  for (const slice of slices) {
+    for (const d of applyDeliveryFilter(slice.deliveries, o.filter)) {
+      if (rows.has(d.id)) continue;
+      rows.set(d.id, d);
+      if (slice.full) fromFull.add(d.id);
+    }
   }
-  const rest = all.filter((d) => !seen.has(d.id));
-  if (rest.length > 0) full.push('the FAILED list');
-  for (const d of applyDeliveryFilter(rest, o.filter)) rows.set(d.id, d);
-  return { rows: [...rows.values()], full };
+  // A full list hides replayable deliveries only when it is a live subscription's, or holds some.
+  const check = slices.some((s) => s.full) ? await orphans.exists() : undefined;
+  const full = slices
+    .filter(
+      (s) =>
+        s.full &&
+        (s.listedFor !== undefined ? !check?.isDeleted(s.listedFor) : s.deliveries.some((d) => !check?.isDeleted(subscriptionOf(d)))),
+    )
+    .map((s) => (s.listedFor === undefined ? 'the FAILED list' : `the FAILED list of ${sanitize(s.listedFor)}`));
+  return { rows: [...rows.values()], fromFull, full };
 }
 
 /** Replays each id once, in order; answers the ids whose replay was accepted and the exit code. */
 async function replayAll(
   ctx: Context,
   o: ReplayOptions,
-  failed: readonly Delivery[],
+  first: FirstRound,
   orphans: Orphans,
 ): Promise<{ exitCode: number; accepted: Replayed[]; finished: boolean }> {
   const client = await ctx.api();
-  // Whether the last listing came back full, for the rounds' end (a filtered listing is shorter).
-  const fullness = new WeakMap<readonly Delivery[], boolean>();
+  // Which lists of the last listing came back full, for the rounds' end (a filtered listing is shorter).
+  const fullness = new WeakMap<readonly Delivery[], readonly string[]>([[first.rows, first.full]]);
   const listAgain = async (): Promise<Delivery[]> => {
-    const listed = await listFailed(ctx, client, o);
-    const rows = await orphans.leaveOut(listed.rows);
-    fullness.set(rows, listed.full.length > 0);
+    const listed = await listFailed(ctx, client, o, orphans);
+    const rows = await orphans.leaveOut(listed.rows, listed.fromFull);
+    fullness.set(rows, listed.full);
     return rows;
   };
   const progress = await Progress.start(ctx.ui, o.allFailed ? 'round 1: replaying' : `replaying 0/${o.ids.length}`);
   const rounds = o.allFailed
     ? new FailedRounds(
-        failed,
+        first.rows,
         listAgain,
         o.max,
         ctx.signal,
         (round) => progress.update(`round ${round}: replaying`),
-        (listing) => fullness.get(listing) ?? isFullDeliveryList(listing.length),
+        (listing) => fullness.get(listing) ?? (isFullDeliveryList(listing.length) ? ['the FAILED list'] : []),
+        isFiltering(o.filter) ? `matching ${describeDeliveryFilter(o.filter)}` : undefined,
       )
     : undefined;
   // Items by position, so that an id given twice is two replays, each reported.
@@ -311,14 +339,20 @@ function replayedFrom(id: string, answer: Delivery | undefined, listed: Delivery
   return { id, subscriptionId, before: attemptTimeOf(shown) ?? Number.NEGATIVE_INFINITY };
 }
 
+/** The first round's FAILED deliveries, and the lists of live subscriptions that came back full. */
+interface FirstRound {
+  rows: Delivery[];
+  full: readonly string[];
+}
+
 /**
  * The FAILED deliveries of the first round as listed, once confirmed; undefined when nothing is
  * to be replayed. With --max the confirmation shows only those that will be replayed.
  */
-async function firstRound(ctx: Context, o: ReplayOptions, orphans: Orphans): Promise<Delivery[] | undefined> {
+async function firstRound(ctx: Context, o: ReplayOptions, orphans: Orphans): Promise<FirstRound | undefined> {
   const client = await ctx.api();
-  const all = await listFailed(ctx, client, o);
-  const listed = await orphans.leaveOut(all.rows);
+  const all = await listFailed(ctx, client, o, orphans);
+  const listed = await orphans.leaveOut(all.rows, all.fromFull);
   const orphaned = orphans.describe();
   const shown = o.max === undefined ? listed : listed.slice(0, o.max);
   const maybeMore = all.full.length > 0 && (o.max === undefined || o.max > DELIVERY_LIST_ROWS);
@@ -349,7 +383,7 @@ async function firstRound(ctx: Context, o: ReplayOptions, orphans: Orphans): Pro
       return undefined;
     }
   }
-  return listed;
+  return { rows: listed, full: all.full };
 }
 
 async function waitAndReport(ctx: Context, o: ReplayOptions, replayed: Replayed[]): Promise<number> {
@@ -419,7 +453,7 @@ export async function run(ctx: Context, o: ReplayOptions): Promise<number> {
       hint: 'pass --yes to confirm, or --dry-run to only list them',
     });
   }
-  let first: Delivery[] = [];
+  let first: FirstRound = { rows: [], full: [] };
   const orphans = new Orphans(async () => checkSubscriptions(await ctx.api(), ctx.signal));
   if (o.allFailed) {
     const listed = await firstRound(ctx, o, orphans);
