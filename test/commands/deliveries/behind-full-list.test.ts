@@ -123,7 +123,9 @@ describe('FAILED deliveries of a live subscription behind a full list of a delet
       othersMayBeHidden: true,
     });
     expect(row?.detail).toMatch(
-      new RegExp(`^2 waiting \\(see rfs deliveries summary; rfs deliveries replay --all-failed\\); apart from those, 50\\+ of deleted subscription ${ids.deleted} \\(the service cannot replay them\\)`),
+      new RegExp(
+        `^2 waiting \\(see rfs deliveries summary; rfs deliveries replay --all-failed\\); apart from those, 50\\+ of deleted subscription ${ids.deleted} \\(the service cannot replay them\\)`,
+      ),
     );
     // doctor has no --subscription of its own.
     expect(row?.detail).toMatch(/name one with rfs deliveries summary --subscription <id>$/);

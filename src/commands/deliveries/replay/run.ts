@@ -38,13 +38,7 @@ import { renderTable } from '../../../output/table.js';
 import { confirmAction } from '../../../prompt/confirm.js';
 import type { Delivery } from '../../../shared/schemas.js';
 import { countText, incompleteNotice } from '../bounds.js';
-import {
-  applyDeliveryFilter,
-  describeDeliveryFilter,
-  type DeliveryFilter,
-  isFiltering,
-  readDeliveryFilter,
-} from '../filters.js';
+import { applyDeliveryFilter, describeDeliveryFilter, type DeliveryFilter, isFiltering, readDeliveryFilter } from '../filters.js';
 import { type KnownSubscriptions, knowSubscriptions } from '../known-subscriptions.js';
 import type { ApiClient } from '../../../api/types.js';
 import type { Input } from './index.js';

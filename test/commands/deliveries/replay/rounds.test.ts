@@ -60,7 +60,15 @@ describe('FailedRounds', () => {
 
     // A listing of 50 rows whose lists were not full (the lists of several subscriptions) is not "full".
     const fifty = rows(0, 50);
-    const none = new FailedRounds(fifty, async () => fifty, undefined, new AbortController().signal, undefined, () => [], 'matching --error "503"');
+    const none = new FailedRounds(
+      fifty,
+      async () => fifty,
+      undefined,
+      new AbortController().signal,
+      undefined,
+      () => [],
+      'matching --error "503"',
+    );
     expect(await drain(none)).toHaveLength(50);
     expect(none.describe()).toBe('1 round; no FAILED delivery matching --error "503" is left that this run has not replayed');
   });
