@@ -14,7 +14,7 @@ import { type FilterFlags, readDeliveryFilter } from '../filters.js';
 import { MAX_BUDGET } from '../budget.js';
 import type { StatusChange, SubscriptionEvent } from './changes.js';
 import type { Input } from './index.js';
-import { type Pace, paceText, WatchPoller } from './poll.js';
+import { type Pace, paceText, WATCH_STOPPED, WatchPoller } from './poll.js';
 
 export interface WatchOptions {
   subscriptionId: string | undefined;
@@ -100,7 +100,7 @@ export async function run(ctx: Context, o: WatchOptions): Promise<number> {
       if (clock.now() >= deadline) return EXIT.OK;
     }
   } catch (error) {
-    if (signal.aborted) throw new CancelError('stopped watching');
+    if (signal.aborted) throw new CancelError('stopped watching', { stopped: WATCH_STOPPED });
     throw error;
   } finally {
     poller.close();
