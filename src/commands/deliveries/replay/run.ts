@@ -1,10 +1,11 @@
 // rfs deliveries replay <id>…  and  --all-failed (cli.md, deliveries): one result line per
 // delivery, going on past failures, a summary on stderr, exit 8 when any replay failed.
 // --all-failed goes on in rounds past the list's 50 rows (rounds.ts); --wait then polls until
-// each replayed delivery has left PENDING (wait.ts). --since, --until and --error (filters.ts)
-// narrow --all-failed to the FAILED deliveries they match, listed per subscription behind a full
-// list; a replay refused because the subscription was deleted says so, found through
-// the remembered subscriptions even behind a full FAILED list.
+// each replayed delivery has left PENDING (wait.ts). Behind a full FAILED list of the workspace,
+// each live subscription's is listed too (the census of api/delivery-evidence.ts), so no busy or
+// deleted subscription hides another's. --since, --until and --error (filters.ts) narrow
+// --all-failed to the FAILED deliveries they match; a replay refused because the subscription
+// was deleted says so, found through the remembered subscriptions even behind a full FAILED list.
 import {
   checkSubscriptions,
   deletedSubscriptionText,
