@@ -8,13 +8,15 @@
 import { Readable, Writable } from 'node:stream';
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { DEFAULT_BUDGET, MAX_BUDGET, RequestBudget, type Slot, withinBudget } from '../../api/budget.js';
+import type { ApiClient, AttemptGate } from '../../api/types.js';
 import { EXIT, UsageError } from '../../core/errors.js';
 import { numberFlag } from '../../core/flags.js';
 import type { IO } from '../../core/io.js';
 import { scrubSecretLike } from '../../core/redact.js';
 import type { Context, FailureReport } from '../context.js';
 import type { Input } from './index.js';
-import type { CallToolResult, McpTool } from './sdk.js';
+import { messageLines } from './framing.js';
+import type { CallToolResult, JSONRPCMessage, McpTool } from './sdk.js';
 import { commandLine, makeTools, TOOL_SPECS, type Tool } from './tools.js';
 
 export interface McpOptions {
@@ -37,12 +39,17 @@ export function options({ flags, command }: Input, ctx: Context): McpOptions {
   };
 }
 
-const INSTRUCTIONS = `rfs: the Recording Filing Service's command-line client. Each tool runs one rfs command with -o json and answers its JSON ("result"), its notices (more pages, bounds, what a filter may hide) and its exit code (cli.md's codes; 8 from deliveries_summary means some deliveries are FAILED). A failed call answers "error" with the exit code and a line of advice. Calls share a budget of requests a minute; a call refused for it says when to try again (retryAfterSeconds).`;
+const INSTRUCTIONS = `rfs: the Recording Filing Service's command-line client. Each tool runs one rfs command with -o json and answers its JSON ("result"), its notices (more pages, bounds, what a filter may hide) and its exit code (cli.md's codes; 8 from deliveries_summary means some deliveries are FAILED). A failed call answers "error" with the exit code and a line of advice. Calls share a budget of requests a minute; each answer says how many requests its call sent ("requests"), and a call refused for the budget says when to try again (retryAfterSeconds).`;
+
+/** The longest message read (the SDK's own default): a longer line is refused and skipped. */
+const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
 /** One call's answer, before it is scrubbed and sent. */
 interface Answer {
   argv?: string[];
   exitCode: number;
+  /** The requests the call sent to the service, retries included: what it took of the budget. */
+  requests: number;
   result?: unknown;
   notices?: string[];
   warnings?: string[];
@@ -112,10 +119,11 @@ export async function run(ctx: Context, o: McpOptions): Promise<number> {
     }
     const held = slot;
     let spare = held;
-    const wrapClient = (client: Parameters<typeof withinBudget>[0]) => {
+    const sent = { requests: 0 };
+    const wrapClient = (client: ApiClient) => {
       const first = spare;
       spare = undefined;
-      return withinBudget(client, budget, first);
+      return counting(withinBudget(client, budget, first), sent);
     };
     try {
       const out = collector();
@@ -128,6 +136,7 @@ export async function run(ctx: Context, o: McpOptions): Promise<number> {
       const answer: Answer = {
         argv: ['rfs', ...argv],
         exitCode: outcome.exitCode,
+        requests: sent.requests,
         result: parseOutput(out.text()),
         notices:
           tool.spec.notices !== undefined ? [...tool.spec.notices] : events.filter((e) => e.event === 'notice').map((e) => String(e.msg)),
@@ -146,15 +155,24 @@ export async function run(ctx: Context, o: McpOptions): Promise<number> {
     }
   }
 
-  const transport = new sdk.StdioServerTransport(ctx.io.stdin, ctx.io.stdout);
+  // The SDK's transport reads the lines that are messages; the others are answered here (framing.ts).
+  const lines = messageLines({
+    isMessage: (value) => sdk.JSONRPCMessageSchema.safeParse(value).success,
+    // JSON-RPC's null id, which the SDK's type of an error answer leaves out (it has none to give).
+    refuse: (refusal) => void transport.send(refusal as unknown as JSONRPCMessage),
+    maxLineBytes: MAX_MESSAGE_BYTES,
+  });
+  const transport = new sdk.StdioServerTransport(lines, ctx.io.stdout, { maxBufferSize: MAX_MESSAGE_BYTES });
   const closed = new Promise<void>((resolve) => {
     server.onclose = resolve;
   });
   await server.connect(transport);
-  // The client closing its end of stdin (once the calls it sent are answered), or
-  // Ctrl-C/SIGTERM (at once: the calls under way are cancelled), ends the server.
+  // The client closing its end of stdin (once the calls it sent are answered), stdin failing,
+  // or Ctrl-C/SIGTERM (at once: the calls under way are cancelled), ends the server.
   const close = (): void => void server.close();
-  ctx.io.stdin.once('end', () => void drain(inFlight).then(close));
+  lines.once('end', () => void drain(inFlight).then(close));
+  ctx.io.stdin.once('error', close);
+  ctx.io.stdin.pipe(lines);
   ctx.signal.addEventListener('abort', close, { once: true });
   try {
     await closed;
@@ -209,6 +227,7 @@ function toResult(answer: Answer): CallToolResult {
 function usage(message: string, advice: string): Answer {
   return {
     exitCode: EXIT.USAGE,
+    requests: 0,
     error: { message: `error: ${message}`, advice, problem: { title: message, code: 'USAGE', exitCode: EXIT.USAGE } },
   };
 }
@@ -218,6 +237,7 @@ function spent(budget: RequestBudget): Answer {
   const message = `rfs mcp's budget of ${budget.current()} requests a minute is spent`;
   return {
     exitCode: EXIT.TRANSIENT,
+    requests: 0,
     error: {
       message: `error: ${message}`,
       advice: `try again in ${seconds} s; the budget leaves the rest of the workspace's 120 requests a minute to the integration (rfs mcp --budget, at most ${MAX_BUDGET})`,
@@ -233,6 +253,23 @@ function errorOf(failure: FailureReport): NonNullable<Answer['error']> {
     ...(failure.advice !== undefined ? { advice: failure.advice } : {}),
     ...(failure.resumeCursor !== undefined ? { resumeCursor: failure.resumeCursor } : {}),
     problem: failure.problem,
+  };
+}
+
+/** `client`, counting in `sent` each attempt it sends, retries included (the client waits on `beforeAttempt` before each). */
+function counting(client: ApiClient, sent: { requests: number }): ApiClient {
+  const count =
+    (before: AttemptGate | undefined): AttemptGate =>
+    async (signal) => {
+      await before?.(signal);
+      sent.requests += 1;
+    };
+  return {
+    baseUrl: client.baseUrl,
+    redactedKey: client.redactedKey,
+    request: (o) => client.request({ ...o, beforeAttempt: count(o.beforeAttempt) }),
+    requestRaw: (o) => client.requestRaw({ ...o, beforeAttempt: count(o.beforeAttempt) }),
+    close: () => client.close(),
   };
 }
 

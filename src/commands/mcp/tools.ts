@@ -29,6 +29,8 @@ export interface ToolSpec {
   note?: string;
   /** Sends nothing to the service: not held to the budget. */
   local?: boolean;
+  /** What a call costs of the budget, where it is more than a request or a page: said in the description. */
+  cost?: string;
   /** The notices the tool answers in place of the command's, where the command's would not be true over MCP. */
   notices?: readonly string[];
   /** Flags whose `@file` form (read a file on this machine) the tool refuses: an agent sends the text itself. */
@@ -40,7 +42,11 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
   { path: ['recordings', 'list'], write: false },
   { path: ['recordings', 'get'], write: false },
   { path: ['deliveries', 'list'], write: false },
-  { path: ['deliveries', 'summary'], write: false },
+  {
+    path: ['deliveries', 'summary'],
+    write: false,
+    cost: 'Costs 3 requests or more of the budget: GET /webhooks (one a page of 50 subscriptions), the FAILED list and the PENDING list, and for a list that comes back full (50 rows) one more per subscription, live or remembered as deleted. No list is asked twice in a call; the answer\'s "requests" says how many were sent.',
+  },
   {
     path: ['deliveries', 'replay'],
     name: 'deliveries_replay_dry_run',
@@ -48,6 +54,7 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     fixed: ['--all-failed', '--dry-run'],
     omit: ['delivery-id', 'all-failed', 'dry-run', 'wait', 'wait-timeout'],
     note: 'Here always as --all-failed --dry-run: lists the FAILED deliveries a replay would send again and sends nothing; deliveries_replay (with --allow-write) takes the ids it lists.',
+    cost: 'Costs 1 or 2 requests of the budget: the FAILED list, and GET /webhooks (one a page of 50 subscriptions) when a row names a subscription; with since, until or error and a FAILED list that comes back full (50 rows), also one FAILED list per subscription. No list is asked twice in a call; the answer\'s "requests" says how many were sent.',
   },
   { path: ['webhooks', 'list'], write: false },
   { path: ['doctor'], write: false },
@@ -139,6 +146,7 @@ function makeTool(tree: CompletionCommand, spec: ToolSpec): Tool {
     `rfs ${spec.path.join(' ')}: ${command.description}.`,
     spec.note ?? '',
     spec.write ? 'Changes something (offered because rfs mcp was started with --allow-write).' : 'Read-only.',
+    spec.cost ?? '',
   ]
     .filter((s) => s !== '')
     .join(' ');

@@ -1,6 +1,7 @@
 // rfs mcp through the MCP Inspector's command-line mode (@modelcontextprotocol/inspector-cli,
 // a devDependency), the tool MCP server authors check a server with: it starts the built CLI
-// itself over stdio, lists the tools and calls two of them against a sandbox.
+// itself over stdio, lists the tools and calls three of them against a sandbox, the requests
+// each says it sent held against the sandbox's request log.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -54,12 +55,21 @@ function inspector(method: string[]): Promise<unknown> {
 }
 
 interface ToolAnswer {
-  structuredContent: { exitCode: number; result: unknown; notices: string[] };
+  structuredContent: { exitCode: number; requests: number; result: unknown; notices: string[] };
   isError: boolean;
 }
 
-it('lists the read-only tools and calls deliveries_list and deliveries_summary against the sandbox', async () => {
-  const listed = (await inspector(['tools/list'])) as { tools: { name: string; annotations: { readOnlyHint: boolean } }[] };
+/** The sandbox's request log (sandbox.md, "Request log"): where it ends now, and what came after `seq`. */
+async function logged(since?: number): Promise<{ lastSeq: number; paths: string[] }> {
+  const response = await fetch(`${sandbox.baseUrl}/_sandbox/requests${since === undefined ? '' : `?since=${since}`}`);
+  const body = (await response.json()) as { meta: { lastSeq: number }; data: { path: string; query: string }[] };
+  return { lastSeq: body.meta.lastSeq, paths: body.data.map((r) => `${r.path}?${r.query}`) };
+}
+
+it('lists the read-only tools and calls deliveries_list, deliveries_summary and deliveries_replay_dry_run against the sandbox', async () => {
+  const listed = (await inspector(['tools/list'])) as {
+    tools: { name: string; description: string; annotations: { readOnlyHint: boolean } }[];
+  };
   expect(listed.tools.map((t) => t.name)).toEqual([
     'recordings_list',
     'recordings_get',
@@ -71,6 +81,9 @@ it('lists the read-only tools and calls deliveries_list and deliveries_summary a
     'sync_status',
   ]);
   expect(listed.tools.every((t) => t.annotations.readOnlyHint)).toBe(true);
+  // What the two tools that send several requests cost of the budget.
+  for (const name of ['deliveries_summary', 'deliveries_replay_dry_run'])
+    expect(listed.tools.find((t) => t.name === name)?.description).toMatch(/Costs \d+ (requests or more|or \d+ requests) of the budget/);
 
   // --tool-arg values are read as JSON where they parse: limit=3 arrives as the number 3.
   const list = (await inspector([
@@ -87,9 +100,23 @@ it('lists the read-only tools and calls deliveries_list and deliveries_summary a
   expect(rows).toHaveLength(3);
   expect(rows.every((r) => r.status === 'FAILED' && r.id.startsWith('dlv_'))).toBe(true);
 
+  const before = await logged();
   const summary = (await inspector(['tools/call', '--tool-name', 'deliveries_summary'])) as ToolAnswer;
   expect(summary.isError).toBe(false);
   expect(summary.structuredContent.exitCode).toBe(8);
+  // The requests it says it sent are those the sandbox logged, each list once.
+  const sent = (await logged(before.lastSeq)).paths;
+  expect(summary.structuredContent.requests).toBe(sent.length);
+  expect(new Set(sent).size).toBe(sent.length);
   const groups = summary.structuredContent.result as { status: string; countIsLowerBound: boolean }[];
   expect(groups.some((g) => g.status === 'FAILED' && g.countIsLowerBound)).toBe(true);
+
+  // A dry run with a filter behind the full FAILED list: one list per subscription, GET /webhooks once.
+  const beforeDry = await logged();
+  const dry = (await inspector(['tools/call', '--tool-name', 'deliveries_replay_dry_run', '--tool-arg', 'since=3h'])) as ToolAnswer;
+  expect(dry.isError).toBe(false);
+  const dried = (await logged(beforeDry.lastSeq)).paths;
+  expect(dried.filter((p) => p.startsWith('/api/v1/webhooks?'))).toHaveLength(1);
+  expect(dried.filter((p) => p.includes('subscriptionId=')).length).toBeGreaterThan(0);
+  expect(dry.structuredContent.requests).toBe(dried.length);
 }, 120_000);

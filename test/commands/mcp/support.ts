@@ -20,6 +20,7 @@ export interface Answer {
   fields: {
     argv?: string[];
     exitCode: number;
+    requests: number;
     result?: unknown;
     notices?: string[];
     warnings?: string[];

@@ -114,8 +114,8 @@ class Orphans {
 
   constructor(private readonly load: () => Promise<SubscriptionCheck>) {}
 
-  /** Which subscriptions exist: GET /webhooks, asked once per run. */
-  exists(): Promise<SubscriptionCheck> {
+  /** Which subscriptions exist: GET /webhooks, asked once per run, by the listings too (listFailed). */
+  live(): Promise<SubscriptionCheck> {
     this.check ??= this.load();
     return this.check;
   }
@@ -123,7 +123,7 @@ class Orphans {
   /** `listed` without the deliveries of deleted subscriptions, which are counted; `fromFull`: rows of a list that came back full. */
   async leaveOut(listed: readonly Delivery[], fromFull: ReadonlySet<string> = new Set()): Promise<Delivery[]> {
     if (!listed.some((d) => subscriptionOf(d) !== '')) return [...listed];
-    const { live, orphaned } = splitByDeletedSubscription(listed, await this.exists());
+    const { live, orphaned } = splitByDeletedSubscription(listed, await this.live());
     for (const d of orphaned) {
       this.ids.add(d.id);
       this.subscriptions.add(subscriptionOf(d));
@@ -212,7 +212,7 @@ async function listFailed(ctx: Context, client: ApiClient, o: ReplayOptions, orp
   const { slices } = await takeCensus(client, {
     statuses: ['FAILED'],
     subscriptionId: o.subscriptionId,
-    known: async () => [...(await orphans.exists()).byId.keys()],
+    known: async () => [...(await orphans.live()).byId.keys()],
     listNamed: false,
     signal: ctx.signal,
   });
@@ -226,7 +226,7 @@ async function listFailed(ctx: Context, client: ApiClient, o: ReplayOptions, orp
     }
   }
   // A full list hides replayable deliveries only when it is a live subscription's, or holds some.
-  const check = slices.some((s) => s.full) ? await orphans.exists() : undefined;
+  const check = slices.some((s) => s.full) ? await orphans.live() : undefined;
   const full = slices
     .filter(
       (s) =>

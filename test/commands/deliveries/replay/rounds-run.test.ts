@@ -80,6 +80,18 @@ describe('deliveries replay --all-failed past 50', () => {
     expect(stderr).toContain('50 FAILED deliveries would be replayed (dry run: nothing sent)');
   });
 
+  it('with --dry-run and a filter behind the full list asks each list once, GET /webhooks included', async () => {
+    const { code, stderr } = await replay(['--all-failed', '--dry-run', '--since', '1d', '-o', 'ndjson']);
+    expect(code).toBe(0);
+    expect(stderr).toContain('FAILED deliveries would be replayed (dry run: nothing sent)');
+    const gets = (await h.sandbox.control.requests()).filter((r) => r.method === 'GET').map((r) => `${r.path}?${r.query}`);
+    // The FAILED list, GET /webhooks, then the FAILED list of each subscription: none twice.
+    expect(gets.filter((g) => g.startsWith('/api/v1/webhooks?'))).toHaveLength(1);
+    expect(gets.some((g) => g.includes('subscriptionId='))).toBe(true);
+    expect(new Set(gets).size).toBe(gets.length);
+    expect(await replayRequests()).toEqual([]);
+  });
+
   it('--wait after --all-failed of 70: SUCCEEDED for the 50 a list shows, "not known" (why: a full list) for the 20 behind it, exit 8', async () => {
     h.receiver.answer = () => 200;
     const { code, lines, stderr } = await replay(['--all-failed', '--yes', '--wait', '--wait-timeout', '30', '-o', 'ndjson']);
