@@ -159,16 +159,8 @@ export function replayOutcome(
 }
 
 /**
- * Whether full lists may hide subscriptions rfs has not seen: a list of the whole workspace came
- * back full, so a subscription whose deliveries all sit behind it (one deleted before rfs ever
- * listed it) shows nowhere. Lists of one subscription cannot hide another.
- */
-export function mayHideSubscriptions(answers: readonly Pick<ListAnswer, 'subscriptionId' | 'full'>[]): boolean {
-  return answers.some((a) => a.subscriptionId === undefined && a.full);
-}
-
-/**
- * The notice of `mayHideSubscriptions`, naming the way to reach one: the command's own
+ * The notice that full lists may hide subscriptions rfs has not seen (a census's
+ * `workspaceFull`), naming the way to reach one: the command's own
  * `--subscription <id>`, or for a command without that flag (doctor) the command that has it.
  */
 export function hiddenSubscriptionsNotice(statuses: readonly string[], command?: string): string {
@@ -212,7 +204,8 @@ export interface Census {
   /**
    * The statuses whose list of the whole workspace came back full: a subscription rfs has not
    * seen (deleted before it ever listed it) may have deliveries of that status behind it, which
-   * no list of a known subscription reaches (mayHideSubscriptions).
+   * no list of a known subscription reaches, so it shows nowhere. (Lists of one subscription
+   * cannot hide another: a census of one subscription has none.)
    */
   workspaceFull: string[];
   /**
