@@ -8,7 +8,7 @@
 // many run at once, each taking the next item when it ends. Items in flight are kept as a set
 // and result lines go through one queue, each written whole, so that what a batch reports does
 // not depend on how many items ran at once.
-import type { IO } from '../core/io.js';
+import type { Ui } from '../core/ui.js';
 import { CancelError, EXIT, exitCodeForStatus } from '../core/errors.js';
 import type { Progress } from './progress.js';
 import type { ItemError, ItemResult, ResultWriter } from './results.js';
@@ -184,7 +184,10 @@ export async function runBatch<T>(o: BatchOptions<T>): Promise<BatchReport<T>> {
   }
 }
 
-/** The summary is what a 3 a.m. reader needs most: it goes to stderr even with --quiet. */
-export function writeSummary(io: IO, text: string): void {
-  io.stderr.write(`${text}\n`);
+/**
+ * The summary is what a 3 a.m. reader needs most: it goes to stderr even with --quiet, wrapped
+ * at words on a terminal as every notice is.
+ */
+export function writeSummary(ui: Ui, text: string): void {
+  ui.say(text);
 }

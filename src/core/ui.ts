@@ -17,6 +17,12 @@ export interface Ui {
   readonly verboseEnabled: boolean;
   /** A notice on stderr, e.g. "more results: --cursor X"; silent with --quiet. */
   notice(message: string): void;
+  /**
+   * A line on stderr that --quiet keeps: a run's summary, where a receiver listens. Laid out as
+   * notices are (wrapped at words on a terminal). `shownOnce` (a secret shown the one time it
+   * exists) ends the line escaped but not redacted, kept whole.
+   */
+  say(message: string, o?: { shownOnce?: string }): void;
   /** `warning: …` on stderr; printed even with --quiet. */
   warn(message: string): void;
   /** One line on stderr with -v / RFS_DEBUG=1. */

@@ -38,12 +38,14 @@ export function errorColumnMinWidth(texts: Iterable<string>): number {
 const lastAnswer = (d: Delivery): string => field(d, 'lastResponseStatus') || field(d, 'lastError');
 
 /**
- * The columns, with LAST ATTEMPT as an age at `now` (one time style with `recordings list`, issue
- * 26 item 13). `rows`, when given, sets LAST ANSWER's minimum so that no code is cut.
+ * The columns, with LAST ATTEMPT as an age at `now` (one time style with `recordings list`).
+ * `rows`, when given, sets LAST ANSWER's minimum so that no code is cut.
  * Ids are never cut (a cut id cannot be pasted); on a narrow terminal whole columns go, in this
  * order: LAST ATTEMPT, RECORDING, ATTEMPTS, SUBSCRIPTION (and first any column the filter fixes).
+ * With `byAttempt` (--since or --until select by the last attempt) LAST ATTEMPT goes last, so
+ * that what selected the rows can be seen on them.
  */
-export function deliveryColumns(now: number, rows: readonly Delivery[] = []): readonly Column<Delivery>[] {
+export function deliveryColumns(now: number, rows: readonly Delivery[] = [], o: { byAttempt?: boolean } = {}): readonly Column<Delivery>[] {
   return [
     { header: 'ID', value: (d) => d.id },
     { header: 'STATUS', value: (d) => field(d, 'status') },
@@ -54,7 +56,7 @@ export function deliveryColumns(now: number, rows: readonly Delivery[] = []): re
     { header: 'SUBSCRIPTION', value: (d) => field(d, 'subscriptionId'), dropOrder: 4 },
     { header: 'RECORDING', value: (d) => field(d, 'recordingId'), dropOrder: 2 },
     { header: 'ATTEMPTS', value: (d) => field(d, 'attempts'), align: 'right', dropOrder: 3 },
-    { header: 'LAST ATTEMPT', value: (d) => formatAge(field(d, 'lastAttemptAt') || null, now), dropOrder: 1 },
+    { header: 'LAST ATTEMPT', value: (d) => formatAge(field(d, 'lastAttemptAt') || null, now), dropOrder: o.byAttempt === true ? 5 : 1 },
     { header: 'LAST ANSWER', value: lastAnswer, flex: true, minWidth: errorColumnMinWidth(rows.map(lastAnswer)) },
   ];
 }

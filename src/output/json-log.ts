@@ -65,10 +65,11 @@ const quietSpinner = (log: JsonLog): Spinner => ({
  * holds the same Ui for its wait notices and verbose lines, and they must not come out as text.
  */
 export function speakJson(ui: Ui, log: JsonLog): void {
-  const json: Pick<Ui, 'notice' | 'warn' | 'verbose' | 'spinner'> = {
+  const json: Pick<Ui, 'notice' | 'say' | 'warn' | 'verbose' | 'spinner'> = {
     notice: (message) => {
       if (!ui.quiet) log.emit('info', 'notice', message);
     },
+    say: (message, shown) => log.emit('info', 'notice', shown?.shownOnce === undefined ? message : `${message} ${shown.shownOnce}`),
     warn: (message) => log.emit('warn', 'warning', message),
     verbose: (message) => {
       if (ui.verboseEnabled) log.emit('debug', 'verbose', message);

@@ -58,6 +58,10 @@ export async function createUi(io: IO, o: UiOptions): Promise<Ui> {
     notice(message) {
       if (!o.quiet) line(message);
     },
+    say(message, shown = {}) {
+      const once = shown.shownOnce === undefined ? '' : ` ${sanitize(shown.shownOnce, { multiline: false })}`;
+      write(`${layOut(`${clean(message)}${once}`)}\n`);
+    },
     warn(message) {
       const text = layOut(clean(message), 'warning: ');
       write(`${err.yellow('warning:')}${text.slice('warning:'.length)}\n`);

@@ -85,20 +85,20 @@ export async function startObserving(
     const how = by === undefined || by === 'SIGINT' ? 'interrupted' : interruptionText(by);
     const what = `${how}: waiting for ${n} running command${n === 1 ? '' : 's'} (at most ${o.execTimeoutMs / 1000} s, --exec-timeout); Ctrl-C again stops them`;
     if (log) log.emit('warn', 'interrupt', what, { running: n });
-    else writeSummary(ctx.io, ctx.ui.redact(what));
+    else writeSummary(ctx.ui, ctx.ui.redact(what));
   };
   ctx.signal.addEventListener('abort', onInterrupt, { once: true });
   return {
     observer,
     ...(log === undefined ? {} : { log }),
     passSummary: (text) => {
-      if (!log) writeSummary(ctx.io, text);
+      if (!log) writeSummary(ctx.ui, text);
     },
-    runSummary: (text) => (log ? log.emit('info', 'summary', text) : writeSummary(ctx.io, text)),
+    runSummary: (text) => (log ? log.emit('info', 'summary', text) : writeSummary(ctx.ui, text)),
     textWarning: (text) => {
       if (!log) ctx.ui.warn(text);
     },
-    stopped: (text) => (log ? log.emit('info', 'stop', text) : writeSummary(ctx.io, text)),
+    stopped: (text) => (log ? log.emit('info', 'stop', text) : writeSummary(ctx.ui, text)),
     close: async () => {
       ctx.signal.removeEventListener('abort', onInterrupt);
       for (const close of closers) await close();

@@ -19,6 +19,7 @@ function fakeUi(events: string[]): Ui {
     quiet: false,
     verboseEnabled: false,
     notice: () => undefined,
+    say: () => undefined,
     warn: () => undefined,
     verbose: () => undefined,
     redact: (text) => text,

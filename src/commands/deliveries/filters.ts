@@ -65,6 +65,11 @@ export function isFiltering(filter: DeliveryFilter): boolean {
   return filter.since !== undefined || filter.until !== undefined || filter.error !== undefined;
 }
 
+/** Whether the rows are selected by their last attempt (--since, --until): a table keeps LAST ATTEMPT then. */
+export function selectsByAttempt(filter: DeliveryFilter): boolean {
+  return filter.since !== undefined || filter.until !== undefined;
+}
+
 /** The delivery's last attempt in milliseconds, or null before any (or an unreadable time). */
 export function lastAttemptMs(d: Delivery): number | null {
   const at = field(d, 'lastAttemptAt');

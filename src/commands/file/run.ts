@@ -255,7 +255,7 @@ function summary(
   if (blank > 0) parts.push(`${blank} blank line${blank === 1 ? '' : 's'} skipped`);
   const closed = writer.closedNote();
   if (closed) parts.push(closed);
-  writeSummary(ctx.io, `${parts.join(', ')}${endNote(report)}`);
+  writeSummary(ctx.ui, `${parts.join(', ')}${endNote(report)}`);
 }
 
 function endNote({ end, done }: BatchReport<InputLine>): string {

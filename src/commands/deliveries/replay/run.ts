@@ -39,7 +39,14 @@ import { renderTable } from '../../../output/table.js';
 import { confirmAction } from '../../../prompt/confirm.js';
 import type { Delivery } from '../../../shared/schemas.js';
 import { countText, incompleteNotice } from '../bounds.js';
-import { applyDeliveryFilter, describeDeliveryFilter, type DeliveryFilter, isFiltering, readDeliveryFilter } from '../filters.js';
+import {
+  applyDeliveryFilter,
+  describeDeliveryFilter,
+  type DeliveryFilter,
+  isFiltering,
+  readDeliveryFilter,
+  selectsByAttempt,
+} from '../filters.js';
 import { type KnownSubscriptions, knowSubscriptions } from '../known-subscriptions.js';
 import type { ApiClient } from '../../../api/types.js';
 import type { Input } from './index.js';
@@ -316,7 +323,7 @@ async function replayAll(
   const closed = writer.closedNote();
   if (closed) parts.push(closed);
   if (notDone.length > 0) parts.push(`not replayed: ${notDone.map((id) => sanitize(id)).join(', ')}`);
-  writeSummary(ctx.io, parts.join('; '));
+  writeSummary(ctx.ui, parts.join('; '));
   // A list that failed between rounds is reported as the error it is, after the summary.
   if (rounds?.end.how === 'list-failed' && end.how === 'finished') throw rounds.end.error;
   return { exitCode: report.exitCode, accepted: [...accepted.values()], finished: end.how === 'finished' };
@@ -353,7 +360,7 @@ async function firstRound(ctx: Context, o: ReplayOptions, orphans: Orphans): Pro
   const maybeMore = all.full.length > 0 && (o.max === undefined || o.max > DELIVERY_LIST_ROWS);
   const incomplete = incompleteNotice(o.filter, all.full);
   // Every row is FAILED: STATUS says nothing, SUBSCRIPTION and LAST ANSWER say why.
-  const table = { columns: deliveryColumns(ctx.io.now(), shown), fixed: ['STATUS'] };
+  const table = { columns: deliveryColumns(ctx.io.now(), shown, { byAttempt: selectsByAttempt(o.filter) }), fixed: ['STATUS'] };
   if (o.dryRun) {
     await writeList(ctx.io, ctx.globals.output, shown, { ...table, color: ctx.globals.color });
     ctx.ui.notice(`${deliveries(shown.length)} would be replayed (dry run: nothing sent)`);
@@ -371,10 +378,10 @@ async function firstRound(ctx: Context, o: ReplayOptions, orphans: Orphans): Pro
   if (!ctx.globals.yes) {
     // What will be replayed, as --dry-run shows it: whole ids in columns, never a wrapped list.
     ctx.io.stderr.write(renderTable(table.columns, shown, { color: ctx.ui.stderrColor, width: ctx.io.columns, fixed: table.fixed }));
-    if (orphaned !== undefined) ctx.io.stderr.write(`${orphaned}\n`);
+    if (orphaned !== undefined) ctx.ui.say(orphaned);
     const more = maybeMore ? ', and any more the list shows once these are replayed' : '';
     if (!(await confirmAction(ctx, `Replay ${shown.length === 1 ? 'this' : 'these'} ${deliveries(shown.length)}${more}?`))) {
-      ctx.io.stderr.write('Nothing replayed.\n');
+      ctx.ui.say('Nothing replayed.');
       return undefined;
     }
   }
@@ -420,7 +427,7 @@ async function waitAndReport(ctx: Context, o: ReplayOptions, replayed: Replayed[
   const notKnown = result.outcomes.filter((x) => !x.known).map((x) => sanitize(x.id));
   if (notKnown.length > 0)
     parts.push(`${notKnown.length} not known after ${o.waitTimeoutSeconds} s (--wait-timeout): ${notKnown.join(', ')}`);
-  writeSummary(ctx.io, `waited ${Math.round(result.waitedMs / 1000)} s: ${parts.join('; ')}`);
+  writeSummary(ctx.ui, `waited ${Math.round(result.waitedMs / 1000)} s: ${parts.join('; ')}`);
   return count('SUCCEEDED') === n ? EXIT.OK : EXIT.BATCH_FAILED;
 }
 

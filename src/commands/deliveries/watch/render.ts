@@ -6,8 +6,9 @@
 // they take on screen. Server text is sanitised; counts that are lower bounds read `50+`; a URL
 // too long for its column keeps what tells two subscriptions apart (cutUrl).
 import { sanitize } from '../../../core/sanitize.js';
-import { displayWidth, pad, truncate } from '../../../output/table.js';
+import { clusters, displayWidth, pad, truncate } from '../../../output/table.js';
 import { formatAge } from '../../../output/time.js';
+import { words, wrapWords } from '../../../output/wrap.js';
 import { countText as boundedCount } from '../bounds.js';
 import { BOARD_STATUSES, type BoardRow, type BoardState, type Count, SPARK_MINUTES } from './board.js';
 
@@ -42,15 +43,22 @@ const FIXED = 2 + 2 + 3 * GAP.length + 6 + 7 + 9 + GAP.length + GAP.length;
 /** The sparkline's cells at least: at 80 columns the URL needs them more. */
 const SPARK_MIN = 8;
 const ERROR_MIN = 12;
+/** A URL's least: at 60 columns the sparkline goes before a URL would get less. */
+const URL_MIN = 18;
+/** The least of a path's end worth showing after a cut (`/failing`, `/hook`). */
+const PATH_MIN = 4;
 /** The screen's short word for api/delivery-evidence.ts's hiddenSubscriptionsNotice. */
 const HIDDEN_LINE = 'full lists may hide subscriptions rfs has not seen: watch --subscription <id> reaches one';
 /** `59m ago`: the age of a latest failure's attempt. */
 const AGE_WIDTH = 7;
 
 /**
- * `url` in at most `width` cells, keeping what tells two subscriptions apart: first the scheme
- * goes, then the middle of the path (`127.0.0.1:4001…/failing`); host and port go last, and
- * then from their middle too, the port kept.
+ * `url` in at most `width` cells, keeping what tells two subscriptions apart (cli.md, watch:
+ * host:port and path): first the scheme goes, then the middle of the path
+ * (`127.0.0.1:4001…/failing`); where the host does not fit beside the path's last segment, the
+ * middle of the host goes too, its port and that segment kept (`127…:4001/failing`); then the
+ * host whole and the path's last characters; with no room even for that, the host's start and
+ * end (its port).
  */
 export function cutUrl(url: string, width: number): string {
   if (displayWidth(url) <= width) return url;
@@ -60,13 +68,20 @@ export function cutUrl(url: string, width: number): string {
   const host = slash < 0 ? rest : rest.slice(0, slash);
   const path = slash < 0 ? '' : rest.slice(slash);
   const room = width - displayWidth(host) - 1;
-  if (path !== '' && room >= 4) return `${host}…${pathTail(path, room)}`;
-  // Not even the host fits with a path: its end (the port) and its start.
+  const segments = segmentTail(path, room);
+  if (segments !== '') return `${host}…${segments}`;
+  const port = /:\d+$/.exec(host)?.[0] ?? '';
+  if (port !== '') {
+    // Three cells of the host's name at least, then the ellipsis.
+    const end = segmentTail(path, width - displayWidth(port) - 4);
+    if (end !== '') return `${truncate(host.slice(0, -port.length), width - displayWidth(port) - displayWidth(end))}${port}${end}`;
+  }
+  if (path !== '' && room >= PATH_MIN) return `${host}…${tail(path, room)}`;
   return middleCut(host, width);
 }
 
-/** The end of `path` in `width` cells: whole segments (`/failing`) where they fit, else its last characters. */
-function pathTail(path: string, width: number): string {
+/** The whole last segments of `path` (`/failing`, `/receivers/failing`) in `width` cells; '' when not even one fits. */
+function segmentTail(path: string, width: number): string {
   const segments = path.split('/');
   let out = '';
   for (let i = segments.length - 1; i > 0; i--) {
@@ -74,12 +89,12 @@ function pathTail(path: string, width: number): string {
     if (displayWidth(next) > width) break;
     out = next;
   }
-  return out !== '' ? out : tail(path, width);
+  return out;
 }
 
 /** The last cells of `text` that fit in `width`. */
 function tail(text: string, width: number): string {
-  const points = [...text];
+  const points = [...clusters(text)];
   let out = '';
   for (let i = points.length - 1; i >= 0; i--) {
     const next = `${points[i]}${out}`;
@@ -122,13 +137,20 @@ function urlText(row: BoardRow): string {
   return row.url === null ? `(deleted) ${row.subscriptionId}` : sanitize(row.url);
 }
 
+/**
+ * The columns' widths. The URLs as wide as they need, within what leaves the error its least
+ * (cutUrl does the rest); where that leaves a URL less than URL_MIN (60 columns), the sparkline
+ * goes (0: not drawn) and the error has what the URL leaves.
+ */
 function layout(columns: number, rows: readonly BoardRow[]): Layout {
+  const wanted = Math.max(3, ...rows.map((r) => displayWidth(urlText(r))));
   const spark = Math.max(SPARK_MIN, Math.min(SPARK_MINUTES, columns - FIXED - 54));
   const flex = Math.max(0, columns - FIXED - spark);
-  // The URLs as wide as they need, within what leaves the error its least (cutUrl does the rest).
-  const wanted = Math.max(3, ...rows.map((r) => displayWidth(urlText(r))));
   const url = Math.max(0, Math.min(Math.max(wanted, Math.ceil(flex * 0.5)), flex - ERROR_MIN));
-  return { url, error: flex - url, spark };
+  if (url >= Math.min(wanted, URL_MIN)) return { url, error: flex - url, spark };
+  const wide = Math.max(0, columns - FIXED + GAP.length);
+  const narrow = Math.min(wanted, wide, Math.max(URL_MIN, wide - ERROR_MIN));
+  return { url: narrow, error: wide - narrow, spark: 0 };
 }
 
 function rowLine(row: BoardRow, selected: boolean, l: Layout, max: number): string {
@@ -136,7 +158,8 @@ function rowLine(row: BoardRow, selected: boolean, l: Layout, max: number): stri
   const counts = BOARD_STATUSES.map((s) => pad(countText(row.counts[s]), COUNT_WIDTH[s], 'right')).join(GAP);
   const error = row.topError === null ? '' : sanitize(row.topError);
   const mark = row.mark === undefined ? ' ' : MARKS[row.mark.state];
-  return `${selected ? '>' : ' '} ${mark} ${pad(url, l.url)}${GAP}${counts}${GAP}${pad(truncate(error, l.error), l.error)}${GAP}${spark(row.perMinute.slice(-l.spark), max)}`;
+  const line = `${selected ? '>' : ' '} ${mark} ${pad(url, l.url)}${GAP}${counts}${GAP}${pad(truncate(error, l.error), l.error)}`;
+  return l.spark === 0 ? line : `${line}${GAP}${spark(row.perMinute.slice(-l.spark), max)}`;
 }
 
 /** The bottom line when nothing else is said: the selected subscription. */
@@ -157,16 +180,23 @@ export function renderView(view: ViewState, size: ViewSize): string[] {
   const marked = rows.some((r) => r.mark !== undefined);
 
   const top = [
-    `deliveries watch, ${view.pace}`,
-    `↑/↓ select   r replay FAILED   q quit   failures/min: last ${l.spark} min`,
-    `    ${pad('URL', l.url)}${GAP}${BOARD_STATUSES.map((s) => pad(s, COUNT_WIDTH[s], 'right')).join(GAP)}${GAP}${pad('LAST ERROR', l.error)}${GAP}${truncate('FAIL/MIN', l.spark)}`,
+    // The pace wraps at words too (60 columns: two lines), never cut.
+    ...wrapWords(words(`deliveries watch, ${view.pace}`), columns, ''),
+    `↑/↓ select   r replay FAILED   q quit${l.spark === 0 ? '' : `   failures/min: last ${l.spark} min`}`,
+    `    ${pad('URL', l.url)}${GAP}${BOARD_STATUSES.map((s) => pad(s, COUNT_WIDTH[s], 'right')).join(GAP)}${GAP}${pad(l.error >= 'LAST ERROR'.length ? 'LAST ERROR' : 'ERROR', l.error)}${l.spark === 0 ? '' : `${GAP}${truncate('FAIL/MIN', l.spark)}`}`,
   ];
-  const bottom = [
+  // What the screen says below the table wraps at words, as every notice does (output/wrap.ts);
+  // the selected subscription's line (its id and URL) is cut at the edge instead.
+  const said = [
     ...(lowerBound ? ['50+: a list came back full (50 rows); there are at least that many'] : []),
     ...(view.incomplete === undefined ? [] : [sanitize(view.incomplete)]),
     ...(view.hidden === true ? [HIDDEN_LINE] : []),
     ...(marked ? [`${MARKS.failing} started failing, ${MARKS.recovered} recovered, while watched`] : []),
-    view.line ?? selectedLine(rows[view.selected]),
+    ...(view.line === undefined ? [] : [view.line]),
+  ];
+  const bottom = [
+    ...said.flatMap((text) => wrapWords(words(text), columns, '')),
+    ...(view.line === undefined ? [selectedLine(rows[view.selected])] : []),
   ];
   // The table first; what is left goes to the latest failures.
   const room = Math.max(1, height - top.length - bottom.length);

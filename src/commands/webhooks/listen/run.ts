@@ -121,9 +121,11 @@ function fixed(width: number, value: (row: Row) => string | number | null): (row
 
 // EVENT says the same on every row (there is one event kind today): it goes whenever a row with a
 // title of a usual length would not fit whole, before the title is cut. Narrower, TIME goes, then
-// STATUS, then RECORDING (60 columns: the verdict, the delivery and the title stay); the title,
-// last, takes what is left of the width of the moment. With --forward-to, TOOK (how long the
-// target took to answer) follows STATUS, and goes right after EVENT.
+// RECORDING (60 columns: the verdict, the status, the delivery and the title stay); the title,
+// last, takes what is left of the width of the moment. STATUS is never left out: with
+// --forward-to it is the app's answer, and without it an app's 500 would read as a success.
+// With --forward-to, TOOK (how long the target took to answer) follows STATUS, and goes right
+// after EVENT.
 function listenColumns(forwarding: boolean): readonly Column<Row>[] {
   const took: Column<Row>[] = forwarding
     ? [
@@ -138,11 +140,11 @@ function listenColumns(forwarding: boolean): readonly Column<Row>[] {
   return [
     { header: 'TIME', value: fixed(8, (r) => clock(r.at)), dropOrder: 2 + later },
     { header: 'VERDICT', value: fixed(9, verdict) },
-    { header: 'STATUS', value: fixed(6, (r) => r.delivery.status), dropOrder: 3 + later },
+    { header: 'STATUS', value: fixed(6, (r) => r.delivery.status) },
     ...took,
     { header: 'DELIVERY', value: fixed(24, (r) => r.delivery.deliveryId) },
     { header: 'EVENT', value: fixed(19, (r) => r.delivery.event), dropOrder: 1 },
-    { header: 'RECORDING', value: fixed(20, (r) => r.delivery.recordingId), dropOrder: 4 + later },
+    { header: 'RECORDING', value: fixed(20, (r) => r.delivery.recordingId), dropOrder: 3 + later },
     // Padded to the table's smallest flexible width (10), so that which columns fit never
     // depends on one title's length.
     { header: 'TITLE', value: (r) => pad(sanitize(r.delivery.title ?? '-'), 10), flex: true },
@@ -228,7 +230,7 @@ async function startListenInspector(
     forwardTo: o.forwardTo,
     secret,
     now: ctx.io.now,
-    say: (line) => ctx.io.stderr.write(`${line}\n`),
+    say: (line) => ctx.ui.say(line),
     warn: (line) => ctx.ui.warn(line),
   });
 }
@@ -298,7 +300,7 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
     // The address really bound; a wildcard also says how this machine reaches it.
     const where =
       receiver.wildcardUrl === undefined ? receiver.url : `${receiver.wildcardUrl} (every interface; ${receiver.url} from this machine)`;
-    io.stderr.write(`listening on ${where}\n`);
+    ui.say(`listening on ${where}`);
     const exposed = beyondLoopbackWarning(o.host, `--host ${o.host}`, 'the receiver');
     if (exposed !== undefined) ui.warn(exposed);
     if (o.subscribe) {

@@ -156,10 +156,11 @@ export function subscribeOptions(flags: Input['flags']): { publicUrl: string | u
  * to paste, and listen verifies with the secret itself.
  */
 export function announceSubscription(ctx: Context, s: ListenSubscription): void {
-  ctx.io.stderr.write(`subscribed ${sanitize(s.id)} to ${sanitize(s.url)}\n`);
+  ctx.ui.say(`subscribed ${s.id} to ${s.url}`);
+  const what = `secret of ${s.id} (shown only this once; the subscription is deleted when listen stops):`;
   const hidden = s.secret.startsWith('whsec_') ? 'whsec_…' : '…';
-  const secret = ctx.globals.verbose ? `${hidden} (left out with --verbose, whose output is safe to paste)` : sanitize(s.secret);
-  ctx.io.stderr.write(`secret of ${sanitize(s.id)} (shown only this once; the subscription is deleted when listen stops): ${secret}\n`);
+  if (ctx.globals.verbose) ctx.ui.say(`${what} ${hidden} (left out with --verbose, whose output is safe to paste)`);
+  else ctx.ui.say(what, { shownOnce: s.secret });
 }
 
 /** Deletes the subscription when listen stops; if that fails, says how to do it by hand. */

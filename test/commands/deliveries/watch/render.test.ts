@@ -106,9 +106,50 @@ it('tells two subscriptions on one host apart at 80 columns: the scheme goes fir
   expect(cutUrl('https://hooks.example.com/a/very/long/path/to/the/receiver', 30)).toBe('hooks.example.com…/receiver');
   expect(cutUrl('https://hooks.example.com/short', 40)).toBe('https://hooks.example.com/short');
   expect(cutUrl('https://hooks.example.com/short', 26)).toBe('hooks.example.com/short');
-  // Not even the host fits: its start and its end (the port), the middle cut.
-  expect(cutUrl('http://a-very-long-host-name.internal.example:8443/x', 20)).toBe('a-very-lon…mple:8443');
+  // The host does not fit beside the path: its middle goes, its port and the path's end stay.
+  expect(cutUrl('http://a-very-long-host-name.internal.example:8443/x', 20)).toBe('a-very-long-…:8443/x');
+  // Not even that fits: the host's start and its end (the port), the middle cut.
+  expect(cutUrl('http://a-very-long-host-name.internal.example:8443/receiver', 20)).toBe('a-ver…:8443/receiver');
+  expect(cutUrl('http://a-very-long-host-name.internal.example:8443/receiver', 12)).toBe('a-very…:8443');
+  // No port: the host whole, then the path's last characters.
+  expect(cutUrl('https://hooks.example.com/receivers/orders-service-production', 24)).toBe('hooks.example.com…uction');
   for (const w of [5, 12, 20, 26, 40]) expect(displayWidth(cutUrl('http://宛先.例え.jp:8080/受信/フック', w))).toBeLessThanOrEqual(w);
+});
+
+// cli.md, watch: "URLs keep the part that tells two subscriptions apart (host:port and path)".
+it("keeps each receiver's port and path readable at 60, 80 and 120 columns", () => {
+  const board = new Board(START);
+  const urls = { wh_h: 'http://127.0.0.1:41233/healthy', wh_f: 'http://127.0.0.1:41235/failing' };
+  const state = board.update(
+    [{ status: 'FAILED', deliveries: failed(50, 'wh_f', 'HTTP 503', 0, START - 1000), full: true }],
+    [],
+    live(urls),
+    START,
+  );
+  const shown: Record<number, string[]> = {
+    60: ['127…:41233/healthy', '127…:41235/failing'],
+    80: ['127.0.0.1:41233/healthy', '127.0.0.1:41235/failing'],
+    120: [urls.wh_h, urls.wh_f],
+  };
+  for (const columns of [60, 80, 120]) {
+    const pace = 'every 41 s (8 requests a poll, budget 12 a minute)';
+    const lines = renderView({ board: state, selected: 0, pace }, { columns, rows: 20 });
+    for (const line of lines) expect(displayWidth(line), line).toBeLessThanOrEqual(columns);
+    expect(lines.slice(0, columns > 60 ? 1 : 2).join(' ')).toBe(`deliveries watch, ${pace}`);
+    const rows = lines.filter((l) => /^[> ] [ ✗✓] (http:\/\/)?127/.test(l));
+    expect(
+      rows.map((l) => l.slice(4).split(/ {2,}/)[0]),
+      lines.join('\n'),
+    ).toEqual(shown[columns]);
+    // The counts and the error stay on the row; at 60 the sparkline is what goes.
+    expect(rows[1]).toMatch(/ 50\+ +0 +0 +HTTP 503/);
+    expect(lines.some((l) => l.includes('failures/min'))).toBe(columns > 60);
+    // The pace line too: wrapped, never cut.
+    expect(lines.filter((l) => l.endsWith('…'))).toEqual([]);
+    // What the screen says below the table wraps at words: no line ends inside a word.
+    const notice = lines.filter((l) => /^50\+|that many$/.test(l));
+    expect(notice.join(' ')).toBe('50+: a list came back full (50 rows); there are at least that many');
+  }
 });
 
 it('keeps CJK error text within the width, counting the two cells each character takes', () => {

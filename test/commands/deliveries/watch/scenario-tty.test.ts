@@ -1,7 +1,8 @@
 // deliveries watch in a real terminal during `--scenario incident` ("What it must
-// show": watch screens at 80 and 120 during the scenario), the built CLI in a private tmux server:
-// every line within the width in terminal cells, the subscriptions' rows told apart (their URLs
-// differ on screen, each with its receiver's port), and after `POST /_sandbox/receivers/failing
+// show": watch screens at 60, 80 and 120 during the scenario), the built CLI in a private tmux
+// server: every line within the width in terminal cells, the subscriptions' rows told apart and
+// readable (each URL shows its receiver's port and its path, cli.md: host:port and path), what
+// the screen says below the table wrapped at words (no line of it ends cut), and after `POST /_sandbox/receivers/failing
 // {"mode":"ok"}` and `deliveries replay --all-failed --yes` the failing subscription's row marked
 // recovered (✓), waited for on the screen. The scenario's newest deliveries retry live and its
 // ports are chosen at start, so properties are asserted, not exact screens.
@@ -22,7 +23,7 @@ import { needs, TMUX } from '../../../helpers/platform.js';
 import { rfsLines, startTerminal, type Terminal, terminalEnv } from '../../../helpers/tmux.js';
 import { until } from '../incident-support.js';
 
-const SIZES = [80, 120] as const;
+const SIZES = [60, 80, 120] as const;
 const ROWS = 30;
 
 /** Every line of the screen within `columns` terminal cells (a wider one would wrap and scroll the view). */
@@ -34,10 +35,25 @@ function expectWithin(screen: string, columns: number): void {
 /** The subscriptions' rows: between the header (URL … FAIL/MIN) and the first blank line. */
 function tableRows(screen: string): string[] {
   const lines = screen.split('\n');
-  const header = lines.findIndex((l) => /^ {4}URL +FAILED +PENDING +SUCCEEDED +LAST ERROR/.test(l));
+  // At 60 columns the error column is headed ERROR (render.ts).
+  const header = lines.findIndex((l) => /^ {4}URL +FAILED +PENDING +SUCCEEDED +(LAST )?ERROR/.test(l));
   if (header < 0) return [];
   const end = lines.findIndex((l, i) => i > header && l === '');
   return lines.slice(header + 1, end < 0 ? undefined : end);
+}
+
+/**
+ * What the screen says after the latest failures (a bound, a notice, the selected
+ * subscription) wraps at words: no line of it ends in a cut (`…`), and no word is split over two
+ * lines (each line ends at a word the text has whole).
+ */
+function expectNoticesWhole(screen: string): void {
+  const lines = screen.split('\n');
+  const bound = lines.findIndex((l) => l.startsWith('50+: '));
+  expect(bound, screen).toBeGreaterThan(0);
+  for (const line of lines.slice(bound)) expect(line.endsWith('…'), `${line}\nin\n${screen}`).toBe(false);
+  const said = lines.slice(bound).join(' ');
+  expect(said).toContain('50+: a list came back full (50 rows); there are at least that many');
 }
 
 /** A row's URL as shown: after the selector and the mark, up to the two spaces before FAILED. */
@@ -75,7 +91,7 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'deliveries watch against --scenario inci
     if (home) rmSync(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   });
 
-  it('rows told apart and within the width at 80 and 120 columns; the failing row marked ✓ once it recovers', async () => {
+  it('rows told apart, readable and within the width at 60, 80 and 120 columns; the failing row marked ✓ once it recovers', async () => {
     expect(Object.keys(ports).sort()).toEqual(['deleted', 'failing', 'healthy']);
     const failingRow = (s: string): string | undefined => tableRows(s).find((r) => urlOf(r).includes(`:${ports.failing}`));
     const pids: number[] = [];
@@ -97,6 +113,10 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'deliveries watch against --scenario inci
       expect(new Set(urls).size, first).toBe(urls.length);
       expect(urls.filter((u) => u.includes(`:${ports.healthy}`))).toHaveLength(1);
       expect(urls.filter((u) => u.includes(`:${ports.failing}`))).toHaveLength(1);
+      // Readable: the receiver's port and its path whole (`127…:41235/failing` at 60).
+      expect(urls, first).toContainEqual(expect.stringMatching(new RegExp(`:${ports.healthy}/healthy$`)));
+      expect(urls, first).toContainEqual(expect.stringMatching(new RegExp(`:${ports.failing}/failing$`)));
+      expectNoticesWhole(first);
       // The failing subscription is failing: FAILED deliveries counted, an error shown, not yet ✓.
       const row = failingRow(first) ?? '';
       expect(row.slice(4)).toMatch(/ {2}\d+\+? {2}/);
@@ -217,8 +237,9 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'deliveries watch with CJK error text, in
       // The two subscriptions on one host told apart by their paths.
       expect(rows.map(urlOf).some((u) => u.endsWith('/orders'))).toBe(true);
       expect(rows.map(urlOf).some((u) => u.endsWith('/payments'))).toBe(true);
-      // The CJK text is on screen in each row, cut to its column (at 80 columns one character of it).
-      for (const row of rows) expect(row).toMatch(/ {2}HTTP 400 受/);
+      // The CJK text is on screen in each row, cut to its column (at 80 columns one character of
+      // it; at 60 the column has 8 cells, the URLs their port and path first: `HTTP 40…`).
+      for (const row of rows) expect(row).toMatch(columns > 60 ? / {2}HTTP 400 受/ : / {2}HTTP 40…$/);
       const failures = rfsLines(screen).filter((l) => l.startsWith('  dlv_cjk_'));
       expect(failures.length).toBeGreaterThan(0);
       for (const line of failures) expect(line).toContain('受信側エラー');

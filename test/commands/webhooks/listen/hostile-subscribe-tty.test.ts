@@ -66,7 +66,9 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'server text in a real terminal'), () => 
     // Nothing was cleared: the first line is still there, before the escaped id.
     expect(screen.split('\n')[0]).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
     expect(screen).toContain(`subscribed ${SHOWN} to http://127.0.0.1:`);
-    expect(screen).toContain(`secret of ${SHOWN} (shown only this once; the subscription is deleted when listen stops): whsec_${SHOWN}`);
+    // Wider than the 400 columns with the escaped id in it twice: wrapped at words, the secret
+    // whole on a line of its own.
+    expect(screen).toContain(`secret of ${SHOWN} (shown only this once; the subscription is deleted when listen stops):\nwhsec_${SHOWN}\n`);
     expect(screen).toContain(`verifying with the secret of subscription ${SHOWN}, tolerance 300 s; Ctrl-C to stop`);
     // The window title is not the server's.
     expect(await s.term.title('plain')).not.toContain('PWNED');

@@ -293,6 +293,30 @@ describe('webhooks listen: real deliveries from the sandbox', () => {
     expect(await stop(l)).toBe(0);
   });
 
+  // An app's 500 must never read as a success: STATUS stays at every width (RECORDING goes first).
+  for (const columns of [60, 80, 120]) {
+    it(`with --forward-to at ${columns} columns, a row shows the app's 500 under STATUS`, async () => {
+      const target = await startReceiver('/local/webhooks');
+      targets.push(target);
+      target.respond(500);
+      const { l } = await subscribedListener([...secretArgs, '--forward-to', target.url, '--no-color'], { stdoutIsTTY: true, columns });
+      await complete(`Refused by the app at ${columns}`);
+      const { id } = await attempted();
+      const [header = '', row = ''] = await eventually(async () => {
+        const text = l.t
+          .stdout()
+          .split('\n')
+          .filter((x) => x !== '');
+        const at = text.findIndex((x) => x.includes(id));
+        return at >= 1 ? [text.findLast((x, i) => i < at && x.includes('VERDICT')) ?? '', text[at] ?? ''] : undefined;
+      });
+      expect(header.split(/ {2,}/)).toContain('STATUS');
+      expect(row.slice(header.indexOf('STATUS')).trimStart()).toMatch(/^500 /);
+      expect(row.length).toBeLessThanOrEqual(columns);
+      expect(await stop(l)).toBe(0);
+    });
+  }
+
   it('passes a valid delivery on with --forward-to, byte for byte, and answers with the target status', async () => {
     const target = await startReceiver('/local/webhooks');
     targets.push(target);

@@ -43,8 +43,8 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'webhooks listen in a terminal'), () => {
     rmSync(home, { recursive: true, force: true });
   });
 
-  // at 60 a row fits (it was 69 cells), and at 120 EVENT, one value on every
-  // row, goes before a title is cut.
+  // at 60 a row fits (it was 69 cells) with STATUS in it (RECORDING goes), and at 120 EVENT, one
+  // value on every row, goes before a title is cut.
   for (const columns of [60, 80, 120]) {
     it(`started at ${columns} columns, widened to 200: rows at the width of the moment, duplicates marked`, async () => {
       const name = `listen-${columns}`;
@@ -64,6 +64,10 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'webhooks listen in a terminal'), () => {
       // The row fits the terminal, and EVENT (one value) is gone before the title would be cut.
       expect(firstRow.length).toBeLessThanOrEqual(columns);
       expect(firstRow).not.toContain('recording.completed');
+      // STATUS at every width: an app's 500 must never read as a success.
+      const firstHeader = firstScreen.split('\n').find((l) => l.includes('VERDICT')) ?? '';
+      expect(firstHeader.split(/ {2,}/)).toContain('STATUS');
+      expect(firstRow.slice(firstHeader.indexOf('STATUS'))).toMatch(/^200 /);
 
       await term.resize(name, { columns: 200, rows: 20 });
       // rfs learns the new width from SIGWINCH, already pending when resize-window returns; a
