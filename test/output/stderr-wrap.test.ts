@@ -81,7 +81,7 @@ describe('stderr summaries at 80 columns', () => {
     expect(ids.length).toBe(Number(notKnown?.[1]));
     expectWrappedAtWords(stderr, [
       // What the list showed, and no more (its older rows match no --since 30m): cli.md, "Evidence, not inference".
-      /more may remain: the FAILED list of wh_\w+ came back full \(50 rows, the most the API lists\) and showed no FAILED delivery matching --since \S+ --error "503" that this run had not replayed; whether older ones sit behind it is not known/,
+      /more may remain: the FAILED list of wh_\w+ came back full \(50 rows, the most the API lists\) and showed no FAILED delivery matching --since \S+ --error "503" that this run had not replayed; older ones may sit behind it/,
       /^\d+ replayed, 0 failed; \d+ rounds?;/,
       'not known after 1 s (--wait-timeout): dlv_',
       // Every id whole (the service's are dlv_ and 20 characters).

@@ -113,14 +113,14 @@ export class FailedRounds {
       case 'exhausted':
         return `${rounds}; no FAILED delivery${this.matching === undefined ? '' : ` ${this.matching}`} is left that this run has not replayed`;
       case 'list-full': {
-        // What the lists showed, and no more: none this run had not replayed. Whether older
-        // ones sit behind them is not known (a full list's order proves nothing).
+        // What the lists showed, and no more: none this run had not replayed. Older ones may
+        // sit behind them, or not: a full list's order proves nothing.
         const lists = this.end.lists;
         const them = lists.length === 1 ? 'it' : 'them';
         return (
           `${rounds}; more may remain: ${joinWords(lists)} came back full (${DELIVERY_LIST_ROWS} rows, the most the API lists) ` +
           `and showed no FAILED delivery${this.matching === undefined ? '' : ` ${this.matching}`} that this run had not replayed; ` +
-          `whether older ones sit behind ${them} is not known`
+          `older ones may sit behind ${them}`
         );
       }
       case 'max':
