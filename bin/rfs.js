@@ -3,8 +3,9 @@
 // sooner than an ES module, so the two answers that need no code at all — the version, and
 // the overview that `npm run build` pre-renders at 80 columns — are given from here.
 //
-// Every other command runs dist/bundle/rfs.cjs, the CLI as one CommonJS function
-// (scripts/build.mjs), on every Node and for every run, --verbose included. It is compiled with
+// Every other command runs dist/bundle/rfs.cjs, the CLI as CommonJS (scripts/build.mjs), on
+// every Node and for every run, --verbose included; what one page does not run is in a second
+// script beside it, rfs-more.cjs, run when a command first needs it. Each is compiled with
 // V8's code cache of it, kept per user in $XDG_CACHE_HOME/rfs (~/.cache/rfs) and written at the
 // end of the first run on each Node: so the cache holds the functions that run compiled, not
 // only the top level that Node's own compile cache keeps (bench/README.md, "How rfs starts").
@@ -87,7 +88,12 @@ function cacheFolder() {
   return join(xdg?.startsWith('/') ? xdg : join(process.env.HOME || require('node:os').homedir(), '.cache'), 'rfs');
 }
 
-/** Runs dist/bundle/rfs.cjs: compiled with its code cache for this V8, or, for --verbose, required. */
+/**
+ * Runs dist/bundle/rfs.cjs: compiled with its code cache for this V8, or, for --verbose, required.
+ * The bundle is two scripts (scripts/commonjs-bundle.mjs, bundleSplit): rfs.cjs, what one page
+ * runs, and rfs-more.cjs, the rest, which the first asks for through the loader set here when a
+ * command first needs it; each is compiled with a code cache of its own, under the same rules.
+ */
 function runBundle() {
   const { join } = require('node:path');
   const dir = join(__dirname, '..', 'dist', 'bundle');
@@ -95,15 +101,29 @@ function runBundle() {
   if (wantsStackTraces()) {
     // --verbose prints stack traces, mapped to src/ through rfs.cjs.map: the same file, loaded by
     // Node's own loader, which reads the map when source maps are on (a cost only these runs pay).
+    // With no loader set, the first script requires the second the same way (src/lazy/second-script.cjs).
     process.setSourceMapsEnabled(true);
     require(filename);
     return;
   }
   const debug = require('node:util').debuglog('rfs-bundle');
+  globalThis[Symbol.for('rfs.loadScript')] = (name) => {
+    if (!/^[\w-]+\.cjs$/.test(name)) throw new Error(`rfs: no script ${JSON.stringify(name)} in the bundle`);
+    const loaded = { exports: {} };
+    // Its messages name it; the first script's read as they always have.
+    runScript(join(dir, name), loaded, (format, ...args) => debug(`${format} (%s)`, ...args, name));
+    return loaded.exports;
+  };
+  runScript(filename, module, debug);
+}
+
+/** Compiles the CommonJS file `filename` with its code cache, if one passes every rule, and runs it as `target`. */
+function runScript(filename, target, debug) {
+  const { dirname, join } = require('node:path');
   const bytes = require('node:fs').readFileSync(filename);
   // ASCII (esbuild escapes the rest), so latin1 is the cheap, exact decoding.
   const source = bytes.latin1Slice(0, bytes.length);
-  // The first line names the bundle by a hash of its text (scripts/commonjs-bundle.mjs), so that
+  // The first line names the script by a hash of its text (scripts/commonjs-bundle.mjs), so that
   // each build has a cache file of its own; the checksum inside the file is what ties a cache to
   // these very bytes (V8 itself compares only the source's length).
   const id = /^\/\/ rfs bundle ([0-9a-f]+)\n/.exec(source)?.[1];
@@ -127,7 +147,7 @@ function runBundle() {
   if (cache !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
     process.once('exit', () => saveCache(cache, script, bytes, debug));
   }
-  script.runInThisContext()(module.exports, require, module, filename, dir);
+  script.runInThisContext()(target.exports, require, target, filename, dirname(filename));
 }
 
 // The code cache is code: V8 runs what it holds for the bundle's functions, checking only its

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { bundleCommonJs, bundleLazyFile, LAZY_FILES, writeBundle } from './commonjs-bundle.mjs';
+import { bundleLazyFile, bundleSplit, LAZY_FILES, SECOND_SCRIPT, writeBundle } from './commonjs-bundle.mjs';
 
 // A previous build goes, but not the single executable beside it (dist/rfs-linux-x64): `npm
 // pack` runs this build (prepack) and must not delete it before it is made again below.
@@ -16,9 +16,9 @@ for (const entry of await readdir(dist).catch(() => [])) {
   if (!entry.startsWith('rfs-')) await rm(new URL(entry, dist), { recursive: true, force: true });
 }
 
-// The CLI as one CommonJS file, minified (start-up is mostly V8 compiling it), with its
-// source map beside it for --verbose's stack traces; modules loaded from a file of their own
-// (LAZY_FILES) beside it. One build for every Node and every run: bin/rfs.js compiles it with a
+// The CLI as CommonJS, minified (start-up is mostly V8 compiling it), in two scripts (what one
+// page runs, and the rest: bundleSplit), each with its source map beside it for --verbose's
+// stack traces; modules loaded from a file of their own (LAZY_FILES) beside them. One build for every Node and every run: bin/rfs.js compiles it with a
 // code cache that each user's first run makes for the Node it runs on (ARCHITECTURE.md, "How
 // rfs starts"). Node's own compile cache, the ES module build split into chunks and a cache
 // trained here for the building Node alone were measured against it (bench/README.md).
@@ -33,9 +33,12 @@ const work = await mkdtemp(join(tmpdir(), 'rfs-build-'));
 try {
   const bundleDir = new URL('../dist/bundle/', import.meta.url);
   await mkdir(bundleDir, { recursive: true });
+  // Two scripts: what one page runs, and the rest, compiled when a command first needs it.
   const plain = join(work, 'app.cjs');
-  const code = await bundleCommonJs('src/main.ts', plain, { sourcemap: true });
-  await writeBundle(code, fileURLToPath(new URL('rfs.cjs', bundleDir)), { map: `${plain}.map` });
+  const { first, second } = await bundleSplit('src/main.ts', plain, { sourcemap: true });
+  await writeBundle(first, fileURLToPath(new URL('rfs.cjs', bundleDir)), { map: `${plain}.map` });
+  const plainSecond = join(work, SECOND_SCRIPT);
+  await writeBundle(second, fileURLToPath(new URL(SECOND_SCRIPT, bundleDir)), { map: `${plainSecond}.map` });
   for (const lazy of LAZY_FILES) await bundleLazyFile(lazy, fileURLToPath(new URL(lazy.asset, bundleDir)));
   // The overview (`rfs --help`), rendered once here at 80 columns as a non-terminal would see
   // it, so that bin/rfs.js can print it without loading the bundle.

@@ -9,6 +9,7 @@ import { build, transform } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildDefines } from './build-stamp.mjs';
 
@@ -26,9 +27,18 @@ export const TRAINING_RUNS = [['recordings', 'list', '-o', 'json'], ['--help']];
  * commands still load lazily.
  */
 export async function bundleCommonJs(entry, outfile, { minify = true, sourcemap = false } = {}) {
+  return (await bundleWithInputs(entry, outfile, { minify, sourcemap })).code;
+}
+
+/**
+ * bundleCommonJs, for the two scripts of the split (bundleSplit): `entry` a file or esbuild's
+ * stdin, more plugins, the externals it may leave to the loader; returns the code and the source
+ * modules it holds (relative to the repository).
+ */
+async function bundleWithInputs(entry, outfile, { minify = true, sourcemap = false, plugins = [], allowExternal = () => false } = {}) {
   const result = await build({
     absWorkingDir: ROOT,
-    entryPoints: [entry],
+    ...(typeof entry === 'string' ? { entryPoints: [entry] } : { stdin: entry }),
     outfile,
     bundle: true,
     splitting: false,
@@ -50,7 +60,7 @@ export async function bundleCommonJs(entry, outfile, { minify = true, sourcemap 
     legalComments: 'none',
     define: buildDefines(),
     metafile: true,
-    plugins: [lazyBeside],
+    plugins: [lazyBeside, ...plugins],
     logLevel: 'warning',
   });
   // esbuild marks what it could not inline as external: only built-ins may be (a `node:`
@@ -60,17 +70,174 @@ export async function bundleCommonJs(entry, outfile, { minify = true, sourcemap 
   for (const input of Object.values(result.metafile.inputs)) {
     for (const imported of input.imports) {
       if (!imported.external || imported.path === '<runtime>') continue; // esbuild's own helpers, inlined
-      if (!imported.path.startsWith('node:') && !builtins.has(imported.path)) outside.add(imported.path);
+      if (!imported.path.startsWith('node:') && !builtins.has(imported.path) && !allowExternal(imported.path)) outside.add(imported.path);
     }
   }
-  if (outside.size > 0) throw new Error(`${entry}: the bundle would load from disk: ${[...outside].join(', ')}`);
+  const name = typeof entry === 'string' ? entry : outfile;
+  if (outside.size > 0) throw new Error(`${name}: the bundle would load from disk: ${[...outside].join(', ')}`);
   // A real import() fails inside a SEA. Comments (JSDoc types such as
   // `import('node:net').Socket`) are dropped before looking.
   const code = await readFile(outfile, 'utf8');
   const { code: bare } = await transform(code, { minifyWhitespace: true, legalComments: 'none', format: 'cjs', target: 'node20' });
-  if (/\bimport\s*\(/.test(bare)) throw new Error(`${entry}: the bundle still contains a dynamic import()`);
-  if (/[^\x00-\x7f]/.test(code)) throw new Error(`${entry}: the bundle is not ASCII`);
-  return code;
+  if (/\bimport\s*\(/.test(bare)) throw new Error(`${name}: the bundle still contains a dynamic import()`);
+  if (/[^\x00-\x7f]/.test(code)) throw new Error(`${name}: the bundle is not ASCII`);
+  return { code, inputs: new Set(Object.keys(result.metafile.inputs)) };
+}
+
+/** The second script of the split bundle: beside rfs.cjs, and the single executable's asset of that name. */
+export const SECOND_SCRIPT = 'rfs-more.cjs';
+
+/**
+ * The `import()`s that stay in the first script: what one page of `recordings list` or one
+ * `recordings get` runs (the client, the config, the output: ARCHITECTURE.md, "How rfs starts"),
+ * as repository paths of the modules imported. Every other `import()` of the CLI loads its module
+ * from the second script, compiled when a command first imports one of them; a module that a
+ * first-script module imports statically stays in the first script whatever this list says.
+ * test/build/startup-path.test.ts checks that one page never compiles the second script.
+ */
+export const FIRST_SCRIPT_IMPORTS = new Set([
+  'src/cli/run.ts',
+  'src/core/io.ts',
+  'src/core/redact.ts',
+  'src/api/client.ts',
+  'src/api/transport.ts',
+  'src/config/connection.ts',
+  'src/config/profile-settings.ts',
+  'src/config/profiles.ts',
+  'src/commands/recordings/list/run.ts',
+  'src/commands/recordings/get/run.ts',
+  'src/output/ui-impl.ts',
+  'src/output/table.ts',
+  'src/output/wrap.ts',
+  'src/output/key-value.ts',
+  // stderr's colours, on a terminal
+  'node_modules/chalk/source/index.js',
+]);
+
+const SECOND_STUB = fileURLToPath(new URL('../src/lazy/second-script.cjs', import.meta.url));
+/** Resolutions made by the split's own plugins, which those plugins let through. */
+const INNER = Symbol('rfs-split-inner');
+
+/** `args` resolved as esbuild would without the split's plugins: its repository path, or undefined. */
+async function resolvedPath(build, args) {
+  if (args.pluginData === INNER || args.kind === 'entry-point') return undefined;
+  const r = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: INNER });
+  if (r.errors.length > 0 || r.external || r.namespace !== 'file') return undefined;
+  return relative(ROOT, r.path).split(sep).join('/');
+}
+
+/**
+ * The CLI as two CommonJS files (`firstOut`, and SECOND_SCRIPT beside it), so that one page
+ * compiles only what it runs (bench/RESULTS.md, "How rfs starts"). The first holds src/main.ts
+ * and every module it reaches without crossing an `import()` that FIRST_SCRIPT_IMPORTS leaves
+ * out; each of those imports becomes a call into src/lazy/second-script.cjs. The second holds
+ * the modules behind those imports, and takes every module the first holds from the first (the
+ * same instances: one set of error classes, one config read), through a table of them the first
+ * exports to it. Returns both codes.
+ */
+export async function bundleSplit(entry, firstOut, { minify = true, sourcemap = false } = {}) {
+  const secondOut = join(dirname(firstOut), SECOND_SCRIPT);
+  const first = async (hot, shared) => {
+    const later = new Set();
+    const plugin = {
+      name: 'rfs-first-script',
+      setup(build) {
+        build.onResolve({ filter: /.*/ }, async (args) => {
+          if (args.kind !== 'dynamic-import') return undefined;
+          const path = await resolvedPath(build, args);
+          if (path === undefined || hot.has(path)) return undefined;
+          later.add(path);
+          return { path, namespace: 'rfs-second-script' };
+        });
+        // An ES module outside the file namespace re-exporting what the stub returns, so that the
+        // importer's `default` is the module's default export (as in the second script, below).
+        build.onLoad({ filter: /.*/, namespace: 'rfs-second-script' }, (args) => {
+          const from = JSON.stringify(`rfs-second-exports:${args.path}`);
+          return { contents: `export * from ${from};\nexport { default } from ${from};\n`, loader: 'js' };
+        });
+        build.onResolve({ filter: /^rfs-second-exports:/ }, (args) => ({
+          path: args.path.slice('rfs-second-exports:'.length),
+          namespace: 'rfs-second-exports',
+        }));
+        build.onLoad({ filter: /.*/, namespace: 'rfs-second-exports' }, (args) => ({
+          contents: `module.exports = require(${JSON.stringify(SECOND_STUB)})(${JSON.stringify(args.path)});\n`,
+          resolveDir: ROOT,
+          loader: 'js',
+        }));
+        // What the second script takes from the first: each module as require() gives it.
+        build.onResolve({ filter: /^rfs-first-modules$/ }, () => ({ path: 'modules', namespace: 'rfs-first-modules' }));
+        build.onLoad({ filter: /.*/, namespace: 'rfs-first-modules' }, () => ({
+          contents: `module.exports = {\n${[...shared].map((p) => `  ${JSON.stringify(p)}: () => require(${JSON.stringify(`./${p}`)}),\n`).join('')}};\n`,
+          resolveDir: ROOT,
+          loader: 'js',
+        }));
+      },
+    };
+    const made = await bundleWithInputs(entry, firstOut, { minify, sourcemap, plugins: [plugin] });
+    return { ...made, later, files: new Set([...made.inputs].filter((p) => !/^[\w-]+:/.test(p))) };
+  };
+  // A module imported lazily in one place and statically in another is in the first script.
+  const hot = new Set(FIRST_SCRIPT_IMPORTS);
+  let pass = await first(hot, []);
+  for (
+    let both = [...pass.later].filter((p) => pass.files.has(p));
+    both.length > 0;
+    both = [...pass.later].filter((p) => pass.files.has(p))
+  ) {
+    for (const p of both) hot.add(p);
+    pass = await first(hot, []);
+  }
+  const used = new Set();
+  const secondPlugin = {
+    name: 'rfs-second-script',
+    setup(build) {
+      build.onResolve({ filter: /^rfs-first-bridge$/ }, () => ({ path: 'bridge', namespace: 'rfs-first-bridge' }));
+      build.onLoad({ filter: /.*/, namespace: 'rfs-first-bridge' }, () => ({
+        contents: 'let first;\nmodule.exports = { set(modules) { first = modules; }, get(path) { return first(path); } };\n',
+        loader: 'js',
+      }));
+      build.onResolve({ filter: /.*/ }, async (args) => {
+        const path = await resolvedPath(build, args);
+        if (path === undefined || !pass.files.has(path)) return undefined;
+        used.add(path);
+        return { path, namespace: 'rfs-first-module' };
+      });
+      // An ES module outside the file namespace, so that esbuild reads the first script's module
+      // as a module compiled from ESM (its `default` its default export), where an importer of
+      // this package ("type": "module") would take a CommonJS module's whole exports as default.
+      build.onLoad({ filter: /.*/, namespace: 'rfs-first-module' }, (args) => {
+        const from = JSON.stringify(`rfs-first-exports:${args.path}`);
+        return { contents: `export * from ${from};\nexport { default } from ${from};\n`, loader: 'js' };
+      });
+      build.onResolve({ filter: /^rfs-first-exports:/ }, (args) => ({
+        path: args.path.slice('rfs-first-exports:'.length),
+        namespace: 'rfs-first-exports',
+      }));
+      build.onLoad({ filter: /.*/, namespace: 'rfs-first-exports' }, (args) => ({
+        contents: `module.exports = require('rfs-first-bridge').get(${JSON.stringify(args.path)});\n`,
+        loader: 'js',
+      }));
+    },
+  };
+  const laterModules = [...pass.later].sort();
+  const second = await bundleWithInputs(
+    {
+      contents:
+        "const bridge = require('rfs-first-bridge');\n" +
+        'module.exports = (first) => {\n  bridge.set(first);\n  return {\n' +
+        laterModules.map((p) => `    ${JSON.stringify(p)}: () => require(${JSON.stringify(`./${p}`)}),\n`).join('') +
+        '  };\n};\n',
+      resolveDir: ROOT,
+      sourcefile: 'rfs-second-script-entry.js',
+      loader: 'js',
+    },
+    secondOut,
+    { minify, sourcemap, plugins: [secondPlugin] },
+  );
+  const final = await first(hot, [...used].sort());
+  const moved = [...final.files].filter((p) => !pass.files.has(p));
+  if (moved.length > 0) throw new Error(`bundleSplit: the first script changed between passes: ${moved.join(', ')}`);
+  return { first: final.code, second: second.code, firstModules: final.files, secondModules: second.inputs };
 }
 
 /**
@@ -156,14 +323,15 @@ export async function writeBundle(code, file, { map }) {
 }
 
 /**
- * Runs the function in `app` through TRAINING_RUNS under `node` (this Node unless told), and
- * writes V8's code cache of it to `cache`. V8 accepts a cache only from the same V8 version and
+ * Runs the function in `app` through TRAINING_RUNS under `node` (this Node unless told), with the
+ * second script's function `second` loaded when the runs ask for it, and writes V8's code cache
+ * of each, to `cache` and `secondCache`. V8 accepts a cache only from the same V8 version and
  * flags, for the same source: the single executable's cache must be trained by the very Node
  * binary the executable is made from. `configDir` is the config folder of the runs (left behind).
  */
-export function trainCodeCache(app, cache, configDir, { node = process.execPath } = {}) {
+export function trainCodeCache(app, cache, configDir, { node = process.execPath, second, secondCache } = {}) {
   try {
-    execFileSync(node, [TRAINER, app, cache, JSON.stringify(TRAINING_RUNS), configDir], {
+    execFileSync(node, [TRAINER, app, cache, JSON.stringify(TRAINING_RUNS), configDir, second, secondCache], {
       cwd: ROOT,
       stdio: 'pipe',
       encoding: 'utf8',

@@ -43,7 +43,15 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { bundleCommonJs, bundleLazyFile, LAZY_FILES, trainCodeCache, writeCommonJsFunction } from './commonjs-bundle.mjs';
+import {
+  bundleCommonJs,
+  bundleLazyFile,
+  bundleSplit,
+  LAZY_FILES,
+  SECOND_SCRIPT,
+  trainCodeCache,
+  writeCommonJsFunction,
+} from './commonjs-bundle.mjs';
 
 // The fuse string is fixed by the Node project (doc/api/single-executable-applications.md,
 // and POSTJECT_SENTINEL_FUSE in src/node_sea.cc); it is checked against the binary below.
@@ -51,6 +59,8 @@ const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 // Asset names, as src/sea/entry.ts reads them.
 const APP_ASSET = 'rfs-app.js';
 const CACHE_ASSET = 'rfs-app.cache';
+/** The code cache of the bundle's second script (SECOND_SCRIPT is the script's asset). */
+const SECOND_CACHE_ASSET = 'rfs-more.cache';
 /** The overview at 80 columns, as dist/help.txt for bin/rfs.js. */
 const HELP_ASSET = 'help.txt';
 /** What the build knows of the executable that it cannot know itself (src/sea/entry.ts). */
@@ -102,9 +112,13 @@ function quietly(file, args, options = {}) {
  */
 export async function prepareSea({ work, codeCache = true, minify = true }) {
   // 1. The CLI as one CommonJS function (the wrapper Node itself puts around a CommonJS file).
-  const app = await bundleCommonJs('src/main.ts', join(work, 'app.cjs'), { minify });
+  // Two scripts: what one page runs, and the rest (bundleSplit), each an asset with its cache.
+  const { first: app, second } = await bundleSplit('src/main.ts', join(work, 'app.cjs'), { minify });
   const appAsset = join(work, APP_ASSET);
   await writeCommonJsFunction(app, appAsset);
+  const secondAsset = join(work, 'assets', SECOND_SCRIPT);
+  await mkdir(dirname(secondAsset), { recursive: true });
+  await writeCommonJsFunction(second, secondAsset);
   const entry = join(work, 'entry.cjs');
   await bundleCommonJs('src/sea/entry.ts', entry);
 
@@ -119,7 +133,7 @@ export async function prepareSea({ work, codeCache = true, minify = true }) {
       env: { PATH: process.env.PATH ?? '', COLUMNS: '80', NO_COLOR: '1' },
     }),
   );
-  const assets = { [APP_ASSET]: appAsset, [HELP_ASSET]: help };
+  const assets = { [APP_ASSET]: appAsset, [SECOND_SCRIPT]: secondAsset, [HELP_ASSET]: help };
   for (const lazy of LAZY_FILES) {
     const file = join(work, lazy.asset);
     await bundleLazyFile(lazy, file);
@@ -131,8 +145,10 @@ export async function prepareSea({ work, codeCache = true, minify = true }) {
   for (const name of existsSync(page) ? readdirSync(page) : []) assets[`inspector/${name}`] = join(page, name);
   if (codeCache) {
     const cacheAsset = join(work, CACHE_ASSET);
-    trainCodeCache(appAsset, cacheAsset, join(work, 'train-config'));
+    const secondCache = join(work, SECOND_CACHE_ASSET);
+    trainCodeCache(appAsset, cacheAsset, join(work, 'train-config'), { second: secondAsset, secondCache });
     assets[CACHE_ASSET] = cacheAsset;
+    assets[SECOND_CACHE_ASSET] = secondCache;
   }
 
   // Whether this Node applies execArgvExtension (below): an older one ignores the field, and its
@@ -282,8 +298,12 @@ export function checkExecutable(exe, { codeCache = true, work = dirname(exe) } =
   if (commandHelp.status !== 0 || !commandHelp.stderr.includes(`code cache ${expected}`)) {
     throw new Error(`the code cache is not ${expected}: ${commandHelp.stderr.trim()}`);
   }
-  const completion = quietly(exe, ['completion', 'bash'], { env, cwd: work });
-  if (!completion.includes('complete -F')) throw new Error('the executable printed no bash completion');
+  // `completion` runs from the bundle's second script, with its own cache.
+  const completion = spawnSync(exe, ['completion', 'bash'], { cwd: work, env: { ...env, NODE_DEBUG: 'rfs-sea' }, encoding: 'utf8' });
+  if (completion.status !== 0 || !completion.stdout.includes('complete -F')) throw new Error('the executable printed no bash completion');
+  if (!completion.stderr.includes(`code cache ${expected} (${SECOND_SCRIPT})`)) {
+    throw new Error(`the second script's code cache is not ${expected}: ${completion.stderr.trim()}`);
+  }
   // --jq's engine is an asset of its own: a program that does not compile proves it loads.
   const jqRun = spawnSync(exe, ['recordings', 'list', '--jq', 'foo('], {
     cwd: work,

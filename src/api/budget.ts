@@ -1,21 +1,32 @@
-// A budget of requests a minute for a process that serves someone else's calls (`rfs mcp`,
-// cli.md): the integration shares the workspace's 120 requests a minute with whatever else runs
-// (sync), so an agent's calls must not starve it. Like watch's budget (cli.md, deliveries,
-// "watch's budget"): every attempt counts, retries included (the client tells them on
-// ATTEMPT_CHANNEL), over a window of the server's minute and a second more, and a 429 halves the
-// budget for five minutes. Unlike watch, calls come at once: a request holds a slot from before
-// it is sent until it is answered, so concurrent callers never overrun it, and a caller may ask
-// whether a slot is free now (`tryTake`) instead of waiting for one.
+// A budget of requests a minute, for a process that shares the workspace's 120 a minute with
+// whatever else runs (sync): `deliveries watch` and `replay --wait` (cli.md, deliveries, "watch's
+// budget"), and `rfs mcp`, whose agent's calls must not starve the integration. Every attempt
+// counts, retries included (the client tells them on ATTEMPT_CHANNEL), over a window of the
+// server's minute and a second more, and a 429 halves the budget for five minutes. Two ways to
+// keep to it, over the one count:
+// - `gatedByBudget` (watch, replay --wait): every attempt of every request, retries too, waits
+//   until one more fits in the window (the client's `beforeAttempt`); polls are spaced by what the
+//   last one cost (`spacing`, `takeCount`), so that the interval watch shows is the one it keeps.
+// - `withinBudget` (mcp): calls come at once, so a request holds a slot from before it is sent
+//   until it is answered, and concurrent callers never overrun it; a caller may ask whether a
+//   slot is free now (`tryTake`) instead of waiting for one.
 import { channel } from 'node:diagnostics_channel';
 import type { Clock } from '../core/clock.js';
-import { ATTEMPT_CHANNEL } from './client.js';
-import type { ApiClient } from './types.js';
 import { WORKSPACE_REQUESTS_PER_MINUTE } from '../shared/api-limits.js';
+import type { AttemptFn } from './attempt.js';
+import type { ApiClient } from './types.js';
+import { ATTEMPT_CHANNEL, cancellable } from './waits.js';
 
-export const DEFAULT_BUDGET = 12;
+/** rfs mcp's budget when none is given: a tenth of the workspace's limit. */
+export const DEFAULT_BUDGET = WORKSPACE_REQUESTS_PER_MINUTE / 10;
 /** A budget above the workspace's whole limit would only meet 429s. */
 export const MAX_BUDGET = WORKSPACE_REQUESTS_PER_MINUTE;
-/** The server's minute and a second more (watch's budget says why). */
+/**
+ * The server's minute and a second more: the server counts and logs a request a little after
+ * the client has its answer when it is busy (a few ms, up to hundreds), so a window of exactly
+ * 60 s let one poll's first request into the server's minute of the one before (13 requests
+ * in a minute of the sandbox's log at a budget of 12).
+ */
 export const BUDGET_WINDOW_MS = 61_000;
 /** How long a 429 keeps the budget lowered. */
 const SLOW_MS = 5 * 60_000;
@@ -25,18 +36,31 @@ export interface Slot {
   give(): void;
 }
 
+export interface Throttled {
+  /** The budget it now keeps, requests a minute. */
+  perMinute: number;
+  /** Until when (the clock's ms). */
+  until: number;
+}
+
 export class RequestBudget {
-  /** When each attempt of the window was answered, oldest first. */
+  /**
+   * When each attempt of the window was answered, oldest first: the end, not the start, since
+   * the server counts and logs a request between the two, never before it is sent.
+   */
   private readonly answered: number[] = [];
   /** Slots taken and not given back: requests on their way, and calls admitted that have not sent yet. */
   private held = 0;
-  private lowered: { perMinute: number; until: number } | undefined;
+  private lowered: Throttled | undefined;
+  /** Attempts answered since the last `takeCount()` (one poll's cost). */
+  private counted = 0;
   /** Woken when a slot is given back. */
   private waiters: (() => void)[] = [];
   private readonly onAttempt = (message: unknown): void => {
     const { status } = message as { status: number | null };
     const now = this.clock.now();
     this.answered.push(now);
+    this.counted += 1;
     this.prune(now);
     if (status === 429) this.lowered = { perMinute: Math.max(1, Math.floor(this.current(now) / 2)), until: now + SLOW_MS };
   };
@@ -59,6 +83,24 @@ export class RequestBudget {
     return this.lowered?.perMinute ?? this.perMinute;
   }
 
+  /** Set while a 429 keeps the budget lowered. */
+  throttled(now = this.clock.now()): Throttled | undefined {
+    this.current(now);
+    return this.lowered;
+  }
+
+  /** The attempts counted since the last call, and the count starts again (one poll's cost). */
+  takeCount(): number {
+    const n = this.counted;
+    this.counted = 0;
+    return n;
+  }
+
+  /** How long to wait after a poll of `requests` attempts so that polls like it keep to the budget, at least `minimum`. */
+  spacing(requests: number, minimum: number, now = this.clock.now()): number {
+    return Math.max(minimum, Math.ceil((Math.max(1, requests) * BUDGET_WINDOW_MS) / this.current(now)));
+  }
+
   /** Slots free now. */
   free(now = this.clock.now()): number {
     this.prune(now);
@@ -71,9 +113,15 @@ export class RequestBudget {
    */
   nextFreeIn(now = this.clock.now()): number {
     if (this.free(now) > 0) return 0;
+    // The oldest answered attempt that must leave the window before one more fits.
     const over = this.answered.length + this.held - this.current(now);
     const oldest = this.answered[Math.min(over, this.answered.length - 1)];
     return oldest === undefined ? BUDGET_WINDOW_MS : Math.max(1, oldest + BUDGET_WINDOW_MS - now + 1);
+  }
+
+  /** Waits until one more attempt fits in the window, holding nothing (watch's gate before every attempt). */
+  async fits(signal: AbortSignal | undefined): Promise<void> {
+    for (let wait = this.nextFreeIn(); wait > 0; wait = this.nextFreeIn()) await this.clock.sleep(wait, signal);
   }
 
   /** A slot if one is free now, without waiting. */
@@ -112,6 +160,30 @@ export class RequestBudget {
   private prune(now: number): void {
     while (this.answered.length > 0 && (this.answered[0] ?? now) <= now - BUDGET_WINDOW_MS) this.answered.shift();
   }
+}
+
+/**
+ * The client's wrapper of an attempt for a caller's budget: every attempt of a request that
+ * carries a `beforeAttempt` gate (`gatedByBudget`'s), retries included, waits on it first.
+ */
+export function budgetGated(next: AttemptFn): AttemptFn {
+  return async (out, attempt) => {
+    const gate = out.beforeAttempt;
+    if (gate !== undefined) await cancellable(out.signal, () => gate(out.signal));
+    return next(out, attempt);
+  };
+}
+
+/** `client` with every attempt of every request (retries too) waiting until it fits in `budget` first. */
+export function gatedByBudget(client: ApiClient, budget: RequestBudget): ApiClient {
+  const gate = (signal: AbortSignal | undefined): Promise<void> => budget.fits(signal);
+  return {
+    baseUrl: client.baseUrl,
+    redactedKey: client.redactedKey,
+    request: (o) => client.request({ ...o, beforeAttempt: gate }),
+    requestRaw: (o) => client.requestRaw({ ...o, beforeAttempt: gate }),
+    close: () => client.close(),
+  };
 }
 
 /**

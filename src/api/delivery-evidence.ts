@@ -63,6 +63,22 @@ export function factOf(d: Delivery, answer?: Pick<ListAnswer, 'status'>): Delive
   return { id: d.id, status, subscriptionId: text(d, 'subscriptionId'), attemptAt: attemptTimeOf(d), row: d };
 }
 
+/**
+ * How far ahead of this machine's clock a server's time may be and still be taken as a time
+ * (doctor warns above 30 s of offset, cli.md): a row's attempt further ahead is a time in the
+ * future, not evidence of when anything happened; and a replay timed by this machine's clock
+ * allows as much the other way.
+ */
+export const CLOCK_SKEW_MS = 30_000;
+
+/** Whether an attempt time lies further ahead of `now` than the skew allows. */
+export const isFutureTime = (at: number, now: number): boolean => at > now + CLOCK_SKEW_MS;
+
+/** Whether a row shows `status` itself: a row of the FAILED list that says another status (or none) is not FAILED. */
+export function showsStatus(d: Delivery, status: string): boolean {
+  return text(d, 'status') === status;
+}
+
 /** Whether `a` is later evidence than `b`: a later attempt; an attempt over none. */
 export function isNewer(a: DeliveryFact, b: DeliveryFact | undefined): boolean {
   if (b === undefined) return true;
@@ -70,9 +86,14 @@ export function isNewer(a: DeliveryFact, b: DeliveryFact | undefined): boolean {
   return b.attemptAt === null || a.attemptAt > b.attemptAt;
 }
 
-/** Every delivery the answers show, each with its latest evidence. */
+/**
+ * Every delivery the answers show, each with its latest evidence. Two rows of one delivery with
+ * the same attempt time (or none) that show different statuses leave its status not known
+ * (`conflicted`), whichever list came first: the later attempt wins, and there is none.
+ */
 export class DeliveryFacts {
   private readonly byId = new Map<string, DeliveryFact>();
+  private readonly conflicts = new Set<string>();
 
   constructor(answers: Iterable<ListAnswer> = []) {
     for (const answer of answers) this.add(answer);
@@ -81,8 +102,20 @@ export class DeliveryFacts {
   add(answer: ListAnswer): void {
     for (const d of answer.rows) {
       const fact = factOf(d, answer);
-      if (fact !== undefined && isNewer(fact, this.byId.get(fact.id))) this.byId.set(fact.id, fact);
+      if (fact === undefined) continue;
+      const known = this.byId.get(fact.id);
+      if (isNewer(fact, known)) {
+        this.byId.set(fact.id, fact);
+        this.conflicts.delete(fact.id);
+      } else if (known !== undefined && known.attemptAt === fact.attemptAt && known.status !== fact.status) {
+        this.conflicts.add(fact.id);
+      }
     }
+  }
+
+  /** Rows of equal attempt times showed it with different statuses: its status is not known. */
+  conflicted(id: string): boolean {
+    return this.conflicts.has(id);
   }
 
   get(id: string): DeliveryFact | undefined {
@@ -129,10 +162,10 @@ export type ReplayOutcome = { known: true; status: 'SUCCEEDED' | 'FAILED'; fact:
 
 /**
  * The outcome of a replay sent when the delivery's last attempt was `before` (ms; the replay's
- * own answer or the row it was listed from, else the time the replay was sent): SUCCEEDED as
- * soon as a row shows it so; FAILED only when a row shows it failed with an attempt after the
- * replay (a row of the FAILED list with the old attempt is the failure that was replayed);
- * otherwise not known, with why.
+ * own answer or the row it was listed from, else the time the replay was sent, less
+ * CLOCK_SKEW_MS): SUCCEEDED or FAILED only when a row shows it so with an attempt after the
+ * replay (a row of the FAILED list with the old attempt is the failure that was replayed, an old
+ * SUCCEEDED row an earlier success); otherwise not known, with why.
  */
 export function replayOutcome(
   facts: DeliveryFacts,
@@ -141,15 +174,18 @@ export function replayOutcome(
   before: number,
   subscriptionId: string,
 ): ReplayOutcome {
+  if (facts.conflicted(id)) return { known: false, why: 'the lists show it with different statuses at the same attempt time' };
   const fact = facts.get(id);
-  if (fact?.status === 'SUCCEEDED') return { known: true, status: 'SUCCEEDED', fact };
-  if (fact?.status === 'FAILED' && fact.attemptAt !== null && fact.attemptAt > before) return { known: true, status: 'FAILED', fact };
+  // Like FAILED, SUCCEEDED only from an attempt after the replay: an older success is not its outcome.
+  const sinceReplay = fact !== undefined && fact.attemptAt !== null && fact.attemptAt > before;
+  if (fact?.status === 'SUCCEEDED' && sinceReplay) return { known: true, status: 'SUCCEEDED', fact };
+  if (fact?.status === 'FAILED' && sinceReplay) return { known: true, status: 'FAILED', fact };
   if (fact?.status === 'PENDING') return { known: false, why: 'still PENDING when last listed' };
   const sub = fact?.subscriptionId || subscriptionId;
   const hidden = ['SUCCEEDED', 'FAILED'].filter((s) => !provesAbsent(answers, id, s, sub));
   if (hidden.length === 0) return { known: false, why: 'still PENDING: neither the SUCCEEDED nor the FAILED list shows it' };
-  if (fact?.status === 'FAILED') {
-    return { known: false, why: `no attempt since the replay shown yet (the lists show its FAILED attempt from before it)` };
+  if (fact?.status === 'FAILED' || fact?.status === 'SUCCEEDED') {
+    return { known: false, why: `no attempt since the replay shown yet (the lists show its ${fact.status} attempt from before it)` };
   }
   const lists = hidden.map((s) => `the ${s} list`);
   return {

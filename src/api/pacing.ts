@@ -1,6 +1,9 @@
 // Client-side pacing (cli.md, Retries and pacing): one process sends at most `--rate` requests
 // per minute, in bursts of up to 10, so long listings stay under the API's 120 per minute
-// instead of running into 429 and backing off.
+// instead of running into 429 and backing off. `paced` is the client's wrapper of an attempt
+// that keeps to it, retries included.
+import type { AttemptFn } from './attempt.js';
+import type { Waits } from './waits.js';
 
 export const PACING_BURST = 10;
 
@@ -33,4 +36,19 @@ export class TokenBucket {
     // Rounded up so that the token has surely been refilled when the wait ends.
     return this.tokens >= 0 ? 0 : Math.ceil(-this.tokens / this.perMs - 1e-9);
   }
+}
+
+/** `next` with each attempt (retries too) waiting for its token first; `next` itself when unpaced (0). */
+export function paced(next: AttemptFn, o: { ratePerMinute: number; now: () => number; waits: Waits }): AttemptFn {
+  if (!(o.ratePerMinute > 0)) return next;
+  const bucket = new TokenBucket(o.ratePerMinute);
+  const reason = `pacing: at most ${o.ratePerMinute} requests per minute (--rate)`;
+  return async (out, attempt) => {
+    const ms = bucket.reserve(o.now());
+    if (ms > 0) {
+      o.waits.announce({ ms, reason, attempt, kind: 'pacing' });
+      await o.waits.pause(ms, out.signal);
+    }
+    return next(out, attempt);
+  };
 }

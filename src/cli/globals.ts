@@ -1,36 +1,45 @@
-// The global flags: declared once here (help texts and defaults), and resolved once into the
-// GlobalOptions every command receives: the flag, then the environment, then the selected
-// profile's setting (`rfs config`), then the default (config/settings.ts).
+// The global flags, in help's order (a setting's flag as its entry in config/settings.ts SETTINGS
+// declares it: text, help, choices, default), resolved once into the GlobalOptions every command
+// receives: the flag, then the environment, then the selected profile's setting (`rfs config`),
+// then the default (config/settings.ts).
 import { type Command, type CommandUnknownOpts, Option } from '@commander-js/extra-typings';
-import { OUTPUT_FORMATS, type GlobalOptions } from '../core/context.js';
+import type { GlobalOptions } from '../core/context.js';
 import { choiceOption } from '../commands/choices.js';
 import { UsageError } from '../core/errors.js';
 import { type IO, colorEnabled, isTruthy } from '../core/io.js';
-import {
-  DEFAULT_MAX_RETRIES,
-  DEFAULT_RATE,
-  DEFAULT_TIMEOUT_SECONDS,
-  type ProfileSettings,
-  givenOptions,
-  resolveSettingValues,
-} from '../config/settings.js';
+import { type ProfileSettings, givenOptions, resolveSettingValues, settingNamed } from '../config/settings.js';
 
 export function declareGlobals(program: Command) {
+  // A setting's flags (their text, help, choices and defaults) are declared by its entry in SETTINGS.
+  const output = settingNamed('output');
   return program
     .addOption(new Option('-p, --profile <name>', 'config profile to use (env RFS_PROFILE)'))
-    .addOption(new Option('--base-url <url>', 'service root; /api/v1 is appended (env RFS_BASE_URL)'))
-    .addOption(choiceOption('-o, --output <format>', 'output format (default: table on a terminal, json otherwise)', OUTPUT_FORMATS))
-    .addOption(new Option('--json', 'same as -o json'))
+    .addOption(textOption(settingNamed('base-url')))
+    .addOption(choiceOption(output.option.flags, output.option.help, output.choices))
+    .addOption(new Option(output.option.shorthand.flags, output.option.shorthand.help))
     .addOption(new Option('--no-color', 'no ANSI colour (also NO_COLOR; FORCE_COLOR forces it)'))
     .addOption(new Option('-q, --quiet', 'no spinners, progress or notices on stderr'))
     .addOption(new Option('-v, --verbose', 'one stderr line per HTTP attempt, secrets redacted (also RFS_DEBUG=1)'))
-    .addOption(new Option('--timeout <seconds>', 'per-attempt timeout in seconds').default(String(DEFAULT_TIMEOUT_SECONDS)))
-    .addOption(
-      new Option('--max-retries <n>', 'retries after the first attempt, retryable failures only').default(String(DEFAULT_MAX_RETRIES)),
-    )
-    .addOption(new Option('--rate <n>', 'client-side pacing in requests per minute; 0 = unpaced').default(String(DEFAULT_RATE)))
+    .addOption(numberOption(settingNamed('timeout')))
+    .addOption(numberOption(settingNamed('max-retries')))
+    .addOption(numberOption(settingNamed('rate')))
     .addOption(new Option('-y, --yes', 'answer yes to confirmations'))
     .addOption(new Option('--jq <expr>', 'filter JSON output through a jq program, per item of a list (strings print raw)'));
+}
+
+/** A setting's flag as SETTINGS declares it. */
+interface DeclaredFlag<F extends string> {
+  option: { flags: F; help: string };
+}
+
+/** A setting's flag that takes any text (the rule reads it). */
+function textOption<const F extends string>({ option }: DeclaredFlag<F>) {
+  return new Option(option.flags, option.help);
+}
+
+/** A number setting's flag, with its default in help. */
+function numberOption<const F extends string>({ option, fallback }: DeclaredFlag<F> & { fallback(): number }) {
+  return new Option(option.flags, option.help).default(String(fallback()));
 }
 
 export type GlobalFlags = ReturnType<ReturnType<typeof declareGlobals>['opts']>;

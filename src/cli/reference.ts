@@ -25,7 +25,6 @@ async function helpOf(path: readonly string[]): Promise<string> {
     stderrIsTTY: false,
     columns: COLUMNS,
     env: { COLUMNS: String(COLUMNS), NO_COLOR: '1' },
-    now: () => 0,
   });
   if (code !== 0) throw new Error(`rfs help ${path.join(' ')} exited ${code}`);
   return chunks.join('').trimEnd();

@@ -34,8 +34,9 @@ export interface RunOptions {
    */
   processExits?: boolean;
   /**
-   * The time that waits are measured in (retries, pacing, spinners, --watch) and the retry
-   * jitter; default the system's. `io.now` stays the "now" that output shows (ages, --since).
+   * The run's one clock: the "now" that output shows (ages, --since, signatures' timestamps),
+   * the time that waits are measured in (retries, pacing, spinners, --watch) and the retry
+   * jitter; default the system's. Reaches commands as `ctx.clock`.
    */
   clock?: Clock;
   /** A command line run by another command (`ctx.runLine`, cli.md: rfs mcp). */

@@ -2,6 +2,7 @@
 // checked (by the same rule as the matching flag), and the one precedence rule — flag, then
 // environment, then profile, then default. Loaded at every start (cli/globals.ts), so it
 // imports only the base layer and credentials, never the config file's reader.
+import type { InferOptions } from '@commander-js/extra-typings';
 import { OUTPUT_FORMATS, type OutputFormat } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { type NumberRule, numberFlag } from '../core/flags.js';
@@ -34,21 +35,33 @@ export function readOutputFormat(raw: string): OutputFormat | undefined {
   return OUTPUT_FORMATS.find((f) => f === text);
 }
 
+/**
+ * How a setting is given for one run by a global flag (`rfs --help`): declared here alone, so that
+ * cli/globals.ts makes commander's options of it and SettingFlags (below) is derived from it.
+ */
+interface GlobalFlagSpec {
+  /** The flag as commander takes it; its long name is also the member of SettingFlags that holds it. */
+  flags: string;
+  help: string;
+  /** A flag that gives one value of the setting (`--json`: `-o json`). */
+  shorthand?: { flags: string; help: string; value: string };
+}
+
 interface SettingSpec {
-  /** The name `rfs config` uses. */
+  /** The name `rfs config` uses: the long name of its flag. */
   key: string;
   /** The member of the profile in the config file. */
   field: string;
-  /** The flag that gives it for one run, as messages name it. */
-  flag: string;
+  /** The global flag that gives it for one run, when it has one. */
+  option?: GlobalFlagSpec;
+  /** The flag that gives it, as messages name it, when it is not a global flag (a command's own). */
+  flag?: string;
   /** The variable that gives it for one run, if there is one. */
   env?: string;
   /** The values it may take, when they are a list (completion offers them). */
   choices?: readonly string[];
   /** The value as stored and used, or a UsageError (that may name `label`). */
   read(raw: string, label: string): string | number;
-  /** The text this run's global flags give it, when they give one (commander's defaults left out). */
-  given(flags: SettingFlags): string | undefined;
   /** cli.md, Global options: the value when no flag, variable or profile gives one. */
   fallback(stdoutIsTTY: boolean): string | number | undefined;
   /**
@@ -59,29 +72,28 @@ interface SettingSpec {
   strict?: true;
 }
 
-/** A number setting: its flag is `--<key>`, read by the number flags' rule. */
-function numberSetting<K extends string>(
+/** A number setting, read by the number flags' rule. */
+function numberSetting<const K extends string, const F extends string>(
   key: K,
   field: string,
   rule: NumberRule,
-  given: (flags: SettingFlags) => string | undefined,
   fallback: number,
+  option: { flags: F; help: string },
 ) {
   return {
     key,
     field,
-    flag: `--${key}`,
+    option,
     read: (raw: string, label: string): number => numberFlag(label, raw, rule),
-    given,
     fallback: () => fallback,
-  } satisfies SettingSpec;
+  } as const satisfies SettingSpec;
 }
 
 export const SETTINGS = [
   {
     key: 'base-url',
     field: 'baseUrl',
-    flag: '--base-url',
+    option: { flags: '--base-url <url>', help: 'service root; /api/v1 is appended (env RFS_BASE_URL)' },
     env: 'RFS_BASE_URL',
     strict: true,
     read(raw): string {
@@ -89,13 +101,16 @@ export const SETTINGS = [
       apiRoot(url); // plain http to a remote host, a query, credentials in the URL: exit 2
       return url;
     },
-    given: (flags) => flags.baseUrl,
     fallback: () => DEFAULT_BASE_URL,
   },
   {
     key: 'output',
     field: 'output',
-    flag: '--output',
+    option: {
+      flags: '-o, --output <format>',
+      help: 'output format (default: table on a terminal, json otherwise)',
+      shorthand: { flags: '--json', help: 'same as -o json', value: 'json' },
+    },
     choices: OUTPUT_FORMATS,
     read(raw, label): OutputFormat {
       const format = readOutputFormat(raw);
@@ -103,23 +118,30 @@ export const SETTINGS = [
         throw new UsageError(`invalid ${label} ${JSON.stringify(raw)}: expected one of ${OUTPUT_FORMATS.join(', ')}`);
       return format;
     },
-    given: (flags) => (flags.json === true ? 'json' : flags.output),
     fallback: (stdoutIsTTY): OutputFormat => (stdoutIsTTY ? 'table' : 'json'),
   },
-  numberSetting('rate', 'rate', RATE_RULE, (flags) => flags.rate, DEFAULT_RATE),
-  numberSetting('timeout', 'timeout', TIMEOUT_RULE, (flags) => flags.timeout, DEFAULT_TIMEOUT_SECONDS),
-  numberSetting('max-retries', 'maxRetries', MAX_RETRIES_RULE, (flags) => flags.maxRetries, DEFAULT_MAX_RETRIES),
+  numberSetting('rate', 'rate', RATE_RULE, DEFAULT_RATE, {
+    flags: '--rate <n>',
+    help: 'client-side pacing in requests per minute; 0 = unpaced',
+  }),
+  numberSetting('timeout', 'timeout', TIMEOUT_RULE, DEFAULT_TIMEOUT_SECONDS, {
+    flags: '--timeout <seconds>',
+    help: 'per-attempt timeout in seconds',
+  }),
+  numberSetting('max-retries', 'maxRetries', MAX_RETRIES_RULE, DEFAULT_MAX_RETRIES, {
+    flags: '--max-retries <n>',
+    help: 'retries after the first attempt, retryable failures only',
+  }),
   {
     key: 'provider',
     field: 'provider',
+    // Only `file` and `sync` take --provider, each declaring it with its own help, and read it themselves.
     flag: '--provider',
     // As `file` and `sync` take --provider: any text that is not blank.
     read(raw, label): string {
       if (raw.trim() === '') throw new UsageError(`invalid ${label}: it must not be blank`);
       return raw;
     },
-    // Only `file` and `sync` take --provider, and they read it themselves.
-    given: () => undefined,
     fallback: () => undefined,
   },
 ] as const satisfies readonly SettingSpec[];
@@ -127,6 +149,32 @@ export const SETTINGS = [
 export type Setting = (typeof SETTINGS)[number];
 export type SettingKey = Setting['key'];
 export const SETTING_KEYS: readonly SettingKey[] = SETTINGS.map((s) => s.key);
+
+/** A setting that a global flag gives (all but provider). */
+export type GlobalSetting = Extract<Setting, { option: GlobalFlagSpec }>;
+
+type SettingsByKey = { [S in Setting as S['key']]: S };
+
+/** The setting `key` names, with its own declaration's type. */
+export function settingNamed<K extends SettingKey>(key: K): SettingsByKey[K] {
+  // Every key is some setting's, so the find cannot miss.
+  return SETTINGS.find((s) => s.key === key) as SettingsByKey[K];
+}
+
+/** A flag's long name: `-o, --output <format>` → `output`. */
+function longName(flags: string): string {
+  return /--([a-z0-9-]+)/i.exec(flags)?.[1] ?? '';
+}
+
+/** The member commander parses a flag into: `--max-retries <n>` → `maxRetries` (its long name, camel-cased). */
+export function flagMember(flags: string): string {
+  return longName(flags).replace(/-([a-z0-9])/gi, (_, c: string) => c.toUpperCase());
+}
+
+/** The flag as messages name it: `--max-retries`. */
+function flagLabel(setting: Setting): string {
+  return 'option' in setting ? `--${longName(setting.option.flags)}` : setting.flag;
+}
 
 // The key is never a setting: argv leaks into shell history and `ps` (cli.md, config).
 const KEY_NAMES = new Set(['apikey', 'api-key', 'api_key', 'key', 'rfs_api_key']);
@@ -215,7 +263,7 @@ function givenSetting(
   flag: string | undefined,
   env: NodeJS.ProcessEnv,
 ): { text: string; label: string; source: 'flag' | 'environment' } | undefined {
-  if (flag !== undefined) return { text: flag, label: setting.flag, source: 'flag' };
+  if (flag !== undefined) return { text: flag, label: flagLabel(setting), source: 'flag' };
   const variable: string | undefined = 'env' in setting ? setting.env : undefined;
   const text = variable === undefined ? undefined : envValue(env, variable);
   return variable === undefined || text === undefined ? undefined : { text, label: variable, source: 'environment' };
@@ -227,14 +275,24 @@ export interface ProfileSettings {
   stored: Readonly<Record<string, unknown>> | undefined;
 }
 
-/** The global flags that give a setting for one run, as commander parsed them (defaults left out). */
-export interface SettingFlags {
-  baseUrl?: string | undefined;
-  output?: string | undefined;
-  json?: boolean | undefined;
-  rate?: string | undefined;
-  timeout?: string | undefined;
-  maxRetries?: string | undefined;
+type SettingFlagText = GlobalSetting['option']['flags'] | Extract<GlobalSetting['option'], { shorthand: unknown }>['shorthand']['flags'];
+type ParsedFlag<F extends string> = InferOptions<Record<never, never>, F, undefined, undefined, false>;
+
+/**
+ * The global flags that give a setting for one run, as commander parsed them (defaults left out):
+ * derived from SETTINGS' flags by commander's own typing, so that a renamed flag renames its
+ * member here and every reader of the old one is a compile error.
+ */
+export type SettingFlags = { [F in SettingFlagText as keyof ParsedFlag<F>]?: ParsedFlag<F>[keyof ParsedFlag<F>] };
+
+/** The text this run's global flags give a setting, when they give one (commander's defaults left out). */
+function flagText(setting: Setting, flags: SettingFlags): string | undefined {
+  if (!('option' in setting)) return undefined;
+  const parsed: Readonly<Record<string, unknown>> = flags;
+  const { option } = setting;
+  if ('shorthand' in option && parsed[flagMember(option.shorthand.flags)] === true) return option.shorthand.value;
+  const text = parsed[flagMember(option.flags)];
+  return typeof text === 'string' ? text : undefined;
 }
 
 /** cli.md, Global options: the default when no flag, variable or profile gives a value. */
@@ -251,7 +309,7 @@ export function resolveSettings(
   return keys.map((key) => {
     const setting = findSetting(key);
     return resolveSetting(setting, {
-      flag: setting.given(run.flags),
+      flag: flagText(setting, run.flags),
       env: run.env,
       profile: profile.stored,
       profileName: profile.name,

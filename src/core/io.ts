@@ -1,7 +1,7 @@
 // The standard streams and what is known about them, passed into every command so that tests
-// can say "terminal" or "not a terminal" explicitly (gh's IOStreams).
+// can say "terminal" or "not a terminal" explicitly (gh's IOStreams). Time is not here: the
+// run's one clock is RunOptions.clock (core/clock.ts), which output's "now" reads as well.
 import type { Readable, Writable } from 'node:stream';
-import { systemClock } from './clock.js';
 import { isatty } from 'node:tty';
 
 export interface IO {
@@ -14,8 +14,6 @@ export interface IO {
   /** Width of the terminal on stdout, for tables; 80 when unknown. Read anew each time: windows are resized. */
   columns: number;
   env: NodeJS.ProcessEnv;
-  /** Milliseconds since the epoch; injected so that tests control time. */
-  now: () => number;
   /**
    * The run's known secrets taken out of one text (cli/run.ts sets it with stdout's redaction):
    * for writers that lay text out before it reaches stdout, since a table that wraps or cuts a
@@ -41,8 +39,6 @@ export function processIO(): IO {
       return process.stdout.columns || Number(process.env.COLUMNS) || 80;
     },
     env: process.env,
-    // The machine's time, read in one place (core/clock.ts).
-    now: () => systemClock.now(),
   };
 }
 

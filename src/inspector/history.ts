@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../core/atomic-write.js';
 import { stateFolderOrHome } from '../config/state-folder.js';
 import { appendOwnFile } from '../core/own-file.js';
+import { untrustedWhy } from '../core/state-file.js';
 
 export const MAX_ENTRIES = 1000;
 export const MAX_BYTES = 50 * 1024 * 1024;
@@ -69,13 +70,9 @@ export async function readHistory<T extends HistoryRecord>(file: string, isEntry
   if (found.isSymbolicLink()) throw new HistoryPathError(`the history ${file} is a symbolic link: give the file itself`);
   if (!found.isFile()) throw new HistoryPathError(`the history ${file} is not a regular file`);
   // Its entries say which deliveries verified, and only those are re-signed: a file another user
-  // could have written is not read (as the code cache is not).
-  const euid = process.geteuid?.();
-  if (euid !== undefined && (found.uid !== euid || (found.mode & 0o022) !== 0)) {
-    throw new HistoryPathError(
-      `the history ${file} is ${found.uid !== euid ? `owned by uid ${found.uid}` : 'writable by group or others'}: a history another user could write is not read`,
-    );
-  }
+  // could have written is not read (core/state-file.ts, as the code cache is not).
+  const why = untrustedWhy(found);
+  if (why !== undefined) throw new HistoryPathError(`the history ${file} ${why}: a history another user could write is not read`);
   const { text, cut } = await tail(file, found.size, MAX_BYTES);
   const lines = text.split('\n');
   // The first line of a tail starts mid-line: not damage, just where the read began.

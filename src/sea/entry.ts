@@ -1,7 +1,7 @@
 // The main script of the single executable (scripts/package.mjs). It is kept tiny on purpose:
 // Node compiles the whole main script at every start, so the CLI itself (src/main.ts, bundled
-// as one CommonJS function) travels as an asset of the executable, with a V8 code cache made
-// at build time by running it once. `--version`, and `--help` where the overview rendered at 80
+// as two CommonJS functions: what one page runs, and the rest) travels as assets of the
+// executable, each with a V8 code cache made at build time by running it once. `--version`, and `--help` where the overview rendered at 80
 // columns fits (as bin/rfs.js does), answer before any of that is touched.
 //
 // `NODE_DEBUG=rfs-sea` reports on stderr whether V8 accepted the code cache.
@@ -14,6 +14,9 @@ import { Script } from 'node:vm';
 /** The asset names; scripts/package.mjs uses the same. */
 const APP = 'rfs-app.js';
 const APP_CACHE = 'rfs-app.cache';
+/** The bundle's second script (SECOND_SCRIPT in scripts/commonjs-bundle.mjs) and its cache. */
+const SECOND = 'rfs-more.cjs';
+const SECOND_CACHE = 'rfs-more.cache';
 const HELP = 'help.txt';
 const SEA_NOTE = 'rfs-sea.json';
 
@@ -26,23 +29,42 @@ type CommonJsWrapper = (
   dirname: string,
 ) => void;
 
-function codeCache(): Buffer | undefined {
+function codeCache(name: string): Buffer | undefined {
   try {
-    return Buffer.from(getRawAsset(APP_CACHE) as ArrayBuffer);
+    return Buffer.from(getRawAsset(name) as ArrayBuffer);
   } catch {
     return undefined; // built with --no-code-cache
   }
 }
 
-function start(): void {
+/**
+ * Runs the bundle's script in asset `asset`, compiled with the code cache in asset `cacheAsset`,
+ * as the module `target`. Neither can be changed without changing the executable, so the cache
+ * is given to V8 as it is (bin/rfs.js checks the caches it reads from the user's folder).
+ */
+function runScript(asset: string, cacheAsset: string, target: typeof globalThis.module, filename: string): void {
   const debug = debuglog('rfs-sea');
-  const cachedData = codeCache();
+  const cachedData = codeCache(cacheAsset);
   // The bundle is ASCII (esbuild escapes the rest), so latin1 is the cheap, exact decoding.
-  const script = new Script(getAsset(APP, 'latin1'), { filename: 'rfs.js', ...(cachedData === undefined ? {} : { cachedData }) });
-  debug('code cache %s', cachedData === undefined ? 'absent' : script.cachedDataRejected === true ? 'rejected' : 'accepted');
+  const script = new Script(getAsset(asset, 'latin1'), { filename, ...(cachedData === undefined ? {} : { cachedData }) });
+  const verdict = cachedData === undefined ? 'absent' : script.cachedDataRejected === true ? 'rejected' : 'accepted';
+  if (asset === APP) debug('code cache %s', verdict);
+  else debug('code cache %s (%s)', verdict, asset);
   const main = script.runInThisContext() as CommonJsWrapper;
   // Inside a single executable, this require() loads built-in modules only: all the bundle needs.
-  main(module.exports, require, module, process.execPath, dirname(process.execPath));
+  main(target.exports, require, target, process.execPath, dirname(process.execPath));
+}
+
+function start(): void {
+  // The bundle's second script (scripts/commonjs-bundle.mjs, bundleSplit), run when a command
+  // first needs it: the asset of that name, with its cache.
+  (globalThis as Record<symbol, unknown>)[Symbol.for('rfs.loadScript')] = (name: string): unknown => {
+    if (name !== SECOND) throw new Error(`rfs: no script ${JSON.stringify(name)} in the executable`);
+    const loaded = { exports: {} } as typeof globalThis.module;
+    runScript(SECOND, SECOND_CACHE, loaded, SECOND);
+    return loaded.exports;
+  };
+  runScript(APP, APP_CACHE, module, 'rfs.js');
 }
 
 /** The overview is wrapped at 80 columns: used off a terminal, or on one that wide. */

@@ -1,12 +1,14 @@
-// The budget of a process that serves someone else's calls (src/api/budget.ts, rfs mcp): slots
-// held by requests on their way, attempts answered counted over the server's minute and a
-// second, a 429 halving it; on a fake clock, with attempts told on the client's channel.
+// The one budget (src/api/budget.ts) of watch, replay --wait and rfs mcp: attempts answered
+// counted over the server's minute and a second, a 429 halving it; slots held by requests on
+// their way (mcp), and every attempt, retries too, held until it fits (watch); on a fake clock,
+// with attempts told on the client's channel.
 import { channel } from 'node:diagnostics_channel';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BUDGET_WINDOW_MS, RequestBudget, withinBudget } from '../../src/api/budget.js';
+import { BUDGET_WINDOW_MS, RequestBudget, gatedByBudget, withinBudget } from '../../src/api/budget.js';
 import { ATTEMPT_CHANNEL } from '../../src/api/client.js';
 import type { ApiClient, ApiResponse } from '../../src/api/types.js';
 import { fakeTime } from '../helpers/clock.js';
+import { useScenario } from './support.js';
 
 const attempts = channel(ATTEMPT_CHANNEL);
 const answered = (status: number | null = 200): void => attempts.publish({ method: 'GET', status, durationMs: 1 });
@@ -91,5 +93,60 @@ describe('withinBudget', () => {
     release();
     await first;
     expect(budget.free()).toBe(2);
+  });
+});
+
+describe('RequestBudget, kept before every attempt (watch, replay --wait)', () => {
+  it('lets an attempt through while the window has room, and waits until the oldest answer leaves it', async () => {
+    const { time, budget } = budgetOf(2);
+    answered();
+    await budget.fits(undefined);
+    expect(time.waits).toEqual([]);
+    time.advance(1_000);
+    answered();
+    const start = time.now;
+    await budget.fits(undefined);
+    // The first answer, 1 s older, leaves the window first.
+    expect(time.now - start).toBe(BUDGET_WINDOW_MS - 1_000 + 1);
+  });
+
+  it("counts one poll's attempts and spaces polls like it to the budget, never below the interval asked for", () => {
+    const { budget } = budgetOf(12);
+    answered();
+    answered(503);
+    answered();
+    expect(budget.takeCount()).toBe(3);
+    expect(budget.takeCount()).toBe(0);
+    expect(budget.spacing(3, 1_000)).toBe(Math.ceil((3 * BUDGET_WINDOW_MS) / 12));
+    expect(budget.spacing(1, 60_000)).toBe(60_000);
+  });
+
+  it('says it is throttled, and until when, while a 429 keeps the budget lowered', () => {
+    const { time, budget } = budgetOf(12);
+    expect(budget.throttled()).toBeUndefined();
+    answered(429);
+    expect(budget.throttled()).toEqual({ perMinute: 6, until: time.now + 5 * 60_000 });
+    time.advance(5 * 60_000);
+    expect(budget.throttled()).toBeUndefined();
+  });
+});
+
+describe('gatedByBudget', () => {
+  const scenario = useScenario();
+
+  it('holds every attempt of a request to the budget, its retries too', async () => {
+    const budget = new RequestBudget(1, scenario.time.clock);
+    stops.push(budget.listen());
+    scenario.server.queue(
+      { expect: { method: 'GET', url: '/api/v1/webhooks' }, status: 503, body: { title: 'Unavailable', status: 503 } },
+      { expect: { method: 'GET', url: '/api/v1/webhooks' }, body: { data: [] } },
+    );
+    const client = gatedByBudget(scenario.client(), budget);
+    const start = scenario.time.now;
+    const answer = await client.request({ method: 'GET', path: '/webhooks', schema: null });
+    expect(answer.attempts).toBe(2);
+    // The retry's own backoff is shorter than the window: the budget of one a minute held it longer.
+    expect(scenario.time.now - start).toBeGreaterThanOrEqual(BUDGET_WINDOW_MS);
+    expect(budget.takeCount()).toBe(2);
   });
 });

@@ -4,8 +4,10 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Command } from '@commander-js/extra-typings';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { resolveGlobals } from '../../src/cli/globals.js';
+import { declareGlobals, resolveGlobals } from '../../src/cli/globals.js';
+import { SETTINGS, flagMember } from '../../src/config/settings.js';
 import { runCli } from '../../src/cli/run.js';
 import { fakeTime } from '../helpers/clock.js';
 import { page, problem, recording } from '../helpers/fixtures.js';
@@ -60,6 +62,48 @@ async function listed(argv: string[] = [], o: BufferIOOptions = {}): Promise<Rec
   const rows = JSON.parse(t.stdout()) as { key: string; value: unknown; source: string }[];
   return Object.fromEntries(rows.map((r) => [r.key, { value: r.value, source: r.source }]));
 }
+
+describe("a global setting's flag, declared once by its entry in SETTINGS", () => {
+  const program = declareGlobals(new Command());
+  const declared = SETTINGS.filter((s) => 'option' in s);
+
+  it("is on the program as declared, its default the setting's, and parsed into the member the rule reads", () => {
+    expect(declared.map((s) => s.key)).toEqual(['base-url', 'output', 'rate', 'timeout', 'max-retries']);
+    for (const setting of declared) {
+      const { option } = setting;
+      const flags = ['shorthand' in option ? [option, option.shorthand] : [option]].flat();
+      for (const { flags: usage, help } of flags) {
+        const made = program.options.filter((o) => o.flags === usage);
+        expect(
+          made.map((o) => o.description),
+          usage,
+        ).toEqual([help]);
+        expect(made[0]?.attributeName(), usage).toBe(flagMember(usage));
+      }
+      const made = program.options.find((o) => o.flags === option.flags);
+      const fallback = setting.fallback(false);
+      // Commander shows a number setting's default; the others' depend on the run (the terminal, the profile).
+      expect(made?.defaultValue, setting.key).toBe(typeof fallback === 'number' ? String(fallback) : undefined);
+    }
+  });
+
+  it('is named by the setting: its long name is the key rfs config takes', () => {
+    for (const setting of declared) expect(setting.option.flags, setting.key).toMatch(new RegExp(`(^|, )--${setting.key} `));
+  });
+
+  it('gives the value read under its flag, and a parsed command line reaches the rule', () => {
+    const io = bufferIO({ env: {} }).io;
+    const parsed = declareGlobals(new Command())
+      .exitOverride()
+      .parse(['--base-url', 'https://flag.example.com', '-o', 'NDJSON', '--rate', '7', '--timeout', '3', '--max-retries', '0'], {
+        from: 'user',
+      })
+      .opts();
+    expect(resolveGlobals(parsed, io)).toMatchObject({ output: 'ndjson', rate: 7, timeoutSeconds: 3, maxRetries: 0 });
+    const json = declareGlobals(new Command()).exitOverride().parse(['--json'], { from: 'user' }).opts();
+    expect(resolveGlobals(json, bufferIO({ stdoutIsTTY: true }).io).output).toBe('json');
+  });
+});
 
 describe('precedence: flag, then environment, then profile, then default', () => {
   it('lists every setting from its default when nothing gives one', async () => {

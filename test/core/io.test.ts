@@ -21,7 +21,6 @@ function liveIO(): { io: IO; resize(columns: number): void; stdinReads: () => nu
       return columns;
     },
     env: {},
-    now: () => 0,
   } satisfies IO;
   const resize = (n: number): void => {
     columns = n;

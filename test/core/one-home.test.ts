@@ -1,12 +1,13 @@
 // Rules with one home, checked over the source so that a second copy cannot
 // come back unnoticed: the machine's time is read in core/clock.ts alone (the lock file's stamp
-// and staleness, core/lock.ts, and the process's IO, core/io.ts, take it from there), and whether
+// and staleness, core/lock.ts, takes it from there), and whether
 // a process is alive is asked in core/lock.ts alone (`processAlive`: the lock, the atomic
 // write's leftovers, and `webhooks listen --subscribe`'s leftover subscriptions).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { SETTINGS } from '../../src/config/settings.js';
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
@@ -55,4 +56,51 @@ describe('rules with one home', () => {
     expect(knowers.filter((r) => !r.startsWith('config/state-folder.ts:'))).toEqual([]);
     expect(knowers.some((r) => r.startsWith('config/state-folder.ts:'))).toBe(true);
   });
+
+  // cli.md, Global options: a setting's flag (its text, help, default) is its entry in SETTINGS;
+  // cli/globals.ts makes commander's options of it and SettingFlags is derived from it, so a
+  // flag written out again elsewhere (`new Option('--timeout <seconds>', …)`) is a second copy.
+  it("declares a global setting's flag only in config/settings.ts", () => {
+    const flags = SETTINGS.flatMap((s) => ('option' in s ? [s.option, ...('shorthand' in s.option ? [s.option.shorthand] : [])] : []));
+    expect(flags.length).toBeGreaterThan(5);
+    for (const { flags: usage } of flags) {
+      const long = /--[a-z0-9-]+/.exec(usage)?.[0];
+      // The flag as a quoted declaration: `'--timeout <seconds>'`, `"-o, --output <format>"`, `'--json'`.
+      const declaring = new RegExp(`['"](-[a-z], )?${long}( [<[][^'"]*)?['"]`);
+      expect(linesMatching(declaring), usage).toEqual([expect.stringMatching(/^config\/settings\.ts:/)]);
+    }
+  });
+
+  // One clock (core/clock.ts): runCli's `clock` is the run's time — the "now" that output shows
+  // (ages, --since, a signature's timestamp), every wait and the retry jitter — and reaches
+  // commands as `ctx.clock`. IO once carried a `now` of its own, which a test could set apart.
+  it("takes the run's time from one injected clock: RunOptions.clock, carried by the Session; none in IO or Context", () => {
+    expect(timeMembers('core/io.ts', 'IO')).toEqual([]);
+    expect(timeMembers('cli/run.ts', 'RunOptions')).toEqual(['clock']);
+    expect(timeMembers('core/context.ts', 'Session')).toEqual(['clock']);
+    expect(timeMembers('commands/context.ts', 'Context')).toEqual([]);
+  });
+
+  // cli.md, deliveries, "watch's budget", and rfs mcp's: one budget, kept before every attempt
+  // (retries too) by the client's wrapper. watch once had a Budget class of its own beside mcp's.
+  it('keeps a budget of requests a minute only in api/budget.ts', () => {
+    expect(linesMatching(/\bclass \w*Budget\b/)).toEqual([expect.stringMatching(/^api\/budget\.ts:/)]);
+    expect(linesMatching(/\b61_?000\b/).filter((r) => !r.startsWith('api/budget.ts:'))).toEqual([]);
+  });
 });
+
+/** The members of `interface name` in `file` that carry time: one named for it, a Clock, or a function giving a number or a Date. */
+function timeMembers(file: string, name: string): string[] {
+  const text = readFileSync(join(SRC, file), 'utf8');
+  const start = text.search(new RegExp(`\\binterface ${name}\\b[^{]*\\{`));
+  expect(start, `interface ${name} in ${file}`).toBeGreaterThanOrEqual(0);
+  const body = text.slice(text.indexOf('{', start) + 1, text.indexOf('\n}', start));
+  return [...body.matchAll(/^ {2}(?:readonly )?(\w+)\??(\(\))?:\s*(.*)$/gm)]
+    .filter(
+      ([, member = '', call, type = '']) =>
+        /^(now|clock|time|today)$/i.test(member) ||
+        /\bClock\b/.test(type) ||
+        (call === undefined ? /^\(\)\s*=>\s*(number|Date)\b/ : /^(number|Date)\b/).test(type),
+    )
+    .map(([, member]) => member as string);
+}

@@ -13,7 +13,7 @@ export interface FakeTime {
   readonly clock: Clock;
 }
 
-/** Default start: 2026-11-22T14:05:00Z, the fixed `now` of bufferIO. */
+/** Default start: 2026-11-22T14:05:00Z, the time the tests' fixtures are written around. */
 export function fakeTime(start = Date.parse('2026-11-22T14:05:00Z'), random = 0.5): FakeTime {
   const time: FakeTime = {
     now: start,

@@ -10,8 +10,6 @@ export interface BufferIOOptions {
   columns?: number;
   /** Text on stdin, which then ends; without it stdin is empty and ended. */
   stdin?: string;
-  /** Fixed clock (ms since the epoch); default 2026-11-22T14:05:00Z. */
-  now?: number;
 }
 
 export interface BufferIO {
@@ -58,7 +56,6 @@ export function bufferIO(o: BufferIOOptions = {}): BufferIO {
   const stdin = new PassThrough();
   stdin.end(o.stdin ?? '');
   if (o.stdinIsTTY) Object.assign(stdin, { isTTY: true });
-  const now = o.now ?? Date.parse('2026-11-22T14:05:00Z');
   return {
     io: {
       stdin,
@@ -69,7 +66,6 @@ export function bufferIO(o: BufferIOOptions = {}): BufferIO {
       stderrIsTTY: o.stderrIsTTY ?? false,
       columns,
       env: o.env ?? {},
-      now: () => now,
     },
     stdout: out.text,
     stderr: err.text,

@@ -29,6 +29,10 @@ import { RFS_BIN } from '../helpers/child.js';
 import { LINUX, needs, ROOT_USERS } from '../helpers/platform.js';
 
 const BUNDLE = join(RFS_BIN, '..', '..', 'dist', 'bundle', 'rfs.cjs');
+/** The bundle's second script (scripts/commonjs-bundle.mjs, bundleSplit), with a cache of its own. */
+const SECOND = join(BUNDLE, '..', 'rfs-more.cjs');
+/** A command that runs from the second script. */
+const SECOND_ARGS = ['completion', 'bash'];
 const TAG = 'rfs-code-cache crc32 ';
 const MARKER = 'PLANTED-CACHE-RAN';
 /** A command that runs the bundle (a command's help, not the pre-rendered overview). */
@@ -44,10 +48,10 @@ interface Run {
 function run(
   bin: string,
   cacheHome: string,
-  o: Pick<SpawnOptions, 'uid' | 'gid'> & { node?: string; onSpawn?: (pid: number) => void } = {},
+  o: Pick<SpawnOptions, 'uid' | 'gid'> & { node?: string; onSpawn?: (pid: number) => void; args?: string[] } = {},
 ): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(o.node ?? process.execPath, [bin, ...ARGS], {
+    const child = spawn(o.node ?? process.execPath, [bin, ...(o.args ?? ARGS)], {
       env: { PATH: process.env.PATH, HOME: cacheHome, XDG_CACHE_HOME: cacheHome, NODE_DEBUG: 'rfs-bundle', NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
       uid: o.uid,
@@ -191,20 +195,37 @@ describe.skipIf(!LINUX.met)(needs(LINUX, 'the code cache of bin/rfs.js'), () => 
     expect(readdirSync(folder).filter((f) => f.endsWith('.tmp') && !f.startsWith(`${name}.`))).toEqual([]);
   });
 
-  it('runs 30 byte flips of a real cache each as the clean run does, leaving a healthy cache', async () => {
+  // Every byte rfs reads takes one path: the header it compares, then the checksum over the
+  // bundle and the data. One flip in each part of the file (a random byte of that part, a
+  // different bit each) reaches every way a damaged byte can meet that comparison; more flips
+  // of the same part would run the same code again, a process each.
+  it('runs a byte flip in each part of a real cache (the tag, the checksum, the line end, the data at its start, middle and end) each as the clean run does, leaving a healthy cache', async () => {
     const { home, file } = folderWith('flips');
     const first = await run(RFS_BIN, home);
     expect(first.stdout).toBe(clean.stdout);
     const good = readFileSync(file);
     expect(healthy(file, bundle)).toBe(true);
-    for (let i = 0; i < 30; i++) {
-      // Spread over the whole file, the checksum line included, from a different place each run.
-      const at = Math.floor(((i + randomBytes(1)[0]! / 256) * good.length) / 30);
+    const header = TAG.length + 9;
+    const dataLength = good.length - header;
+    expect(dataLength).toBeGreaterThan(1024);
+    const third = Math.floor(dataLength / 3);
+    /** [first byte, end] of each part. */
+    const parts: [string, number, number][] = [
+      ['the tag', 0, TAG.length],
+      ['the checksum', TAG.length, TAG.length + 8],
+      ['the line end', header - 1, header],
+      ['the data, first third', header, header + third],
+      ['the data, middle third', header + third, header + 2 * third],
+      ['the data, last third', header + 2 * third, good.length],
+    ];
+    for (const [i, [part, from, to]] of parts.entries()) {
+      const at = from + Math.floor((randomBytes(4).readUInt32BE(0) / 2 ** 32) * (to - from));
       const flipped = Buffer.from(good);
-      flipped[at] = flipped[at]! ^ (1 << (i % 8));
+      flipped[at] = flipped[at]! ^ (1 << ((i + randomBytes(1)[0]!) % 8));
       writeFileSync(file, flipped, { mode: 0o600 });
       const r = await run(RFS_BIN, home);
-      expect({ flip: at, code: r.code, signal: r.signal, stdout: r.stdout }).toEqual({
+      expect({ part, flip: at, code: r.code, signal: r.signal, stdout: r.stdout }).toEqual({
+        part,
         flip: at,
         code: 0,
         signal: null,
@@ -237,6 +258,63 @@ describe.skipIf(!LINUX.met)(needs(LINUX, 'the code cache of bin/rfs.js'), () => 
     const r = await run(bin, home);
     expect(r.stdout).toContain(word.toUpperCase());
     expect(r.stderr).toMatch(/code cache set aside: its checksum does not match/);
+  });
+
+  // The second script's cache is code too, read from the same folder: the same rules, each
+  // named in its messages.
+  describe("the bundle's second script", () => {
+    const second = readFileSync(SECOND);
+    const secondName = cacheName(SECOND);
+    let cleanSecond: Run;
+
+    beforeAll(async () => {
+      cleanSecond = await run(RFS_BIN, join(work, 'clean-second'), { args: SECOND_ARGS });
+      expect(cleanSecond.code).toBe(0);
+      expect(cleanSecond.stdout).toContain('complete -F');
+      expect(cleanSecond.stderr).toMatch(/code cache written to .* \(rfs-more\.cjs\)/);
+    }, 60_000);
+
+    function secondCache(label: string, cache: Buffer): { home: string; file: string } {
+      const { home, folder } = folderWith(label);
+      const file = join(folder, secondName);
+      writeFileSync(file, cache, { mode: 0o600 });
+      chmodSync(file, 0o600);
+      return { home, file };
+    }
+
+    it('runs a crafted cache of it that is the user own and intact: what the rules keep out', async () => {
+      const { home } = secondCache('second-control', craftedCache(second));
+      const r = await run(RFS_BIN, home, { args: SECOND_ARGS });
+      expect(r.stdout).toContain(MARKER);
+    });
+
+    it('sets aside a cache of it writable by group or others (0666), and writes a good one', async () => {
+      const { home, file } = secondCache('second-0666', craftedCache(second));
+      chmodSync(file, 0o666);
+      const r = await run(RFS_BIN, home, { args: SECOND_ARGS });
+      expect(r.stdout).not.toContain(MARKER);
+      expect(r.stdout).toBe(cleanSecond.stdout);
+      expect(r.stderr).toMatch(/code cache set aside: writable by group or others \(mode 0666\) \(rfs-more\.cjs\)/);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(healthy(file, second)).toBe(true);
+    });
+
+    it('sets aside a damaged cache of it (byte flips) and runs as the clean run does', async () => {
+      const { home, folder } = folderWith('second-flips');
+      expect((await run(RFS_BIN, home, { args: SECOND_ARGS })).stdout).toBe(cleanSecond.stdout);
+      const file = join(folder, secondName);
+      const good = readFileSync(file);
+      for (let i = 0; i < 5; i++) {
+        const at = Math.floor(((i + randomBytes(1)[0]! / 256) * good.length) / 5);
+        const flipped = Buffer.from(good);
+        flipped[at] = flipped[at]! ^ (1 << (i % 8));
+        writeFileSync(file, flipped, { mode: 0o600 });
+        const r = await run(RFS_BIN, home, { args: SECOND_ARGS });
+        expect({ flip: at, code: r.code, stdout: r.stdout }).toEqual({ flip: at, code: 0, stdout: cleanSecond.stdout });
+        expect(r.stderr).toMatch(/code cache set aside: its checksum does not match this bundle and its bytes \(rfs-more\.cjs\)/);
+        expect(healthy(file, second)).toBe(true);
+      }
+    }, 60_000);
   });
 
   describe.skipIf(!ROOT_USERS.met)(needs(ROOT_USERS, 'with another user made for the test'), () => {

@@ -93,11 +93,7 @@ describe('stderr summaries at 80 columns', () => {
   it('webhooks listen --subscribe: the secret line wraps at words, the secret whole', async () => {
     const t = terminal();
     const controller = new AbortController();
-    const done = runCli(
-      ['webhooks', 'listen', '--subscribe', '--port', '0'],
-      { ...t.io, now: () => Date.now() },
-      { signal: controller.signal },
-    );
+    const done = runCli(['webhooks', 'listen', '--subscribe', '--port', '0'], t.io, { signal: controller.signal });
     const deadline = Date.now() + 15_000;
     while (!t.stderr().includes('Ctrl-C to stop')) {
       if (Date.now() > deadline) throw new Error(`listen did not start: ${t.stderr()}`);

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
+import { fakeTime } from '../helpers/clock.js';
 import { bufferIO } from '../helpers/io.js';
 import { incidentSandbox, type IncidentSandbox } from '../commands/deliveries/incident-support.js';
 
@@ -22,11 +23,11 @@ afterEach(async () => {
 
 async function table(args: string[]): Promise<string[]> {
   // Two hours and a minute after everything happened, on the run's clock.
+  const clock = fakeTime(Date.now() + 2 * 3_600_000 + 60_000).clock;
   const t = bufferIO({
-    now: Date.now() + 2 * 3_600_000 + 60_000,
     env: { RFS_CONFIG_DIR: configDir, RFS_API_KEY: h.sandbox.apiKeys.admin, RFS_BASE_URL: h.sandbox.baseUrl, NO_COLOR: '1' },
   });
-  expect(await runCli([...args, '-o', 'table'], t.io)).toBe(0);
+  expect(await runCli([...args, '-o', 'table'], t.io, { clock })).toBe(0);
   return t.stdout().trim().split('\n');
 }
 

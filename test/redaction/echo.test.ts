@@ -254,7 +254,7 @@ describe('every command that can fail, against a server that echoes the secrets'
       const t = bufferIO({ env: env(), stderrIsTTY: mode.stderrIsTTY ?? false });
       const controller = new AbortController();
       const argv = ['webhooks', 'listen', '--port', '0', '--forward-to', `${echo.url}/hooks`, ...mode.args];
-      const done = runCli(argv, { ...t.io, now: () => Date.now() }, { signal: controller.signal });
+      const done = runCli(argv, t.io, { signal: controller.signal });
       let port: number | undefined;
       const deadline = Date.now() + 10_000;
       while (port === undefined && Date.now() < deadline) {

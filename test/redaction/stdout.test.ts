@@ -317,11 +317,9 @@ describe('a webhook secret rfs read, echoed in a delivery', () => {
       // A terminal row cuts the title inside the secret.
       const t = bufferIO({ env: {}, stdoutIsTTY: o.stdoutIsTTY, columns: 70 });
       const controller = new AbortController();
-      const done = runCli(
-        ['webhooks', 'listen', '--port', '0', '--secret-file', file, '--no-color', ...o.args],
-        { ...t.io, now: () => Date.now() },
-        { signal: controller.signal },
-      );
+      const done = runCli(['webhooks', 'listen', '--port', '0', '--secret-file', file, '--no-color', ...o.args], t.io, {
+        signal: controller.signal,
+      });
       let port: number | undefined;
       const deadline = Date.now() + 10_000;
       while (port === undefined && Date.now() < deadline) {

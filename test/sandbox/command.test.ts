@@ -30,7 +30,6 @@ function fakeIO(): { io: IO; stdout: () => string; stderr: () => string; firstLi
     stderrIsTTY: false,
     columns: 80,
     env: {},
-    now: () => Date.now(),
   };
   return { io, stdout: () => stdout, stderr: () => stderr, firstLine };
 }

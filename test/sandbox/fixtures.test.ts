@@ -6,8 +6,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run.js';
 import { RECORDING_STATUSES } from '../../src/shared/schemas.js';
 import { runRfs, startSandboxProcess } from '../helpers/child.js';
+import { fakeTime } from '../helpers/clock.js';
+import { bufferIO } from '../helpers/io.js';
 import { start, type Harness } from './helpers.js';
 
 let dir: string;
@@ -28,6 +31,15 @@ async function rfs(args: string[]): Promise<unknown> {
   return JSON.parse(r.stdout);
 }
 
+/** The same command run in this process (runCli): for the many details, a process each would cost more than the check. */
+async function rfsInProcess(args: string[]): Promise<unknown> {
+  const t = bufferIO({ env });
+  const code = await runCli([...args, '-o', 'json'], t.io, { clock: fakeTime().clock });
+  expect(t.stderr()).toBe('');
+  expect(code).toBe(0);
+  return JSON.parse(t.stdout());
+}
+
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'rfs-fixtures-'));
   a = await sandbox({ seed: 'fixtures-a', recordings: 14 });
@@ -44,14 +56,22 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Every recording of main, as `rfs recordings list --include content --all -o json` prints them, status by status. */
+/**
+ * Every recording of main, as the built `rfs recordings list --include content --all -o json`
+ * prints them, status by status: listed once for the file (nothing changes the first sandbox
+ * after its set-up), a copy for each test.
+ */
+let listed: string | undefined;
 async function savedList(): Promise<Record<string, unknown>[]> {
-  const out: Record<string, unknown>[] = [];
-  for (const status of RECORDING_STATUSES) {
-    const items = await rfs(['recordings', 'list', '--status', status, '--sync-state', 'all', '--include', 'content', '--all']);
-    out.push(...(items as Record<string, unknown>[]));
+  if (listed === undefined) {
+    const out: Record<string, unknown>[] = [];
+    for (const status of RECORDING_STATUSES) {
+      const items = await rfs(['recordings', 'list', '--status', status, '--sync-state', 'all', '--include', 'content', '--all']);
+      out.push(...(items as Record<string, unknown>[]));
+    }
+    listed = JSON.stringify(out);
   }
-  return out;
+  return JSON.parse(listed) as Record<string, unknown>[];
 }
 
 /** Every answer a reader can ask of the recordings: lists at each include, status by status, and details. */
@@ -93,7 +113,7 @@ describe('--fixtures: recordings as the API returns them', () => {
   it('details saved with `rfs recordings get --include contentJson` give the same details and lists, contentJson included', async () => {
     const list = await savedList();
     const details: unknown[] = [];
-    for (const { id } of list as { id: string }[]) details.push(await rfs(['recordings', 'get', id, '--include', 'contentJson']));
+    for (const { id } of list as { id: string }[]) details.push(await rfsInProcess(['recordings', 'get', id, '--include', 'contentJson']));
     const c = await sandbox({ seed: 'fixtures-c', fixtures: details as never });
     const queries = ['', 'include=contentJson'];
     expect(await answers(c, ['', 'content', 'contentJson'], queries)).toEqual(await answers(a, ['', 'content', 'contentJson'], queries));

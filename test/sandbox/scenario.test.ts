@@ -341,7 +341,6 @@ describe('rfs sandbox --scenario: options and the command', () => {
       stderrIsTTY: false,
       columns: 80,
       env: {},
-      now: () => Date.now(),
     };
     const controller = new AbortController();
     const done = serve(io, { port: '0', seed: '42', scenario: 'incident' }, controller.signal);

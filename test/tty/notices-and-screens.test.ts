@@ -30,7 +30,7 @@ beforeAll(async () => {
   journal = join(home, 'sync.jsonl');
   term = await startTerminal(terminalEnv(home, { RFS_API_KEY: sandbox.apiKeys.admin, RFS_BASE_URL: sandbox.baseUrl }));
   // Two recordings whose command failed just now: `failing`, tried again in a minute.
-  const t = bufferIO({ env: { RFS_API_KEY: sandbox.apiKeys.admin, RFS_BASE_URL: sandbox.baseUrl }, now: Date.now() });
+  const t = bufferIO({ env: { RFS_API_KEY: sandbox.apiKeys.admin, RFS_BASE_URL: sandbox.baseUrl } });
   const exec = 'echo "the CRM answered 503 Service Unavailable; try again later" >&2; exit 1';
   const code = await runCli(['sync', '--exec', exec, '--provider', 'crm', '--journal', journal, '--max-items', '2', '-q'], t.io);
   expect(code, t.stderr()).toBe(8);

@@ -186,7 +186,7 @@ function checkClock(ctx: Context, probes: Probe[], report: Report): void {
     return;
   }
   // The Date header has whole seconds: an offset below a second is noise.
-  const offset = Math.round((server - ctx.io.now()) / 1000);
+  const offset = Math.round((server - ctx.clock.now()) / 1000);
   const side = offset > 0 ? 'ahead of' : 'behind';
   const detail = offset === 0 ? 'in step with the server' : `the server's clock is ${Math.abs(offset)} s ${side} this one`;
   if (Math.abs(offset) > CLOCK_WARN_SECONDS) report.warn('clock', `${detail} (webhook signatures allow 300 s; check NTP)`);

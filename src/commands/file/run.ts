@@ -37,7 +37,7 @@ export async function options({ args: [id], flags }: Input, ctx: Context): Promi
     filedAt: isoFlag('--filed-at', flags.filedAt),
     metadata: await readMetadata(flags.metadata, ctx.signal),
   });
-  const checked = checkFiling(fields, ctx.io.now(), { names: FLAG_NAMES });
+  const checked = checkFiling(fields, ctx.clock.now(), { names: FLAG_NAMES });
   if ('problem' in checked) throw new UsageError(checked.problem);
   return { id, filing: checked.filing };
 }
@@ -190,7 +190,7 @@ async function runBatch(ctx: Context, { from, defaultProvider, failFast }: Extra
       }
       return { line: item.line, id: null, ok: false, error: localError(describeProblem(item.problem)) };
     }
-    const checked = checkLine(item.text, defaultProvider, ctx.io.now());
+    const checked = checkLine(item.text, defaultProvider, ctx.clock.now());
     const id = checked.id;
     if (checked.filing === undefined || id === null) {
       if (checked.noProvider && !warnedProvider) {

@@ -296,7 +296,6 @@ function lineIo(io: IO, stdout: Writable, stderr: Writable): IO {
     stderrIsTTY: false,
     columns: 80,
     env: io.env,
-    now: io.now,
   };
 }
 

@@ -122,7 +122,7 @@ export async function run(ctx: Context, o: VerifyOptions): Promise<number> {
     ...values,
     body,
     toleranceSeconds: o.toleranceSeconds,
-    nowSeconds: o.nowSeconds ?? Math.floor(ctx.io.now() / 1000),
+    nowSeconds: o.nowSeconds ?? Math.floor(ctx.clock.now() / 1000),
     source: o.headers !== undefined ? 'header-dump' : 'flags',
   });
 

@@ -1,7 +1,7 @@
 // The remembered subscriptions (cli.md, deliveries, "Deleted subscriptions"): per base
 // URL and profile, in the state folder, written atomically and 0600, bounded, merged with what
 // another run wrote, and holding nothing secret (never the key, nor anything made from it).
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -90,7 +90,7 @@ describe('remembered subscriptions', () => {
     ).toEqual(['wh_two']);
   });
 
-  it('a damaged or oversized file is read as empty and written anew', async () => {
+  it('a damaged or oversized file is read as empty, set aside by the next save, and written anew', async () => {
     const folder = join(dir, 'state', 'rfs');
     const first = RememberedSubscriptions.open(env(), workspace, Date.now);
     first.saw([{ id: 'wh_x', url: null }]);
@@ -103,6 +103,7 @@ describe('remembered subscriptions', () => {
     m.saw([{ id: 'wh_y', url: null }]);
     expect(await m.save()).toBe(true);
     expect(statSync(join(folder, 'subscriptions.json')).size).toBeLessThan(1024);
+    expect(readdirSync(folder).filter((name) => name.includes('.unreadable-'))).toHaveLength(1);
   });
 });
 
@@ -113,6 +114,29 @@ describe('what rfs writes there', () => {
   });
   afterEach(async () => {
     await sandbox.close();
+  });
+
+  it('a linked file of planted ids is not listed, and that is said once on stderr without -v', async () => {
+    const folder = join(dir, 'state', 'rfs');
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    const planted = join(dir, 'planted.json');
+    const key = `${sandbox.baseUrl} default`;
+    const subscriptions = Array.from({ length: 5 }, (_, i) => ({ id: `wh_planted${i}`, url: null, seenAt: '2026-11-28T00:00:00Z' }));
+    const text = JSON.stringify({ version: 1, workspaces: { [key]: { usedAt: '2026-11-28T00:00:00Z', subscriptions } } });
+    writeFileSync(planted, text, { mode: 0o600 });
+    symlinkSync(planted, join(folder, 'subscriptions.json'));
+    const t = bufferIO({
+      env: { ...env(), RFS_CONFIG_DIR: join(dir, 'config'), RFS_API_KEY: sandbox.apiKeys.admin, RFS_BASE_URL: sandbox.baseUrl },
+    });
+    expect(await runCli(['deliveries', 'summary', '-o', 'json'], t.io)).toBe(0);
+    const said = t
+      .stderr()
+      .split('\n')
+      .filter((line) => line.includes('is a symbolic link'));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(/remembered subscriptions are not used/);
+    expect(t.stdout()).not.toContain('wh_planted');
+    expect(readFileSync(planted, 'utf8')).toBe(text);
   });
 
   it('webhooks create remembers the id and URL, and nothing of the key or the secret', async () => {

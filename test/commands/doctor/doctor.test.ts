@@ -50,10 +50,11 @@ function saveProfile(baseUrl: string, apiKey: string): void {
   );
 }
 
-async function doctor(argv: string[] = [], o: BufferIOOptions = {}) {
-  // The sandbox's Date header is the real time: "now" for this run is the real one too.
-  const t = bufferIO({ now: Date.now(), ...o, env: { RFS_CONFIG_DIR: configDir(), XDG_STATE_HOME: join(dir, 'state'), ...o.env } });
-  const time = fakeTime();
+async function doctor(argv: string[] = [], o: BufferIOOptions & { now?: number } = {}) {
+  // The sandbox's Date header is the real time: "now" for this run is the real one too, unless
+  // a test's scenario server dates its answers.
+  const t = bufferIO({ ...o, env: { RFS_CONFIG_DIR: configDir(), XDG_STATE_HOME: join(dir, 'state'), ...o.env } });
+  const time = fakeTime(o.now ?? Date.now());
   const code = await runCli(['doctor', '-o', 'json', ...argv], t.io, { clock: time.clock });
   const rows = JSON.parse(t.stdout()) as Row[];
   const by = Object.fromEntries(rows.map((r) => [r.check, r]));
@@ -208,8 +209,8 @@ describe('rfs doctor on an 80-column terminal', () => {
       RFS_BASE_URL: h.base,
       NO_COLOR: '1',
     };
-    const t = bufferIO({ now: Date.now(), stdoutIsTTY: true, columns: 80, env });
-    await runCli(['doctor', '-o', 'table'], t.io, { clock: fakeTime().clock });
+    const t = bufferIO({ stdoutIsTTY: true, columns: 80, env });
+    await runCli(['doctor', '-o', 'table'], t.io, { clock: fakeTime(Date.now()).clock });
     const lines = t.stdout().split('\n');
     for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
     // A cut DETAIL would end its line with an ellipsis (the redacted key holds one mid-line).

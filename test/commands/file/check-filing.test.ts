@@ -7,13 +7,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../../src/cli/run.js';
+import { fakeTime } from '../../helpers/clock.js';
 import { bufferIO } from '../../helpers/io.js';
 import { start, type Harness } from '../../sandbox/helpers.js';
 
 let h: Harness;
 let dir: string;
 let ids: string[];
-/** The sandbox's clock and rfs's: 2026-11-22T14:05:00Z, bufferIO's default "now". */
+/** The sandbox's clock and rfs's: 2026-11-22T14:05:00Z. */
 const NOW = Date.parse('2026-11-22T14:05:00Z');
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'rfs-check-filing-'));
@@ -33,8 +34,8 @@ const env = (): NodeJS.ProcessEnv => ({
 });
 
 async function rfs(argv: string[], stdin = '') {
-  const t = bufferIO({ env: env(), stdin, now: NOW });
-  const code = await runCli(argv, t.io);
+  const t = bufferIO({ env: env(), stdin });
+  const code = await runCli(argv, t.io, { clock: fakeTime(NOW).clock });
   return { code, stdout: t.stdout(), stderr: t.stderr() };
 }
 

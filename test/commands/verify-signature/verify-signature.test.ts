@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../../src/cli/run.js';
+import { fakeTime } from '../../helpers/clock.js';
 import { bufferIO } from '../../helpers/io.js';
 
 const SECRET = 'whsec_test_secret';
@@ -38,10 +39,10 @@ interface Run {
 }
 
 async function verify(argv: string[], o: { env?: NodeJS.ProcessEnv; stdin?: string | Buffer; now?: number } = {}): Promise<Run> {
-  const t = bufferIO({ env: o.env ?? { RFS_WEBHOOK_SECRET: SECRET }, now: (o.now ?? NOW) * 1000 });
+  const t = bufferIO({ env: o.env ?? { RFS_WEBHOOK_SECRET: SECRET } });
   // Bytes exactly as given, not through a string: the payload must reach the check untouched.
   const stdin = Readable.from([Buffer.isBuffer(o.stdin) ? o.stdin : Buffer.from(o.stdin ?? BODY, 'utf8')]);
-  const code = await runCli(['verify-signature', ...argv], { ...t.io, stdin });
+  const code = await runCli(['verify-signature', ...argv], { ...t.io, stdin }, { clock: fakeTime((o.now ?? NOW) * 1000).clock });
   await new Promise((resolve) => setImmediate(resolve));
   return { code, stdout: t.stdout(), stderr: t.stderr() };
 }

@@ -94,7 +94,7 @@ export async function run(ctx: Context, o: ListOptions): Promise<number> {
   const matching = applyDeliveryFilter(listed.rows, o.filter);
   const shown = matching.slice(0, o.limit);
   const count = await writeList(ctx.io, ctx.globals.output, shown, {
-    columns: deliveryColumns(ctx.io.now(), shown, { byAttempt: selectsByAttempt(o.filter) }),
+    columns: deliveryColumns(ctx.clock.now(), shown, { byAttempt: selectsByAttempt(o.filter) }),
     // What the filter fixes says the same on every row: those columns go first.
     fixed: [...(o.status === undefined ? [] : ['STATUS']), ...(o.subscriptionId === undefined ? [] : ['SUBSCRIPTION'])],
     color: ctx.globals.color,

@@ -21,6 +21,8 @@ import {
   type ListAnswer,
   listAnswer,
   takeCensus,
+  showsStatus,
+  CLOCK_SKEW_MS,
 } from '../../../api/delivery-evidence.js';
 import { joinWords } from '../../../core/words.js';
 import { listDeliveries, replayDelivery } from '../../../api/webhooks.js';
@@ -51,7 +53,7 @@ import { type KnownSubscriptions, knowSubscriptions } from '../known-subscriptio
 import type { ApiClient } from '../../../api/types.js';
 import type { Input } from './index.js';
 import { FailedRounds } from './rounds.js';
-import { Budget, MAX_BUDGET, withinBudget } from '../budget.js';
+import { MAX_BUDGET, RequestBudget, gatedByBudget } from '../../../api/budget.js';
 import { DEFAULT_BUDGET } from '../filter-flags.js';
 import { type Outcome, type Replayed, waitForOutcomes } from './wait.js';
 
@@ -241,7 +243,32 @@ async function listFailed(ctx: Context, client: ApiClient, o: ReplayOptions, orp
         (s.listedFor !== undefined ? !check?.isDeleted(s.listedFor) : s.deliveries.some((d) => !check?.isDeleted(subscriptionOf(d)))),
     )
     .map((s) => (s.listedFor === undefined ? 'the FAILED list' : `the FAILED list of ${sanitize(s.listedFor)}`));
-  return { rows: [...rows.values()], fromFull, full };
+  return { rows: onlyFailed(ctx, [...rows.values()]), fromFull, full };
+}
+
+/** The ids already said to show another status than FAILED, per run (a listing comes every round). */
+const toldNotFailed = new WeakMap<Context, Set<string>>();
+
+/**
+ * Only the rows that show FAILED (cli.md, "Evidence, not inference": a status only from a row
+ * that shows it). A row of the FAILED list that says another status, or none, is not FAILED: it
+ * is not replayed, and that is said once. api.md names FAILED as the one known status, so
+ * another is no broken contract (exit 7), only not what was asked for.
+ */
+function onlyFailed(ctx: Context, rows: Delivery[]): Delivery[] {
+  const other = rows.filter((d) => !showsStatus(d, 'FAILED'));
+  if (other.length === 0) return rows;
+  const told = toldNotFailed.get(ctx) ?? new Set<string>();
+  toldNotFailed.set(ctx, told);
+  const fresh = other.filter((d) => !told.has(d.id));
+  for (const d of fresh) told.add(d.id);
+  if (fresh.length > 0) {
+    const statuses = [...new Set(fresh.map((d) => (field(d, 'status') === '' ? 'none' : JSON.stringify(field(d, 'status')))))];
+    ctx.ui.notice(
+      `${fresh.length} row${fresh.length === 1 ? '' : 's'} of the FAILED list show${fresh.length === 1 ? 's' : ''} another status (${sanitize(statuses.join(', '))}): not FAILED, so not replayed`,
+    );
+  }
+  return rows.filter((d) => showsStatus(d, 'FAILED'));
 }
 
 /** Replays each id once, in order; answers the ids whose replay was accepted and the exit code. */
@@ -272,7 +299,7 @@ async function replayAll(
         isFiltering(o.filter) ? `matching ${describeDeliveryFilter(o.filter)}` : undefined,
       )
     : undefined;
-  // Items by position, so that an id given twice is two replays, each reported.
+  // Each id once (run() dropped the repeats), by position.
   const given = o.ids.map((id, n) => ({ id, n: n + 1, round: 1 }));
   const items = rounds ? rounds.items() : given;
 
@@ -332,12 +359,13 @@ async function replayAll(
 /**
  * What --wait needs of a replayed delivery: its subscription and its last attempt before the
  * replay, from the replay's answer (the server's clock), else the row it was listed from, else
- * the time the replay was sent (this machine's clock: the best there is).
+ * the time the replay was sent (this machine's clock, less the skew allowed: the best there is).
  */
 function replayedFrom(id: string, answer: Delivery | undefined, listed: Delivery | undefined, sentAt: number): Replayed {
   const subscriptionId = (answer && subscriptionOf(answer)) || (listed && subscriptionOf(listed)) || '';
   const shown = [answer, listed].find((d) => d !== undefined && 'lastAttemptAt' in d);
-  if (shown === undefined) return { id, subscriptionId, before: sentAt };
+  // This machine's clock against the server's attempt times: allow the skew (delivery-evidence.ts).
+  if (shown === undefined) return { id, subscriptionId, before: sentAt - CLOCK_SKEW_MS };
   return { id, subscriptionId, before: attemptTimeOf(shown) ?? Number.NEGATIVE_INFINITY };
 }
 
@@ -360,7 +388,7 @@ async function firstRound(ctx: Context, o: ReplayOptions, orphans: Orphans): Pro
   const maybeMore = all.full.length > 0 && (o.max === undefined || o.max > DELIVERY_LIST_ROWS);
   const incomplete = incompleteNotice(o.filter, all.full);
   // Every row is FAILED: STATUS says nothing, SUBSCRIPTION and LAST ANSWER say why.
-  const table = { columns: deliveryColumns(ctx.io.now(), shown, { byAttempt: selectsByAttempt(o.filter) }), fixed: ['STATUS'] };
+  const table = { columns: deliveryColumns(ctx.clock.now(), shown, { byAttempt: selectsByAttempt(o.filter) }), fixed: ['STATUS'] };
   if (o.dryRun) {
     await writeList(ctx.io, ctx.globals.output, shown, { ...table, color: ctx.globals.color });
     ctx.ui.notice(`${deliveries(shown.length)} would be replayed (dry run: nothing sent)`);
@@ -389,9 +417,9 @@ async function firstRound(ctx: Context, o: ReplayOptions, orphans: Orphans): Pro
 }
 
 async function waitAndReport(ctx: Context, o: ReplayOptions, replayed: Replayed[]): Promise<number> {
-  const budget = new Budget(o.budget, ctx.clock);
+  const budget = new RequestBudget(o.budget, ctx.clock);
   const unlisten = budget.listen();
-  const client = withinBudget(await ctx.api(), budget);
+  const client = gatedByBudget(await ctx.api(), budget);
   const n = replayed.length;
   const progress = await Progress.start(ctx.ui, `waiting for ${n} replayed deliver${n === 1 ? 'y' : 'ies'}`);
   let result: Awaited<ReturnType<typeof waitForOutcomes>>;
@@ -448,12 +476,21 @@ function outcomeLine(outcome: Outcome): ItemResult {
   return { id, ok: false, finalStatus: 'FAILED', error: { status: null, code: 'FAILED', title: why, requestId: null } };
 }
 
-export async function run(ctx: Context, o: ReplayOptions): Promise<number> {
+export async function run(ctx: Context, given: ReplayOptions): Promise<number> {
   // Asking comes after the listing, but whether we could ask is known now: fail before sending.
-  if (o.allFailed && !o.dryRun && !ctx.globals.yes && !canPrompt(ctx.io)) {
+  if (given.allFailed && !given.dryRun && !ctx.globals.yes && !canPrompt(ctx.io)) {
     throw new UsageError('replaying every FAILED delivery needs a confirmation, and there is no terminal to ask on', {
       hint: 'pass --yes to confirm, or --dry-run to only list them',
     });
+  }
+  // An id given twice is one delivery: replayed once, and the repeats said.
+  const o = { ...given, ids: [...new Set(given.ids)] };
+  const dropped = given.ids.length - o.ids.length;
+  if (dropped > 0) {
+    const repeated = [...new Set(given.ids.filter((id, n) => given.ids.indexOf(id) !== n))];
+    ctx.ui.notice(
+      `each delivery is replayed once: dropped ${dropped} repeat${dropped === 1 ? '' : 's'} of ${repeated.map((id) => sanitize(id)).join(', ')}`,
+    );
   }
   let first: FirstRound = { rows: [], full: [] };
   const orphans = new Orphans(async () => checkSubscriptions(await ctx.api(), ctx.signal));

@@ -1,5 +1,6 @@
 // `deliveries summary`'s groups: deliveries of one subscription, one status and one last error,
 // with every bound flagged (cli.md, deliveries, "At incident scale"; bounds.ts).
+import { DeliveryFacts } from '../../../api/delivery-evidence.js';
 import { INSTANT, parseIsoTime } from '../../../shared/iso-time.js';
 import { field } from '../../../output/fields.js';
 import { lastErrorOf, type Slice } from '../census.js';
@@ -30,13 +31,19 @@ const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 
 
 const STATUS_ORDER = ['FAILED', 'PENDING'];
 
-/** Groups the rows of the slices (each delivery once), most numerous first within FAILED, then PENDING. */
+/**
+ * Groups the rows of the slices (each delivery once, by the row of its later attempt, whichever
+ * list showed it: api/delivery-evidence.ts), most numerous first within FAILED, then PENDING.
+ */
 export function groupDeliveries(slices: readonly Slice[], known: Pick<KnownSubscriptions, 'isDeleted' | 'urlOf'>): SummaryGroup[] {
   const groups = new Map<string, SummaryGroup & { oldestMs: number; newestMs: number }>();
   const counted = new Set<string>();
+  const facts = new DeliveryFacts(slices.map((s) => ({ status: s.status, subscriptionId: s.listedFor, rows: s.deliveries, full: s.full })));
   for (const slice of slices) {
     for (const d of slice.deliveries) {
       if (counted.has(d.id)) continue;
+      const fact = facts.get(d.id);
+      if (fact !== undefined && fact.row !== d) continue;
       counted.add(d.id);
       const subscriptionId = field(d, 'subscriptionId');
       const lastError = lastErrorOf(d);

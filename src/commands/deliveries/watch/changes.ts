@@ -2,13 +2,19 @@
 // each poll sees it, compared with the poll before, and a subscription's health as its attempts
 // tell it (failing after successes, recovered after failures). A delivery first seen after the
 // first poll is a change from null only when it is newer than what was seen before; one that
-// drops out of every list (past the 50 newest) is no change at all.
+// drops out of every list (past the 50 newest) is no change at all. One delivery shown by several
+// lists of one poll (its subscription's and the workspace's, or lists of different statuses
+// taken moments apart) is one delivery: the row with the later attempt stands for it
+// (api/delivery-evidence.ts), and rows of one attempt time that disagree leave its status not
+// known for that poll, never a change. A row whose attempt lies in the future (past the clock
+// skew allowed) is no evidence of when: it moves neither the newest time seen nor a
+// subscription's health.
 //
 // Memory stays bounded for any run time and any server: the statuses of the
 // newest 1,000 deliveries seen are kept (or of the last poll's, when it saw more), the health
 // of at most 1,000 subscriptions, and error texts are cut to 200 characters, copied out of the
 // answer they came in so that a kept text never holds a 20 KB one alive.
-import { attemptTimeOf } from '../../../api/delivery-evidence.js';
+import { attemptTimeOf, DeliveryFacts, isFutureTime } from '../../../api/delivery-evidence.js';
 import { INSTANT, parseIsoTime } from '../../../shared/iso-time.js';
 import type { Delivery } from '../../../shared/schemas.js';
 import { field } from '../../../output/fields.js';
@@ -71,6 +77,8 @@ export class StatusTracker {
   private polls = 0;
   /** The newest attempt (or creation) any poll has shown so far, in the server's time. */
   private newest = Number.NEGATIVE_INFINITY;
+  /** A row showed an attempt in the future: for the notice, said once. */
+  future: { id: string; at: string } | undefined;
 
   /** The changes since the last poll, in id order; the first poll only sets the baseline. */
   poll(deliveries: Iterable<Delivery>, now: number): StatusChange[] {
@@ -78,21 +86,30 @@ export class StatusTracker {
     const changes: StatusChange[] = [];
     const time = new Date(now).toISOString();
     const before = this.newest;
+    const facts = pollFacts(deliveries);
     let polled = 0;
-    for (const d of deliveries) {
-      const to = field(d, 'status');
-      if (to === '') continue;
+    for (const fact of facts.all()) {
+      const d = fact.row;
+      const to = fact.status;
       polled += 1;
-      const id = keptId(d.id);
+      const id = keptId(fact.id);
       const from = this.seen.get(id) ?? null;
       const at = activityAt(d);
-      if (at !== null && at > this.newest) this.newest = at;
+      if (at !== null && isFutureTime(at, now)) {
+        this.future ??= { id, at: field(d, 'lastAttemptAt') || field(d, 'createdAt') };
+      } else if (at !== null && at > this.newest) {
+        this.newest = at;
+      }
+      // Rows of one attempt that disagree: its status is not known this poll, so nothing changed.
+      if (facts.conflicted(fact.id)) {
+        if (from !== null) touch(this.seen, id, from);
+        continue;
+      }
       // Deleted and set again: the newest seen go last, the first to go are the longest unseen.
-      this.seen.delete(id);
-      this.seen.set(id, to);
+      touch(this.seen, id, to);
       if (first || from === to) continue;
       // Never seen, and nothing newer than what was seen before: it only surfaced.
-      if (from === null && (at === null || at <= before)) continue;
+      if (from === null && (at === null || at <= before || isFutureTime(at, now))) continue;
       const lastError = to === 'SUCCEEDED' ? null : lastErrorOf(d);
       changes.push({
         type: 'delivery',
@@ -108,6 +125,16 @@ export class StatusTracker {
     forgetOldest(this.seen, Math.max(REMEMBERED, polled));
     return changes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
+}
+
+/** One fact per delivery of a poll's rows, each from its row's own status (none: skipped). */
+function pollFacts(deliveries: Iterable<Delivery>): DeliveryFacts {
+  return new DeliveryFacts([{ status: undefined, subscriptionId: undefined, rows: [...deliveries], full: false }]);
+}
+
+function touch<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  map.set(key, value);
 }
 
 type Health = 'ok' | 'failing';
@@ -133,12 +160,14 @@ export class SubscriptionHealth {
     const time = new Date(now).toISOString();
     const first = this.polls++ === 0;
     const was = new Map<string, Health>();
-    for (const d of deliveries) {
-      const status = field(d, 'status');
+    const facts = pollFacts(deliveries);
+    for (const fact of facts.all()) {
+      const status = fact.status;
       if (status !== 'FAILED' && status !== 'SUCCEEDED') continue;
-      const id = keptId(field(d, 'subscriptionId'));
-      const at = attemptTimeOf(d);
-      if (id === '' || at === null) continue;
+      const id = keptId(fact.subscriptionId);
+      const at = fact.attemptAt;
+      // Not known (rows that disagree), or no evidence of when (none, or in the future).
+      if (id === '' || at === null || isFutureTime(at, now) || facts.conflicted(fact.id)) continue;
       const known = this.state.get(id);
       if (known !== undefined && at <= known.at) continue;
       if (!was.has(id) && known !== undefined) was.set(id, known.health);

@@ -1,7 +1,7 @@
 // One poll of `deliveries watch`, for both of its faces (run.ts off a terminal, screen.ts on
 // one): which subscriptions exist, the census of its lists, the changes since the poll before
 // and the subscriptions that started failing or recovered, every request within watch's budget
-// (budget.ts). After each poll, how long to wait: the interval asked for, or longer when the
+// (api/budget.ts). After each poll, how long to wait: the interval asked for, or longer when the
 // poll's cost needs it to keep to the budget; that is the interval watch then shows.
 import type { SubscriptionCheck } from '../../../api/subscriptions.js';
 import type { ApiClient } from '../../../api/types.js';
@@ -14,7 +14,7 @@ import { type Slice, takeCensus } from '../census.js';
 import { applyDeliveryFilter, readDeliveryFilter } from '../filters.js';
 import { knowSubscriptions } from '../known-subscriptions.js';
 import { sanitize } from '../../../core/sanitize.js';
-import { Budget, type Throttled, withinBudget } from '../budget.js';
+import { RequestBudget, type Throttled, gatedByBudget } from '../../../api/budget.js';
 import { type StatusChange, StatusTracker, type SubscriptionEvent, SubscriptionHealth } from './changes.js';
 import type { WatchOptions } from './run.js';
 
@@ -48,13 +48,14 @@ export interface Pace {
 
 export class WatchPoller {
   readonly client: ApiClient;
-  private readonly budget: Budget;
+  private readonly budget: RequestBudget;
   private readonly tracker = new StatusTracker();
   private readonly health = new SubscriptionHealth();
   private readonly unlisten: () => void;
   private last: Pace;
   private startedAt: number | undefined;
   private readonly clock: Clock;
+  private futureTold = false;
 
   constructor(
     private readonly ctx: Context,
@@ -62,9 +63,9 @@ export class WatchPoller {
     private readonly o: WatchOptions,
   ) {
     this.clock = ctx.clock;
-    this.budget = new Budget(o.budget, this.clock);
+    this.budget = new RequestBudget(o.budget, this.clock);
     this.unlisten = this.budget.listen();
-    this.client = withinBudget(client, this.budget);
+    this.client = gatedByBudget(client, this.budget);
     this.last = { intervalMs: o.intervalMs, requests: 0, budget: o.budget, throttled: undefined };
   }
 
@@ -92,6 +93,14 @@ export class WatchPoller {
       const slices = listed.map((s) => ({ ...s, deliveries: applyDeliveryFilter(s.deliveries, filter) }));
       const deliveries = slices.flatMap((s) => s.deliveries);
       const changes = this.tracker.poll(deliveries, at);
+      const future = this.tracker.future;
+      if (future !== undefined && !this.futureTold) {
+        // Said once: such a row moves nothing (changes.ts), and it may stay listed for good.
+        this.futureTold = true;
+        this.ctx.ui.notice(
+          `delivery ${sanitize(future.id)} shows an attempt at ${sanitize(future.at)}, in the future by this machine's clock: that time is not taken as evidence of when it changed`,
+        );
+      }
       const events = this.health.poll(deliveries, changes, at);
       return {
         live: known,

@@ -1,5 +1,5 @@
 // rfs deliveries watch (cli.md, deliveries): polls the deliveries lists within
-// its budget (poll.ts, budget.ts) and prints one line per change of a delivery's status and one
+// its budget (poll.ts, api/budget.ts) and prints one line per change of a delivery's status and one
 // when a subscription starts failing or recovers, as `kubectl get -w` does: ndjson off a
 // terminal, a readable line on one (with --quiet or -o on a terminal). Ctrl-C, SIGTERM or
 // SIGHUP → 130 (the report names which), --max-time → 0. On a terminal: the full-screen view of
@@ -11,7 +11,7 @@ import { writeOut } from '../../../output/list-writer.js';
 import { safeJson } from '../../../output/safe-json.js';
 import type { Context } from '../../context.js';
 import { type FilterFlags, readDeliveryFilter } from '../filters.js';
-import { MAX_BUDGET } from '../budget.js';
+import { MAX_BUDGET } from '../../../api/budget.js';
 import type { StatusChange, SubscriptionEvent } from './changes.js';
 import type { Input } from './index.js';
 import { type Pace, paceText, WATCH_STOPPED, WatchPoller } from './poll.js';

@@ -85,7 +85,7 @@ export function options({ flags }: Input, ctx: Context): ListOptions {
   return {
     status: flags.status,
     syncState: flags.syncState,
-    updatedSince: flags.updatedSince === undefined ? undefined : parseWhen(flags.updatedSince, ctx.io.now()),
+    updatedSince: flags.updatedSince === undefined ? undefined : parseWhen(flags.updatedSince, ctx.clock.now()),
     include: flags.include,
     limit: numberFlag('--limit', flags.limit, { min: 1, max: LARGEST_PAGE, integer: true }) ?? (all ? LARGEST_PAGE : DEFAULT_PAGE),
     cursor: flags.cursor,
@@ -112,7 +112,7 @@ export async function run(ctx: Context, params: ListOptions): Promise<number> {
   // 26): say what is happening until the rows come, and between pages. Silent with --quiet.
   const progress = params.all && ctx.io.stderrIsTTY ? await Progress.start(ctx.ui, 'fetching recordings…') : undefined;
   const count = await writeList(ctx.io, ctx.globals.output, items, {
-    columns: recordingColumns(ctx.io.now()),
+    columns: recordingColumns(ctx.clock.now()),
     fixed: fixedColumns(params),
     color: ctx.globals.color,
     detail: params.include === undefined ? undefined : noteLine,

@@ -96,7 +96,7 @@ export async function run(ctx: Context, o: StatusOptions): Promise<number> {
       // On a narrow terminal FAILURES goes first, then NEXT TRY: the state says most of both,
       // and the error is what to read.
       { header: 'FAILURES', value: (r) => r.failures, align: 'right', dropOrder: 1 },
-      { header: 'NEXT TRY', value: (r) => formatIn(r.nextTry, ctx.io.now()), dropOrder: 2 },
+      { header: 'NEXT TRY', value: (r) => formatIn(r.nextTry, ctx.clock.now()), dropOrder: 2 },
       { header: 'LAST ERROR', value: (r) => (r.lastError ? r.lastError.title : r.detail), flex: true, minWidth: 24 },
     ],
     // The command's message is why it failed: read whole, wrapped at words under its column,

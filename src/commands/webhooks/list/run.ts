@@ -48,7 +48,7 @@ export async function run(ctx: Context, { limit, cursor, all }: ListOptions): Pr
     })(),
   );
   // CREATED as an age, as `recordings list` shows its times (one time style).
-  const now = ctx.io.now();
+  const now = ctx.clock.now();
   const count = await writeList(ctx.io, ctx.globals.output, items, {
     color: ctx.globals.color,
     // A URL is cut (never below 56 cells) only on a terminal too narrow for it once CREATED, then

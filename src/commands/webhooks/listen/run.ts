@@ -229,7 +229,7 @@ async function startListenInspector(
     receiver,
     forwardTo: o.forwardTo,
     secret,
-    now: ctx.io.now,
+    now: ctx.clock.now,
     say: (line) => ctx.ui.say(line),
     warn: (line) => ctx.ui.warn(line),
   });
@@ -261,7 +261,7 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
   let inspection: ListenSource | undefined;
   let accepting = false;
   const onDelivery = (d: ReceivedDelivery, raw: ReceivedRaw): void => {
-    const at = io.now();
+    const at = ctx.clock.now();
     const duplicate = d.valid && d.deliveryId !== null && seen.has(d.deliveryId);
     if (d.valid && d.deliveryId !== null && !duplicate) {
       seen.add(d.deliveryId);
@@ -286,7 +286,7 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
     secret: () => secret,
     toleranceSeconds: o.toleranceSeconds,
     ...(o.forwardTo === undefined ? {} : { forwardTo: o.forwardTo }),
-    now: io.now,
+    now: ctx.clock.now,
     onDelivery,
     onRefused: (r) => ui.warn(`refused a ${r.method} request (HTTP ${r.status}): ${r.message}`),
     // GET /healthz: 200 once the subscription (--subscribe) and the inspector (--inspect) are set.

@@ -72,7 +72,7 @@ export async function run(ctx: Context, o: SignOptions): Promise<number> {
   const named = payloadNames(body);
   const headers = deliveryHeaders({
     secret,
-    timestamp: o.timestamp ?? Math.floor(ctx.io.now() / 1000),
+    timestamp: o.timestamp ?? Math.floor(ctx.clock.now() / 1000),
     body,
     event: named.event ?? COMPLETED_EVENT,
     deliveryId: named.deliveryId ?? newDeliveryId(),

@@ -79,7 +79,7 @@ const COLUMNS: readonly Column<Sent>[] = [
 export async function run(ctx: Context, o: TriggerOptions): Promise<number> {
   const secretSource = { secretEnv: o.secretEnv, secretFile: o.secretFile };
   const secret = await readWebhookSecret(secretSource, { env: ctx.io.env, onSecret: ctx.knowSecret });
-  let recording: { id: string } & Record<string, unknown> = exampleRecording(ctx.io.now());
+  let recording: { id: string } & Record<string, unknown> = exampleRecording(ctx.clock.now());
   if (o.recordingId !== undefined) {
     const client = await ctx.api();
     recording = await getRecording(client, o.recordingId, { signal: ctx.signal });
@@ -98,7 +98,7 @@ export async function run(ctx: Context, o: TriggerOptions): Promise<number> {
           kind: 'a delivery',
           signal: ctx.signal,
         });
-  const delivery = buildTestDelivery({ recording, payload, secret, nowMs: ctx.io.now(), stale: o.stale, badSignature: o.badSignature });
+  const delivery = buildTestDelivery({ recording, payload, secret, nowMs: ctx.clock.now(), stale: o.stale, badSignature: o.badSignature });
   ctx.ui.notice(
     `sending delivery ${delivery.deliveryId} (${delivery.event}, recording ${delivery.recordingId}) to ${o.to.href}; ` +
       (delivery.signed === 'valid'

@@ -27,7 +27,6 @@ async function rfs(args: string[], columns = 80): Promise<{ code: number; stdout
   const t = bufferIO({
     stdoutIsTTY: true,
     columns,
-    now: Date.now(),
     env: {
       NO_COLOR: '1',
       XDG_STATE_HOME: join(home, 'state'),

@@ -128,3 +128,24 @@ describe('replay --wait, from evidence', () => {
     expect(asked.map((a) => a.replace(/^\d+:/, ''))).toEqual(['SUCCEEDED:*', 'SUCCEEDED:wh_1', 'SUCCEEDED:wh_2']);
   });
 });
+
+describe('replay --wait, an outcome from an attempt after the replay', () => {
+  it('is never SUCCEEDED from a SUCCEEDED row older than the replay, though the FAILED list showed it failing since', async () => {
+    // The FAILED row it was replayed from is 60 s old; a SUCCEEDED row of it 2 h old is an earlier success.
+    const failedAt = BEFORE;
+    const { result } = await wait(
+      [replayed('dlv_x')],
+      [{ SUCCEEDED: [row('dlv_x', 'SUCCEEDED', failedAt - 7_200_000)], FAILED: [row('dlv_x', 'FAILED', failedAt)] }],
+      10_000,
+    );
+    expect(result.timedOut).toBe(true);
+    expect(result.outcomes).toEqual([
+      { id: 'dlv_x', known: false, why: 'no attempt since the replay shown yet (the lists show its FAILED attempt from before it)' },
+    ]);
+  });
+
+  it('is SUCCEEDED from a SUCCEEDED row after the replay', async () => {
+    const later = await wait([replayed('dlv_x')], [{ SUCCEEDED: [row('dlv_x', 'SUCCEEDED', BEFORE + 1_000)] }]);
+    expect(later.result.outcomes).toMatchObject([{ id: 'dlv_x', known: true, status: 'SUCCEEDED' }]);
+  });
+});

@@ -22,7 +22,8 @@ afterEach(async () => {
   rmSync(configDir, { recursive: true, force: true });
 });
 
-async function replay(args: string[], io: BufferIOOptions = {}) {
+/** `at`: the run's clock starts there (two runs whose tables of ages are compared start at one instant). */
+async function replay(args: string[], io: BufferIOOptions = {}, at?: number) {
   const t = bufferIO({
     ...io,
     env: { RFS_CONFIG_DIR: configDir, RFS_API_KEY: h.sandbox.apiKeys.admin, RFS_BASE_URL: h.sandbox.baseUrl, NO_COLOR: '1' },
@@ -30,6 +31,7 @@ async function replay(args: string[], io: BufferIOOptions = {}) {
   // As process.stderr, which the prompt's end() does not close (inquirer ends its output stream).
   t.io.stderr.end = (() => t.io.stderr) as typeof t.io.stderr.end;
   const time = deliveringTime();
+  if (at !== undefined) time.advance(at - time.now);
   const code = await runCli(['deliveries', 'replay', ...args], t.io, { clock: time.clock });
   const lines = t
     .stdout()
@@ -92,8 +94,9 @@ describe('deliveries replay --wait', () => {
 describe('deliveries replay --all-failed confirmation', () => {
   it('shows the --dry-run table, whole ids in columns, not a comma-joined list', async () => {
     const terminal = { stdinIsTTY: true, stderrIsTTY: true, stdoutIsTTY: true, columns: 120, stdin: 'n\n' };
-    const asked = await replay(['--all-failed'], terminal);
-    const dry = await replay(['--all-failed', '--dry-run'], { stdoutIsTTY: true, columns: 120 });
+    const at = Date.now();
+    const asked = await replay(['--all-failed'], terminal, at);
+    const dry = await replay(['--all-failed', '--dry-run'], { stdoutIsTTY: true, columns: 120 }, at);
     expect(asked.code).toBe(0);
     expect(asked.stderr).toContain('Nothing replayed.');
     // The table on stderr is the one --dry-run prints on stdout, row for row.

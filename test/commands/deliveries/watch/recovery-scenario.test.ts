@@ -47,11 +47,9 @@ it('after a 10-delivery replay in a recovered incident: the replayed ones change
   });
   const t = bufferIO({ env: env() });
   const controller = new AbortController();
-  const watching = runCli(
-    ['deliveries', 'watch', '-o', 'ndjson', '--budget', '120', '--interval', '0.5'],
-    { ...t.io, now: () => Date.now() },
-    { signal: controller.signal },
-  );
+  const watching = runCli(['deliveries', 'watch', '-o', 'ndjson', '--budget', '120', '--interval', '0.5'], t.io, {
+    signal: controller.signal,
+  });
   await until('the first poll', () => t.stderr().includes('watching deliveries'), 20_000);
   const watchStart = Date.now();
 

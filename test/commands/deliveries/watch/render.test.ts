@@ -243,17 +243,18 @@ it('remembers the newest 1,000 deliveries (or the last poll, when larger) and ke
       lastError: 'x'.repeat(20_000),
       lastAttemptAt: new Date(START + (from + i) * 1000).toISOString(),
     }));
-  tracker.poll(many(0, 10), START);
+  // Each poll's time after its attempts: a time in the future is no evidence (changes.ts).
+  tracker.poll(many(0, 10), START + 10_000);
   for (let p = 1; p <= 100; p++) {
-    const changes = tracker.poll(many(p * 50, 50), START + p);
+    const changes = tracker.poll(many(p * 50, 50), START + (p * 50 + 50) * 1000);
     // Every delivery is new, and its error kept short.
     expect(changes).toHaveLength(50);
     for (const c of changes) expect(c.lastError).toHaveLength(200);
   }
   expect((tracker as unknown as { seen: Map<string, string> }).seen.size).toBe(1000);
   // A poll larger than that is remembered whole: nothing of it comes back as new.
-  tracker.poll(many(100_000, 3000), START + 200);
-  expect(tracker.poll(many(100_000, 3000), START + 201)).toEqual([]);
+  tracker.poll(many(100_000, 3000), START + 200_000_000);
+  expect(tracker.poll(many(100_000, 3000), START + 200_000_001)).toEqual([]);
   expect(keptError('a'.repeat(199))).toBe('a'.repeat(199));
   expect(keptError('a'.repeat(201))).toBe(`${'a'.repeat(199)}…`);
 });

@@ -71,11 +71,7 @@ it('prints each status change once, as the sandbox made it, and exits 130 on Ctr
     env: { RFS_CONFIG_DIR: configDir, RFS_API_KEY: sandbox.apiKeys.admin, RFS_BASE_URL: sandbox.baseUrl, NO_COLOR: '1' },
   });
   const controller = new AbortController();
-  const done = runCli(
-    ['deliveries', 'watch', '--interval', '0.1', '--budget', '120', '-o', 'ndjson'],
-    { ...t.io, now: () => Date.now() },
-    { signal: controller.signal },
-  );
+  const done = runCli(['deliveries', 'watch', '--interval', '0.1', '--budget', '120', '-o', 'ndjson'], t.io, { signal: controller.signal });
   const all = (): (Line | { type: 'subscription'; time: string; subscriptionId: string; state: string })[] =>
     t
       .stdout()

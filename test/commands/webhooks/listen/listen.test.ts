@@ -40,7 +40,7 @@ async function listen(argv: string[], o: { env: NodeJS.ProcessEnv; stdoutIsTTY?:
   const t = bufferIO({ env: o.env, stdoutIsTTY: o.stdoutIsTTY ?? false, columns: o.columns ?? 80 });
   const controller = new AbortController();
   // The sandbox signs with the real clock, so the listener checks against it too.
-  const done = runCli(['webhooks', 'listen', ...argv], { ...t.io, now: () => Date.now() }, { signal: controller.signal });
+  const done = runCli(['webhooks', 'listen', ...argv], t.io, { signal: controller.signal });
   let exited: number | undefined;
   void done.then((code) => (exited = code));
   const port = await eventually(async () => {

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../../../src/cli/run.js';
+import { fakeTime } from '../../../helpers/clock.js';
 import { bufferIO } from '../../../helpers/io.js';
 import { signed } from '../listen/support.js';
 
@@ -24,9 +25,12 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** The run's clock. */
+const NOW_MS = Date.parse('2026-11-22T14:05:00Z');
+
 async function rfs(argv: string[], o: { stdin?: string; env?: NodeJS.ProcessEnv } = {}) {
   const t = bufferIO({ env: { RFS_CONFIG_DIR: join(dir, 'config'), ...o.env }, stdin: o.stdin });
-  const code = await runCli(argv, t.io);
+  const code = await runCli(argv, t.io, { clock: fakeTime(NOW_MS).clock });
   return { code, stdout: t.stdout(), stderr: t.stderr() };
 }
 
@@ -44,7 +48,7 @@ describe('webhooks sign', () => {
   });
 
   it('reads stdin by default and prints `name: value` lines, timestamped now', async () => {
-    const now = Math.floor(Date.parse('2026-11-22T14:05:00Z') / 1000); // bufferIO's fixed now
+    const now = Math.floor(NOW_MS / 1000);
     const r = await rfs(['webhooks', 'sign', '-o', 'table'], { stdin: 'hello', env: { RFS_WEBHOOK_SECRET: SECRET } });
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
