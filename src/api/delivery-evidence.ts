@@ -8,10 +8,13 @@
 // back full (the delivery is not of that status, at the time of the list); from a full list it
 // proves nothing, and the order of a full list is the server's (api.md does not say by which
 // time), so nothing is concluded from a row's place either.
+import { ApiError } from '../core/errors.js';
 import { joinWords } from '../core/words.js';
 import { DELIVERY_LIST_ROWS, isFullDeliveryList } from '../shared/api-limits.js';
 import { INSTANT, parseIsoTime } from '../shared/iso-time.js';
 import type { Delivery } from '../shared/schemas.js';
+import type { ApiClient } from './types.js';
+import { listDeliveries } from './webhooks.js';
 
 export { DELIVERY_LIST_ROWS, isFullDeliveryList } from '../shared/api-limits.js';
 
@@ -192,19 +195,115 @@ export function replayOutcome(
 }
 
 /**
- * Whether full lists may hide subscriptions rfs has not seen: a list of the whole workspace came
- * back full, so a subscription whose deliveries all sit behind it (one deleted before rfs ever
- * listed it) shows nowhere. Lists of one subscription cannot hide another.
+ * The notice that full lists may hide subscriptions rfs has not seen (a census's
+ * `workspaceFull`), naming the way to reach one: the command's own
+ * `--subscription <id>`, or for a command without that flag (doctor) the command that has it.
  */
-export function mayHideSubscriptions(answers: readonly Pick<ListAnswer, 'subscriptionId' | 'full'>[]): boolean {
-  return answers.some((a) => a.subscriptionId === undefined && a.full);
-}
-
-/** The notice of `mayHideSubscriptions`, naming the way to reach one. */
-export function hiddenSubscriptionsNotice(statuses: readonly string[]): string {
+export function hiddenSubscriptionsNotice(statuses: readonly string[], command?: string): string {
   const lists = joinWords([...new Set(statuses)].map((s) => `the ${s} list`));
   return (
     `${lists} came back full (${DELIVERY_LIST_ROWS} rows, the most the API lists), so deliveries of subscriptions rfs has ` +
-    'not seen (one deleted before rfs ever listed it) may be hidden: name one with --subscription <id>'
+    `not seen (one deleted before rfs ever listed it) may be hidden: name one with ${command === undefined ? '' : `${command} `}--subscription <id>`
   );
+}
+
+/** One list of a census: one status, of the whole workspace or of one subscription. */
+export interface Slice {
+  status: string;
+  /** The subscription this list was asked for; undefined for the whole workspace's list (or its rest). */
+  listedFor?: string | undefined;
+  deliveries: Delivery[];
+  /** The list came back full: more deliveries of this kind may exist than it shows. */
+  full: boolean;
+}
+
+export interface CensusOptions {
+  statuses: readonly string[];
+  /** Only this subscription (one list per status). */
+  subscriptionId?: string | undefined;
+  /**
+   * Subscriptions to list one by one when a status's list of the whole workspace comes back
+   * full; a function is asked only then (what it costs, a GET /webhooks, is spent only then).
+   */
+  known: Iterable<string> | (() => Promise<Iterable<string>>);
+  /**
+   * Whether the subscriptions the full list's rows name are listed one by one too (default true).
+   * A command that acts on live subscriptions only (replay) names them all in `known` and passes
+   * false: a deleted one's list would cost a request for rows it cannot use.
+   */
+  listNamed?: boolean;
+  signal?: AbortSignal | undefined;
+}
+
+export interface Census {
+  slices: Slice[];
+  /**
+   * The statuses whose list of the whole workspace came back full: a subscription rfs has not
+   * seen (deleted before it ever listed it) may have deliveries of that status behind it, which
+   * no list of a known subscription reaches, so it shows nowhere. (Lists of one subscription
+   * cannot hide another: a census of one subscription has none.)
+   */
+  workspaceFull: string[];
+  /**
+   * Known subscription ids whose lists the service refused (a 400 or 404: an id it does not
+   * take, a file edited by hand): skipped, for the caller to forget and say so.
+   */
+  refused: { id: string; why: string }[];
+}
+
+/** A refusal of the id itself, as opposed to the key, the rate or the server failing. */
+const refusesId = (error: unknown): error is ApiError => error instanceof ApiError && (error.status === 400 || error.status === 404);
+
+/**
+ * The deliveries of `statuses` as far as the API's lists reach (docs/incidents.md, "At incident
+ * scale"): one list per status, and when the whole workspace's comes back full, one per known
+ * subscription (and per subscription its rows name), so one busy subscription does not hide the
+ * others; rows of the full list no subscription's list showed are kept as its rest, a lower
+ * bound. The home of that rule for `summary`, `watch`, `replay --all-failed` and `doctor`.
+ * Every request goes through `client`, so within its pacing (--rate) or watch's budget.
+ */
+export async function takeCensus(client: ApiClient, o: CensusOptions): Promise<Census> {
+  const slices: Slice[] = [];
+  const workspaceFull: string[] = [];
+  const refused = new Map<string, string>();
+  let known: Iterable<string> | undefined;
+  const list = async (status: string, subscriptionId: string | undefined): Promise<Slice> => {
+    const deliveries = await listDeliveries(client, { status, subscriptionId, limit: DELIVERY_LIST_ROWS, signal: o.signal });
+    return { status, listedFor: subscriptionId, deliveries, full: isFullDeliveryList(deliveries.length) };
+  };
+  for (const status of o.statuses) {
+    const all = await list(status, o.subscriptionId);
+    if (!all.full || o.subscriptionId !== undefined) {
+      slices.push(all);
+      continue;
+    }
+    workspaceFull.push(status);
+    known ??= typeof o.known === 'function' ? await o.known() : o.known;
+    const ids = new Set(known);
+    // Ids the rows name are the server's own: a refusal of one of those is no memory's fault.
+    const listedIds = new Set<string>();
+    for (const d of all.deliveries) {
+      const id = text(d, 'subscriptionId');
+      if (id !== '') listedIds.add(id);
+    }
+    if (o.listNamed !== false) for (const id of listedIds) ids.add(id);
+    const seen = new Set<string>();
+    for (const id of [...ids].sort()) {
+      if (refused.has(id)) continue;
+      let slice: Slice;
+      try {
+        slice = await list(status, id);
+      } catch (error) {
+        if (!refusesId(error) || listedIds.has(id)) throw error;
+        refused.set(id, `HTTP ${error.status} ${error.code}`);
+        continue;
+      }
+      for (const d of slice.deliveries) seen.add(d.id);
+      slices.push(slice);
+    }
+    // Rows of the full list that no subscription's list showed: kept, as a lower bound.
+    const rest = all.deliveries.filter((d) => !seen.has(d.id));
+    if (rest.length > 0) slices.push({ status, listedFor: undefined, deliveries: rest, full: true });
+  }
+  return { slices, workspaceFull, refused: [...refused].map(([id, why]) => ({ id, why })) };
 }

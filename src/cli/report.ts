@@ -79,7 +79,7 @@ export function describeError(error: unknown, context: ReportContext): FailureRe
     line = `error: ${sanitize(error.title)} (${sanitize(error.code)}, HTTP ${error.status}, request ${sanitize(error.requestId ?? 'none')})`;
     advice = error.hint ?? adviceFor(error, context.name);
   } else if (error instanceof CancelError) {
-    line = `${interruptionText(context.stoppedBy)}: stopped before finishing`;
+    line = `${interruptionText(context.stoppedBy)}: ${error.stopped}`;
   } else if (error instanceof RfsError) {
     line = `error: ${sanitize(error.message)}`;
     if (error.hint) advice = sanitize(error.hint);

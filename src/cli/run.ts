@@ -378,7 +378,9 @@ function isClosedOutput(error: unknown): boolean {
 
 /** What a run stopped by a signal failed with: a CancelError that names the signal (its JSON log's sentence too). */
 function asCancel(error: unknown, signal: AbortSignal): CancelError {
-  const cancel = new CancelError(interruptionText(stopSignalOf(signal)), { cause: error });
+  // What the stop meant is the run's own word, when it said one (watch: "watch stopped").
+  const stopped = error instanceof CancelError ? error.stopped : undefined;
+  const cancel = new CancelError(interruptionText(stopSignalOf(signal)), { cause: error, stopped });
   // An `--all` that was stopped still says where to resume.
   if (error instanceof RfsError && error.resumeCursor !== undefined) cancel.resumeCursor = error.resumeCursor;
   return cancel;

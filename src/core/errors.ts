@@ -129,8 +129,21 @@ export class ContractError extends RfsError {
 }
 
 /** Ctrl-C or another cancellation (exit 130). */
+/** What a stop means for most runs: they had more to do. */
+const STOPPED_BEFORE_FINISHING = 'stopped before finishing';
+
 export class CancelError extends RfsError {
   override readonly exitCode = EXIT.INTERRUPTED;
+  /**
+   * What the stop meant for the run, said after the interruption's words ("interrupted
+   * (Ctrl-C): stopped before finishing"); a command that runs until it is stopped (watch) has
+   * nothing it did not finish, and says what it is instead ("watch stopped").
+   */
+  readonly stopped: string;
+  constructor(message: string, options?: ErrorOptions & { stopped?: string | undefined }) {
+    super(message, options);
+    this.stopped = options?.stopped ?? STOPPED_BEFORE_FINISHING;
+  }
 }
 
 export function exitCodeForStatus(status: number): ExitCode {

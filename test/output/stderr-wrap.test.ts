@@ -80,7 +80,8 @@ describe('stderr summaries at 80 columns', () => {
     const ids = stderr.match(/dlv_\w+/g) ?? [];
     expect(ids.length).toBe(Number(notKnown?.[1]));
     expectWrappedAtWords(stderr, [
-      'more may remain: the FAILED list (at most 50 rows) now shows only deliveries this run replayed',
+      // What the list showed, and no more (its older rows match no --since 30m): cli.md, "Evidence, not inference".
+      /more may remain: the FAILED list of wh_\w+ came back full \(50 rows, the most the API lists\) and showed no FAILED delivery matching --since \S+ --error "503" that this run had not replayed; older ones may sit behind it/,
       /^\d+ replayed, 0 failed; \d+ rounds?;/,
       'not known after 1 s (--wait-timeout): dlv_',
       // Every id whole (the service's are dlv_ and 20 characters).

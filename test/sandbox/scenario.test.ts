@@ -350,6 +350,8 @@ describe('rfs sandbox --scenario: options and the command', () => {
     expect(stderr).toMatch(/Scenario incident: 300\+ deliveries whose attempts span the last two hours/);
     expect(stderr).toMatch(/ {2}healthy {2}wh_\w+ {2}http:\/\/127\.0\.0\.1:\d+\/healthy {2}answers 2xx/);
     expect(stderr).toMatch(/ {2}deleted {2}wh_\w+ {2}http:\/\/127\.0\.0\.1:\d+\/deleted {2}down; its subscription was deleted/);
+    // The four ways the failing receiver fails, as --help says them.
+    expect(stderr).toContain('The failing receiver fails with 500s, 503s with Retry-After, timeouts and refused connections;');
     expect(stderr).toMatch(
       /curl -X POST -H 'content-type: application\/json' -d '\{"mode":"ok"\}' http:\/\/127\.0\.0\.1:\d+\/_sandbox\/receivers\/failing/,
     );

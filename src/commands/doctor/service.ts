@@ -2,9 +2,8 @@
 // round trip, the key, its scopes as far as a GET can tell them, the subscription, the clock
 // (from the answer's Date header), and FAILED deliveries waiting. Every request goes through a
 // connection-check client: one attempt, 10 s (cli.md, auth).
-import { checkSubscriptions, splitByDeletedSubscription, subscriptionOf } from '../../api/subscriptions.js';
-import { DELIVERY_LIST_ROWS, hiddenSubscriptionsNotice, listAnswer, mayHideSubscriptions } from '../../api/delivery-evidence.js';
-import { listDeliveries } from '../../api/webhooks.js';
+import { checkSubscriptions, type SubscriptionCheck, subscriptionOf } from '../../api/subscriptions.js';
+import { hiddenSubscriptionsNotice, takeCensus } from '../../api/delivery-evidence.js';
 import { joinWords } from '../../core/words.js';
 import { RememberedSubscriptions } from '../../config/remembered-subscriptions.js';
 import type { Connection } from '../../core/context.js';
@@ -107,57 +106,74 @@ export async function checkService(ctx: Context, client: ApiClient, report: Repo
 }
 
 /**
- * FAILED deliveries waiting, from evidence (api/delivery-evidence.ts): the workspace's FAILED
- * list, less those of deleted subscriptions (the service never replays them: counted apart, as
- * docs/incidents.md promises); a deleted subscription rfs remembers is listed by its id, since
- * its deliveries sit behind a full list. A count from a full list is a lower bound, and a full
- * list of the whole workspace may hide subscriptions rfs has not seen: said so.
+ * FAILED deliveries waiting, from evidence (api/delivery-evidence.ts): the census of the FAILED
+ * lists, so that a full list of the whole workspace is listed again per known subscription (live,
+ * and the deleted ones rfs remembers) and one busy or deleted subscription hides no other one's
+ * deliveries (docs/incidents.md, "At incident scale"). Those of deleted subscriptions are counted
+ * apart (the service never replays them). A count with a row from a full list is a lower bound,
+ * and a full list of the whole workspace may hide subscriptions rfs has not seen: said so,
+ * naming the command that reaches one (doctor has no --subscription).
  */
 async function checkFailedDeliveries(ctx: Context, client: ApiClient, report: Report, connection: Connection): Promise<void> {
-  const all = listAnswer(
-    'FAILED',
-    undefined,
-    await listDeliveries(client, { status: 'FAILED', limit: DELIVERY_LIST_ROWS, signal: ctx.signal }),
-  );
-  // Read only: doctor changes nothing anywhere (cli.md, doctor).
+  // Read only: doctor changes nothing anywhere (cli.md, doctor); a remembered id the service refuses is only skipped.
   const memory = RememberedSubscriptions.open(ctx.io.env, { baseUrl: connection.baseUrl, profile: connection.profile }, () =>
     ctx.clock.now(),
   );
-  const remembered = memory.all().map((s) => s.id);
   // Which subscriptions exist is asked only when something names one.
-  const named = remembered.length > 0 || all.rows.some((d) => subscriptionOf(d) !== '');
-  const live = named ? await checkSubscriptions(client, ctx.signal) : undefined;
-  const deletedIds = new Set(remembered.filter((id) => live !== undefined && !live.byId.has(id)));
-  const { live: waiting, orphaned } = live === undefined ? { live: all.rows, orphaned: [] } : splitByDeletedSubscription(all.rows, live);
-  for (const d of orphaned) deletedIds.add(subscriptionOf(d));
-  const ofDeleted: { subscriptionId: string; count: number; countIsLowerBound: boolean }[] = [];
-  for (const id of [...deletedIds].sort()) {
-    const own = listAnswer(
-      'FAILED',
-      id,
-      await listDeliveries(client, { status: 'FAILED', subscriptionId: id, limit: DELIVERY_LIST_ROWS, signal: ctx.signal }),
-    );
-    if (own.rows.length > 0) ofDeleted.push({ subscriptionId: id, count: own.rows.length, countIsLowerBound: own.full });
+  let check: Promise<SubscriptionCheck> | undefined;
+  const exists = (): Promise<SubscriptionCheck> => {
+    check ??= checkSubscriptions(client, ctx.signal);
+    return check;
+  };
+  const census = await takeCensus(client, {
+    statuses: ['FAILED'],
+    known: async () => {
+      const live = await exists();
+      return [...live.byId.keys(), ...memory.all().map((s) => s.id)];
+    },
+    signal: ctx.signal,
+  });
+  const rows = new Map<string, { subscriptionId: string; full: boolean }>();
+  for (const slice of census.slices) {
+    for (const d of slice.deliveries) if (!rows.has(d.id)) rows.set(d.id, { subscriptionId: subscriptionOf(d), full: slice.full });
   }
-  const hidden = mayHideSubscriptions([all]);
+  const live = [...rows.values()].some((r) => r.subscriptionId !== '') ? await exists() : undefined;
+  const waiting = { count: 0, isLowerBound: false };
+  const deleted = new Map<string, { subscriptionId: string; count: number; countIsLowerBound: boolean }>();
+  for (const { subscriptionId, full } of rows.values()) {
+    if (live?.isDeleted(subscriptionId) !== true) {
+      waiting.count += 1;
+      waiting.isLowerBound ||= full;
+      continue;
+    }
+    const own = deleted.get(subscriptionId) ?? { subscriptionId, count: 0, countIsLowerBound: false };
+    own.count += 1;
+    own.countIsLowerBound ||= full;
+    deleted.set(subscriptionId, own);
+  }
+  const ofDeleted = [...deleted.values()].sort((a, b) => (a.subscriptionId < b.subscriptionId ? -1 : 1));
+  const hidden = census.workspaceFull.length > 0;
   const found = {
-    waiting: waiting.length,
-    waitingIsLowerBound: all.full,
+    waiting: waiting.count,
+    waitingIsLowerBound: waiting.isLowerBound,
     ofDeletedSubscriptions: ofDeleted,
     othersMayBeHidden: hidden,
   };
-  const apart =
-    ofDeleted.length === 0
-      ? ''
-      : `; apart from those, ${joinWords(ofDeleted.map((d) => `${d.count}${d.countIsLowerBound ? '+' : ''} of deleted subscription ${sanitize(d.subscriptionId)}`))} (the service cannot replay them)`;
-  const hides = hidden ? `; ${hiddenSubscriptionsNotice(['FAILED'])}` : '';
-  if (waiting.length === 0) report.ok('failed-deliveries', `none waiting${apart}${hides}`, found);
-  else
+  const counted = joinWords(
+    ofDeleted.map((d) => `${d.count}${d.countIsLowerBound ? '+' : ''} of deleted subscription ${sanitize(d.subscriptionId)}`),
+  );
+  const hides = hidden ? `; ${hiddenSubscriptionsNotice(['FAILED'], 'rfs deliveries summary')}` : '';
+  if (waiting.count === 0) {
+    const apart = ofDeleted.length === 0 ? '' : `; FAILED too, but the service cannot replay them: ${counted}`;
+    report.ok('failed-deliveries', `none waiting${apart}${hides}`, found);
+  } else {
+    const apart = ofDeleted.length === 0 ? '' : `; apart from those, ${counted} (the service cannot replay them)`;
     report.warn(
       'failed-deliveries',
-      `${waiting.length}${all.full ? ' or more' : ''} waiting (see rfs deliveries summary; rfs deliveries replay --all-failed)${apart}${hides}`,
+      `${waiting.count}${waiting.isLowerBound ? ' or more' : ''} waiting (see rfs deliveries summary; rfs deliveries replay --all-failed)${apart}${hides}`,
       found,
     );
+  }
 }
 
 function checkClock(ctx: Context, probes: Probe[], report: Report): void {

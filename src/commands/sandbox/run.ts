@@ -97,7 +97,8 @@ function scenarioLines(sandbox: RunningSandbox): string[] {
   return [
     `Scenario ${scenario.name}: 300+ deliveries whose attempts span the last two hours; receivers run by the sandbox:`,
     ...scenario.receivers.map((r) => `  ${r.name.padEnd(width)}  ${r.subscriptionId}  ${r.url}  ${state(r.name, r.mode)}`),
-    'The failing receiver answers 500s, 503s with Retry-After and timeouts; its newest deliveries are still retrying.',
+    // All four ways it fails, as --help and docs/incidents.md name them (the refused connections are in its history).
+    'The failing receiver fails with 500s, 503s with Retry-After, timeouts and refused connections; its newest deliveries are still retrying.',
     'Make it recover (new attempts and replays then succeed):',
     `  curl -X POST -H 'content-type: application/json' -d '{"mode":"ok"}' ${sandbox.baseUrl}/_sandbox/receivers/failing`,
     '',

@@ -1,7 +1,9 @@
 // The FAILED deliveries of `replay --all-failed`, round after round (cli.md, deliveries): the
 // list holds at most 50 rows, so once a round's deliveries are replayed the list is asked for
 // again, until it shows nothing this run has not replayed already, or --max is reached. Each
-// delivery is handed out once per run: one that failed again is never replayed twice.
+// delivery is handed out once per run: one that failed again is never replayed twice. The
+// summary says only what the lists showed (cli.md, deliveries, "Evidence, not inference").
+import { joinWords } from '../../../core/words.js';
 import { DELIVERY_LIST_ROWS, isFullDeliveryList } from '../../../shared/api-limits.js';
 import type { Delivery } from '../../../shared/schemas.js';
 
@@ -9,8 +11,8 @@ import type { Delivery } from '../../../shared/schemas.js';
 export type RoundsEnd =
   /** The last list held nothing new and was not full: nothing is left that this run has not replayed. */
   | { how: 'exhausted' }
-  /** The last list was full of deliveries already replayed: older FAILED ones may sit behind them. */
-  | { how: 'list-full' }
+  /** The last listing held nothing new, and `lists` came back full: older FAILED ones may sit behind them. */
+  | { how: 'list-full'; lists: readonly string[] }
   | { how: 'max'; more: 'certain' | 'possible' }
   /** Listing again failed; `error` is what it threw. */
   | { how: 'list-failed'; error: unknown }
@@ -42,10 +44,14 @@ export class FailedRounds {
     /** Told when a new round begins, for the progress line. */
     private readonly onRound: (round: number, size: number) => void = () => undefined,
     /**
-     * Whether a listing came back full (older FAILED deliveries may sit behind it): by default
-     * when it holds the list's 50 rows; a filtered listing (--since, --until, --error) says so itself.
+     * The lists of a listing that came back full (older FAILED deliveries may sit behind them),
+     * named (`the FAILED list of wh_…`): by default `the FAILED list` when it holds the list's 50
+     * rows; a filtered listing (--since, --until, --error) or one of several lists says so itself.
      */
-    private readonly isFull: (listing: readonly Delivery[]) => boolean = (listing) => isFullDeliveryList(listing.length),
+    private readonly fullLists: (listing: readonly Delivery[]) => readonly string[] = (listing) =>
+      isFullDeliveryList(listing.length) ? ['the FAILED list'] : [],
+    /** What the listing was narrowed to (`matching --error "503"`), for the summary; undefined when not. */
+    private readonly matching?: string | undefined,
   ) {}
 
   /** The row `id` was handed out from, if it was. */
@@ -62,7 +68,8 @@ export class FailedRounds {
     for (;;) {
       const fresh = listing.filter((d) => !this.seen.has(d.id));
       if (fresh.length === 0) {
-        this.end = { how: this.isFull(listing) ? 'list-full' : 'exhausted' };
+        const lists = this.fullLists(listing);
+        this.end = lists.length > 0 ? { how: 'list-full', lists } : { how: 'exhausted' };
         return;
       }
       this.rounds += 1;
@@ -75,7 +82,7 @@ export class FailedRounds {
         yield { id: d.id, n: this.seen.size, round: this.rounds };
         if (this.max !== undefined && this.seen.size >= this.max) {
           // Whether any is left is known only from this list: the next one is not asked for.
-          const left = i + 1 < fresh.length || this.isFull(listing);
+          const left = i + 1 < fresh.length || this.fullLists(listing).length > 0;
           this.end = { how: 'max', more: left ? 'certain' : 'possible' };
           return;
         }
@@ -104,9 +111,18 @@ export class FailedRounds {
     const rounds = `${this.rounds} round${this.rounds === 1 ? '' : 's'}`;
     switch (this.end.how) {
       case 'exhausted':
-        return `${rounds}; no FAILED delivery is left that this run has not replayed`;
-      case 'list-full':
-        return `${rounds}; more may remain: the FAILED list (at most ${DELIVERY_LIST_ROWS} rows) now shows only deliveries this run replayed`;
+        return `${rounds}; no FAILED delivery${this.matching === undefined ? '' : ` ${this.matching}`} is left that this run has not replayed`;
+      case 'list-full': {
+        // What the lists showed, and no more: none this run had not replayed. Older ones may
+        // sit behind them, or not: a full list's order proves nothing.
+        const lists = this.end.lists;
+        const them = lists.length === 1 ? 'it' : 'them';
+        return (
+          `${rounds}; more may remain: ${joinWords(lists)} came back full (${DELIVERY_LIST_ROWS} rows, the most the API lists) ` +
+          `and showed no FAILED delivery${this.matching === undefined ? '' : ` ${this.matching}`} that this run had not replayed; ` +
+          `older ones may sit behind ${them}`
+        );
+      }
       case 'max':
         return `${rounds}; stopped at --max ${this.max ?? ''}: ${this.end.more === 'certain' ? 'more remain' : 'more may remain'}`;
       case 'list-failed':

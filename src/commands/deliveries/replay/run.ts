@@ -1,10 +1,11 @@
 // rfs deliveries replay <id>…  and  --all-failed (cli.md, deliveries): one result line per
 // delivery, going on past failures, a summary on stderr, exit 8 when any replay failed.
 // --all-failed goes on in rounds past the list's 50 rows (rounds.ts); --wait then polls until
-// each replayed delivery has left PENDING (wait.ts). --since, --until and --error (filters.ts)
-// narrow --all-failed to the FAILED deliveries they match, listed per subscription behind a full
-// list; a replay refused because the subscription was deleted says so, found through
-// the remembered subscriptions even behind a full FAILED list.
+// each replayed delivery has left PENDING (wait.ts). Behind a full FAILED list of the workspace,
+// each live subscription's is listed too (the census of api/delivery-evidence.ts), so no busy or
+// deleted subscription hides another's. --since, --until and --error (filters.ts) narrow
+// --all-failed to the FAILED deliveries they match; a replay refused because the subscription
+// was deleted says so, found through the remembered subscriptions even behind a full FAILED list.
 import {
   checkSubscriptions,
   deletedSubscriptionText,
@@ -19,6 +20,7 @@ import {
   isFullDeliveryList,
   type ListAnswer,
   listAnswer,
+  takeCensus,
   showsStatus,
   CLOCK_SKEW_MS,
 } from '../../../api/delivery-evidence.js';
@@ -38,8 +40,15 @@ import { writeList } from '../../../output/list-writer.js';
 import { renderTable } from '../../../output/table.js';
 import { confirmAction } from '../../../prompt/confirm.js';
 import type { Delivery } from '../../../shared/schemas.js';
-import { incompleteNotice } from '../bounds.js';
-import { applyDeliveryFilter, type DeliveryFilter, isFiltering, readDeliveryFilter, selectsByAttempt } from '../filters.js';
+import { countText, incompleteNotice } from '../bounds.js';
+import {
+  applyDeliveryFilter,
+  describeDeliveryFilter,
+  type DeliveryFilter,
+  isFiltering,
+  readDeliveryFilter,
+  selectsByAttempt,
+} from '../filters.js';
 import { type KnownSubscriptions, knowSubscriptions } from '../known-subscriptions.js';
 import type { ApiClient } from '../../../api/types.js';
 import type { Input } from './index.js';
@@ -97,32 +106,37 @@ export function options({ args: [ids], flags }: Input, ctx: Context): ReplayOpti
 /** The result rows' id column: the service's delivery ids are dlv_ and 20 characters. */
 const DELIVERY_LABEL = { header: 'DELIVERY', minWidth: 24 };
 
-const deliveries = (n: number): string => `${n} FAILED deliver${n === 1 ? 'y' : 'ies'}`;
+/** `3 FAILED deliveries`, `50+ FAILED deliveries` (a lower bound is never one delivery). */
+const deliveries = (n: number, isLowerBound = false): string =>
+  `${countText({ count: n, countIsLowerBound: isLowerBound })} FAILED deliver${n === 1 && !isLowerBound ? 'y' : 'ies'}`;
 
 /**
  * The FAILED deliveries of deleted subscriptions, which the service keeps listing but never
- * replays (404): left out of --all-failed and counted, so that a run can end clean.
+ * replays (404): left out of --all-failed and counted, so that a run can end clean. A count
+ * drawn from a list that came back full is a lower bound (`50+`).
  */
 class Orphans {
   private readonly ids = new Set<string>();
   private readonly subscriptions = new Set<string>();
+  private lowerBound = false;
   private check: Promise<SubscriptionCheck> | undefined;
 
   constructor(private readonly load: () => Promise<SubscriptionCheck>) {}
 
-  /** GET /webhooks, listed once a run: the first listing also shares it (listFailed). */
+  /** Which subscriptions exist: GET /webhooks, asked once per run, by the listings too (listFailed). */
   live(): Promise<SubscriptionCheck> {
     this.check ??= this.load();
     return this.check;
   }
 
-  /** `listed` without the deliveries of deleted subscriptions, which are counted. */
-  async leaveOut(listed: readonly Delivery[]): Promise<Delivery[]> {
+  /** `listed` without the deliveries of deleted subscriptions, which are counted; `fromFull`: rows of a list that came back full. */
+  async leaveOut(listed: readonly Delivery[], fromFull: ReadonlySet<string> = new Set()): Promise<Delivery[]> {
     if (!listed.some((d) => subscriptionOf(d) !== '')) return [...listed];
     const { live, orphaned } = splitByDeletedSubscription(listed, await this.live());
     for (const d of orphaned) {
       this.ids.add(d.id);
       this.subscriptions.add(subscriptionOf(d));
+      if (fromFull.has(d.id)) this.lowerBound = true;
     }
     return live;
   }
@@ -131,7 +145,7 @@ class Orphans {
   describe(): string | undefined {
     if (this.ids.size === 0) return undefined;
     const subs = [...this.subscriptions].map((id) => deletedSubscriptionText(sanitize(id)));
-    return `${deliveries(this.ids.size)} left out: ${subs.join(', ')} (the service cannot replay them)`;
+    return `${deliveries(this.ids.size, this.lowerBound)} left out: ${subs.join(', ')} (the service cannot replay them)`;
   }
 }
 
@@ -190,43 +204,46 @@ async function notFoundTitle(
 
 /** The FAILED deliveries --all-failed takes, and whether they are all there may be. */
 interface FailedListing {
+  /** Filtered; deliveries of deleted subscriptions still in. */
   rows: Delivery[];
-  /** The lists that came back full (older FAILED deliveries may sit behind them). */
+  /** The ids of `rows` that came from a list that came back full. */
+  fromFull: Set<string>;
+  /** The lists of live subscriptions that came back full (older FAILED deliveries may sit behind them). */
   full: string[];
 }
 
 /**
- * The FAILED deliveries, filtered: one list, and with a filter behind a full list, one list per
- * live subscription (a deleted one's cannot be replayed), which reaches further back. `live`
- * lists the subscriptions: the first round shares the run's listing with the orphans', so that
- * a dry run lists GET /webhooks once; a later round lists them anew.
+ * The FAILED deliveries, filtered: the census of api/delivery-evidence.ts, so that a full list
+ * of the whole workspace is listed again per live subscription (a deleted one's deliveries
+ * cannot be replayed), and a busy or deleted subscription hides no other one's deliveries.
  */
-async function listFailed(
-  ctx: Context,
-  client: ApiClient,
-  o: ReplayOptions,
-  live: () => Promise<SubscriptionCheck> = () => checkSubscriptions(client, ctx.signal),
-): Promise<FailedListing> {
-  const list = (subscriptionId: string | undefined) =>
-    listDeliveries(client, { status: 'FAILED', subscriptionId, limit: DELIVERY_LIST_ROWS, signal: ctx.signal });
-  const all = await list(o.subscriptionId);
-  if (!isFiltering(o.filter) || !isFullDeliveryList(all.length) || o.subscriptionId !== undefined) {
-    return { rows: onlyFailed(ctx, applyDeliveryFilter(all, o.filter)), full: isFullDeliveryList(all.length) ? ['the FAILED list'] : [] };
-  }
-  const subscriptions = await live();
+async function listFailed(ctx: Context, client: ApiClient, o: ReplayOptions, orphans: Orphans): Promise<FailedListing> {
+  const { slices } = await takeCensus(client, {
+    statuses: ['FAILED'],
+    subscriptionId: o.subscriptionId,
+    known: async () => [...(await orphans.live()).byId.keys()],
+    listNamed: false,
+    signal: ctx.signal,
+  });
   const rows = new Map<string, Delivery>();
-  const full: string[] = [];
-  const seen = new Set<string>();
-  for (const subscriptionId of [...subscriptions.byId.keys()].sort()) {
-    const listed = await list(subscriptionId);
-    if (isFullDeliveryList(listed.length)) full.push(`the FAILED list of ${sanitize(subscriptionId)}`);
-    for (const d of listed) seen.add(d.id);
-    for (const d of applyDeliveryFilter(listed, o.filter)) rows.set(d.id, d);
+  const fromFull = new Set<string>();
+  for (const slice of slices) {
+    for (const d of applyDeliveryFilter(slice.deliveries, o.filter)) {
+      if (rows.has(d.id)) continue;
+      rows.set(d.id, d);
+      if (slice.full) fromFull.add(d.id);
+    }
   }
-  const rest = all.filter((d) => !seen.has(d.id));
-  if (rest.length > 0) full.push('the FAILED list');
-  for (const d of applyDeliveryFilter(rest, o.filter)) rows.set(d.id, d);
-  return { rows: onlyFailed(ctx, [...rows.values()]), full };
+  // A full list hides replayable deliveries only when it is a live subscription's, or holds some.
+  const check = slices.some((s) => s.full) ? await orphans.live() : undefined;
+  const full = slices
+    .filter(
+      (s) =>
+        s.full &&
+        (s.listedFor !== undefined ? !check?.isDeleted(s.listedFor) : s.deliveries.some((d) => !check?.isDeleted(subscriptionOf(d)))),
+    )
+    .map((s) => (s.listedFor === undefined ? 'the FAILED list' : `the FAILED list of ${sanitize(s.listedFor)}`));
+  return { rows: onlyFailed(ctx, [...rows.values()]), fromFull, full };
 }
 
 /** The ids already said to show another status than FAILED, per run (a listing comes every round). */
@@ -258,27 +275,28 @@ function onlyFailed(ctx: Context, rows: Delivery[]): Delivery[] {
 async function replayAll(
   ctx: Context,
   o: ReplayOptions,
-  failed: readonly Delivery[],
+  first: FirstRound,
   orphans: Orphans,
 ): Promise<{ exitCode: number; accepted: Replayed[]; finished: boolean }> {
   const client = await ctx.api();
-  // Whether the last listing came back full, for the rounds' end (a filtered listing is shorter).
-  const fullness = new WeakMap<readonly Delivery[], boolean>();
+  // Which lists of the last listing came back full, for the rounds' end (a filtered listing is shorter).
+  const fullness = new WeakMap<readonly Delivery[], readonly string[]>([[first.rows, first.full]]);
   const listAgain = async (): Promise<Delivery[]> => {
-    const listed = await listFailed(ctx, client, o);
-    const rows = await orphans.leaveOut(listed.rows);
-    fullness.set(rows, listed.full.length > 0);
+    const listed = await listFailed(ctx, client, o, orphans);
+    const rows = await orphans.leaveOut(listed.rows, listed.fromFull);
+    fullness.set(rows, listed.full);
     return rows;
   };
   const progress = await Progress.start(ctx.ui, o.allFailed ? 'round 1: replaying' : `replaying 0/${o.ids.length}`);
   const rounds = o.allFailed
     ? new FailedRounds(
-        failed,
+        first.rows,
         listAgain,
         o.max,
         ctx.signal,
         (round) => progress.update(`round ${round}: replaying`),
-        (listing) => fullness.get(listing) ?? isFullDeliveryList(listing.length),
+        (listing) => fullness.get(listing) ?? (isFullDeliveryList(listing.length) ? ['the FAILED list'] : []),
+        isFiltering(o.filter) ? `matching ${describeDeliveryFilter(o.filter)}` : undefined,
       )
     : undefined;
   // Each id once (run() dropped the repeats), by position.
@@ -351,14 +369,20 @@ function replayedFrom(id: string, answer: Delivery | undefined, listed: Delivery
   return { id, subscriptionId, before: attemptTimeOf(shown) ?? Number.NEGATIVE_INFINITY };
 }
 
+/** The first round's FAILED deliveries, and the lists of live subscriptions that came back full. */
+interface FirstRound {
+  rows: Delivery[];
+  full: readonly string[];
+}
+
 /**
  * The FAILED deliveries of the first round as listed, once confirmed; undefined when nothing is
  * to be replayed. With --max the confirmation shows only those that will be replayed.
  */
-async function firstRound(ctx: Context, o: ReplayOptions, orphans: Orphans): Promise<Delivery[] | undefined> {
+async function firstRound(ctx: Context, o: ReplayOptions, orphans: Orphans): Promise<FirstRound | undefined> {
   const client = await ctx.api();
-  const all = await listFailed(ctx, client, o, () => orphans.live());
-  const listed = await orphans.leaveOut(all.rows);
+  const all = await listFailed(ctx, client, o, orphans);
+  const listed = await orphans.leaveOut(all.rows, all.fromFull);
   const orphaned = orphans.describe();
   const shown = o.max === undefined ? listed : listed.slice(0, o.max);
   const maybeMore = all.full.length > 0 && (o.max === undefined || o.max > DELIVERY_LIST_ROWS);
@@ -389,7 +413,7 @@ async function firstRound(ctx: Context, o: ReplayOptions, orphans: Orphans): Pro
       return undefined;
     }
   }
-  return listed;
+  return { rows: listed, full: all.full };
 }
 
 async function waitAndReport(ctx: Context, o: ReplayOptions, replayed: Replayed[]): Promise<number> {
@@ -468,7 +492,7 @@ export async function run(ctx: Context, given: ReplayOptions): Promise<number> {
       `each delivery is replayed once: dropped ${dropped} repeat${dropped === 1 ? '' : 's'} of ${repeated.map((id) => sanitize(id)).join(', ')}`,
     );
   }
-  let first: Delivery[] = [];
+  let first: FirstRound = { rows: [], full: [] };
   const orphans = new Orphans(async () => checkSubscriptions(await ctx.api(), ctx.signal));
   if (o.allFailed) {
     const listed = await firstRound(ctx, o, orphans);

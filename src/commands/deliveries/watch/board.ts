@@ -52,7 +52,7 @@ export interface BoardState {
   rows: BoardRow[];
   /** The FAILED deliveries the lists show, newest attempt first (never the lists' order). */
   latest: LatestFailure[];
-  /** When the poll that made it was taken (ms): what the failures' ages count from. */
+  /** When the poll that made it was taken (ms); the failures' ages count from the time of each drawing (render.ts). */
   at: number;
 }
 

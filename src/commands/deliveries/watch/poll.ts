@@ -18,6 +18,12 @@ import { RequestBudget, type Throttled, gatedByBudget } from '../../../api/budge
 import { type StatusChange, StatusTracker, type SubscriptionEvent, SubscriptionHealth } from './changes.js';
 import type { WatchOptions } from './run.js';
 
+/**
+ * What Ctrl-C, SIGTERM or SIGHUP means for a watch, after the interruption's words (exit 130):
+ * it runs until stopped, so it did not stop "before finishing" (cli.md, deliveries watch).
+ */
+export const WATCH_STOPPED = 'watch stopped';
+
 export interface PollResult {
   live: SubscriptionCheck | undefined;
   slices: Slice[];

@@ -29,6 +29,8 @@ export interface ViewState {
   incomplete?: string | undefined;
   /** Full lists of the whole workspace may hide subscriptions rfs has not seen. */
   hidden?: boolean | undefined;
+  /** The time of this drawing, for the failures' ages (the one clock); default: the board's poll. */
+  now?: number | undefined;
 }
 
 const SPARKS = '▁▂▃▄▅▆▇█';
@@ -209,7 +211,7 @@ export function renderView(view: ViewState, size: ViewSize): string[] {
           // Newest attempt first (board.ts), with its age: when each failed, not where a list put it.
           `${pad('LATEST FAILURES', 26)}  ${pad('AGE', AGE_WIDTH)}  LAST ERROR`,
           ...latest.slice(0, failuresRoom).map((f) => {
-            const age = formatAge(f.attemptAt, view.board.at);
+            const age = formatAge(f.attemptAt, view.now ?? view.board.at);
             // The error before anything else: at 80 columns it is what must stay in sight (the row above names the subscription).
             return `  ${pad(sanitize(f.id), 24)}  ${pad(age, AGE_WIDTH)}  ${f.error === null ? '' : sanitize(f.error)}`;
           }),

@@ -15,7 +15,7 @@ import { MAX_BUDGET } from '../../../api/budget.js';
 import { passingPollFailure, startDeadline, withSignal } from '../poll-limits.js';
 import type { StatusChange, SubscriptionEvent } from './changes.js';
 import type { Input } from './index.js';
-import { type Pace, paceText, WatchPoller } from './poll.js';
+import { type Pace, paceText, WATCH_STOPPED, WatchPoller } from './poll.js';
 
 export interface WatchOptions {
   subscriptionId: string | undefined;
@@ -118,7 +118,7 @@ export async function run(ctx: Context, o: WatchOptions): Promise<number> {
       if (deadline.passed()) return EXIT.OK;
     }
   } catch (error) {
-    if (signal.aborted) throw new CancelError('stopped watching');
+    if (signal.aborted) throw new CancelError('stopped watching', { stopped: WATCH_STOPPED });
     if (deadline.passed()) return EXIT.OK;
     throw error;
   } finally {

@@ -20,7 +20,7 @@ import { interruptionText, stopSignalOf } from '../../../core/interrupt.js';
 import type { Context } from '../../context.js';
 import { startDeadline, withSignal } from '../poll-limits.js';
 import { Board } from './board.js';
-import { paceText, WatchPoller } from './poll.js';
+import { paceText, WATCH_STOPPED, WatchPoller } from './poll.js';
 import { renderView, type ViewSize } from './render.js';
 import type { WatchOptions } from './run.js';
 
@@ -48,6 +48,9 @@ function processTerminal(): ViewTerminal {
 }
 
 type Ending = { code: number } | { error: unknown };
+
+/** How often the view's ages are brought up to the clock between polls: they count seconds. */
+const AGE_TICK_MS = 1000;
 
 export async function runScreen(ctx: Context, o: WatchOptions, terminal: ViewTerminal = processTerminal()): Promise<number> {
   const esc = await import('ansi-escapes');
@@ -80,30 +83,35 @@ export async function runScreen(ctx: Context, o: WatchOptions, terminal: ViewTer
   void ended.then(() => stop.abort());
   // Requests stop on Ctrl-C and when the view ends.
   const requests = AbortSignal.any([signal, stop.signal, limit.signal]);
-  const onAbort = (): void => end({ error: new CancelError(`stopped watching: ${interruptionText(stopSignalOf(signal))}`) });
+  const onAbort = (): void =>
+    end({ error: new CancelError(`stopped watching: ${interruptionText(stopSignalOf(signal))}`, { stopped: WATCH_STOPPED }) });
   signal.addEventListener('abort', onAbort, { once: true });
 
-  const draw = (): void => {
+  let drawn = '';
+  /** Draws the view; `onlyIfChanged`: not when it would draw what is on the screen already. */
+  const draw = (onlyIfChanged = false): void => {
     // Once the view has ended, nothing more is drawn: a poll answered late would draw on the main screen.
     if (stop.signal.aborted) return;
     const size = terminal.size();
-    const lines = renderView(
-      {
-        board: board.current,
-        selected,
-        line,
-        pace: retrying === undefined ? paceText(poller.current) : `${retrying}; ${paceText(poller.current)}`,
-        incomplete,
-        hidden,
-      },
-      size,
-    );
+    const pace = retrying === undefined ? paceText(poller.current) : `${retrying}; ${paceText(poller.current)}`;
+    const view = { board: board.current, selected, line, pace, incomplete, hidden, now: clock.now() };
+    const lines = renderView(view, size);
     let text = esc.beginSynchronizedOutput;
     lines.forEach((l, i) => {
       text += `${esc.cursorTo(0, i)}${l}${esc.eraseEndLine}`;
     });
     if (lines.length < size.rows) text += `${esc.cursorTo(0, lines.length)}${esc.eraseDown}`;
+    if (onlyIfChanged && text === drawn) return;
+    drawn = text;
     io.stdout.write(text + esc.endSynchronizedOutput);
+  };
+  // The failures' ages move with the clock, not with the polls (which can be a minute apart):
+  // the view is drawn again each second, when that changes what it shows.
+  const tick = async (): Promise<void> => {
+    while (!stop.signal.aborted) {
+      await clock.sleep(AGE_TICK_MS, stop.signal).catch(() => undefined);
+      draw(true);
+    }
   };
   const guard =
     (f: (...args: never[]) => void) =>
@@ -161,7 +169,8 @@ export async function runScreen(ctx: Context, o: WatchOptions, terminal: ViewTer
 
   const onKey = guard((_text: string | undefined, key: Key | undefined) => {
     if (key === undefined) return;
-    if (key.ctrl === true && key.name === 'c') return end({ error: new CancelError('stopped watching (Ctrl-C)') });
+    if (key.ctrl === true && key.name === 'c')
+      return end({ error: new CancelError('stopped watching (Ctrl-C)', { stopped: WATCH_STOPPED }) });
     const rows = board.current.rows;
     if (question !== undefined) {
       const asked = question;
@@ -248,6 +257,7 @@ export async function runScreen(ctx: Context, o: WatchOptions, terminal: ViewTer
   try {
     draw();
     void poll().catch((error: unknown) => end({ error }));
+    void tick().catch((error: unknown) => end({ error }));
     const ending = await ended;
     if ('error' in ending) throw ending.error;
     return ending.code;

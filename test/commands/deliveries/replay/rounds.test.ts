@@ -29,11 +29,48 @@ describe('FailedRounds', () => {
     expect(r.describe()).toBe('2 rounds; no FAILED delivery is left that this run has not replayed');
   });
 
-  it('says more may remain when a full list shows only deliveries already replayed', async () => {
+  it('says more may remain when a full list shows only deliveries already replayed, and only what it showed', async () => {
     const { list } = scripted(rows(0, 50));
     const r = new FailedRounds(rows(0, 50), list, undefined, new AbortController().signal);
     expect(await drain(r)).toHaveLength(50);
-    expect(r.describe()).toBe('1 round; more may remain: the FAILED list (at most 50 rows) now shows only deliveries this run replayed');
+    expect(r.describe()).toBe(
+      '1 round; more may remain: the FAILED list came back full (50 rows, the most the API lists) and showed no FAILED delivery that this run had not replayed; older ones may sit behind it',
+    );
+  });
+
+  it('names the full lists the listing says, and what it was narrowed to; none full: nothing matching is left', async () => {
+    // A filtered listing is shorter than the lists it was drawn from: the lists themselves say they were full.
+    const full = new Set<readonly Delivery[]>();
+    const again = rows(0, 3);
+    full.add(again);
+    const r = new FailedRounds(
+      rows(0, 3),
+      async () => again,
+      undefined,
+      new AbortController().signal,
+      undefined,
+      (listing) => (full.has(listing) ? ['the FAILED list of wh_a', 'the FAILED list of wh_b'] : []),
+      'matching --error "503"',
+    );
+    expect(await drain(r)).toHaveLength(3);
+    expect(r.end).toEqual({ how: 'list-full', lists: ['the FAILED list of wh_a', 'the FAILED list of wh_b'] });
+    expect(r.describe()).toBe(
+      '1 round; more may remain: the FAILED list of wh_a and the FAILED list of wh_b came back full (50 rows, the most the API lists) and showed no FAILED delivery matching --error "503" that this run had not replayed; older ones may sit behind them',
+    );
+
+    // A listing of 50 rows whose lists were not full (the lists of several subscriptions) is not "full".
+    const fifty = rows(0, 50);
+    const none = new FailedRounds(
+      fifty,
+      async () => fifty,
+      undefined,
+      new AbortController().signal,
+      undefined,
+      () => [],
+      'matching --error "503"',
+    );
+    expect(await drain(none)).toHaveLength(50);
+    expect(none.describe()).toBe('1 round; no FAILED delivery matching --error "503" is left that this run has not replayed');
   });
 
   it('stops at --max without listing again; "may" when the list it came from was used up and not full', async () => {

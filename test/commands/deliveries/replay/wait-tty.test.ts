@@ -4,7 +4,7 @@
 // `POST /_sandbox/receivers/failing {"mode":"ok"}` (every replayed delivery SUCCEEDED, exit 0).
 // The screen must hold: no line wider than the terminal (capture-pane -J shows a line the
 // terminal wrapped as the one line it is), and the summaries wrapped at words by rfs, each
-// phrase whole once the lines are joined (`(at most 50 rows)`, `(--wait-timeout)`).
+// phrase whole once the lines are joined (`(50 rows, the most the API lists)`, `(--wait-timeout)`).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,7 +53,7 @@ describe.skipIf(!TMUX.met)(needs(TMUX, 'replay --wait against --scenario inciden
     expectWithin(screen, lines);
     const said = lines.join(' ');
     expect(said, screen).toMatch(/\d+ replayed, 0 failed; \d+ rounds?;/);
-    expect(said, screen).toContain('(at most 50 rows)');
+    expect(said, screen).toContain('(50 rows, the most the API lists)');
     expect(said, screen).toMatch(/waited \d+ s: 0 SUCCEEDED, 0 FAILED again; \d+ not known after 5 s \(--wait-timeout\): dlv_/);
     // Every id whole: the service's are dlv_ and 20 characters.
     for (const id of said.match(/\bdlv_\w*/g) ?? []) expect(id).toMatch(/^dlv_\w{20}$/);

@@ -68,7 +68,8 @@ describe('full lists that may hide subscriptions rfs has not seen', () => {
     const failed = rows.find((r) => r.check === 'failed-deliveries');
     expect(failed?.result).toBe('warn');
     expect(failed?.detail).toMatch(/^50 or more waiting/);
-    expect(failed?.detail).toContain('name one with --subscription <id>');
+    // doctor has no --subscription: it names the command that has one.
+    expect(failed?.detail).toContain('name one with rfs deliveries summary --subscription <id>');
     expect(failed?.found).toEqual({ waiting: 50, waitingIsLowerBound: true, ofDeletedSubscriptions: [], othersMayBeHidden: true });
 
     const memory = RememberedSubscriptions.open(env('doctor-known'), { baseUrl: sandbox.baseUrl, profile: 'default' }, Date.now);

@@ -24,8 +24,9 @@ afterEach(async () => {
 const rfs = (args: string[], env: NodeJS.ProcessEnv) => spawnRfs(args, env, children);
 
 describe.each([
-  ['SIGTERM', 'terminated (SIGTERM): stopped before finishing'],
-  ['SIGHUP', 'hung up (SIGHUP): stopped before finishing'],
+  // A watch runs until it is stopped: "watch stopped", never "stopped before finishing".
+  ['SIGTERM', 'terminated (SIGTERM): watch stopped'],
+  ['SIGHUP', 'hung up (SIGHUP): watch stopped'],
 ] as const)('deliveries watch stopped by %s', (signal, report) => {
   let sandbox: RunningSandbox;
   beforeEach(async () => {
@@ -50,7 +51,7 @@ describe.each([
       .filter((l) => l !== '');
     expect(lines.at(-2)).toBe(report);
     // -o ndjson: the problem too, with the same words.
-    expect(JSON.parse(lines.at(-1) ?? '')).toMatchObject({ title: report.replace(': stopped before finishing', ''), exitCode: 130 });
+    expect(JSON.parse(lines.at(-1) ?? '')).toMatchObject({ title: report.replace(': watch stopped', ''), exitCode: 130 });
     expect(watch.stderr()).not.toContain('Ctrl-C)');
   });
 });

@@ -353,7 +353,7 @@ it('gives the terminal back on Ctrl-C (exit 130)', async () => {
   await term.waitForInput('interrupted', (s) => s.includes('SUCCEEDED') && !s.includes('polling'), 'the view');
   await term.keys('interrupted', 'C-c');
   expect(await term.exitStatus('interrupted')).toBe(130);
-  expect(rfsLines(await term.screen('interrupted'))).toEqual(['interrupted (Ctrl-C): stopped before finishing']);
+  expect(rfsLines(await term.screen('interrupted'))).toEqual(['interrupted (Ctrl-C): watch stopped']);
 });
 
 it('gives the terminal back before it reports an error it did not expect', async () => {

@@ -105,6 +105,8 @@ it('prints each status change once, as the sandbox made it, and exits 130 on Ctr
   await until('the replay to succeed and be seen', async () => lastTo(replayed) === 'SUCCEEDED');
   controller.abort();
   expect(await done).toBe(130);
+  // A watch runs until it is stopped: nothing was left unfinished (cli.md, deliveries watch).
+  expect(t.stderr().trimEnd().split('\n').at(-2)).toBe('interrupted (Ctrl-C): watch stopped');
 
   const final = (await state()).data;
   expect(final).toHaveLength(4);
