@@ -35,9 +35,10 @@ const OFF_THE_PATH: ReadonlyArray<readonly [what: string, pattern: RegExp]> = [
   // The answer is checked by the functions generated from the schemas (scripts/checks.mjs), and
   // the config file by its own: zod and the schemas stay with user input and the sync journal.
   ['zod and the schemas', /^node_modules\/zod\/|^src\/shared\/(schemas|zod-messages)\.ts$|^src\/config\/stored-config\.ts$/],
-  // rfs mcp's server, its SDK (a file of its own beside the bundle) and the budget of its calls;
-  // all but its declaration, which every command's tree declares as it does the others'.
-  ['the MCP server', /^node_modules\/@modelcontextprotocol\/|^src\/commands\/mcp\/(?!index\.ts$)|^src\/lazy\/mcp|^src\/api\/budget\.ts$/],
+  // rfs mcp's server and its SDK (a file of its own beside the bundle); all but its declaration,
+  // which every command's tree declares as it does the others'. The request budget is not here:
+  // it is one of the client's wrappers (api/budget.ts), and idle unless a command sets a budget.
+  ['the MCP server', /^node_modules\/@modelcontextprotocol\/|^src\/commands\/mcp\/(?!index\.ts$)|^src\/lazy\/mcp/],
 ];
 
 /** What one page of `recordings list -o json` loads: packages by name, rfs's own modules by file. */

@@ -36,7 +36,7 @@ async function parse(argv: string[]): Promise<{ name: string; args: unknown; fla
 // The tests read the tree generically; the commands themselves get these types from their declarations.
 // biome-ignore lint/suspicious/noExplicitAny: the tree is read generically here; commands get their types from their declarations
 const asInput = (parsed: Awaited<ReturnType<typeof parse>>): any => parsed;
-const ctx = { io: bufferIO().io } as Context;
+const ctx = { io: bufferIO().io, clock: fakeTime().clock } as Context;
 
 describe('the command tree', () => {
   it('dispatches the command argv names, whatever global flags come before or after it', async () => {

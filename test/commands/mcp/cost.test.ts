@@ -67,11 +67,23 @@ describe('deliveries_replay_dry_run', () => {
     expect(answer.fields.requests).toBe(sent.length);
   });
 
-  it('without a filter sends the FAILED list and GET /webhooks, and says 2', async () => {
-    const { answer, sent } = await sentBy('deliveries_replay_dry_run');
-    expect(answer.isError).toBe(false);
-    expect(lists(sent).map((l) => l.split('?')[0])).toEqual(['GET /api/v1/webhooks/deliveries', 'GET /api/v1/webhooks']);
-    expect(answer.fields.requests).toBe(2);
+  // The incident's FAILED list comes back full of the deleted subscription's rows: the dry run
+  // lists it again per live subscription (cli.md, "Evidence, not inference"), each once.
+  it('without a filter lists the FAILED list, GET /webhooks once, then each live subscription once, and says how many', async () => {
+    // A session of its own: the calls above took most of the other's budget of 12.
+    const other = await startMcp([], { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKeys.webhooks as string });
+    try {
+      const { answer, sent } = await sentBy('deliveries_replay_dry_run', {}, other);
+      expect(answer.isError).toBe(false);
+      const asked = lists(sent);
+      expect(asked[0]?.split('?')[0]).toBe('GET /api/v1/webhooks/deliveries');
+      expect(asked.filter((l) => l.startsWith('GET /api/v1/webhooks?'))).toHaveLength(1);
+      expect(sent.filter((r) => /subscriptionId=/.test(r.query)).length).toBeGreaterThan(0);
+      expect(new Set(asked).size).toBe(sent.length);
+      expect(answer.fields.requests).toBe(sent.length);
+    } finally {
+      await other.close();
+    }
   });
 });
 
