@@ -18,8 +18,11 @@ const CACHE_TAG = 'rfs-code-cache crc32 ';
 const CACHE_HEADER_LENGTH = CACHE_TAG.length + 8 + 1;
 /** Far above any real cache (about 1 MB); a larger file is not read at all. */
 const MAX_CACHE_BYTES = 64 * 1024 * 1024;
-/** Caches of other builds and Nodes kept when a new one is written (a user who switches Nodes). */
-const OTHER_CACHES_KEPT = 3;
+/**
+ * Caches kept besides the one written (a user who switches Nodes): this build's other script's,
+ * and those of the three newest other builds or Nodes, two scripts each.
+ */
+const OTHER_CACHES_KEPT = 1 + 3 * 2;
 /** A temporary file older than this is one a killed run left. */
 const STALE_TEMPORARY_MS = 60 * 60 * 1000;
 

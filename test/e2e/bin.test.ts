@@ -140,13 +140,14 @@ describe('bin/rfs.js', () => {
     expect(readdirSync(join(cacheHome, 'rfs'))).toEqual([`${id}-v8-${process.versions.v8}-${process.arch}.cache`]);
   });
 
-  // Caches of older builds or other Nodes go when a new one is written: the three newest stay
-  // (a user who switches between Nodes keeps theirs); files rfs did not name are left alone.
-  it('keeps the three newest caches of other builds when it writes one, and removes the rest', async () => {
+  // Caches of older builds or other Nodes go when a new one is written: seven stay, this build's
+  // other script's and two scripts each of three other builds or Nodes (a user who switches
+  // between three Nodes keeps every one's); files rfs did not name are left alone.
+  it('keeps the seven newest caches of other builds when it writes one, and removes the rest', async () => {
     const cacheHome = mkdtempSync(join(configDir, 'cache-'));
     const folder = join(cacheHome, 'rfs');
     mkdirSync(folder, { recursive: true, mode: 0o700 });
-    const others = ['0000000000000001', '0000000000000002', '0000000000000003', '0000000000000004', '0000000000000005'];
+    const others = Array.from({ length: 9 }, (_, i) => (i + 1).toString(16).padStart(16, '0'));
     others.forEach((id, age) => {
       const file = join(folder, `${id}-v8-1.0-x64.cache`);
       writeFileSync(file, 'x');
@@ -159,7 +160,7 @@ describe('bin/rfs.js', () => {
     const left = readdirSync(folder).sort();
     const current = left.filter((f) => f.endsWith(`-v8-${process.versions.v8}-${process.arch}.cache`));
     expect(current).toHaveLength(1);
-    expect(left).toEqual([...current, 'notes.txt', ...others.slice(0, 3).map((id) => `${id}-v8-1.0-x64.cache`)].sort());
+    expect(left).toEqual([...current, 'notes.txt', ...others.slice(0, 7).map((id) => `${id}-v8-1.0-x64.cache`)].sort());
   });
 
   // V8 takes a code cache only under the flags it was made with: a user's NODE_OPTIONS with a
