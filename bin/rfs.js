@@ -219,6 +219,23 @@ function foreignAncestor(folder) {
   }
 }
 
+/**
+ * Why the folder holding the cache folder is not the user's own, or undefined. Its owner can
+ * rename the cache folder's entry at any moment: between the checks of the cache folder and the
+ * writes in it, a link put there would take the temporary file, the rename and the pruning to a
+ * folder of the owner's choosing. Only the owner is checked, not the mode: a private group's
+ * 0775 home folders are common. A root-owned sticky folder (/tmp) passes: in it no one else may
+ * rename the user's entry.
+ */
+function foreignParent(folder) {
+  if (typeof process.geteuid !== 'function') return undefined;
+  const { dirname } = require('node:path');
+  const above = dirname(folder);
+  const { uid, mode } = require('node:fs').lstatSync(above);
+  if (uid === process.geteuid() || (uid === 0 && (mode & 0o1000) !== 0)) return undefined;
+  return `${above} is owned by uid ${uid}, not ${process.geteuid()}`;
+}
+
 /** The V8 data of the cache at `cache`, when it passes every rule; else undefined. */
 function readCache(cache, bundle, debug) {
   const fs = require('node:fs');
@@ -299,7 +316,7 @@ function saveCache(cache, script, bundle, debug) {
       return;
     }
     fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
-    const folderProblem = untrustedFolder(folder);
+    const folderProblem = untrustedFolder(folder) ?? foreignParent(folder);
     if (folderProblem !== undefined) {
       debug('code cache not written: %s', folderProblem);
       return;

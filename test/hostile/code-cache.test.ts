@@ -393,6 +393,18 @@ describe.skipIf(!LINUX.met)(needs(LINUX, 'the code cache of bin/rfs.js'), () => 
       expect(readFileSync(planted, 'utf8')).toBe('kept\n');
     });
 
+    // A root-owned cache folder (left by an older `sudo -E rfs`) inside a folder the other user
+    // owns: that user may swap the folder's entry for a link between rfs's checks and its writes,
+    // taking the temporary file, the rename and the pruning to a folder of their choosing.
+    it('as root, writes no cache in its own cache folder inside a folder another user owns', async () => {
+      const { home, folder } = folderWith('root-folder-in-foreign');
+      chownSync(home, uid, gid);
+      const r = await run(RFS_BIN, home);
+      expect(r.stdout).toBe(clean.stdout);
+      expect(r.stderr).toMatch(new RegExp(`code cache not written: ${home} is owned by uid ${uid}, not 0`));
+      expect(readdirSync(folder)).toEqual([]);
+    });
+
     it('as the other user, sets aside a cache root left in its folder, and a 0666 one of its own', async () => {
       const { home, folder, file } = folderWith('other-user', craftedCache(bundle));
       chownSync(home, uid, gid);
