@@ -2,7 +2,6 @@
 // playwright-core, against the built rfs (bin/rfs.js) — rfs webhooks listen --inspect with a
 // test app behind --forward-to, deliveries from the sandbox through `rfs webhooks trigger`, and
 // rfs sandbox --inspect with a receiver that fails. Every wait is on a condition.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,11 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RFS_BIN, runRfs, startSandboxProcess, type SandboxProcess } from '../helpers/child.js';
+import { runRfs, startSandboxProcess, type SandboxProcess } from '../helpers/child.js';
 import { send, signed } from '../commands/webhooks/listen/support.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const SECRET = 'whsec_inspectorTestSecret0123456789abcdef';
+import { CHROMIUM, type Child, SECRET, startRfs, waitFor } from './support.js';
 
 interface Received {
   headers: IncomingHttpHeaders;
@@ -37,49 +34,7 @@ async function startApp(): Promise<{ url: string; received: Received[]; server: 
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, received, server };
 }
 
-interface Child {
-  child: ChildProcess;
-  stderr: () => string;
-  stop(): Promise<number | null>;
-}
-
-/** rfs as a child process, until `ready` is seen on its stderr; stopped by its PID with SIGTERM. */
-async function startRfs(args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<Child & { match: RegExpMatchArray }> {
-  const child = spawn(process.execPath, [RFS_BIN, ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stdout?.resume();
-  const match = await new Promise<RegExpMatchArray>((resolve, reject) => {
-    child.stderr?.on('data', (c: Buffer) => {
-      stderr += c.toString('utf8');
-      const found = ready.exec(stderr);
-      if (found) resolve(found);
-    });
-    child.once('exit', (code) => reject(new Error(`rfs ${args.join(' ')} exited ${code}: ${stderr}`)));
-  });
-  return {
-    child,
-    match,
-    stderr: () => stderr,
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve(child.exitCode);
-        child.once('exit', (code) => resolve(code));
-        process.kill(child.pid as number, 'SIGTERM');
-      }),
-  };
-}
-
 const LISTEN_READY = /listening on (http:\/\/127\.0\.0\.1:\d+)[\s\S]*inspector on (http:\/\/127\.0\.0\.1:\d+\/)/;
-
-async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
 
 /** A request with exactly these headers (a browser cannot forge Host; a page elsewhere would send Origin). */
 async function raw(url: string, headers: Record<string, string>, method = 'GET', body?: string): Promise<number> {
