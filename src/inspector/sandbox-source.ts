@@ -19,6 +19,10 @@ function titleOf(body: string): string | null {
   }
 }
 
+/** Why a delivery of a deleted subscription is not replayed. */
+const deletedSubscription = (d: InspectedDelivery): string =>
+  `subscription ${d.subscriptionId} was deleted: its deliveries cannot be replayed`;
+
 function summary(d: InspectedDelivery): DeliverySummary {
   const last = d.attempts.at(-1);
   return {
@@ -34,7 +38,10 @@ function summary(d: InspectedDelivery): DeliverySummary {
     target: last === undefined ? null : { status: last.responseStatus, durationMs: last.durationMs, error: last.error },
     // A replay through the API is one more attempt: it shows as the latest.
     replay: null,
-    replayable: true,
+    // The API answers 404 to a replay of a deleted subscription's delivery (cli.md, Deleted
+    // subscriptions): the page's button is off with the reason, before anyone presses it.
+    replayable: !d.subscriptionDeleted,
+    ...(d.subscriptionDeleted ? { whyNotReplayable: deletedSubscription(d) } : {}),
     verified: true,
   };
 }
@@ -48,12 +55,12 @@ function notFound(d: InspectedDelivery, answer: string): string {
   } catch {
     // Not a problem document: its status says enough.
   }
-  if (d.subscriptionDeleted)
-    return `subscription ${d.subscriptionId} was deleted: its deliveries cannot be replayed (the API answered 404: ${title})`;
+  if (d.subscriptionDeleted) return `${deletedSubscription(d)} (the API answered 404: ${title})`;
   return `${title} (the API answered 404): it may be a delivery of a deleted subscription, which the service keeps listing but cannot replay`;
 }
 
-const fingerprint = (d: InspectedDelivery): string => `${d.status}|${d.attempts.length}`;
+// A deleted subscription changes the row too: it is no longer replayable.
+const fingerprint = (d: InspectedDelivery): string => `${d.status}|${d.attempts.length}|${d.subscriptionDeleted}`;
 
 export class SandboxSource implements InspectorSource {
   private readonly listeners = new Set<(summary: DeliverySummary) => void>();

@@ -445,7 +445,7 @@ async function openDetail(id: string, focus: boolean): Promise<void> {
   const whyNot = !d.verified
     ? `This delivery did not verify (${d.verdict}): the listener never replays or signs it, and keeps no signature of it (the header says one came, not its value), so no curl command is made of it.`
     : info.canReplay && !d.replayable
-      ? 'Not replayed: its body was dropped to keep the inspector within its memory bound.'
+      ? `Not replayed: ${d.whyNotReplayable ?? 'its body was dropped to keep the inspector within its memory bound'}.`
       : undefined;
   if (whyNot !== undefined) {
     const why = el('p', whyNot);
