@@ -387,6 +387,14 @@ export class ListenSource implements InspectorSource {
     const entry = this.entries.get(id);
     if (entry === undefined) throw new InspectorError(404, `no delivery ${id}`);
     if (this.o.forward === undefined) throw new InspectorError(409, 'replay sends a delivery to --forward-to: start listen with it');
+    // Stale: the HMAC matched, but the timestamp is outside the tolerance. Not replayed either
+    // (cli.md, Trust: valid and duplicate only): a stale body may be an old delivery that someone
+    // captured and sends again, and a re-signed replay would pass it to the app as new.
+    if (entry.verdict === 'stale')
+      throw new InspectorError(
+        409,
+        `delivery ${id} is stale: signed with the right secret, but its timestamp is outside the tolerance, so it is kept as received only (not replayed or re-signed: a stale body may be an old delivery captured and sent again by someone else)`,
+      );
     if (!verified(entry))
       throw new InspectorError(
         409,
