@@ -5,6 +5,7 @@
 import { systemClock } from '../core/clock.js';
 import type { InspectedDelivery, RunningSandbox, SandboxInspection } from '../sandbox/index.js';
 import type { DeliveryDetail, DeliverySummary, Exchange } from './model.js';
+import { newestFirst } from './order.js';
 import { InspectorError, type InspectorSource } from './source.js';
 
 /** How often the sandbox's deliveries are looked at for changes. */
@@ -79,8 +80,9 @@ export class SandboxSource implements InspectorSource {
     return { kind: 'sandbox' as const, forwardTo: null, canReplay: true, canResign: false, hasRequests: true };
   }
 
+  /** Newest first by the latest attempt, as the page orders them (./order.ts). */
   list(): DeliverySummary[] {
-    return this.inspection.deliveries().reverse().map(summary);
+    return this.inspection.deliveries().map(summary).sort(newestFirst);
   }
 
   private find(id: string): InspectedDelivery | undefined {

@@ -7,6 +7,7 @@
 // it), the shortcuts (j/k, r, /) never take a key from a control that has focus.
 import { sanitize } from '../../core/sanitize.js';
 import type { DeliveryDetail, DeliverySummary, Exchange, InspectorInfo } from '../model.js';
+import { newestFirst } from '../order.js';
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 
@@ -109,7 +110,7 @@ function cell(label: string, text: string, className = ''): HTMLTableCellElement
 
 function renderList(): void {
   const body = $<HTMLTableSectionElement>('rows');
-  const all = [...rows.values()].sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : Number(b.id) - Number(a.id)));
+  const all = [...rows.values()].sort(newestFirst);
   const visible = all.filter(matches);
   order = visible.map((s) => s.id);
   const focused = document.activeElement instanceof HTMLElement ? document.activeElement.closest('tr')?.dataset.id : undefined;
