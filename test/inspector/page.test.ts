@@ -246,10 +246,8 @@ it('edits a verified delivery and replays it re-signed: the diff shown, the appâ
   await shown.locator('.diff .added', { hasText: 'Weekly planning (edited)' }).waitFor();
   await expect(shown.locator('.answer-body').textContent()).resolves.toContain(`"timestamp":"${got.headers['x-service-timestamp']}"`);
   await page.locator('#replay-result', { hasText: 'replay edited, re-signed: HTTP 201' }).waitFor();
-  if (UPDATE_DOCS) {
-    await shown.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: join(IMAGES, 'inspector-edit.png') });
-  }
+  // The edited replay as the detail pane shows it: what was sent (the diff) and the app's answer.
+  if (UPDATE_DOCS) await shown.screenshot({ path: join(IMAGES, 'inspector-edit.png') });
   await page.close();
 });
 

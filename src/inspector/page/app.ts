@@ -118,17 +118,20 @@ function cell(label: string, text: string, className = '', full?: string): HTMLT
   return td;
 }
 
-/** The URL cell: the sandbox's subscription URL whole; on the listener, the path it arrived at (its origin is the same for every row). */
+/**
+ * The URL cell, the whole URL in its tooltip and the detail. The sandbox: its subscription's URL
+ * from the host on (`http://` is the same for all; the port and path tell them apart, and are what
+ * a cut cell still shows); the listener: the path it arrived at (its origin is the same for every row).
+ */
 function urlCell(s: DeliverySummary): HTMLTableCellElement {
   if (s.url === null) return cell('URL', '–', 'url');
   let text = s.url;
-  if (info.kind === 'listen') {
-    try {
-      const parsed = new URL(s.url);
-      text = `${parsed.pathname}${parsed.search}`;
-    } catch {
-      // Not a URL (the listener cuts a long one): shown as it is.
-    }
+  try {
+    const parsed = new URL(s.url);
+    const path = `${parsed.pathname}${parsed.search}`;
+    text = info.kind === 'listen' ? path : `${parsed.host}${path}`;
+  } catch {
+    // Not a URL (the listener cuts a long one): shown as it is.
   }
   return cell('URL', text, 'url', s.url);
 }
