@@ -8,7 +8,12 @@ import { describe, expect, it } from 'vitest';
 import { commandPaths } from '../../src/cli/reference.js';
 
 const ROOT = new URL('../../', import.meta.url);
-const FILES = ['README.md', ...readdirSync(new URL('docs/', ROOT)).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const FILES = [
+  'README.md',
+  ...readdirSync(new URL('docs/', ROOT))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 // `help` is commander's help command (its words are commands or topics: test/cli covers them).
 const PATHS = new Set(['help', ...commandPaths().map((p) => p.join(' '))]);

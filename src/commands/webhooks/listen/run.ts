@@ -191,7 +191,11 @@ function listenColumns(forwarding: boolean): readonly Column<Row>[] {
     // Padded to the table's smallest flexible width (10), so that which columns fit never
     // depends on one title's length.
     // A replay's title says how it was sent again: `[re-signed] …`.
-    { header: 'TITLE', value: (r) => pad(sanitize(`${r.replay === undefined ? '' : `[${r.replay.kind}] `}${r.delivery.title ?? '-'}`), 10), flex: true },
+    {
+      header: 'TITLE',
+      value: (r) => pad(sanitize(`${r.replay === undefined ? '' : `[${r.replay.kind}] `}${r.delivery.title ?? '-'}`), 10),
+      flex: true,
+    },
   ];
 }
 
@@ -337,8 +341,7 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
     } else {
       print(`${safeJson(replayJson(r))}\n`);
     }
-    if (r.error !== null)
-      ui.warn(`could not replay delivery ${r.deliveryId ?? r.id} (${r.kind}) to ${o.forwardTo ?? ''}: ${r.error}`);
+    if (r.error !== null) ui.warn(`could not replay delivery ${r.deliveryId ?? r.id} (${r.kind}) to ${o.forwardTo ?? ''}: ${r.error}`);
   };
 
   const receiver = await startWebhookReceiver({

@@ -57,7 +57,11 @@ describe('webhooks listen --inspect: replays in the output', () => {
     const sent = delivery('dlv_replayOutput00000001', { title: TITLE });
     expect(await post(l.receiverUrl, sent)).toBe(201);
     const entry = await entryOf(l.inspectorUrl, 'dlv_replayOutput00000001');
-    const lines = () => l.stdout().split('\n').filter((line) => line !== '');
+    const lines = () =>
+      l
+        .stdout()
+        .split('\n')
+        .filter((line) => line !== '');
     await waitFor('the delivery line', () => (lines().length === 1 ? true : undefined));
 
     const inputs = [{ resign: false }, { resign: true }, { body: '{"edited":true}', resign: true }];
@@ -91,7 +95,11 @@ describe('webhooks listen --inspect: replays in the output', () => {
     const sent = delivery('dlv_replayOutput00000002', { title: TITLE });
     expect(await post(l.receiverUrl, sent)).toBe(201);
     const entry = await entryOf(l.inspectorUrl, 'dlv_replayOutput00000002');
-    const rows = () => l.stdout().split('\n').filter((line) => line.includes('dlv_replayOutput00000002'));
+    const rows = () =>
+      l
+        .stdout()
+        .split('\n')
+        .filter((line) => line.includes('dlv_replayOutput00000002'));
     await waitFor('the delivery row', () => (rows().length === 1 ? true : undefined));
     expect((await replayApi(l.inspectorUrl, entry.id, { resign: true, token: l.editToken })).status).toBe(200);
     await waitFor('the replay row', () => (rows().length === 2 ? true : undefined));
