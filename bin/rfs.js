@@ -315,7 +315,7 @@ function saveCache(cache, script, bundle, debug) {
       debug('code cache not written: %s', ancestorProblem);
       return;
     }
-    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    makeFolder(folder);
     const folderProblem = untrustedFolder(folder) ?? foreignParent(folder);
     if (folderProblem !== undefined) {
       debug('code cache not written: %s', folderProblem);
@@ -338,6 +338,26 @@ function saveCache(cache, script, bundle, debug) {
     // A read-only home or a full disk: the next run compiles again, nothing else.
     if (temporary !== undefined) fs.rmSync(temporary, { force: true });
     debug('code cache not written: %s', error.message);
+  }
+}
+
+/**
+ * Makes `folder` and the missing folders above it, 0700, one mkdir each, nearest first. Not
+ * mkdirSync's `recursive`: on Node 20 and 22 it loops for ever where mkdir answers ENOENT under a
+ * folder that exists (XDG_CACHE_HOME=/proc/self), and rfs hung at exit; here that is an error,
+ * and the run goes on without a cache.
+ */
+function makeFolder(folder) {
+  const fs = require('node:fs');
+  const { dirname } = require('node:path');
+  const missing = [];
+  for (let at = folder; !fs.existsSync(at) && dirname(at) !== at; at = dirname(at)) missing.unshift(at);
+  for (const at of missing) {
+    try {
+      fs.mkdirSync(at, { mode: 0o700 });
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+    }
   }
 }
 
