@@ -109,7 +109,7 @@ function runBundle() {
     require(filename);
     return;
   }
-  const debug = require('node:util').debuglog('rfs-bundle');
+  const debug = debugLog('rfs-bundle');
   globalThis[Symbol.for('rfs.loadScript')] = (name) => {
     if (!/^[\w-]+\.cjs$/.test(name)) throw new Error(`rfs: no script ${JSON.stringify(name)} in the bundle`);
     const loaded = { exports: {} };
@@ -118,6 +118,18 @@ function runBundle() {
     return loaded.exports;
   };
   runScript(filename, module, debug);
+}
+
+/**
+ * NODE_DEBUG's logger for `section`, its arguments (paths from XDG_CACHE_HOME, error messages)
+ * escaped by the one escaping function for the terminal, src/core/sanitize.ts, which the build
+ * puts beside the bundle (scripts/build.mjs); loaded only when the section is on.
+ */
+function debugLog(section) {
+  const log = require('node:util').debuglog(section);
+  if (!log.enabled) return log;
+  const { sanitize } = require(require('node:path').join(__dirname, '..', 'dist', 'bundle', 'sanitize.cjs'));
+  return (format, ...args) => log(format, ...args.map((arg) => (typeof arg === 'string' ? sanitize(arg) : arg)));
 }
 
 /** Compiles the CommonJS file `filename` with its code cache, if one passes every rule, and runs it as `target`. */

@@ -179,6 +179,17 @@ describe.skipIf(!LINUX.met)(needs(LINUX, 'the code cache of bin/rfs.js'), () => 
     expect(r.stderr).toMatch(/code cache not written: ENOENT/);
   });
 
+  it('escapes terminal controls of XDG_CACHE_HOME in what NODE_DEBUG=rfs-bundle prints', async () => {
+    const hostile = join(work, 'esc-\u001b[31m-\u202e-\u0007');
+    const r = await run(RFS_BIN, join(work, 'esc-home'), { xdg: hostile });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(clean.stdout);
+    expect(r.stderr).toContain(`no code cache yet at ${join(work, 'esc-\\x1b[31m-\\u202e-\\x07')}/rfs/`);
+    expect(r.stderr).toContain(`code cache written to ${join(work, 'esc-\\x1b[31m-\\u202e-\\x07')}/rfs/`);
+    expect(r.stderr).not.toMatch(/[\u001b\u0007\u202e]/);
+    expect(healthy(join(hostile, 'rfs', name), bundle)).toBe(true);
+  });
+
   it('sets aside a link to /dev/zero at the cache path instead of reading it forever', async () => {
     const { home, file } = folderWith('dev-zero');
     symlinkSync('/dev/zero', file);
