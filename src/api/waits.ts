@@ -29,7 +29,10 @@ export interface Waits {
   pause(ms: number, signal: AbortSignal | undefined): Promise<void>;
 }
 
-export function makeWaits(sleep: (ms: number, signal?: AbortSignal) => Promise<void>, onWait: ((wait: WaitMessage) => void) | undefined): Waits {
+export function makeWaits(
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>,
+  onWait: ((wait: WaitMessage) => void) | undefined,
+): Waits {
   return {
     announce(wait) {
       onWait?.({ ms: wait.ms, reason: wait.reason, attempt: wait.attempt, kind: wait.kind });

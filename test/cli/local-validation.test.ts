@@ -137,7 +137,11 @@ describe('local validation', () => {
     expect(b.stdout()).toMatch(/RFS_API_KEY/);
     // What the start of rfs reads before any command (bin/rfs.js: the code cache) is listed too;
     // HOME only locates the default folders.
-    const atStart = new Set([...readFileSync(fileURLToPath(new URL('../../bin/rfs.js', import.meta.url)), 'utf8').matchAll(/process\.env\.([A-Z_]+)/g)].map((m) => m[1]));
+    const atStart = new Set(
+      [...readFileSync(fileURLToPath(new URL('../../bin/rfs.js', import.meta.url)), 'utf8').matchAll(/process\.env\.([A-Z_]+)/g)].map(
+        (m) => m[1],
+      ),
+    );
     atStart.delete('HOME');
     expect([...atStart].sort()).toEqual(['NODE_DISABLE_COMPILE_CACHE', 'RFS_DEBUG', 'XDG_CACHE_HOME']);
     for (const name of atStart) expect(b.stdout()).toMatch(new RegExp(`^  ${name}\\b`, 'm'));

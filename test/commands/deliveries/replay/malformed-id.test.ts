@@ -13,7 +13,7 @@ const state = () => ({ XDG_STATE_HOME: mkdtempSync(join(scenario.dir, 'state-'))
 const MALFORMED: [string, string, RegExp][] = [
   ['empty', '', /"" \(it is empty\)/],
   ['a space', 'dlv 1', /"dlv 1" \(it holds whitespace/],
-  ['only whitespace', '  ', /"  " \(it holds whitespace/],
+  ['only whitespace', '  ', /" {2}" \(it holds whitespace/],
   ['a slash', '../../webhooks/wh_1', /it holds '\/', '\?' or '#'/],
   ['a query', 'dlv_1?status=FAILED', /it holds '\/', '\?' or '#'/],
   ['a fragment', 'dlv_1#x', /it holds '\/', '\?' or '#'/],
@@ -38,7 +38,11 @@ for (const [what, id, message] of MALFORMED) {
 
 it('sends an id of 200 characters, of any printable letters', async () => {
   const id = `dlv_${'é'.repeat(196)}`;
-  scenario.server.queue({ expect: { method: 'POST', url: /\/webhooks\/deliveries\/dlv_%C3%A9.*\/replay$/ }, status: 202, body: { data: {} } });
+  scenario.server.queue({
+    expect: { method: 'POST', url: /\/webhooks\/deliveries\/dlv_%C3%A9.*\/replay$/ },
+    status: 202,
+    body: { data: {} },
+  });
   const { run } = scenario.cli(['deliveries', 'replay', id, '--yes', '-o', 'ndjson'], { env: state() });
   expect(await run()).toBe(0);
   expect(scenario.server.requests).toHaveLength(1);
