@@ -267,6 +267,8 @@ describe.skipIf(!LINUX.met)(needs(LINUX, 'the code cache of bin/rfs.js'), () => 
     cpSync(join(RFS_BIN, '..'), join(copy, 'bin'), { recursive: true });
     mkdirSync(join(copy, 'dist', 'bundle'), { recursive: true });
     copyFileSync(BUNDLE, join(copy, 'dist', 'bundle', 'rfs.cjs'));
+    // What bin/rfs.js escapes NODE_DEBUG's lines with (scripts/build.mjs puts it beside the bundle).
+    copyFileSync(join(BUNDLE, '..', 'sanitize.cjs'), join(copy, 'dist', 'bundle', 'sanitize.cjs'));
     copyFileSync(join(RFS_BIN, '..', '..', 'package.json'), join(copy, 'package.json'));
     const bin = join(copy, 'bin', 'rfs.js');
     const { home, file } = folderWith('edited');
