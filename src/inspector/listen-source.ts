@@ -6,7 +6,7 @@ import { sign } from '../shared/signature.js';
 import { SIGNATURE_HEADERS } from '../shared/schemas.js';
 import { forwardedHeaders, type ReceivedDelivery, type ReceivedRaw } from '../webhooks/receiver.js';
 import type { SendResult } from '../webhooks/send.js';
-import { HistoryFile, MAX_ENTRIES, readHistory } from './history.js';
+import { HistoryFile, type HistoryParts, MAX_ENTRIES, readHistory } from './history.js';
 import { entryBytes, MAX_KEPT_BYTES, trimToBudget } from './kept-bytes.js';
 
 /** A refused delivery's body is kept only this far: anyone can POST to the receiver (cli.md, Bounds). */
@@ -65,6 +65,15 @@ export interface ListenEntry {
   exchangesDropped?: number;
 }
 
+/**
+ * A line of the history that adds a replay's exchange to the entry of its id, written when the
+ * replay is made: a replay writes its own bytes, not its delivery again (history.ts).
+ */
+export interface ListenPart {
+  id: string;
+  exchange: StoredAnswer;
+}
+
 // Each line of the history is checked as its type says before it is believed: a hand edit or
 // another program's line must not make every answer fail (`exchanges: [null]`) or break the ids
 // (`"id": "Infinity"` would make each new delivery take the same id).
@@ -121,6 +130,19 @@ export function isListenEntry(value: unknown): value is ListenEntry {
     (value.exchangesDropped === undefined || isCount(value.exchangesDropped))
   );
 }
+
+export function isListenPart(value: unknown): value is ListenPart {
+  return isRecord(value) && isEntryId(value.id) && isStoredAnswer(value.exchange) && Object.keys(value).length === 2;
+}
+
+/** Adds an exchange to an entry: its forward and the newest replays only (cli.md, Bounds). */
+function addExchange(entry: ListenEntry, answer: StoredAnswer): void {
+  entry.exchanges.push(answer);
+  if (entry.exchanges.length > MAX_EXCHANGES) entry.exchanges.splice(entry.exchanges[0]?.label === FORWARD ? 1 : 0, 1);
+}
+
+/** How the history reads a replay's line back. */
+const LISTEN_PARTS: HistoryParts<ListenEntry, ListenPart> = { isPart: isListenPart, addPart: (entry, part) => addExchange(entry, part.exchange) };
 
 /** A text of the list, cut. */
 function cut(text: string | null): string | null {
@@ -220,7 +242,7 @@ export interface ListenSourceOptions {
 export class ListenSource implements InspectorSource {
   private readonly entries = new Map<string, ListenEntry>();
   private readonly listeners = new Set<(summary: DeliverySummary) => void>();
-  private history: HistoryFile<ListenEntry> | undefined;
+  private history: HistoryFile<ListenEntry, ListenPart> | undefined;
   private next = 1;
   /** Each entry's bytes as last measured (kept-bytes.ts), and their sum. */
   private readonly sizes = new Map<string, number>();
@@ -234,7 +256,7 @@ export class ListenSource implements InspectorSource {
   static async open(o: ListenSourceOptions): Promise<ListenSource> {
     const source = new ListenSource(o);
     if (o.historyFile !== undefined) {
-      const read = await readHistory(o.historyFile, isListenEntry);
+      const read = await readHistory(o.historyFile, isListenEntry, LISTEN_PARTS);
       source.damaged = read.damaged;
       let entries = read.entries.map(bounded);
       // The next id must be one a restart reads back: past the safe integers, the entries are numbered anew.
@@ -246,7 +268,12 @@ export class ListenSource implements InspectorSource {
       }
       for (const entry of entries) source.measure(entry);
       source.fit(false);
-      source.history = new HistoryFile(o.historyFile, [...source.entries.values()], o.onHistoryError);
+      source.history = new HistoryFile<ListenEntry, ListenPart>(o.historyFile, [...source.entries.values()], {
+        onError: o.onHistoryError,
+        sizeOf: entryBytes,
+        // A shallow copy: the bodies are shared, not copied; a replay made while a rewrite runs is in its part line only.
+        snapshot: (entry) => ({ ...entry, exchanges: [...entry.exchanges] }),
+      });
       await source.history.start();
     }
     return source;
@@ -285,7 +312,8 @@ export class ListenSource implements InspectorSource {
     // The newest MAX_ENTRIES in memory, as in the file.
     if (this.entries.size > MAX_ENTRIES) this.drop(this.entries.keys().next().value as string);
     this.measure(entry);
-    this.changed(entry);
+    this.history?.append(entry);
+    this.tell(entry);
     this.fit(true);
   }
 
@@ -306,7 +334,11 @@ export class ListenSource implements InspectorSource {
     this.sizes.delete(id);
   }
 
-  /** Within the bytes bound (kept-bytes.ts): what a trim changed is written and told again, with `tell`. */
+  /**
+   * Within the bytes bound (kept-bytes.ts): what a trim changed is told again (with `tell`), not
+   * written: a restart trims what it reads back the same way, and only a delivery dropped whole
+   * makes the history write itself anew without it.
+   */
   private fit(tell: boolean): void {
     const limit = this.o.maxKeptBytes ?? MAX_KEPT_BYTES;
     if (this.keptBytes <= limit) return;
@@ -317,7 +349,7 @@ export class ListenSource implements InspectorSource {
     }
     for (const entry of trim.changed) {
       this.measure(entry);
-      if (tell) this.changed(entry);
+      if (tell) this.tell(entry);
     }
   }
 
@@ -393,13 +425,12 @@ export class ListenSource implements InspectorSource {
     const label = edited !== undefined ? 'replay edited, re-signed' : resign ? 'replay re-signed' : 'replay as sent';
     const answer = stored(label, at, headers, result);
     if (edited !== undefined) answer.requestBodyBase64 = edited.toString('base64');
-    entry.exchanges.push(answer);
-    // The forward and the newest replays only (cli.md, Bounds).
-    if (entry.exchanges.length > MAX_EXCHANGES) entry.exchanges.splice(entry.exchanges[0]?.label === FORWARD ? 1 : 0, 1);
+    addExchange(entry, answer);
     // A delivery dropped meanwhile (past the newest MAX_ENTRIES) is not brought back.
     if (this.entries.get(id) === entry) {
       this.measure(entry);
-      this.changed(entry);
+      this.history?.appendPart({ id, exchange: answer });
+      this.tell(entry);
       this.fit(true);
     }
     return exchange(answer, this.o.forwardTo ?? null);
@@ -415,8 +446,8 @@ export class ListenSource implements InspectorSource {
     await this.history?.flushed();
   }
 
-  private changed(entry: ListenEntry): void {
-    this.history?.append(entry);
+  /** Tells the event stream's clients the entry's row as it is now. */
+  private tell(entry: ListenEntry): void {
     const row = this.summary(entry);
     for (const listener of this.listeners) listener(row);
   }
