@@ -186,7 +186,7 @@ export async function readHistory<T extends HistoryRecord, P extends HistoryReco
   return { entries: entries.slice(Math.max(0, entries.length - MAX_ENTRIES)), damaged };
 }
 
-export interface HistoryFileOptions<T> {
+export interface HistoryFileOptions<T, P = never> {
   /** Told when a write fails (the inspector goes on without the file). */
   onError?: (error: unknown) => void;
   /** The bytes of an entry's line, or a close estimate (default: its JSON, measured). */
@@ -197,6 +197,10 @@ export interface HistoryFileOptions<T> {
    * rewritten line and in a part line after it.
    */
   snapshot?: (entry: T) => T;
+  /** What the line of an entry holds (default: the entry): the inspector keeps its bodies as Buffers, the file as base64. */
+  entryLine?: (entry: T) => unknown;
+  /** What the line of a part holds (default: the part). */
+  partLine?: (part: P) => unknown;
 }
 
 /** Appends entries and their parts as lines, coalesced; rewrites the file with the newest entries when a bound would be passed. */
@@ -217,13 +221,18 @@ export class HistoryFile<T extends HistoryRecord, P extends HistoryRecord = neve
   writes = 0;
 
   private readonly onError: (error: unknown) => void;
+  private readonly entryLine: (entry: T) => string;
+  private readonly partLine: (part: P) => string;
 
   constructor(
     readonly file: string,
     initial: readonly T[],
-    private readonly o: HistoryFileOptions<T> = {},
+    private readonly o: HistoryFileOptions<T, P> = {},
   ) {
     this.onError = o.onError ?? (() => undefined);
+    const { entryLine, partLine } = o;
+    this.entryLine = (entry) => `${JSON.stringify(entryLine === undefined ? entry : entryLine(entry))}\n`;
+    this.partLine = (part) => `${JSON.stringify(partLine === undefined ? part : partLine(part))}\n`;
     for (const entry of initial) this.keep(entry);
   }
 
@@ -301,8 +310,8 @@ export class HistoryFile<T extends HistoryRecord, P extends HistoryRecord = neve
         continue;
       }
       // Made now, at once: an entry's whole line holds its parts so far, which are not written again.
-      const lines = [...this.pending.values()].map((entry) => `${JSON.stringify(entry)}\n`);
-      for (const part of this.pendingParts) if (!this.pending.has(part.id)) lines.push(`${JSON.stringify(part)}\n`);
+      const lines = [...this.pending.values()].map(this.entryLine);
+      for (const part of this.pendingParts) if (!this.pending.has(part.id)) lines.push(this.partLine(part));
       this.pending.clear();
       this.pendingParts = [];
       try {
@@ -313,10 +322,12 @@ export class HistoryFile<T extends HistoryRecord, P extends HistoryRecord = neve
     }
   }
 
-  private async write(lines: readonly string[]): Promise<void> {
+  private async write(lines: string[]): Promise<void> {
     const size = lines.reduce((sum, line) => sum + Buffer.byteLength(line), 0);
     this.writes++;
     if (this.lines + lines.length > MAX_LINES || this.bytes + size > MAX_BYTES) {
+      // The rewrite holds what they say: they are not kept while it runs (the caller's array too).
+      lines.length = 0;
       await this.rewrite();
       return;
     }
@@ -334,7 +345,7 @@ export class HistoryFile<T extends HistoryRecord, P extends HistoryRecord = neve
    */
   private async rewrite(): Promise<void> {
     const all = [...this.kept.values()];
-    const sizeOf = this.o.sizeOf ?? ((entry: T) => Buffer.byteLength(`${JSON.stringify(entry)}\n`));
+    const sizeOf = this.o.sizeOf ?? ((entry: T) => Buffer.byteLength(this.entryLine(entry)));
     let bytes = 0;
     let from = all.length;
     for (let i = all.length - 1; i >= 0; i--) {
@@ -347,9 +358,10 @@ export class HistoryFile<T extends HistoryRecord, P extends HistoryRecord = neve
     const snapshot = this.o.snapshot ?? ((entry: T) => entry);
     const taken = all.slice(from).map(snapshot);
     let written = 0;
+    const entryLine = this.entryLine;
     async function* lines(): AsyncGenerator<string> {
       for (const entry of taken) {
-        const line = `${JSON.stringify(entry)}\n`;
+        const line = entryLine(entry);
         written += Buffer.byteLength(line);
         yield line;
       }
