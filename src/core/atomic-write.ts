@@ -113,7 +113,11 @@ export function writeFileAtomicSync(file: string, data: string | Uint8Array, opt
  * may come in pieces (an iterable of strings, written one after the other as they are made), so
  * that a large file is never held whole.
  */
-export async function writeFileAtomic(file: string, data: string | Uint8Array | AsyncIterable<string>, options: AtomicWriteOptions = {}): Promise<void> {
+export async function writeFileAtomic(
+  file: string,
+  data: string | Uint8Array | AsyncIterable<string>,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
   refuseLink(file);
   const { open, rename, unlink } = fsp;
   const temp = tempPath(file);

@@ -14,7 +14,7 @@ import { lstat, mkdir, open, readdir, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { writeFileAtomic } from '../core/atomic-write.js';
 import { stateFolderOrHome } from '../config/state-folder.js';
-import { appendOwnFile } from '../core/own-file.js';
+import { openAppend } from '../core/own-file.js';
 import { untrustedWhy } from '../core/state-file.js';
 
 export const MAX_ENTRIES = 1000;
@@ -197,10 +197,14 @@ export interface HistoryFileOptions<T, P = never> {
    * rewritten line and in a part line after it.
    */
   snapshot?: (entry: T) => T;
-  /** What the line of an entry holds (default: the entry): the inspector keeps its bodies as Buffers, the file as base64. */
-  entryLine?: (entry: T) => unknown;
-  /** What the line of a part holds (default: the part). */
-  partLine?: (part: P) => unknown;
+  /**
+   * An entry's line as pieces of text, its end of line included (default: its JSON, whole). The
+   * listener writes each body as a piece of its own: a line of 20 replays is 3.5 MB, and a
+   * string that large goes straight to V8's old space, which then grows before it is collected.
+   */
+  entryLine?: (entry: T) => string[];
+  /** A part's line as pieces of text (default: its JSON, whole). */
+  partLine?: (part: P) => string[];
 }
 
 /** Appends entries and their parts as lines, coalesced; rewrites the file with the newest entries when a bound would be passed. */
@@ -221,8 +225,8 @@ export class HistoryFile<T extends HistoryRecord, P extends HistoryRecord = neve
   writes = 0;
 
   private readonly onError: (error: unknown) => void;
-  private readonly entryLine: (entry: T) => string;
-  private readonly partLine: (part: P) => string;
+  private readonly entryLine: (entry: T) => string[];
+  private readonly partLine: (part: P) => string[];
 
   constructor(
     readonly file: string,
@@ -230,9 +234,8 @@ export class HistoryFile<T extends HistoryRecord, P extends HistoryRecord = neve
     private readonly o: HistoryFileOptions<T, P> = {},
   ) {
     this.onError = o.onError ?? (() => undefined);
-    const { entryLine, partLine } = o;
-    this.entryLine = (entry) => `${JSON.stringify(entryLine === undefined ? entry : entryLine(entry))}\n`;
-    this.partLine = (part) => `${JSON.stringify(partLine === undefined ? part : partLine(part))}\n`;
+    this.entryLine = o.entryLine ?? ((entry) => [`${JSON.stringify(entry)}\n`]);
+    this.partLine = o.partLine ?? ((part) => [`${JSON.stringify(part)}\n`]);
     for (const entry of initial) this.keep(entry);
   }
 
@@ -322,8 +325,8 @@ export class HistoryFile<T extends HistoryRecord, P extends HistoryRecord = neve
     }
   }
 
-  private async write(lines: string[]): Promise<void> {
-    const size = lines.reduce((sum, line) => sum + Buffer.byteLength(line), 0);
+  private async write(lines: string[][]): Promise<void> {
+    const size = lines.reduce((sum, line) => sum + piecesBytes(line), 0);
     this.writes++;
     if (this.lines + lines.length > MAX_LINES || this.bytes + size > MAX_BYTES) {
       // The rewrite holds what they say: they are not kept while it runs (the caller's array too).
@@ -332,7 +335,12 @@ export class HistoryFile<T extends HistoryRecord, P extends HistoryRecord = neve
       return;
     }
     // Never through a link rfs did not make (core/own-file.ts).
-    await appendOwnFile(this.file, lines.join(''));
+    const handle = await openAppend(this.file);
+    try {
+      for (const line of lines) for (const piece of line) if (piece !== '') await handle.writeFile(piece);
+    } finally {
+      await handle.close();
+    }
     this.lines += lines.length;
     this.bytes += size;
   }
@@ -345,7 +353,7 @@ export class HistoryFile<T extends HistoryRecord, P extends HistoryRecord = neve
    */
   private async rewrite(): Promise<void> {
     const all = [...this.kept.values()];
-    const sizeOf = this.o.sizeOf ?? ((entry: T) => Buffer.byteLength(this.entryLine(entry)));
+    const sizeOf = this.o.sizeOf ?? ((entry: T) => piecesBytes(this.entryLine(entry)));
     let bytes = 0;
     let from = all.length;
     for (let i = all.length - 1; i >= 0; i--) {
@@ -361,13 +369,20 @@ export class HistoryFile<T extends HistoryRecord, P extends HistoryRecord = neve
     const entryLine = this.entryLine;
     async function* lines(): AsyncGenerator<string> {
       for (const entry of taken) {
-        const line = entryLine(entry);
-        written += Buffer.byteLength(line);
-        yield line;
+        for (const piece of entryLine(entry)) {
+          written += Buffer.byteLength(piece);
+          if (piece !== '') yield piece;
+        }
       }
     }
     await writeFileAtomic(this.file, lines(), { mode: 0o600 });
     this.lines = taken.length;
     this.bytes = written;
   }
+}
+
+function piecesBytes(pieces: readonly string[]): number {
+  let bytes = 0;
+  for (const piece of pieces) bytes += Buffer.byteLength(piece);
+  return bytes;
 }

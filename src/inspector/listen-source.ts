@@ -154,7 +154,10 @@ function addExchange<A extends { label: string }>(entry: { exchanges: A[] }, ans
 }
 
 /** How the history reads a replay's line back. */
-const LISTEN_PARTS: HistoryParts<ListenEntryLine, ListenPart> = { isPart: isListenPart, addPart: (entry, part) => addExchange(entry, part.exchange) };
+const LISTEN_PARTS: HistoryParts<ListenEntryLine, ListenPart> = {
+  isPart: isListenPart,
+  addPart: (entry, part) => addExchange(entry, part.exchange),
+};
 
 /**
  * A Buffer of its own: a small one Node made from its pool shares an 8 KiB slab, and a piece of
@@ -171,14 +174,45 @@ function own(bytes: Buffer): Buffer {
 const fromBase64 = (text: string): Buffer => own(Buffer.from(text, 'base64'));
 
 function answerFromLine({ bodyBase64, requestBodyBase64, ...rest }: StoredAnswer): Answer {
-  return { ...rest, body: fromBase64(bodyBase64), ...(requestBodyBase64 === undefined ? {} : { requestBody: fromBase64(requestBodyBase64) }) };
-}
-
-function answerToLine({ body, requestBody, ...rest }: Answer): StoredAnswer {
   return {
     ...rest,
-    bodyBase64: body.toString('base64'),
-    ...(requestBody === undefined ? {} : { requestBodyBase64: requestBody.toString('base64') }),
+    body: fromBase64(bodyBase64),
+    ...(requestBodyBase64 === undefined ? {} : { requestBody: fromBase64(requestBodyBase64) }),
+  };
+}
+
+/**
+ * Stands in a line's JSON for a body, written in its place as base64 (linePieces): random per
+ * run, so that no text a sender chose (a header) can be taken for it.
+ */
+const BODY_MARK = `rfs-body-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}-`;
+const BODY_MARKED = new RegExp(`${BODY_MARK}([0-9]+)`);
+
+/**
+ * A line of the history as pieces: its JSON with each body as a piece of its own, in base64.
+ * A body as base64 (87 KB for 64 KiB) is a string V8 makes and drops in its young space; the
+ * whole line (3.5 MB for a delivery with 20 replays) would go to its old space (history.ts).
+ */
+function linePieces(make: (base64: (bytes: Buffer) => string) => unknown): string[] {
+  const bodies: Buffer[] = [];
+  const json = JSON.stringify(
+    make((bytes) => {
+      if (bytes.length === 0) return '';
+      bodies.push(bytes);
+      return `${BODY_MARK}${bodies.length - 1}`;
+    }),
+  );
+  // split with a group: the text between marks at even places, each mark's number at odd ones.
+  const pieces = json.split(BODY_MARKED).map((piece, i) => (i % 2 === 0 ? piece : (bodies[Number(piece)] as Buffer).toString('base64')));
+  pieces.push('\n');
+  return pieces;
+}
+
+function answerToLine({ body, requestBody, ...rest }: Answer, base64: (bytes: Buffer) => string): StoredAnswer {
+  return {
+    ...rest,
+    bodyBase64: base64(body),
+    ...(requestBody === undefined ? {} : { requestBodyBase64: base64(requestBody) }),
   };
 }
 
@@ -186,8 +220,8 @@ function entryFromLine({ bodyBase64, exchanges, ...rest }: ListenEntryLine): Lis
   return { ...rest, body: fromBase64(bodyBase64), exchanges: exchanges.map(answerFromLine) };
 }
 
-function entryToLine({ body, exchanges, ...rest }: ListenEntry): ListenEntryLine {
-  return { ...rest, bodyBase64: body.toString('base64'), exchanges: exchanges.map(answerToLine) };
+function entryToLine({ body, exchanges, ...rest }: ListenEntry, base64: (bytes: Buffer) => string): ListenEntryLine {
+  return { ...rest, bodyBase64: base64(body), exchanges: exchanges.map((e) => answerToLine(e, base64)) };
 }
 
 /** What the history writes of the inspector's record: its lines, the bodies as base64. */
@@ -322,8 +356,8 @@ export class ListenSource implements InspectorSource {
       source.history = new HistoryFile<ListenEntry, ListenPartKept>(o.historyFile, [...source.entries.values()], {
         onError: o.onHistoryError,
         sizeOf: entryBytes,
-        entryLine: entryToLine,
-        partLine: ({ id, exchange }): ListenPart => ({ id, exchange: answerToLine(exchange) }),
+        entryLine: (entry) => linePieces((base64) => entryToLine(entry, base64)),
+        partLine: ({ id, exchange }) => linePieces((base64): ListenPart => ({ id, exchange: answerToLine(exchange, base64) })),
         // A shallow copy: the bodies are shared, not copied; a replay made while a rewrite runs is in its part line only.
         snapshot: (entry) => ({ ...entry, exchanges: [...entry.exchanges] }),
       });

@@ -152,6 +152,18 @@ it.skipIf(!LINUX.met)(
       `inspector, 150 deliveries × 25 edited replays of 64 KiB (answers 64 KiB): peak RSS ${peak.toFixed(0)} MB (Node ${process.version})`,
     );
     expect(peak).toBeLessThan(300);
+    // A restart on the same history lists what was listed, the newest replay's answer with it.
+    const listed = (await list(started.inspectorUrl)).map((s) => s.deliveryId);
+    await started.stop();
+    listen = undefined;
+    const again = await startListen(work, { forwardTo: app.url });
+    listen = again;
+    expect((await list(again.inspectorUrl)).map((s) => s.deliveryId)).toEqual(listed);
+    const newestAgain = (await (await fetch(`${again.inspectorUrl}api/deliveries/${ids.at(-1)}`)).json()) as {
+      data: { exchanges: { dropped: boolean; response: { body: string | null } }[] };
+    };
+    expect(newestAgain.data.exchanges.at(-1)).toMatchObject({ dropped: false, response: { body: answer } });
+    console.log(`inspector, restart on that history: peak RSS ${peakRssMb(again.pid).toFixed(0)} MB (Node ${process.version})`);
   },
   900_000,
 );
