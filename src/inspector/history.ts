@@ -14,7 +14,7 @@ import { lstat, mkdir, open, readdir, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { writeFileAtomic } from '../core/atomic-write.js';
 import { stateFolderOrHome } from '../config/state-folder.js';
-import { openAppend } from '../core/own-file.js';
+import { appendOwnFile } from '../core/own-file.js';
 import { untrustedWhy } from '../core/state-file.js';
 
 export const MAX_ENTRIES = 1000;
@@ -202,9 +202,9 @@ export interface HistoryFileOptions<T, P = never> {
    * listener writes each body as a piece of its own: a line of 20 replays is 3.5 MB, and a
    * string that large goes straight to V8's old space, which then grows before it is collected.
    */
-  entryLine?: (entry: T) => string[];
+  entryLine?: (entry: T) => HistoryLine;
   /** A part's line as pieces of text (default: its JSON, whole). */
-  partLine?: (part: P) => string[];
+  partLine?: (part: P) => HistoryLine;
 }
 
 /** Appends entries and their parts as lines, coalesced; rewrites the file with the newest entries when a bound would be passed. */
@@ -225,8 +225,8 @@ export class HistoryFile<T extends HistoryRecord, P extends HistoryRecord = neve
   writes = 0;
 
   private readonly onError: (error: unknown) => void;
-  private readonly entryLine: (entry: T) => string[];
-  private readonly partLine: (part: P) => string[];
+  private readonly entryLine: (entry: T) => HistoryLine;
+  private readonly partLine: (part: P) => HistoryLine;
 
   constructor(
     readonly file: string,
@@ -234,8 +234,8 @@ export class HistoryFile<T extends HistoryRecord, P extends HistoryRecord = neve
     private readonly o: HistoryFileOptions<T, P> = {},
   ) {
     this.onError = o.onError ?? (() => undefined);
-    this.entryLine = o.entryLine ?? ((entry) => [`${JSON.stringify(entry)}\n`]);
-    this.partLine = o.partLine ?? ((part) => [`${JSON.stringify(part)}\n`]);
+    this.entryLine = o.entryLine ?? wholeLine;
+    this.partLine = o.partLine ?? wholeLine;
     for (const entry of initial) this.keep(entry);
   }
 
@@ -325,8 +325,8 @@ export class HistoryFile<T extends HistoryRecord, P extends HistoryRecord = neve
     }
   }
 
-  private async write(lines: string[][]): Promise<void> {
-    const size = lines.reduce((sum, line) => sum + piecesBytes(line), 0);
+  private async write(lines: HistoryLine[]): Promise<void> {
+    const size = lines.reduce((sum, line) => sum + line.bytes, 0);
     this.writes++;
     if (this.lines + lines.length > MAX_LINES || this.bytes + size > MAX_BYTES) {
       // The rewrite holds what they say: they are not kept while it runs (the caller's array too).
@@ -335,12 +335,12 @@ export class HistoryFile<T extends HistoryRecord, P extends HistoryRecord = neve
       return;
     }
     // Never through a link rfs did not make (core/own-file.ts).
-    const handle = await openAppend(this.file);
-    try {
-      for (const line of lines) for (const piece of line) if (piece !== '') await handle.writeFile(piece);
-    } finally {
-      await handle.close();
-    }
+    await appendOwnFile(
+      this.file,
+      (function* () {
+        for (const line of lines) yield* line.pieces();
+      })(),
+    );
     this.lines += lines.length;
     this.bytes += size;
   }
@@ -353,7 +353,7 @@ export class HistoryFile<T extends HistoryRecord, P extends HistoryRecord = neve
    */
   private async rewrite(): Promise<void> {
     const all = [...this.kept.values()];
-    const sizeOf = this.o.sizeOf ?? ((entry: T) => piecesBytes(this.entryLine(entry)));
+    const sizeOf = this.o.sizeOf ?? ((entry: T) => this.entryLine(entry).bytes);
     let bytes = 0;
     let from = all.length;
     for (let i = all.length - 1; i >= 0; i--) {
@@ -369,10 +369,9 @@ export class HistoryFile<T extends HistoryRecord, P extends HistoryRecord = neve
     const entryLine = this.entryLine;
     async function* lines(): AsyncGenerator<string> {
       for (const entry of taken) {
-        for (const piece of entryLine(entry)) {
-          written += Buffer.byteLength(piece);
-          if (piece !== '') yield piece;
-        }
+        const line = entryLine(entry);
+        written += line.bytes;
+        yield* line.pieces();
       }
     }
     await writeFileAtomic(this.file, lines(), { mode: 0o600 });
@@ -381,8 +380,16 @@ export class HistoryFile<T extends HistoryRecord, P extends HistoryRecord = neve
   }
 }
 
-function piecesBytes(pieces: readonly string[]): number {
-  let bytes = 0;
-  for (const piece of pieces) bytes += Buffer.byteLength(piece);
-  return bytes;
+/**
+ * A line as the file gets it: its size, and its text in pieces made as they are written (the
+ * listener's bodies become base64 one at a time, none held while the others are written).
+ */
+export interface HistoryLine {
+  bytes: number;
+  pieces(): Iterable<string>;
+}
+
+function wholeLine(value: unknown): HistoryLine {
+  const text = `${JSON.stringify(value)}\n`;
+  return { bytes: Buffer.byteLength(text), pieces: () => [text] };
 }

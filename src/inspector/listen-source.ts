@@ -6,8 +6,8 @@ import { sign } from '../shared/signature.js';
 import { SIGNATURE_HEADERS } from '../shared/schemas.js';
 import { forwardedHeaders, type ReceivedDelivery, type ReceivedRaw } from '../webhooks/receiver.js';
 import type { SendResult } from '../webhooks/send.js';
-import { HistoryFile, type HistoryParts, MAX_ENTRIES, readHistory } from './history.js';
-import { entryBytes, MAX_KEPT_BYTES, NO_BODY, trimToBudget } from './kept-bytes.js';
+import { HistoryFile, type HistoryLine, type HistoryParts, MAX_ENTRIES, readHistory } from './history.js';
+import { base64Length, entryBytes, MAX_KEPT_BYTES, NO_BODY, trimToBudget } from './kept-bytes.js';
 
 /** A refused delivery's body is kept only this far: anyone can POST to the receiver (cli.md, Bounds). */
 export const MAX_REFUSED_BODY_BYTES = 16 * 1024;
@@ -193,7 +193,7 @@ const BODY_MARKED = new RegExp(`${BODY_MARK}([0-9]+)`);
  * A body as base64 (87 KB for 64 KiB) is a string V8 makes and drops in its young space; the
  * whole line (3.5 MB for a delivery with 20 replays) would go to its old space (history.ts).
  */
-function linePieces(make: (base64: (bytes: Buffer) => string) => unknown): string[] {
+function linePieces(make: (base64: (bytes: Buffer) => string) => unknown): HistoryLine {
   const bodies: Buffer[] = [];
   const json = JSON.stringify(
     make((bytes) => {
@@ -203,9 +203,18 @@ function linePieces(make: (base64: (bytes: Buffer) => string) => unknown): strin
     }),
   );
   // split with a group: the text between marks at even places, each mark's number at odd ones.
-  const pieces = json.split(BODY_MARKED).map((piece, i) => (i % 2 === 0 ? piece : (bodies[Number(piece)] as Buffer).toString('base64')));
-  pieces.push('\n');
-  return pieces;
+  const parts = json.split(BODY_MARKED);
+  let bytes = 1;
+  parts.forEach((part, i) => {
+    bytes += i % 2 === 0 ? Buffer.byteLength(part) : base64Length((bodies[Number(part)] as Buffer).length);
+  });
+  return {
+    bytes,
+    *pieces() {
+      for (const [i, part] of parts.entries()) yield i % 2 === 0 ? part : (bodies[Number(part)] as Buffer).toString('base64');
+      yield '\n';
+    },
+  };
 }
 
 function answerToLine({ body, requestBody, ...rest }: Answer, base64: (bytes: Buffer) => string): StoredAnswer {
