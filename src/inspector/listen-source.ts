@@ -2,7 +2,7 @@
 // delivery with its request, verdict and the --forward-to target's answer, its replays, kept in
 // the history file (./history.ts) and read back at start.
 import type { IncomingHttpHeaders } from 'node:http';
-import { sign } from '../shared/signature.js';
+import { sign, verifySignature } from '../shared/signature.js';
 import { SIGNATURE_HEADERS } from '../shared/schemas.js';
 import { forwardedHeaders, type ReceivedDelivery, type ReceivedRaw } from '../webhooks/receiver.js';
 import type { SendResult } from '../webhooks/send.js';
@@ -130,6 +130,27 @@ function cut(text: string | null): string | null {
 const verified = (entry: ListenEntry): boolean => VERIFIED.has(entry.verdict);
 
 /**
+ * Whether the kept body and signature verify under `secret`, whatever their age: a verdict the
+ * history says is only what an earlier run saw, maybe under another secret (an old one, or a
+ * tutorial's that anyone could sign with), and the listener re-signs only what it verified itself.
+ */
+function verifiesUnder(entry: ListenEntry, secret: string): boolean {
+  if (entry.bodyDropped === true) return false;
+  return verifySignature({
+    secret,
+    timestamp: entry.headers[SIGNATURE_HEADERS.timestamp],
+    signature: entry.headers[SIGNATURE_HEADERS.signature],
+    body: Buffer.from(entry.bodyBase64, 'base64'),
+    toleranceSeconds: Number.POSITIVE_INFINITY,
+    nowSeconds: 0,
+  }).valid;
+}
+
+/** What the page and the API say of a verified delivery whose signature is not the current secret's. */
+export const OTHER_SECRET =
+  'verified under another secret (an earlier run of this history): replayed as sent only, never re-signed or edited, since the listener signs only what verifies under its secret now';
+
+/**
  * What stands for the signature a refused delivery came with: that one was received and why it
  * failed (the verdict), never its value (cli.md, Trust: no signature of a body that did not
  * verify in any answer, page or file; a curl command or fixture made of it would carry one).
@@ -225,6 +246,8 @@ export class ListenSource implements InspectorSource {
   /** Each entry's bytes as last measured (kept-bytes.ts), and their sum. */
   private readonly sizes = new Map<string, number>();
   private keptBytes = 0;
+  /** Whether each entry verifies under the secret (ListenSource.resignable). */
+  private readonly underSecret = new WeakMap<ListenEntry, { secret: string; ok: boolean }>();
   /** Lines of the history that could not be read back. */
   damaged = 0;
 
@@ -329,9 +352,10 @@ export class ListenSource implements InspectorSource {
     const entry = this.entries.get(id);
     if (entry === undefined) return undefined;
     const body = Buffer.from(entry.bodyBase64, 'base64');
+    const otherSecret = verified(entry) && entry.bodyDropped !== true && !this.resignable(entry);
     return {
       ...this.summary(entry),
-      explanation: entry.explanation,
+      explanation: otherSecret ? `${entry.explanation}; ${OTHER_SECRET}` : entry.explanation,
       request: {
         method: entry.method,
         path: entry.path,
@@ -376,6 +400,7 @@ export class ListenSource implements InspectorSource {
         409,
         `the body of delivery ${id} was dropped to keep the inspector within its memory bound: it is not replayed`,
       );
+    if (resign && !this.resignable(entry)) throw new InspectorError(409, `delivery ${id} was ${OTHER_SECRET}`);
     if (edited !== undefined && !resign)
       throw new InspectorError(400, 'an edited body is sent re-signed only: {"resign": true, "body": …}');
     if (edited !== undefined && edited.length > MAX_EDITED_BODY_BYTES)
@@ -415,6 +440,17 @@ export class ListenSource implements InspectorSource {
     await this.history?.flushed();
   }
 
+  /** A delivery that verified, and verifies under the secret the listener has now (cached per entry and secret). */
+  private resignable(entry: ListenEntry): boolean {
+    if (!verified(entry) || entry.bodyDropped === true) return false;
+    const secret = this.o.secret();
+    const known = this.underSecret.get(entry);
+    if (known !== undefined && known.secret === secret) return known.ok;
+    const ok = verifiesUnder(entry, secret);
+    this.underSecret.set(entry, { secret, ok });
+    return ok;
+  }
+
   private changed(entry: ListenEntry): void {
     this.history?.append(entry);
     const row = this.summary(entry);
@@ -438,6 +474,7 @@ export class ListenSource implements InspectorSource {
       replay:
         replay === undefined ? null : { label: replay.label, status: replay.status, durationMs: replay.durationMs, error: replay.error },
       replayable: this.o.forward !== undefined && verified(entry) && entry.bodyDropped !== true,
+      resignable: this.o.forward !== undefined && this.resignable(entry),
       verified: verified(entry),
     };
   }

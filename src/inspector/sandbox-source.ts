@@ -35,6 +35,7 @@ function summary(d: InspectedDelivery): DeliverySummary {
     // A replay through the API is one more attempt: it shows as the latest.
     replay: null,
     replayable: true,
+    resignable: false,
     verified: true,
   };
 }

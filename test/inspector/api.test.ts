@@ -188,6 +188,7 @@ describe('the event stream', () => {
             target: null,
             replay: null,
             replayable: false,
+            resignable: false,
             verified: false,
           });
         }

@@ -105,7 +105,10 @@ export interface Listener extends Child {
 }
 
 /** rfs webhooks listen --inspect on free ports, verifying with SECRET, forwarding to `forwardTo` when given. */
-export async function startListen(work: string, o: { forwardTo?: string; history?: string; extra?: string[] } = {}): Promise<Listener> {
+export async function startListen(
+  work: string,
+  o: { forwardTo?: string; history?: string; extra?: string[]; secret?: string } = {},
+): Promise<Listener> {
   const child = await startRfs(
     [
       'webhooks',
@@ -121,7 +124,7 @@ export async function startListen(work: string, o: { forwardTo?: string; history
       'ndjson',
       ...(o.extra ?? []),
     ],
-    listenEnv(work),
+    { ...listenEnv(work), RFS_WEBHOOK_SECRET: o.secret ?? SECRET },
     LISTEN_READY,
   );
   const inspectorUrl = child.match[2] as string;
@@ -167,6 +170,7 @@ interface Summary {
   verdict: string;
   title: string | null;
   replayable: boolean;
+  resignable: boolean;
   target: { status: number | null } | null;
   replay: { label: string; status: number | null } | null;
 }

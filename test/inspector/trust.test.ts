@@ -145,6 +145,51 @@ describe('replay and re-sign: only what verified', () => {
   });
 });
 
+describe('a history kept under another secret', () => {
+  // The default history is one file per port, so a restart with another secret reads verdicts
+  // made under the earlier one: a body anyone could sign with that one (a tutorial's secret, the
+  // sandbox's) must not come out signed with the secret the listener has now.
+  it('is replayed as sent only after a restart with another secret: never re-signed nor edited', async () => {
+    const earlier = 'whsec_aTutorialsPublicSecret0123456789abcdef';
+    const history = join(work, 'other-secret.jsonl');
+    const chosen = '{"id":"dlv_other_secret","event":"recording.completed","data":{"amount":"1000000"}}';
+    const first = await startListen(work, { forwardTo: app.url, history, secret: earlier });
+    try {
+      expect(await post(first.receiverUrl, delivery('dlv_other_secret', { body: chosen, secret: earlier }))).toBe(201);
+      await entryOf(first.inspectorUrl, 'dlv_other_secret');
+    } finally {
+      await first.stop();
+    }
+    const second = await startListen(work, { forwardTo: app.url, history });
+    try {
+      expect(await post(second.receiverUrl, delivery('dlv_current_secret'))).toBe(201);
+      const other = await entryOf(second.inspectorUrl, 'dlv_other_secret');
+      const current = await entryOf(second.inspectorUrl, 'dlv_current_secret');
+      const atApp = app.received.length;
+      for (const input of [{ resign: true }, { body: '{"amount":"1"}', token: second.editToken }]) {
+        const refused = await replayApi(second.inspectorUrl, other.id, input);
+        expect(refused.status, JSON.stringify(input)).toBe(409);
+        expect(refused.json.error).toMatch(/verified under another secret/);
+      }
+      expect(app.received.length).toBe(atApp);
+      expect(other).toMatchObject({ verdict: 'valid', replayable: true, resignable: false });
+      expect(current).toMatchObject({ verdict: 'valid', replayable: true, resignable: true });
+      const detail = (await (await fetch(`${second.inspectorUrl}api/deliveries/${other.id}`)).json()) as { data: { explanation: string } };
+      expect(detail.data.explanation).toMatch(/verified under another secret/);
+      // As sent: the bytes and the earlier secret's signature, nothing signed now.
+      expect((await replayApi(second.inspectorUrl, other.id, { resign: false })).status).toBe(200);
+      const asSent = await waitFor('the replay as sent at the app', () => app.received[atApp]);
+      expect(asSent.body.toString('utf8')).toBe(chosen);
+      expect(await verifies(asSent)).not.toBe(0);
+      // What verified under the secret of this run still re-signs.
+      expect((await replayApi(second.inspectorUrl, current.id, { resign: true })).status).toBe(200);
+      expect(await verifies(await waitFor('the re-signed replay at the app', () => app.received[atApp + 1]))).toBe(0);
+    } finally {
+      await second.stop();
+    }
+  });
+});
+
 describe('copy as curl', () => {
   // Bodies that a careless command gets wrong: one naming a file (curl -d @file reads it), shell
   // syntax, quotes, line ends, and bytes that are not UTF-8 (with a NUL, which no argument holds).

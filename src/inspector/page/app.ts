@@ -292,7 +292,7 @@ function sayReplay(id: string, text: string): void {
 function markBusy(id: string): void {
   if (opened?.id !== id) return;
   for (const button of document.querySelectorAll<HTMLButtonElement>('[data-replay]')) {
-    const off = inFlight.has(id) || !opened.replayable;
+    const off = inFlight.has(id) || !opened.replayable || (button.dataset.resign !== undefined && !opened.resignable);
     button.setAttribute('aria-disabled', String(off));
   }
 }
@@ -300,7 +300,7 @@ function markBusy(id: string): void {
 /** One replay of a delivery: none while another of it is in flight, whatever asks (a key, a button). */
 async function replay(id: string, resign: boolean, edited?: string): Promise<void> {
   if (inFlight.has(id)) return;
-  if (opened?.id === id && !opened.replayable) return;
+  if (opened?.id === id && (!opened.replayable || (resign && !opened.resignable))) return;
   inFlight.add(id);
   markBusy(id);
   sayReplay(id, edited !== undefined ? 'sending the edited body, re-signed…' : resign ? 'replaying, re-signed…' : 'replaying as sent…');
@@ -400,7 +400,9 @@ async function openDetail(id: string, focus: boolean): Promise<void> {
     );
   }
   if (info.canResign) {
-    actions.append(actionButton('replay-resigned', 'Replay re-signed', () => void replay(d.id, true), true));
+    const resigned = actionButton('replay-resigned', 'Replay re-signed', () => void replay(d.id, true), true);
+    resigned.dataset.resign = '';
+    actions.append(resigned);
     const edit = actionButton(
       'edit-replay',
       'Edit, then replay',
@@ -412,6 +414,7 @@ async function openDetail(id: string, focus: boolean): Promise<void> {
       },
       true,
     );
+    edit.dataset.resign = '';
     edit.setAttribute('aria-expanded', 'false');
     edit.setAttribute('aria-controls', 'editor');
     actions.append(edit);
@@ -446,7 +449,9 @@ async function openDetail(id: string, focus: boolean): Promise<void> {
     ? `This delivery did not verify (${d.verdict}): the listener never replays or signs it, and keeps no signature of it (the header says one came, not its value), so no curl command is made of it.`
     : info.canReplay && !d.replayable
       ? 'Not replayed: its body was dropped to keep the inspector within its memory bound.'
-      : undefined;
+      : info.canResign && !d.resignable
+        ? 'This delivery verified under another secret (an earlier run of this history), not the listener’s now: it is replayed as sent only, never re-signed or edited.'
+        : undefined;
   if (whyNot !== undefined) {
     const why = el('p', whyNot);
     why.id = 'not-replayable';
@@ -454,7 +459,7 @@ async function openDetail(id: string, focus: boolean): Promise<void> {
     parts.push(why);
   }
   parts.push(note);
-  if (info.canResign && d.replayable) parts.push(editor(d));
+  if (info.canResign && d.resignable) parts.push(editor(d));
   const curlBox = el('textarea');
   curlBox.id = 'curl';
   curlBox.hidden = true;
@@ -566,7 +571,7 @@ document.addEventListener('keydown', (event) => {
   if (event.key === 'j' || (event.key === 'ArrowDown' && !onControl)) move(1);
   else if (event.key === 'k' || (event.key === 'ArrowUp' && !onControl)) move(-1);
   else if (event.key === 'Enter' && !onControl && selected !== undefined) void openDetail(selected, true);
-  else if (event.key === 'r' && opened !== undefined && info.canReplay) void replay(opened.id, info.canResign);
+  else if (event.key === 'r' && opened !== undefined && info.canReplay) void replay(opened.id, info.canResign && opened.resignable);
   else if (event.key === '/') $('f-text').focus();
   else return;
   event.preventDefault();
