@@ -9,18 +9,33 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRfs } from '../helpers/child.js';
-import { delivery, entryOf, type Listener, listenEnv, post, replayApi, SECRET, startApp, startListen, waitFor } from './support.js';
+import {
+  delivery,
+  entryOf,
+  type Listener,
+  listenEnv,
+  post,
+  replayApi,
+  SECRET,
+  startApp,
+  startListen,
+  swapCode,
+  waitFor,
+} from './support.js';
 
 const run = promisify(execFile);
 
 let work: string;
 let app: Awaited<ReturnType<typeof startApp>>;
 let listen: Listener;
+/** The Cookie header of the page opened at the address rfs printed. */
+let cookie: string;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'rfs-inspector-trust-'));
   app = await startApp();
   listen = await startListen(work, { forwardTo: app.url });
+  cookie = (await swapCode(listen.pageUrl)).cookie;
 }, 30_000);
 afterAll(async () => {
   await listen?.stop();
@@ -66,7 +81,7 @@ describe('replay and re-sign: only what verified', () => {
     const atApp = app.received.length;
 
     for (const refused of [forged, unsigned]) {
-      for (const input of [{ resign: true }, { resign: false }, { body: '{"amount":"1"}', token: listen.editToken }]) {
+      for (const input of [{ resign: true }, { resign: false }, { body: '{"amount":"1"}', cookie }]) {
         const answer = await replayApi(listen.inspectorUrl, refused.id, input);
         expect(answer.status, JSON.stringify(input)).toBe(409);
         expect(answer.json.error).toMatch(/did not verify/);
@@ -124,15 +139,16 @@ describe('replay and re-sign: only what verified', () => {
       data: { id: 'rec_test0001', title: 'edited title' },
     });
     const atApp = app.received.length;
-    // Any local user can reach the JSON API: without this run's edit token (the `#…` of the address
-    // rfs printed, which only the page opened from it holds) no edited body is signed.
-    for (const token of [undefined, '', 'x'.repeat(listen.editToken.length)]) {
-      const refused = await replayApi(listen.inspectorUrl, valid.id, { body: edited, token });
+    // Any local user can reach the JSON API: without this run's cookie (which only the page opened
+    // at an address rfs printed holds) no edited body is signed.
+    const [name, value] = cookie.split('=') as [string, string];
+    for (const wrong of [undefined, '', `${name}=`, `${name}=${'x'.repeat(value.length)}`, `rfs-inspector=${value}`]) {
+      const refused = await replayApi(listen.inspectorUrl, valid.id, { body: edited, cookie: wrong });
       expect(refused.status).toBe(403);
-      expect(refused.json.error).toMatch(/only from the page at the address rfs printed/);
+      expect(refused.json.error).toMatch(/only from the page opened at an address rfs printed/);
     }
     expect(app.received.length).toBe(atApp);
-    const answer = await replayApi(listen.inspectorUrl, valid.id, { body: edited, token: listen.editToken });
+    const answer = await replayApi(listen.inspectorUrl, valid.id, { body: edited, cookie });
     expect(answer.status).toBe(200);
     expect(answer.json.data?.label).toBe('replay edited, re-signed');
     const got = await waitFor('the edited replay at the app', () => app.received[atApp]);
@@ -162,11 +178,12 @@ describe('a history kept under another secret', () => {
     }
     const second = await startListen(work, { forwardTo: app.url, history });
     try {
+      const secondCookie = (await swapCode(second.pageUrl)).cookie;
       expect(await post(second.receiverUrl, delivery('dlv_current_secret'))).toBe(201);
       const other = await entryOf(second.inspectorUrl, 'dlv_other_secret');
       const current = await entryOf(second.inspectorUrl, 'dlv_current_secret');
       const atApp = app.received.length;
-      for (const input of [{ resign: true }, { body: '{"amount":"1"}', token: second.editToken }]) {
+      for (const input of [{ resign: true }, { body: '{"amount":"1"}', cookie: secondCookie }]) {
         const refused = await replayApi(second.inspectorUrl, other.id, input);
         expect(refused.status, JSON.stringify(input)).toBe(409);
         expect(refused.json.error).toMatch(/verified under another secret/);

@@ -42,15 +42,16 @@ function pre(text: string, id?: string, label?: string): HTMLPreElement {
   return node;
 }
 
-// The edit token rfs printed after `#` in the address (server.ts, pageUrl): kept for this tab,
-// and sent with an edited replay only. The address bar keeps no copy of it.
-const editToken = ((): string => {
-  const fromAddress = location.hash.slice(1);
-  if (fromAddress !== '') {
-    sessionStorage.setItem('rfs-edit-token', fromAddress);
-    history.replaceState(null, '', location.pathname + location.search);
-  }
-  return sessionStorage.getItem('rfs-edit-token') ?? '';
+// The one-time code rfs printed after `#` in the address (server.ts, pageUrl): swapped at once
+// for this run's cookie (HttpOnly: the page never holds it), after which the code is dead. The
+// address bar keeps no copy of it; a reload has the cookie.
+const session: Promise<void> = (async () => {
+  const code = location.hash.slice(1);
+  if (code === '') return;
+  history.replaceState(null, '', location.pathname + location.search);
+  await fetch('/api/session', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code }) }).catch(
+    () => undefined,
+  );
 })();
 
 async function api<T>(path: string, init?: RequestInit): Promise<T> {
@@ -306,9 +307,10 @@ async function replay(id: string, resign: boolean, edited?: string): Promise<voi
   sayReplay(id, edited !== undefined ? 'sending the edited body, re-signed…' : resign ? 'replaying, re-signed…' : 'replaying as sent…');
   try {
     const path = `/api/deliveries/${encodeURIComponent(id)}/${edited === undefined ? 'replay' : 'replay-edited'}`;
+    await session;
     const e = await api<Exchange>(path, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...(edited === undefined ? {} : { 'x-rfs-edit-token': editToken }) },
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify(edited === undefined ? { resign } : { body: edited }),
     });
     sayReplay(
