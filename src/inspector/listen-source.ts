@@ -20,6 +20,8 @@ export const MAX_EDITED_BODY_BYTES = 64 * 1024;
 /** The verdicts of a delivery that verified: only these are replayed or re-signed (cli.md, Trust). */
 const VERIFIED = new Set(['valid', 'duplicate']);
 const FORWARD = 'forward';
+/** A replay with the delivery's own headers: the signature it carries is the sender's. */
+const AS_SENT = 'replay as sent';
 import type { DeliveryDetail, DeliverySummary, Exchange } from './model.js';
 import { InspectorError, type InspectorSource } from './source.js';
 
@@ -159,6 +161,27 @@ export function signatureNotKept(verdict: string): string {
   return `[received, not kept: the delivery did not verify (${verdict})]`;
 }
 
+/**
+ * What stands for a signature the listener made (a re-signed replay): when, never its value. The
+ * app received it; an answer that carried it would hand anyone who can read the API a signature
+ * of the body (cli.md, Trust).
+ */
+export function signatureMade(timestamp: string | undefined): string {
+  const seconds = Number(timestamp);
+  const when = timestamp !== undefined && /^[0-9]{1,10}$/.test(timestamp) ? new Date(seconds * 1000).toISOString() : 'an unknown time';
+  return `[re-signed by the listener at ${when}: not kept]`;
+}
+
+/** The request headers of an exchange as kept: a signature the listener made, replaced (signatureMade). */
+function withoutMadeSignature(e: StoredAnswer): StoredAnswer {
+  const signature = e.requestHeaders[SIGNATURE_HEADERS.signature];
+  if (e.label === FORWARD || e.label === AS_SENT || signature === undefined || signature.startsWith('[')) return e;
+  return {
+    ...e,
+    requestHeaders: { ...e.requestHeaders, [SIGNATURE_HEADERS.signature]: signatureMade(e.requestHeaders[SIGNATURE_HEADERS.timestamp]) },
+  };
+}
+
 /** Headers with a refused delivery's signature replaced by what says it came (signatureNotKept). */
 function withoutSignature(headers: Record<string, string>, verdict: string): Record<string, string> {
   if (headers[SIGNATURE_HEADERS.signature] === undefined) return headers;
@@ -183,6 +206,8 @@ function bounded(entry: ListenEntry): ListenEntry {
       .filter((e) => e.label === FORWARD)
       .map((e) => ({ ...e, requestHeaders: withoutSignature(e.requestHeaders, entry.verdict) }));
   }
+  // An older rfs kept the signatures it made: they do not come back.
+  exchanges = exchanges.map(withoutMadeSignature);
   if (exchanges.length > MAX_EXCHANGES) {
     const forward = exchanges[0]?.label === FORWARD ? exchanges.slice(0, 1) : [];
     exchanges = [...forward, ...exchanges.slice(exchanges.length - (MAX_EXCHANGES - forward.length))];
@@ -415,8 +440,9 @@ export class ListenSource implements InspectorSource {
     }
     const at = this.o.now();
     const result = await this.o.forward(headers, body);
-    const label = edited !== undefined ? 'replay edited, re-signed' : resign ? 'replay re-signed' : 'replay as sent';
-    const answer = stored(label, at, headers, result);
+    const label = edited !== undefined ? 'replay edited, re-signed' : resign ? 'replay re-signed' : AS_SENT;
+    // The signature made here went to the app only: what is kept, answered and told says when, not what.
+    const answer = withoutMadeSignature(stored(label, at, headers, result));
     if (edited !== undefined) answer.requestBodyBase64 = edited.toString('base64');
     entry.exchanges.push(answer);
     // The forward and the newest replays only (cli.md, Bounds).

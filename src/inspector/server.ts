@@ -199,7 +199,7 @@ function cookie(header: string | undefined, name: string): string | undefined {
 /** Where the page got a code the server does not take: a used one, or one of another run. */
 const NO_CODE =
   'this address was used already (each address rfs prints opens the inspector once) or is not of this run: ask rfs for a fresh one (kill -USR2 <its pid>, see docs/inspector.md)';
-/** What a re-sign without the page's cookie is told. */
+/** What a re-sign (or an edited replay) without the page's cookie is told. */
 const NO_SESSION =
   'a delivery is re-signed only from the page opened at an address rfs printed (it works once; kill -USR2 <rfs pid> prints a fresh one): open one';
 
@@ -324,6 +324,8 @@ export async function startInspector(o: InspectorServerOptions): Promise<Running
     if (method === 'POST' && action === 'replay' && parts.length === 4) {
       const { resign, edited } = replayRequest(await readJson(req, MAX_REQUEST_BYTES));
       if (edited !== undefined) throw new InspectorError(400, 'an edited body goes to POST /api/deliveries/<id>/replay-edited');
+      // A fresh signature of a verified body is the person at the page's to ask for, as an edit is (cli.md, Trust).
+      if (resign && !hasSession(req)) throw new InspectorError(403, NO_SESSION);
       return json(res, 200, { data: await o.source.replay(id, resign) });
     }
     if (method === 'POST' && action === 'replay-edited' && parts.length === 4) {

@@ -81,7 +81,7 @@ describe('replay and re-sign: only what verified', () => {
     const atApp = app.received.length;
 
     for (const refused of [forged, unsigned]) {
-      for (const input of [{ resign: true }, { resign: false }, { body: '{"amount":"1"}', cookie }]) {
+      for (const input of [{ resign: true, cookie }, { resign: false }, { body: '{"amount":"1"}', cookie }]) {
         const answer = await replayApi(listen.inspectorUrl, refused.id, input);
         expect(answer.status, JSON.stringify(input)).toBe(409);
         expect(answer.json.error).toMatch(/did not verify/);
@@ -90,11 +90,66 @@ describe('replay and re-sign: only what verified', () => {
     // Nothing reached the app, signed or not.
     expect(app.received.length).toBe(atApp);
 
-    const resigned = await replayApi(listen.inspectorUrl, valid.id, { resign: true });
+    const resigned = await replayApi(listen.inspectorUrl, valid.id, { resign: true, cookie });
     expect(resigned.status).toBe(200);
     const got = await waitFor('the re-signed replay at the app', () => app.received[atApp]);
-    expect(resigned.json.data?.request.headers['x-service-signature']).toBe(got.headers['x-service-signature']);
     expect(await verifies(got)).toBe(0);
+  });
+
+  it('re-signs only for the page (its cookie), and no answer, event or history line carries a signature the listener made', async () => {
+    expect(await post(listen.receiverUrl, delivery('dlv_trust_resign'))).toBe(201);
+    const valid = await entryOf(listen.inspectorUrl, 'dlv_trust_resign');
+    const events = await fetch(`${listen.inspectorUrl}api/events`);
+    const reader = (events.body as ReadableStream<Uint8Array>).getReader();
+    let told = '';
+    const atApp = app.received.length;
+    // Any local user can reach the JSON API: a fresh signature of a verified body is the page's to ask for.
+    for (const wrong of [undefined, 'rfs-inspector-1=x']) {
+      const refused = await replayApi(listen.inspectorUrl, valid.id, { resign: true, cookie: wrong });
+      expect(refused.status).toBe(403);
+      expect(refused.json.error).toMatch(/only from the page opened at an address rfs printed/);
+    }
+    expect(app.received.length).toBe(atApp);
+    // Replay as sent signs nothing: it stays open to scripts.
+    expect((await replayApi(listen.inspectorUrl, valid.id, { resign: false })).status).toBe(200);
+    const asSent = await waitFor('the replay as sent at the app', () => app.received[atApp]);
+    expect(await verifies(asSent)).toBe(0);
+
+    const edited = '{"id":"dlv_trust_resign","edited":true}';
+    const resigned = await replayApi(listen.inspectorUrl, valid.id, { resign: true, cookie });
+    const editedAnswer = await replayApi(listen.inspectorUrl, valid.id, { body: edited, cookie });
+    expect([resigned.status, editedAnswer.status]).toEqual([200, 200]);
+    const made = [
+      await waitFor('the re-signed replay at the app', () => app.received[atApp + 1]),
+      await waitFor('the edited replay at the app', () => app.received[atApp + 2]),
+    ];
+    // The app got them, signed with the secret: verify-signature says so.
+    for (const got of made) expect(await verifies(got)).toBe(0);
+    const values = made.map((got) => String(got.headers['x-service-signature']).slice('sha256='.length));
+    expect(values.every((v) => /^[0-9a-f]{64}$/.test(v))).toBe(true);
+    // What the answers say instead: when it was re-signed, not the value.
+    for (const [answer, got] of [
+      [resigned, made[0]],
+      [editedAnswer, made[1]],
+    ] as const) {
+      const when = new Date(Number(got?.headers['x-service-timestamp']) * 1000).toISOString();
+      expect(answer.json.data?.request.headers['x-service-signature']).toBe(`[re-signed by the listener at ${when}: not kept]`);
+    }
+    const detail = await (await fetch(`${listen.inspectorUrl}api/deliveries/${valid.id}`)).text();
+    const listed = await (await fetch(`${listen.inspectorUrl}api/deliveries`)).text();
+    told = await waitFor('the event of the edited replay', async () => {
+      const { value } = await reader.read();
+      told += Buffer.from(value ?? []).toString('utf8');
+      return told.includes('replay edited, re-signed') ? told : undefined;
+    });
+    await reader.cancel();
+    const history = await waitFor('the edited replay in the history', () => {
+      const text = readFileSync(join(work, 'history.jsonl'), 'utf8');
+      return text.includes('"replay edited, re-signed"') ? text : undefined;
+    });
+    for (const text of [JSON.stringify(resigned.json), JSON.stringify(editedAnswer.json), detail, listed, told, history])
+      for (const value of values) expect(text).not.toContain(value);
+    expect(detail).toContain('re-signed by the listener at');
   });
 
   it('keeps no signature of a refused delivery, not even the one it came with: not in the list, its detail, the event stream, a curl command, its fixture nor the history file', async () => {
@@ -183,7 +238,7 @@ describe('a history kept under another secret', () => {
       const other = await entryOf(second.inspectorUrl, 'dlv_other_secret');
       const current = await entryOf(second.inspectorUrl, 'dlv_current_secret');
       const atApp = app.received.length;
-      for (const input of [{ resign: true }, { body: '{"amount":"1"}', cookie: secondCookie }]) {
+      for (const input of [{ resign: true, cookie: secondCookie }, { body: '{"amount":"1"}', cookie: secondCookie }]) {
         const refused = await replayApi(second.inspectorUrl, other.id, input);
         expect(refused.status, JSON.stringify(input)).toBe(409);
         expect(refused.json.error).toMatch(/verified under another secret/);
@@ -199,7 +254,7 @@ describe('a history kept under another secret', () => {
       expect(asSent.body.toString('utf8')).toBe(chosen);
       expect(await verifies(asSent)).not.toBe(0);
       // What verified under the secret of this run still re-signs.
-      expect((await replayApi(second.inspectorUrl, current.id, { resign: true })).status).toBe(200);
+      expect((await replayApi(second.inspectorUrl, current.id, { resign: true, cookie: secondCookie })).status).toBe(200);
       expect(await verifies(await waitFor('the re-signed replay at the app', () => app.received[atApp + 1]))).toBe(0);
     } finally {
       await second.stop();
