@@ -25,6 +25,11 @@ export const MAX_STREAMS = 32;
 export const MAX_STREAM_BACKLOG = 256 * 1024;
 /** Events kept for a client that reconnects with Last-Event-ID. */
 const KEPT_EVENTS = 1000;
+/**
+ * Replays in flight at once, all deliveries together (cli.md, Bounds): each holds a request to
+ * --forward-to open, which a slow target keeps; one more is told 429. One per delivery, too (409).
+ */
+export const MAX_REPLAYS_IN_FLIGHT = 8;
 /** One-time codes not used yet, at most: a new one past it ends the oldest. */
 const MAX_LIVE_CODES = 16;
 
@@ -127,6 +132,9 @@ const DRAIN_LIMIT = 1024 * 1024;
 
 /** A request body over its bound: answered 413 once the rest is read (up to DRAIN_LIMIT), then the connection closes. */
 class TooLarge extends InspectorError {}
+
+/** Too many replays in flight: answered 429 with Retry-After. */
+class Busy extends InspectorError {}
 
 function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
   return new Promise((resolve, reject) => {
@@ -240,6 +248,19 @@ export async function startInspector(o: InspectorServerOptions): Promise<Running
     const given = cookie(req.headers.cookie, cookieName);
     return given !== undefined && same(given, session);
   };
+  // The replays in flight, by delivery (MAX_REPLAYS_IN_FLIGHT), whoever asks: the page or a script.
+  const replaying = new Set<string>();
+  const replay = async (id: string, resign: boolean, edited?: Buffer) => {
+    if (replaying.has(id)) throw new InspectorError(409, `a replay of delivery ${id} is in flight: wait for its answer`);
+    if (replaying.size >= MAX_REPLAYS_IN_FLIGHT)
+      throw new Busy(429, `${MAX_REPLAYS_IN_FLIGHT} replays are in flight (the target is slow to answer): try again when one has ended`);
+    replaying.add(id);
+    try {
+      return await o.source.replay(id, resign, edited);
+    } finally {
+      replaying.delete(id);
+    }
+  };
   let seq = 0;
   const kept: { seq: number; text: string }[] = [];
   const write = (res: ServerResponse, text: string): void => {
@@ -326,13 +347,13 @@ export async function startInspector(o: InspectorServerOptions): Promise<Running
       if (edited !== undefined) throw new InspectorError(400, 'an edited body goes to POST /api/deliveries/<id>/replay-edited');
       // A fresh signature of a verified body is the person at the page's to ask for, as an edit is (cli.md, Trust).
       if (resign && !hasSession(req)) throw new InspectorError(403, NO_SESSION);
-      return json(res, 200, { data: await o.source.replay(id, resign) });
+      return json(res, 200, { data: await replay(id, resign) });
     }
     if (method === 'POST' && action === 'replay-edited' && parts.length === 4) {
       if (!hasSession(req)) throw new InspectorError(403, NO_SESSION);
       const { edited } = replayRequest(await readJson(req, MAX_EDIT_REQUEST_BYTES));
       if (edited === undefined) throw new InspectorError(400, 'expected {"body": "<edited body>"}');
-      return json(res, 200, { data: await o.source.replay(id, true, edited) });
+      return json(res, 200, { data: await replay(id, true, edited) });
     }
     return json(res, 404, { error: 'no such endpoint' });
   };
@@ -369,7 +390,8 @@ export async function startInspector(o: InspectorServerOptions): Promise<Running
       if (error instanceof TooLarge) {
         json(res, error.status, { error: error.message }, { connection: 'close' });
         res.on('finish', () => req.socket.destroySoon());
-      } else if (error instanceof InspectorError) json(res, error.status, { error: error.message });
+      } else if (error instanceof Busy) json(res, error.status, { error: error.message }, { 'retry-after': '1' });
+      else if (error instanceof InspectorError) json(res, error.status, { error: error.message });
       else json(res, 500, { error: error instanceof Error ? error.message : String(error) });
     });
   });

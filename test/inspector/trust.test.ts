@@ -238,7 +238,10 @@ describe('a history kept under another secret', () => {
       const other = await entryOf(second.inspectorUrl, 'dlv_other_secret');
       const current = await entryOf(second.inspectorUrl, 'dlv_current_secret');
       const atApp = app.received.length;
-      for (const input of [{ resign: true, cookie: secondCookie }, { body: '{"amount":"1"}', cookie: secondCookie }]) {
+      for (const input of [
+        { resign: true, cookie: secondCookie },
+        { body: '{"amount":"1"}', cookie: secondCookie },
+      ]) {
         const refused = await replayApi(second.inspectorUrl, other.id, input);
         expect(refused.status, JSON.stringify(input)).toBe(409);
         expect(refused.json.error).toMatch(/verified under another secret/);
