@@ -48,7 +48,7 @@ it.skipIf(!LINUX.met)(
     expect(sent).toBeGreaterThanOrEqual(1);
     expect(sent + burst.filter((a) => a.status === 409).length).toBe(300);
     // Then 300 one after another, each answered.
-    const answers = [];
+    const answers: Awaited<ReturnType<typeof replay>>[] = [];
     for (let i = 0; i < 300; i++) answers.push(await replay());
     expect(answers.filter((a) => a.status === 200).length).toBe(300);
     // Each replay reached the app, or says why not (its 10 s limit on a loaded machine): none lost.
