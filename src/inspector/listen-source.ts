@@ -251,6 +251,25 @@ function stored(label: string, at: number, requestHeaders: Record<string, string
   };
 }
 
+/** How a replay was made: as it arrived, re-signed now, or with an edited body (re-signed). */
+export type ReplayKind = 'as-sent' | 're-signed' | 'edited';
+
+/** One replay made from the inspector, as the listener's output reports it (docs/inspector.md, Replays in the output). */
+export interface ReplayReport {
+  kind: ReplayKind;
+  /** The inspector's id of the delivery. */
+  id: string;
+  deliveryId: string | null;
+  event: string | null;
+  recordingId: string | null;
+  title: string | null;
+  /** The app's answer; null when none came (`error` says why). */
+  status: number | null;
+  durationMs: number;
+  error: string | null;
+  at: number;
+}
+
 export interface ListenSourceOptions {
   /** The history file; undefined keeps nothing. */
   historyFile: string | undefined;
@@ -267,6 +286,8 @@ export interface ListenSourceOptions {
   onHistoryError: (error: unknown) => void;
   /** The bytes kept in all (kept-bytes.ts); MAX_KEPT_BYTES unless a test says otherwise. */
   maxKeptBytes?: number;
+  /** Told of each replay once the app answered (or did not): the listener prints a line for it. */
+  onReplay?: (replay: ReplayReport) => void;
 }
 
 export class ListenSource implements InspectorSource {
@@ -421,6 +442,14 @@ export class ListenSource implements InspectorSource {
     const entry = this.entries.get(id);
     if (entry === undefined) throw new InspectorError(404, `no delivery ${id}`);
     if (this.o.forward === undefined) throw new InspectorError(409, 'replay sends a delivery to --forward-to: start listen with it');
+    // Stale: the HMAC matched, but the timestamp is outside the tolerance. Not replayed either
+    // (cli.md, Trust: valid and duplicate only): a stale body may be an old delivery that someone
+    // captured and sends again, and a re-signed replay would pass it to the app as new.
+    if (entry.verdict === 'stale')
+      throw new InspectorError(
+        409,
+        `delivery ${id} is stale: signed with the right secret, but its timestamp is outside the tolerance, so it is kept as received only (not replayed or re-signed: a stale body may be an old delivery captured and sent again by someone else)`,
+      );
     if (!verified(entry))
       throw new InspectorError(
         409,
@@ -450,6 +479,18 @@ export class ListenSource implements InspectorSource {
     // The signature made here went to the app only: what is kept, answered and told says when, not what.
     const answer = withoutMadeSignature(stored(label, at, headers, result));
     if (edited !== undefined) answer.requestBodyBase64 = edited.toString('base64');
+    this.o.onReplay?.({
+      kind: edited !== undefined ? 'edited' : resign ? 're-signed' : 'as-sent',
+      id,
+      deliveryId: entry.deliveryId,
+      event: entry.event,
+      recordingId: entry.recordingId,
+      title: entry.title,
+      status: result.status,
+      durationMs: result.durationMs,
+      error: result.error,
+      at,
+    });
     entry.exchanges.push(answer);
     // The forward and the newest replays only (cli.md, Bounds).
     if (entry.exchanges.length > MAX_EXCHANGES) entry.exchanges.splice(entry.exchanges[0]?.label === FORWARD ? 1 : 0, 1);

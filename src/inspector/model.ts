@@ -42,6 +42,8 @@ export interface DeliverySummary {
   replay: { label: string; status: number | null; durationMs: number; error: string | null } | null;
   /** Whether this delivery can be replayed here: listen replays and re-signs only one that verified (cli.md, Trust). */
   replayable: boolean;
+  /** Why it cannot be replayed, where the source can say more than the page does (sandbox: its subscription was deleted). */
+  whyNotReplayable?: string;
   /**
    * Whether it can also be re-signed or edited: listen, one that verifies under the secret the
    * listener has now (one kept in the history from a run with another secret is replayed as
