@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sanitize } from '../../src/core/sanitize.js';
 import { runRfs } from '../helpers/child.js';
 import { delivery, entryOf, type Listener, listenEnv, post, replayApi, SECRET, startApp, startListen, waitFor } from './support.js';
 
@@ -184,6 +185,33 @@ describe('copy as curl', () => {
       // The signature headers went along: the app can verify what curl sent.
       expect(await verifies(got)).toBe(0);
       expect(() => readFileSync(join(work, 'pwned'))).toThrow();
+    });
+  }
+});
+
+describe('copy as curl of a body past one argument', () => {
+  // Run by bash and curl themselves; the app records the bytes that came.
+  const bodies: [string, Buffer][] = [
+    // One argument holds at most 128 KiB on Linux: "Argument list too long" (exit 126) before.
+    ['a 200 KB text body', Buffer.from(JSON.stringify({ a: 'x'.repeat(200 * 1024) }))],
+    ['a 200 KB body that is not text', Buffer.from(Array.from({ length: 200 * 1024 }, (_, i) => (i * 7919) % 256))],
+  ];
+  for (const [name, body] of bodies) {
+    it(`sends a body with ${name} byte for byte, and the command shows none of it raw`, async () => {
+      const id = `dlv_curl2_${name.replace(/\W+/g, '_')}`;
+      expect(await post(listen.receiverUrl, delivery(id, { body }))).toBe(201);
+      const entry = await entryOf(listen.inspectorUrl, id);
+      const command = await (await fetch(`${listen.inspectorUrl}api/deliveries/${entry.id}/curl`)).text();
+      // The one escaping rule of the terminal leaves the command as it is.
+      expect(sanitize(command, { multiline: true })).toBe(command);
+      const atApp = app.received.length;
+      // From a script file, as a paste would run it (one `bash -c` argument could not hold 200 KB either).
+      const script = join(work, `${id}.sh`);
+      writeFileSync(script, command);
+      await run('bash', [script], { cwd: work });
+      const got = await waitFor('the curl request at the app', () => app.received[atApp]);
+      expect(got.body.equals(body)).toBe(true);
+      expect(await verifies(got)).toBe(0);
     });
   }
 });
