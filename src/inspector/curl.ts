@@ -1,6 +1,8 @@
 // Copy as curl (cli.md, webhooks listen --inspect: Trust): a delivery as a command that sends its
 // signature headers and its body byte for byte, never makes curl read a file, and is safe to
-// paste. A body a shell word cannot carry, and one too long for one argument, goes as base64.
+// paste: what the terminal's escaping (core/sanitize.ts) would show escaped never appears raw in
+// it, in the body or in a header. Such text, and a body too long for one argument, goes as base64.
+import { showsAsIs } from '../core/sanitize.js';
 
 /**
  * Bodies past this go on curl's stdin, not as an argument: Linux takes at most 128 KiB in one
@@ -15,17 +17,14 @@ function shellWord(text: string): string {
   return /^[A-Za-z0-9_./:=+-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
-// C0 but \t and \n, DEL and C1, and the bidi and invisible characters the terminal escapes.
-const UNPASTEABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]/u;
-
 /**
- * The bytes as text a shell word carries byte for byte and a paste cannot turn into keystrokes:
- * valid UTF-8 with no control character but newline and tab, no DEL, C1, bidi or invisible
- * character; undefined otherwise.
+ * The bytes as text a shell word carries byte for byte and a paste cannot turn into keystrokes or
+ * hide: valid UTF-8 that the terminal's escaping leaves as it is (newline and tab too, in a body:
+ * `multiline`); undefined otherwise.
  */
-function pasteable(bytes: Buffer): string | undefined {
+function pasteable(bytes: Buffer, multiline: boolean): string | undefined {
   const text = bytes.toString('utf8');
-  return Buffer.from(text, 'utf8').equals(bytes) && !UNPASTEABLE.test(text) ? text : undefined;
+  return Buffer.from(text, 'utf8').equals(bytes) && showsAsIs(text, { multiline }) ? text : undefined;
 }
 
 /** Base64 in lines of 76, as `base64` writes it. */
@@ -37,6 +36,18 @@ function base64Lines(bytes: Buffer): string[] {
 }
 
 /**
+ * One `-H` argument. A header value arrives as bytes (node:http reads them as latin1, a byte a
+ * character): it goes as those bytes, as text when it is pasteable UTF-8, else decoded from base64
+ * by the shell (`$(…)`: a header holds no line end, which a command substitution would strip).
+ */
+function headerArgument(name: string, value: string): string {
+  const bytes = Buffer.from(value, 'latin1');
+  const text = pasteable(bytes, false);
+  if (text !== undefined) return `-H ${shellWord(`${name}: ${text}`)}`;
+  return `-H "${name}: $(printf '%s' ${bytes.toString('base64')} | base64 -d)"`;
+}
+
+/**
  * The delivery as a curl command: its signature headers and body as sent (never the secret). The
  * body goes byte for byte and is never a file name: `--data-raw` (curl reads no `@file` from it),
  * or, for bytes a shell word cannot carry or a paste would not show, and for a body past
@@ -45,9 +56,9 @@ function base64Lines(bytes: Buffer): string[] {
 export function curlCommand(url: string, headers: Record<string, string>, body: Buffer): string {
   const lines = [`curl -sS -X POST ${shellWord(url)}`];
   for (const [name, value] of Object.entries(headers)) {
-    if (name.startsWith('x-service-') || name === 'content-type') lines.push(`  -H ${shellWord(`${name}: ${value}`)}`);
+    if (name.startsWith('x-service-') || name === 'content-type') lines.push(`  ${headerArgument(name, value)}`);
   }
-  const text = body.length <= MAX_ARGUMENT_BODY_BYTES ? pasteable(body) : undefined;
+  const text = body.length <= MAX_ARGUMENT_BODY_BYTES ? pasteable(body, true) : undefined;
   if (text !== undefined) {
     lines.push(`  --data-raw ${shellWord(text)}`);
     return `${lines.join(' \\\n')}\n`;

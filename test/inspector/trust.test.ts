@@ -189,9 +189,13 @@ describe('copy as curl', () => {
   }
 });
 
-describe('copy as curl of a body past one argument', () => {
-  // Run by bash and curl themselves; the app records the bytes that came.
+describe("copy as curl, with the terminal's escaping rule and past one argument", () => {
+  // Each run by bash and curl themselves; the app records the bytes that came.
   const bodies: [string, Buffer][] = [
+    ['line and paragraph separators', Buffer.from('{"a":"x\u2028y\u2029z"}')],
+    ['tag characters', Buffer.from('{"a":"ok\u{e0041}\u{e007f}"}')],
+    ['Hangul fillers', Buffer.from('{"a":"\u3164\u115f\u1160\uffa0"}')],
+    ['a combining grapheme joiner', Buffer.from('{"a":"a\u034fb"}')],
     // One argument holds at most 128 KiB on Linux: "Argument list too long" (exit 126) before.
     ['a 200 KB text body', Buffer.from(JSON.stringify({ a: 'x'.repeat(200 * 1024) }))],
     ['a 200 KB body that is not text', Buffer.from(Array.from({ length: 200 * 1024 }, (_, i) => (i * 7919) % 256))],
@@ -211,6 +215,30 @@ describe('copy as curl of a body past one argument', () => {
       await run('bash', [script], { cwd: work });
       const got = await waitFor('the curl request at the app', () => app.received[atApp]);
       expect(got.body.equals(body)).toBe(true);
+      expect(await verifies(got)).toBe(0);
+    });
+  }
+
+  // Header values are bytes (node:http reads them as latin1): sent as they came, pasteable or as base64.
+  const headers: [string, Buffer][] = [
+    ['a C1 CSI (U+009B)', Buffer.from('a\u009b31mb', 'utf8')],
+    ['a right-to-left override (E2 80 AE)', Buffer.from('\u202etxt.exe', 'utf8')],
+    ['plain UTF-8 (é)', Buffer.from('café', 'utf8')],
+    ['a byte that is not UTF-8', Buffer.from([0x61, 0xff, 0x62])],
+  ];
+  for (const [name, value] of headers) {
+    it(`sends a header with ${name} byte for byte, and the command shows none of it raw`, async () => {
+      const id = `dlv_curlh_${name.replace(/\W+/g, '_')}`;
+      const d = delivery(id);
+      d.headers['x-service-note'] = value.toString('latin1');
+      expect(await post(listen.receiverUrl, d)).toBe(201);
+      const entry = await entryOf(listen.inspectorUrl, id);
+      const command = await (await fetch(`${listen.inspectorUrl}api/deliveries/${entry.id}/curl`)).text();
+      expect(sanitize(command, { multiline: true })).toBe(command);
+      const atApp = app.received.length;
+      await run('bash', ['-c', command], { cwd: work });
+      const got = await waitFor('the curl request at the app', () => app.received[atApp]);
+      expect(Buffer.from(String(got.headers['x-service-note']), 'latin1').equals(value)).toBe(true);
       expect(await verifies(got)).toBe(0);
     });
   }
