@@ -1,10 +1,12 @@
 // The inspector's history file (cli.md, webhooks listen --inspect: the newest 1,000 deliveries,
 // at most 50 MB, read back at start) and the forward target's answer that it keeps (64 KiB).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import {
   appendFileSync,
   chmodSync,
   chownSync,
+  linkSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -31,6 +33,7 @@ import {
 import { isListenEntry, ListenSource } from '../../src/inspector/listen-source.js';
 import { openDeliverySender } from '../../src/webhooks/send.js';
 import { parseListenAddress } from '../../src/core/listen.js';
+import { checkStateFile } from '../../src/core/state-file.js';
 
 interface Entry {
   id: string;
@@ -189,6 +192,72 @@ describe('the history file', () => {
       chownSync(file, 4242, 4242);
       await expect(readHistory(file, isEntry)).rejects.toThrow(/owned by uid 4242/);
     }
+  });
+});
+
+describe('the history is judged as core/state-file.ts judges a state file, by what was opened', () => {
+  it('refuses a history in a folder others may write (0777), as checkStateFile does', async () => {
+    work = mkdtempSync(join(tmpdir(), 'rfs-history-'));
+    const folder = join(work, 'open');
+    mkdirSync(folder);
+    chmodSync(folder, 0o777);
+    const file = join(folder, 'h.jsonl');
+    writeFileSync(file, `${JSON.stringify(good)}\n`, { mode: 0o600 });
+    expect(checkStateFile(file)).toMatchObject({ kind: 'refused' });
+    await expect(readHistory(file, isEntry)).rejects.toThrow(/its folder .* is writable by group or others/);
+    await expect(ListenSource.open(sourceOptions(file))).rejects.toBeInstanceOf(HistoryPathError);
+    expect(readFileSync(file, 'utf8')).toBe(`${JSON.stringify(good)}\n`);
+  });
+
+  // The name judged, then opened by name again following links: a link swapped in between was
+  // read. Here a process swaps the name between the history and a link to a forged one as fast as
+  // it can while the history is read again and again: the forged one is never read.
+  it('never reads a forged history swapped in as a link while it is checked and opened', async () => {
+    work = mkdtempSync(join(tmpdir(), 'rfs-history-'));
+    const file = join(work, 'h.jsonl');
+    const real = join(work, 'real.jsonl');
+    const forged = join(work, 'forged.jsonl');
+    writeFileSync(real, '{"id":"1","n":1}\n', { mode: 0o600 });
+    // The same length: a read sized by the real one takes the whole forged one.
+    writeFileSync(forged, '{"id":"9","n":9}\n', { mode: 0o600 });
+    linkSync(real, file);
+    const swapper = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const fs = require('node:fs');
+         const [file, real, forged, link, hard] = process.argv.slice(1);
+         for (;;) {
+           try { fs.rmSync(link, { force: true }); fs.symlinkSync(forged, link); fs.renameSync(link, file); } catch {}
+           try { fs.rmSync(hard, { force: true }); fs.linkSync(real, hard); fs.renameSync(hard, file); } catch {}
+         }`,
+        file,
+        real,
+        forged,
+        join(work, 'swap-link'),
+        join(work, 'swap-hard'),
+      ],
+      { stdio: 'ignore' },
+    );
+    const seen = { real: 0, forged: 0, refused: 0 };
+    try {
+      for (let i = 0; i < 2000; i++) {
+        try {
+          const read = await readHistory(file, isEntry);
+          if (read.entries.some((e) => e.id === '9')) seen.forged++;
+          else if (read.entries.length > 0) seen.real++;
+        } catch (error) {
+          expect(error).toBeInstanceOf(HistoryPathError);
+          seen.refused++;
+        }
+      }
+    } finally {
+      swapper.kill('SIGKILL');
+    }
+    // Both states were met (the race ran), and the forged history never came back.
+    expect(seen.real).toBeGreaterThan(0);
+    expect(seen.refused).toBeGreaterThan(0);
+    expect(seen.forged).toBe(0);
   });
 });
 
