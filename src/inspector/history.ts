@@ -138,7 +138,7 @@ async function openHistory(file: string): Promise<{ handle: FileHandle; size: nu
   }
   try {
     const stats = await handle.stat();
-    const why = untrustedWhy(stats) ?? (stats.isFile() ? undefined : 'is not a regular file');
+    const why = stats.isFile() ? untrustedWhy(stats) : 'is not a regular file';
     if (why !== undefined) throw refused(`${file} ${why}`);
     return { handle, size: stats.size };
   } catch (error) {

@@ -6,7 +6,7 @@ import { sign } from '../shared/signature.js';
 import { SIGNATURE_HEADERS } from '../shared/schemas.js';
 import { forwardedHeaders, type ReceivedDelivery, type ReceivedRaw } from '../webhooks/receiver.js';
 import type { SendResult } from '../webhooks/send.js';
-import { HistoryFile, MAX_ENTRIES, readHistory } from './history.js';
+import { HistoryFile, HistoryPathError, MAX_ENTRIES, readHistory } from './history.js';
 import { entryBytes, MAX_KEPT_BYTES, trimToBudget } from './kept-bytes.js';
 
 /** A refused delivery's body is kept only this far: anyone can POST to the receiver (cli.md, Bounds). */
@@ -247,7 +247,12 @@ export class ListenSource implements InspectorSource {
       for (const entry of entries) source.measure(entry);
       source.fit(false);
       source.history = new HistoryFile(o.historyFile, [...source.entries.values()], o.onHistoryError);
-      await source.history.start();
+      // Its first write: a path that reads as a file but takes no file beside it (/proc/<pid>/environ)
+      // is refused as a path is, not reported as a bug.
+      const file = o.historyFile;
+      await source.history.start().catch((error: unknown) => {
+        throw new HistoryPathError(`the history ${file} cannot be written: ${error instanceof Error ? error.message : String(error)}`);
+      });
     }
     return source;
   }

@@ -273,6 +273,25 @@ describe('the history read back', () => {
   });
 });
 
+describe('a --history that is no file rfs can keep', () => {
+  // Each refused as /dev/zero is: exit 2, said, never "a bug in rfs".
+  it.each([
+    ['/proc/self/environ', '/proc/self/environ', /the history \/proc\/self is not a folder/],
+    ["this test's /proc/<pid>/environ", `/proc/${process.pid}/environ`, /the history \/proc\/\d+\/environ cannot be written/],
+    ['/dev/zero', '/dev/zero', /the history \/dev\/zero is not a regular file/],
+  ])('refuses %s with exit 2', (_name, path, said) => {
+    const dir = mkdtempSync(join(work, 'proc-'));
+    const run = spawnSync(process.execPath, [RFS_BIN, 'webhooks', 'listen', '--port', '0', '--inspect', '127.0.0.1:0', '--history', path], {
+      env: { PATH: process.env.PATH, ...listenEnv(dir) },
+      encoding: 'utf8',
+      timeout: 15_000,
+    });
+    expect(run.status, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(said);
+    expect(run.stderr).not.toContain('bug in rfs');
+  });
+});
+
 describe('a --history that is not a history', () => {
   it('refuses a notes file with exit 2 and leaves it as it was', () => {
     const dir = mkdtempSync(join(work, 'notes-'));
