@@ -79,6 +79,11 @@ export interface ReadHistory<T> {
   entries: T[];
   /** Lines that were not an entry (a crash mid-write, an edit): skipped. */
   damaged: number;
+  /**
+   * The file holds bytes, but what was read of it (its tail) not one entry: not what rfs writes
+   * (it writes an empty file for none). The caller sets it aside rather than write over it.
+   */
+  unreadable?: true;
 }
 
 /** Every line rfs writes in a history starts so: an object whose first member is its id (a whole number). */
@@ -192,7 +197,8 @@ export async function readHistory<T extends HistoryRecord>(file: string, isEntry
     byId.set(value.id, value);
   }
   const entries = [...byId.values()];
-  return { entries: entries.slice(Math.max(0, entries.length - MAX_ENTRIES)), damaged };
+  const kept = entries.slice(Math.max(0, entries.length - MAX_ENTRIES));
+  return opened.size > 0 && kept.length === 0 ? { entries: kept, damaged, unreadable: true } : { entries: kept, damaged };
 }
 
 /** Appends entries as lines, coalesced; rewrites the file with the newest entries when a bound would be passed. */

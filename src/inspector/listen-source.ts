@@ -8,6 +8,7 @@ import { forwardedHeaders, type ReceivedDelivery, type ReceivedRaw } from '../we
 import type { SendResult } from '../webhooks/send.js';
 import { HistoryFile, HistoryPathError, MAX_ENTRIES, readHistory } from './history.js';
 import { entryBytes, MAX_KEPT_BYTES, trimToBudget } from './kept-bytes.js';
+import { setAside } from '../core/state-file.js';
 
 /** A refused delivery's body is kept only this far: anyone can POST to the receiver (cli.md, Bounds). */
 export const MAX_REFUSED_BODY_BYTES = 16 * 1024;
@@ -227,6 +228,8 @@ export class ListenSource implements InspectorSource {
   private keptBytes = 0;
   /** Lines of the history that could not be read back. */
   damaged = 0;
+  /** Where a history that held no delivery that could be read back was moved: the listener starts a new one. */
+  setAsideAs: string | undefined;
 
   private constructor(private readonly o: ListenSourceOptions) {}
 
@@ -236,6 +239,18 @@ export class ListenSource implements InspectorSource {
     if (o.historyFile !== undefined) {
       const read = await readHistory(o.historyFile, isListenEntry);
       source.damaged = read.damaged;
+      if (read.unreadable) {
+        // Not one delivery could be read back (a file damaged in its tail: zeros, a cut): it is kept
+        // aside, as core/state-file.ts keeps a state file rfs cannot read, never written over.
+        const file = o.historyFile;
+        try {
+          source.setAsideAs = setAside(file, o.now());
+        } catch (error) {
+          throw new HistoryPathError(
+            `the history ${file} holds no delivery rfs can read, and could not be set aside: ${error instanceof Error ? error.message : String(error)}`,
+          );
+        }
+      }
       let entries = read.entries.map(bounded);
       // The next id must be one a restart reads back: past the safe integers, the entries are numbered anew.
       if (entries.some((entry) => Number(entry.id) >= Number.MAX_SAFE_INTEGER - MAX_ENTRIES))

@@ -227,6 +227,7 @@ describe('the history is judged as core/state-file.ts judges a state file, by wh
         '-e',
         `const fs = require('node:fs');
          const [file, real, forged, link, hard] = process.argv.slice(1);
+         process.stdout.write('swapping\\n');
          for (;;) {
            try { fs.rmSync(link, { force: true }); fs.symlinkSync(forged, link); fs.renameSync(link, file); } catch {}
            try { fs.rmSync(hard, { force: true }); fs.linkSync(real, hard); fs.renameSync(hard, file); } catch {}
@@ -237,8 +238,10 @@ describe('the history is judged as core/state-file.ts judges a state file, by wh
         join(work, 'swap-link'),
         join(work, 'swap-hard'),
       ],
-      { stdio: 'ignore' },
+      { stdio: ['ignore', 'pipe', 'ignore'] },
     );
+    // Reads begin once the swaps do (a loaded machine starts a process slowly).
+    await new Promise((resolve) => swapper.stdout?.once('data', resolve));
     const seen = { real: 0, forged: 0, refused: 0 };
     try {
       for (let i = 0; i < 2000; i++) {
