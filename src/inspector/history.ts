@@ -16,7 +16,7 @@ import { checkStateFile, untrustedWhy } from '../core/state-file.js';
 
 export const MAX_ENTRIES = 1000;
 export const MAX_BYTES = 50 * 1024 * 1024;
-/** A delivery and each change to it take a line: twice the entries before the file is written anew. */
+/** A delivery and each change to it take a line: twice the entries kept (HistoryFile's maxEntries) before the file is written anew. */
 export const MAX_LINES = 2 * MAX_ENTRIES;
 /** How long a change waits for others to go out with it. */
 const COALESCE_MS = 50;
@@ -158,7 +158,11 @@ async function openHistory(file: string): Promise<{ handle: FileHandle; size: nu
  * a path that is not a regular file, or that another user could write, is a HistoryPathError,
  * before anything is read from it.
  */
-export async function readHistory<T extends HistoryRecord>(file: string, isEntry: (value: unknown) => value is T): Promise<ReadHistory<T>> {
+export async function readHistory<T extends HistoryRecord>(
+  file: string,
+  isEntry: (value: unknown) => value is T,
+  select: (entries: T[]) => T[] = newest,
+): Promise<ReadHistory<T>> {
   const opened = await openHistory(file);
   if (opened === undefined) return { entries: [], damaged: 0 };
   let text: string;
@@ -197,8 +201,13 @@ export async function readHistory<T extends HistoryRecord>(file: string, isEntry
     byId.set(value.id, value);
   }
   const entries = [...byId.values()];
-  const kept = entries.slice(Math.max(0, entries.length - MAX_ENTRIES));
+  const kept = select(entries);
   return opened.size > 0 && kept.length === 0 ? { entries: kept, damaged, unreadable: true } : { entries: kept, damaged };
+}
+
+/** The newest MAX_ENTRIES entries (oldest first): what a history keeps unless its writer says otherwise. */
+function newest<T>(entries: T[]): T[] {
+  return entries.slice(Math.max(0, entries.length - MAX_ENTRIES));
 }
 
 /** Appends entries as lines, coalesced; rewrites the file with the newest entries when a bound would be passed. */
@@ -220,6 +229,11 @@ export class HistoryFile<T extends HistoryRecord> {
     readonly file: string,
     initial: readonly T[],
     private readonly onError: (error: unknown) => void = () => undefined,
+    /**
+     * The entries it keeps at most, oldest out first; a writer with quotas of its own (the
+     * listener's: verified and refused deliveries apart) gives their sum and says which go (evict).
+     */
+    private readonly maxEntries = MAX_ENTRIES,
   ) {
     for (const entry of initial) this.keep(entry);
   }
@@ -248,6 +262,15 @@ export class HistoryFile<T extends HistoryRecord> {
     this.kick();
   }
 
+  /**
+   * The entry leaves what the file stands for without a rewrite: its lines stay until the next
+   * one, and a read back that selects as its writer does (the newest of its kind) leaves it out.
+   */
+  evict(id: string): void {
+    this.kept.delete(id);
+    this.pending.delete(id);
+  }
+
   /** Waits until every change made so far is in the file (or its write failed and was reported). */
   async flushed(): Promise<void> {
     await this.started.catch(() => undefined);
@@ -256,7 +279,7 @@ export class HistoryFile<T extends HistoryRecord> {
 
   private keep(entry: T): void {
     this.kept.set(entry.id, entry);
-    if (this.kept.size > MAX_ENTRIES) {
+    if (this.kept.size > this.maxEntries) {
       const oldest = this.kept.keys().next().value as string;
       this.kept.delete(oldest);
       this.pending.delete(oldest);
@@ -301,7 +324,7 @@ export class HistoryFile<T extends HistoryRecord> {
     const lines = batch.map((entry) => `${JSON.stringify(entry)}\n`);
     const size = lines.reduce((sum, line) => sum + Buffer.byteLength(line), 0);
     this.writes++;
-    if (this.lines + lines.length > MAX_LINES || this.bytes + size > MAX_BYTES) {
+    if (this.lines + lines.length > 2 * this.maxEntries || this.bytes + size > MAX_BYTES) {
       await this.rewrite();
       return;
     }

@@ -12,6 +12,12 @@ import { setAside } from '../core/state-file.js';
 
 /** A refused delivery's body is kept only this far: anyone can POST to the receiver (cli.md, Bounds). */
 export const MAX_REFUSED_BODY_BYTES = 16 * 1024;
+/**
+ * Refused deliveries kept: the newest this many, apart from the verified ones (the newest
+ * MAX_ENTRIES), so that POSTs anyone can send (any web page, no-cors) never push a verified one
+ * out of the list or the history (cli.md, Bounds).
+ */
+export const MAX_REFUSED_ENTRIES = 200;
 /** Texts shown in the list (title, ids, event) are cut to this many characters. */
 export const MAX_LIST_TEXT = 200;
 /** The exchanges kept per delivery: its forward and the newest replays, this many in all. */
@@ -121,6 +127,18 @@ export function isListenEntry(value: unknown): value is ListenEntry {
     (value.bodyDropped === undefined || value.bodyDropped === true) &&
     (value.exchangesDropped === undefined || isCount(value.exchangesDropped))
   );
+}
+
+/** The newest MAX_ENTRIES verified deliveries and the newest MAX_REFUSED_ENTRIES refused ones, in order of arrival. */
+function withinQuotas(entries: ListenEntry[]): ListenEntry[] {
+  let verifiedLeft = MAX_ENTRIES;
+  let refusedLeft = MAX_REFUSED_ENTRIES;
+  const kept: ListenEntry[] = [];
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const entry = entries[i] as ListenEntry;
+    if (verified(entry) ? verifiedLeft-- > 0 : refusedLeft-- > 0) kept.push(entry);
+  }
+  return kept.reverse();
 }
 
 /** A text of the list, cut. */
@@ -237,7 +255,7 @@ export class ListenSource implements InspectorSource {
   static async open(o: ListenSourceOptions): Promise<ListenSource> {
     const source = new ListenSource(o);
     if (o.historyFile !== undefined) {
-      const read = await readHistory(o.historyFile, isListenEntry);
+      const read = await readHistory(o.historyFile, isListenEntry, withinQuotas);
       source.damaged = read.damaged;
       if (read.unreadable) {
         // Not one delivery could be read back (a file damaged in its tail: zeros, a cut): it is kept
@@ -261,7 +279,7 @@ export class ListenSource implements InspectorSource {
       }
       for (const entry of entries) source.measure(entry);
       source.fit(false);
-      source.history = new HistoryFile(o.historyFile, [...source.entries.values()], o.onHistoryError);
+      source.history = new HistoryFile(o.historyFile, [...source.entries.values()], o.onHistoryError, MAX_ENTRIES + MAX_REFUSED_ENTRIES);
       // Its first write: a path that reads as a file but takes no file beside it (/proc/<pid>/environ)
       // is refused as a path is, not reported as a bug.
       const file = o.historyFile;
@@ -302,8 +320,18 @@ export class ListenSource implements InspectorSource {
       exchanges: delivery.forwarded === undefined ? [] : [stored(FORWARD, at, forwardedHeaders(raw.headers), delivery.forwarded)],
     });
     this.entries.set(entry.id, entry);
-    // The newest MAX_ENTRIES in memory, as in the file.
-    if (this.entries.size > MAX_ENTRIES) this.drop(this.entries.keys().next().value as string);
+    // The newest of its kind in memory, as read back (withinQuotas): a refused one only ever
+    // pushes out a refused one.
+    const kind = verified(entry);
+    const quota = kind ? MAX_ENTRIES : MAX_REFUSED_ENTRIES;
+    if (this.count(kind) > quota) {
+      for (const [id, old] of this.entries)
+        if (verified(old) === kind) {
+          this.drop(id);
+          this.history?.evict(id);
+          break;
+        }
+    }
     this.measure(entry);
     this.changed(entry);
     this.fit(true);
@@ -312,6 +340,12 @@ export class ListenSource implements InspectorSource {
   /** The bytes the inspector holds now: its deliveries' bodies, answers and headers, as the history writes them. */
   get bytes(): number {
     return this.keptBytes;
+  }
+
+  private count(kind: boolean): number {
+    let n = 0;
+    for (const entry of this.entries.values()) if (verified(entry) === kind) n++;
+    return n;
   }
 
   private measure(entry: ListenEntry): void {

@@ -30,7 +30,7 @@ import {
   pruneDefaultHistories,
   readHistory,
 } from '../../src/inspector/history.js';
-import { isListenEntry, ListenSource } from '../../src/inspector/listen-source.js';
+import { isListenEntry, ListenSource, MAX_REFUSED_ENTRIES } from '../../src/inspector/listen-source.js';
 import { openDeliverySender } from '../../src/webhooks/send.js';
 import { parseListenAddress } from '../../src/core/listen.js';
 import { checkStateFile } from '../../src/core/state-file.js';
@@ -97,6 +97,57 @@ function arrive(source: ListenSource, deliveryId: string): void {
     Date.parse('2026-11-28T12:00:00Z'),
   );
 }
+
+/** A delivery that verified, as the receiver reports it. */
+function arriveValid(source: ListenSource, deliveryId: string): void {
+  source.add(
+    {
+      deliveryId,
+      event: 'recording.completed',
+      recordingId: null,
+      title: null,
+      valid: true,
+      reason: null,
+      explanation: 'valid',
+      ageSeconds: 0,
+      status: 200,
+    },
+    { method: 'POST', path: '/', headers: {}, body: Buffer.from('{}') },
+    'valid',
+    Date.parse('2026-11-28T12:00:00Z'),
+  );
+}
+
+describe('refused deliveries have a quota of their own', () => {
+  // Any web page can POST text/plain to the receiver (no-cors): 1,100 such POSTs pushed every
+  // verified delivery out of the list and the history.
+  it(`keeps the newest ${MAX_REFUSED_ENTRIES} refused ones and never lets them push a verified one out, in the list and read back`, async () => {
+    work = mkdtempSync(join(tmpdir(), 'rfs-history-'));
+    const file = join(work, 'h.jsonl');
+    const first = await ListenSource.open(sourceOptions(file));
+    arriveValid(first, 'dlv_valid_1');
+    arriveValid(first, 'dlv_valid_2');
+    for (let n = 1; n <= 1100; n++) arrive(first, `dlv_refused_${n}`);
+    const listed = first.list().map((s) => s.deliveryId);
+    const refused = Array.from({ length: MAX_REFUSED_ENTRIES }, (_, i) => `dlv_refused_${1100 - i}`);
+    expect(listed).toEqual([...refused, 'dlv_valid_2', 'dlv_valid_1']);
+    await first.close();
+    const again = await ListenSource.open(sourceOptions(file));
+    expect(again.damaged).toBe(0);
+    expect(again.list().map((s) => s.deliveryId)).toEqual(listed);
+    // Verified ones keep their own bound: the newest MAX_ENTRIES of them.
+    for (let n = 3; n <= MAX_ENTRIES + 5; n++) arriveValid(again, `dlv_valid_${n}`);
+    const after = again.list();
+    expect(after.filter((s) => s.verified).length).toBe(MAX_ENTRIES);
+    expect(after.filter((s) => !s.verified).length).toBe(MAX_REFUSED_ENTRIES);
+    expect(after.find((s) => s.deliveryId === 'dlv_valid_6')).toBeDefined();
+    expect(after.find((s) => s.deliveryId === 'dlv_valid_5')).toBeUndefined();
+    await again.close();
+    const third = await ListenSource.open(sourceOptions(file));
+    expect(third.list().map((s) => s.deliveryId)).toEqual(after.map((s) => s.deliveryId));
+    await third.close();
+  });
+});
 
 describe('the history file', () => {
   it('holds at most 2,000 lines and reads back the newest 1,000 entries however many arrive', async () => {
