@@ -146,6 +146,12 @@ function cut(text: string | null): string | null {
   return text === null || text.length <= MAX_LIST_TEXT ? text : `${text.slice(0, MAX_LIST_TEXT - 1)}…`;
 }
 
+/** The URL a delivery was sent to: the listener's own, with the request target it arrived at. */
+function receivedAt(receiverUrl: string, path: string): string {
+  // An absolute request target (`POST http://host/x`) is already a URL; a path joins the listener's.
+  return path.startsWith('/') ? `${receiverUrl.replace(/\/+$/, '')}${path}` : path;
+}
+
 const verified = (entry: ListenEntry): boolean => VERIFIED.has(entry.verdict);
 
 /**
@@ -486,6 +492,7 @@ export class ListenSource implements InspectorSource {
       deliveryId: entry.deliveryId,
       recordingId: entry.recordingId,
       title: entry.title,
+      url: cut(receivedAt(this.o.receiverUrl, entry.path)),
       verdict: entry.verdict,
       status: entry.status,
       target: forward === undefined ? null : { status: forward.status, durationMs: forward.durationMs, error: forward.error },

@@ -25,6 +25,13 @@ export interface DeliverySummary {
   deliveryId: string | null;
   recordingId: string | null;
   title: string | null;
+  /**
+   * Where the delivery was sent. sandbox: its subscription's URL (of its latest attempt when the
+   * subscription was deleted); listen: the listener's URL with the path the delivery arrived at
+   * (the subscription's path, which tells apart subscriptions sent to one listener), cut as the
+   * list's texts are. Null when not known.
+   */
+  url: string | null;
   /** listen: valid, duplicate, stale, mismatch, malformed, missing; sandbox: the delivery's status. */
   verdict: string;
   /** listen: what the listener answered; sandbox: the receiver's last status (null: no answer). */

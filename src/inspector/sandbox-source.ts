@@ -29,6 +29,7 @@ function summary(d: InspectedDelivery): DeliverySummary {
     deliveryId: d.id,
     recordingId: d.recordingId,
     title: titleOf(d.body),
+    url: d.subscriptionUrl ?? last?.url ?? null,
     verdict: d.status,
     status: d.lastResponseStatus,
     target: last === undefined ? null : { status: last.responseStatus, durationMs: last.durationMs, error: last.error },

@@ -11,6 +11,8 @@ export interface InspectedDelivery {
   subscriptionId: string;
   /** Whether its subscription is gone: the API then answers 404 to a replay of it. */
   subscriptionDeleted: boolean;
+  /** Its subscription's URL; null once the subscription is gone. */
+  subscriptionUrl: string | null;
   event: string;
   recordingId: string;
   status: string;
@@ -38,6 +40,7 @@ export function inspectionOf(app: App): SandboxInspection {
         workspace: d.workspace,
         subscriptionId: d.subscriptionId,
         subscriptionDeleted: !app.webhooks.data.subscriptions.has(d.subscriptionId),
+        subscriptionUrl: app.webhooks.data.subscriptions.get(d.subscriptionId)?.url ?? null,
         event: d.event,
         recordingId: d.recordingId,
         status: d.status,

@@ -195,6 +195,7 @@ describe('the event stream', () => {
             deliveryId: null,
             recordingId: null,
             title: big,
+            url: null,
             verdict: 'valid',
             status: 200,
             target: null,

@@ -155,10 +155,19 @@ describe('keyboard', () => {
       await expect(page.locator('#editor').count()).resolves.toBe(0);
       // No signed command of it, and the signature it came with is not on the page.
       await expect(page.locator('#copy-curl').count()).resolves.toBe(0);
-      // The forged one came with a signature: the page says one came, not its value. The unsigned one had none.
+      // The forged one came with a signature: the page says one came, not its value. The unsigned one
+      // had none, and the page says that, not that a header came.
       const detail = await page.locator('#detail').textContent();
-      if (id === 'dlv_page_forged') expect(detail).toContain('[received, not kept: the delivery did not verify');
-      else expect(detail).not.toContain('[received, not kept');
+      const why = await page.locator('#not-replayable').textContent();
+      if (id === 'dlv_page_forged') {
+        expect(detail).toContain('[received, not kept: the delivery did not verify');
+        expect(why).toContain('a signature came with it (x-service-signature), but the delivery did not verify');
+        expect(why).not.toContain('no x-service-signature header');
+      } else {
+        expect(detail).not.toContain('[received, not kept');
+        expect(why).toContain('(missing): it came with no x-service-signature header.');
+        expect(why).not.toMatch(/signature came|header says one came/);
+      }
       expect(await page.content()).not.toMatch(/[0-9a-f]{64}/);
       // Clicked all the same (Playwright would wait for an enabled button): nothing is sent.
       await page.click('#replay-resigned', { force: true });
@@ -237,10 +246,8 @@ it('edits a verified delivery and replays it re-signed: the diff shown, the appâ
   await shown.locator('.diff .added', { hasText: 'Weekly planning (edited)' }).waitFor();
   await expect(shown.locator('.answer-body').textContent()).resolves.toContain(`"timestamp":"${got.headers['x-service-timestamp']}"`);
   await page.locator('#replay-result', { hasText: 'replay edited, re-signed: HTTP 201' }).waitFor();
-  if (UPDATE_DOCS) {
-    await shown.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: join(IMAGES, 'inspector-edit.png') });
-  }
+  // The edited replay as the detail pane shows it: what was sent (the diff) and the app's answer.
+  if (UPDATE_DOCS) await shown.screenshot({ path: join(IMAGES, 'inspector-edit.png') });
   await page.close();
 });
 
@@ -263,7 +270,7 @@ describe('layouts', () => {
           };
         }),
       );
-    expect(cells.map((c) => c.label)).toEqual(['Time', 'Verdict', 'Status', 'Target', 'Event', 'Delivery', 'Title']);
+    expect(cells.map((c) => c.label)).toEqual(['Time', 'Verdict', 'Status', 'Target', 'Event', 'Delivery', 'Title', 'URL']);
     for (const c of cells) {
       expect(c.width, c.label).toBeGreaterThan(100);
       expect(c.left, c.label).toBeGreaterThanOrEqual(0);
@@ -284,7 +291,7 @@ describe('layouts', () => {
     const page = await openPage(1440);
     expect(await page.locator('html').evaluate((html) => html.scrollWidth)).toBeLessThanOrEqual(1440);
     const widths = await page.locator('#list thead th').evaluateAll((ths) => ths.map((th) => th.getBoundingClientRect().width));
-    expect(widths.length).toBe(7);
+    expect(widths.length).toBe(8);
     expect(widths[6]).toBeGreaterThanOrEqual(150);
     const clipped = await page.locator('#rows td').evaluateAll((tds) => tds.filter((td) => td.scrollWidth > td.clientWidth + 1).length);
     expect(clipped).toBe(0);

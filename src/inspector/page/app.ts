@@ -8,6 +8,9 @@
 import { sanitize } from '../../core/sanitize.js';
 import type { DeliveryDetail, DeliverySummary, Exchange, InspectorInfo } from '../model.js';
 
+/** The header that carries a delivery's signature (shared/schemas.ts, SIGNATURE_HEADERS; not imported: the bundle stays free of zod). */
+const SIGNATURE_HEADER = 'x-service-signature';
+
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 
 let info: InspectorInfo = { kind: 'listen', forwardTo: null, canReplay: false, canResign: false, hasRequests: false };
@@ -98,13 +101,39 @@ function matches(s: DeliverySummary): boolean {
   if (status === 'none' && answered !== null) return false;
   if (status !== '' && status !== 'none' && (answered === null || String(answered)[0] !== status)) return false;
   if (text === '') return true;
-  return [s.deliveryId, s.event, s.recordingId, s.title, s.verdict, s.id].some((v) => v?.toLowerCase().includes(text));
+  return [s.deliveryId, s.event, s.recordingId, s.title, s.url, s.verdict, s.id].some((v) => v?.toLowerCase().includes(text));
 }
 
-function cell(label: string, text: string, className = ''): HTMLTableCellElement {
-  const td = el('td', text, className);
+/**
+ * A cell of a list: its text on one line in a box of its own (app.css cuts a long one with an
+ * ellipsis), the whole text kept in the document (read out whole) and, for the texts that may be
+ * cut, in a tooltip, escaped as everything shown.
+ */
+function cell(label: string, text: string, className = '', full?: string): HTMLTableCellElement {
+  const td = el('td', undefined, className);
   td.dataset.label = label;
+  const value = el('span', text, 'v');
+  if (full !== undefined) value.title = shown(full);
+  td.append(value);
   return td;
+}
+
+/**
+ * The URL cell, the whole URL in its tooltip and the detail. The sandbox: its subscription's URL
+ * from the host on (`http://` is the same for all; the port and path tell them apart, and are what
+ * a cut cell still shows); the listener: the path it arrived at (its origin is the same for every row).
+ */
+function urlCell(s: DeliverySummary): HTMLTableCellElement {
+  if (s.url === null) return cell('URL', '–', 'url');
+  let text = s.url;
+  try {
+    const parsed = new URL(s.url);
+    const path = `${parsed.pathname}${parsed.search}`;
+    text = info.kind === 'listen' ? path : `${parsed.host}${path}`;
+  } catch {
+    // Not a URL (the listener cuts a long one): shown as it is.
+  }
+  return cell('URL', text, 'url', s.url);
 }
 
 function renderList(): void {
@@ -133,9 +162,10 @@ function renderList(): void {
         cell('Verdict', s.verdict, verdictClass(s.verdict)),
         cell('Status', s.status === null ? '–' : String(s.status), statusClass(s.status)),
         targetCell(s),
-        cell('Event', s.event ?? '–', 'event'),
-        cell('Delivery', s.deliveryId ?? '–', 'id'),
-        cell('Title', s.title ?? '–', 'title'),
+        cell('Event', s.event ?? '–', 'event', s.event ?? undefined),
+        cell('Delivery', s.deliveryId ?? '–', 'id', s.deliveryId ?? undefined),
+        cell('Title', s.title ?? '–', 'title', s.title ?? undefined),
+        urlCell(s),
       );
       tr.addEventListener('click', (event) => {
         if (event.target instanceof HTMLButtonElement) return;
@@ -389,9 +419,19 @@ async function refreshDetail(id: string): Promise<void> {
   markBusy(id);
 }
 
+/** What came as the signature of a delivery that did not verify: none, or one kept as its header's name only (listen-source.ts). */
+function signatureNote(d: DeliveryDetail): string {
+  const name = Object.keys(d.request.headers).find((h) => h.toLowerCase() === SIGNATURE_HEADER);
+  return name === undefined
+    ? `it came with no ${SIGNATURE_HEADER} header.`
+    : `a signature came with it (${name}), but the delivery did not verify (see Why); the signature's value is not kept, only that one came.`;
+}
+
 async function openDetail(id: string, focus: boolean): Promise<void> {
   const d = await api<DeliveryDetail>(`/api/deliveries/${encodeURIComponent(id)}`);
   opened = d;
+  // A delivery open: the detail pane takes its width beside the list (app.css, main.open).
+  document.querySelector('main')?.classList.add('open');
   const pane = $('detail');
   const actions = el('div', undefined, 'actions');
   if (info.canReplay) {
@@ -429,6 +469,7 @@ async function openDetail(id: string, focus: boolean): Promise<void> {
     ['Event', d.event],
     ['Recording', d.recordingId],
     ['Title', d.title],
+    ['URL', d.url],
     ['Verdict', d.verdict],
     ['Why', d.explanation],
     ['Answered', d.status === null ? null : String(d.status)],
@@ -443,7 +484,7 @@ async function openDetail(id: string, focus: boolean): Promise<void> {
   heading.tabIndex = -1;
   const parts: HTMLElement[] = [heading, summary, actions];
   const whyNot = !d.verified
-    ? `This delivery did not verify (${d.verdict}): the listener never replays or signs it, and keeps no signature of it (the header says one came, not its value), so no curl command is made of it.`
+    ? `This delivery did not verify (${d.verdict}): ${signatureNote(d)} The listener never replays or signs it, so no curl command is made of it.`
     : info.canReplay && !d.replayable
       ? 'Not replayed: its body was dropped to keep the inspector within its memory bound.'
       : undefined;
