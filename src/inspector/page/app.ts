@@ -7,6 +7,7 @@
 // it), the shortcuts (j/k, r, /) never take a key from a control that has focus.
 import { sanitize } from '../../core/sanitize.js';
 import type { DeliveryDetail, DeliverySummary, Exchange, InspectorInfo } from '../model.js';
+import { newestFirst } from '../order.js';
 
 /** The header that carries a delivery's signature (shared/schemas.ts, SIGNATURE_HEADERS; not imported: the bundle stays free of zod). */
 const SIGNATURE_HEADER = 'x-service-signature';
@@ -138,7 +139,7 @@ function urlCell(s: DeliverySummary): HTMLTableCellElement {
 
 function renderList(): void {
   const body = $<HTMLTableSectionElement>('rows');
-  const all = [...rows.values()].sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : Number(b.id) - Number(a.id)));
+  const all = [...rows.values()].sort(newestFirst);
   const visible = all.filter(matches);
   order = visible.map((s) => s.id);
   const focused = document.activeElement instanceof HTMLElement ? document.activeElement.closest('tr')?.dataset.id : undefined;
@@ -486,7 +487,7 @@ async function openDetail(id: string, focus: boolean): Promise<void> {
   const whyNot = !d.verified
     ? `This delivery did not verify (${d.verdict}): ${signatureNote(d)} The listener never replays or signs it, so no curl command is made of it.`
     : info.canReplay && !d.replayable
-      ? 'Not replayed: its body was dropped to keep the inspector within its memory bound.'
+      ? `Not replayed: ${d.whyNotReplayable ?? 'its body was dropped to keep the inspector within its memory bound'}.`
       : undefined;
   if (whyNot !== undefined) {
     const why = el('p', whyNot);
