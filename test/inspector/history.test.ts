@@ -32,6 +32,8 @@ import {
 } from '../../src/inspector/history.js';
 import { isListenEntry, isListenPart, ListenSource, MAX_REFUSED_ENTRIES } from '../../src/inspector/listen-source.js';
 import { openDeliverySender } from '../../src/webhooks/send.js';
+import { sign } from '../../src/shared/signature.js';
+import { SIGNATURE_HEADERS } from '../../src/shared/schemas.js';
 import { parseListenAddress } from '../../src/core/listen.js';
 import { checkStateFile } from '../../src/core/state-file.js';
 
@@ -387,8 +389,14 @@ function replayingOptions(historyFile: string, answer: number) {
   };
 }
 
-/** A delivery that verified, as the receiver reports it. */
+/** A delivery that verified, as the receiver reports it: signed with the record's secret (it re-signs only that). */
 function arriveValid(source: ListenSource, deliveryId: string): void {
+  const body = Buffer.from(`{"id":"${deliveryId}"}`);
+  const timestamp = Math.floor(Date.parse('2026-11-28T12:00:00Z') / 1000);
+  const signed = {
+    [SIGNATURE_HEADERS.timestamp]: String(timestamp),
+    [SIGNATURE_HEADERS.signature]: sign(sourceOptions('').secret(), timestamp, body),
+  };
   source.add(
     {
       deliveryId,
@@ -401,7 +409,7 @@ function arriveValid(source: ListenSource, deliveryId: string): void {
       ageSeconds: 0,
       status: 201,
     },
-    { method: 'POST', path: '/', headers: { 'x-service-delivery': deliveryId }, body: Buffer.from(`{"id":"${deliveryId}"}`) },
+    { method: 'POST', path: '/', headers: { 'x-service-delivery': deliveryId, ...signed }, body },
     'valid',
     Date.parse('2026-11-28T12:00:00Z'),
   );
