@@ -242,6 +242,18 @@ describe('the history is judged as core/state-file.ts judges a state file, by wh
     expect(readFileSync(file, 'utf8')).toBe(`${JSON.stringify(good)}\n`);
   });
 
+  it('reads a history in a folder like /tmp (root-owned, 1777 with the sticky bit): no one else may move the file there', async () => {
+    work = mkdtempSync(join(tmpdir(), 'rfs-history-'));
+    const folder = join(work, 'shared');
+    mkdirSync(folder);
+    chmodSync(folder, 0o1777);
+    const file = join(folder, 'h.jsonl');
+    writeFileSync(file, `${JSON.stringify(good)}\n`, { mode: 0o600 });
+    chownSync(folder, 0, 0);
+    expect(checkStateFile(file)).toMatchObject({ kind: 'own' });
+    expect((await readHistory(file, isEntry)).entries.map((e) => e.id)).toEqual([good.id]);
+  });
+
   // The name judged, then opened by name again following links: a link swapped in between was
   // read. Here a process swaps the name between the history and a link to a forged one as fast as
   // it can while the history is read again and again: the forged one is never read.
