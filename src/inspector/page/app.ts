@@ -14,7 +14,21 @@ const SIGNATURE_HEADER = 'x-service-signature';
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 
 let info: InspectorInfo = { kind: 'listen', forwardTo: null, canReplay: false, canResign: false, hasRequests: false };
-const rows = new Map<string, DeliverySummary>();
+
+/** The most rows the list holds at once: the newest that match; a filter finds the others. */
+const WINDOW = 500;
+
+/** A delivery of the list: its row built once (again only when it changes), and the text a search looks in. */
+interface Row {
+  s: DeliverySummary;
+  search: string;
+  tr: HTMLTableRowElement | undefined;
+}
+const rows = new Map<string, Row>();
+/** Every id, newest first; sorted again only when a delivery is added. */
+let sorted: string[] = [];
+let unsorted = false;
+/** The ids of the rows in the list now, in order (j/k move along it). */
 let order: string[] = [];
 let selected: string | undefined;
 let opened: DeliveryDetail | undefined;
@@ -92,16 +106,48 @@ function filtered(): boolean {
   );
 }
 
-function matches(s: DeliverySummary): boolean {
+/** What the filters ask for now: a test of a row. */
+function matcher(): (row: Row) => boolean {
   const verdict = $<HTMLSelectElement>('f-verdict').value;
   const status = $<HTMLSelectElement>('f-status').value;
   const text = $<HTMLInputElement>('f-text').value.trim().toLowerCase();
-  if (verdict !== '' && s.verdict !== verdict) return false;
-  const answered = s.target?.status ?? s.status;
-  if (status === 'none' && answered !== null) return false;
-  if (status !== '' && status !== 'none' && (answered === null || String(answered)[0] !== status)) return false;
-  if (text === '') return true;
-  return [s.deliveryId, s.event, s.recordingId, s.title, s.url, s.verdict, s.id].some((v) => v?.toLowerCase().includes(text));
+  return ({ s, search }) => {
+    if (verdict !== '' && s.verdict !== verdict) return false;
+    const answered = s.target?.status ?? s.status;
+    if (status === 'none' && answered !== null) return false;
+    if (status !== '' && status !== 'none' && (answered === null || String(answered)[0] !== status)) return false;
+    return text === '' || search.includes(text);
+  };
+}
+
+/** The text a search looks in: the row's texts, lower-cased once. */
+function searchText(s: DeliverySummary): string {
+  return [s.deliveryId, s.event, s.recordingId, s.title, s.url, s.verdict, s.id]
+    .filter((v): v is string => v !== null)
+    .join('\n')
+    .toLowerCase();
+}
+
+const newestFirst = (a: DeliverySummary, b: DeliverySummary): number => {
+  if (a.at !== b.at) return a.at < b.at ? 1 : -1;
+  const [x, y] = [Number(a.id), Number(b.id)];
+  if (Number.isFinite(x) && Number.isFinite(y)) return y - x;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+};
+
+/** A new or changed delivery: its row is built again when next shown. */
+function put(s: DeliverySummary): void {
+  const known = rows.get(s.id);
+  if (known === undefined) {
+    rows.set(s.id, { s, search: searchText(s), tr: undefined });
+    unsorted = true;
+  } else {
+    known.s = s;
+    known.search = searchText(s);
+    known.tr = undefined;
+  }
+  const verdicts = $<HTMLSelectElement>('f-verdict');
+  if (![...verdicts.options].some((o) => o.value === s.verdict)) verdicts.append(new Option(s.verdict, s.verdict));
 }
 
 /**
@@ -136,73 +182,97 @@ function urlCell(s: DeliverySummary): HTMLTableCellElement {
   return cell('URL', text, 'url', s.url);
 }
 
-function renderList(): void {
-  const body = $<HTMLTableSectionElement>('rows');
-  const all = [...rows.values()].sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : Number(b.id) - Number(a.id)));
-  const visible = all.filter(matches);
-  order = visible.map((s) => s.id);
-  const focused = document.activeElement instanceof HTMLElement ? document.activeElement.closest('tr')?.dataset.id : undefined;
-  body.replaceChildren(
-    ...visible.map((s) => {
-      const tr = el('tr');
-      tr.dataset.id = s.id;
-      if (s.id === selected) tr.setAttribute('aria-current', 'true');
-      const open = el('button', time(s.at), 'row-open');
-      open.type = 'button';
-      open.setAttribute('aria-label', `Open delivery ${shown(s.deliveryId ?? s.id)}, ${s.verdict}, ${time(s.at)}`);
-      open.addEventListener('click', () => {
-        select(s.id, false);
-        void openDetail(s.id, true);
-      });
-      const first = el('td', undefined, 'time');
-      first.dataset.label = 'Time';
-      first.append(open);
-      tr.append(
-        first,
-        cell('Verdict', s.verdict, verdictClass(s.verdict)),
-        cell('Status', s.status === null ? '–' : String(s.status), statusClass(s.status)),
-        targetCell(s),
-        cell('Event', s.event ?? '–', 'event', s.event ?? undefined),
-        cell('Delivery', s.deliveryId ?? '–', 'id', s.deliveryId ?? undefined),
-        cell('Title', s.title ?? '–', 'title', s.title ?? undefined),
-        urlCell(s),
-      );
-      tr.addEventListener('click', (event) => {
-        if (event.target instanceof HTMLButtonElement) return;
-        select(s.id, false);
-        void openDetail(s.id, false);
-      });
-      return tr;
-    }),
+function buildRow(s: DeliverySummary): HTMLTableRowElement {
+  const tr = el('tr');
+  tr.dataset.id = s.id;
+  if (s.id === selected) tr.setAttribute('aria-current', 'true');
+  const open = el('button', time(s.at), 'row-open');
+  open.type = 'button';
+  open.setAttribute('aria-label', `Open delivery ${shown(s.deliveryId ?? s.id)}, ${s.verdict}, ${time(s.at)}`);
+  open.addEventListener('click', () => {
+    select(s.id, false);
+    void openDetail(s.id, true);
+  });
+  const first = el('td', undefined, 'time');
+  first.dataset.label = 'Time';
+  first.append(open);
+  tr.append(
+    first,
+    cell('Verdict', s.verdict, verdictClass(s.verdict)),
+    cell('Status', s.status === null ? '–' : String(s.status), statusClass(s.status)),
+    targetCell(s),
+    cell('Event', s.event ?? '–', 'event', s.event ?? undefined),
+    cell('Delivery', s.deliveryId ?? '–', 'id', s.deliveryId ?? undefined),
+    cell('Title', s.title ?? '–', 'title', s.title ?? undefined),
+    urlCell(s),
   );
-  // A redraw (a new delivery arrived) keeps the keyboard where it was.
-  if (focused !== undefined) body.querySelector<HTMLButtonElement>(`tr[data-id="${CSS.escape(focused)}"] button`)?.focus();
-  const empty = $('empty');
-  empty.hidden = visible.length > 0;
-  empty.textContent =
-    all.length === 0 ? 'No deliveries yet.' : filtered() ? 'No delivery matches these filters (Escape in a filter clears it).' : '';
-  $('count').textContent =
-    all.length === 0 ? '' : visible.length === all.length ? `${all.length} deliveries` : `${visible.length} of ${all.length} deliveries`;
-  const verdicts = $<HTMLSelectElement>('f-verdict');
-  const known = new Set([...verdicts.options].map((o) => o.value));
-  for (const s of all) {
-    if (!known.has(s.verdict)) {
-      verdicts.append(new Option(s.verdict, s.verdict));
-      known.add(s.verdict);
-    }
+  tr.addEventListener('click', (event) => {
+    if (event.target instanceof HTMLButtonElement) return;
+    select(s.id, false);
+    void openDetail(s.id, false);
+  });
+  return tr;
+}
+
+let frameAsked = false;
+
+/** The list drawn again at the next frame: what arrives in one frame (events, keystrokes) is drawn once. */
+function renderSoon(): void {
+  if (frameAsked) return;
+  frameAsked = true;
+  requestAnimationFrame(() => {
+    frameAsked = false;
+    renderList();
+  });
+}
+
+/**
+ * The list as the filters say: the newest WINDOW rows that match, each built once and kept (a
+ * keystroke only picks among them), the list's children changed only where they differ.
+ */
+function renderList(): void {
+  if (unsorted) {
+    sorted = [...rows.values()].map((r) => r.s).sort(newestFirst).map((s) => s.id);
+    unsorted = false;
   }
+  const test = matcher();
+  const shownRows: Row[] = [];
+  let matched = 0;
+  for (const id of sorted) {
+    const row = rows.get(id) as Row;
+    if (!test(row)) continue;
+    matched++;
+    if (shownRows.length < WINDOW) shownRows.push(row);
+  }
+  order = shownRows.map((r) => r.s.id);
+  const body = $<HTMLTableSectionElement>('rows');
+  const trs = shownRows.map((r) => (r.tr ??= buildRow(r.s)));
+  const same = trs.length === body.children.length && trs.every((tr, i) => body.children[i] === tr);
+  if (!same) {
+    const focused = document.activeElement instanceof HTMLElement ? document.activeElement.closest('tr')?.dataset.id : undefined;
+    body.replaceChildren(...trs);
+    // A redraw (a new delivery arrived) keeps the keyboard where it was.
+    if (focused !== undefined) rows.get(focused)?.tr?.querySelector('button')?.focus({ preventScroll: true });
+  }
+  const all = rows.size;
+  const empty = $('empty');
+  empty.hidden = matched > 0;
+  empty.textContent =
+    all === 0 ? 'No deliveries yet.' : filtered() ? 'No delivery matches these filters (Escape in a filter clears it).' : '';
+  const counted = all === 0 ? '' : matched === all ? `${all} deliveries` : `${matched} of ${all} deliveries`;
+  $('count').textContent =
+    matched > WINDOW ? `${counted}: showing ${WINDOW} of ${matched}, the newest (refine the filter to see others)` : counted;
 }
 
 /** Marks a row as the current one; with `focus`, moves the keyboard to its button (j/k). */
 function select(id: string | undefined, focus: boolean): void {
+  if (selected !== undefined) rows.get(selected)?.tr?.removeAttribute('aria-current');
   selected = id;
-  for (const tr of $<HTMLTableSectionElement>('rows').querySelectorAll('tr')) {
-    const on = tr.dataset.id === id;
-    if (on) tr.setAttribute('aria-current', 'true');
-    else tr.removeAttribute('aria-current');
-    if (on && focus) tr.querySelector('button')?.focus();
-    else if (on) tr.scrollIntoView({ block: 'nearest' });
-  }
+  const tr = id === undefined ? undefined : rows.get(id)?.tr;
+  if (tr === undefined) return;
+  tr.setAttribute('aria-current', 'true');
+  if (focus) tr.querySelector('button')?.focus();
+  else tr.scrollIntoView({ block: 'nearest' });
 }
 
 function headerList(headers: Record<string, string>): HTMLElement {
@@ -555,10 +625,22 @@ async function loadRequests(): Promise<void> {
   );
 }
 
+let requestsAsked = false;
+/** The request log read again once for the events of a frame, not once for each. */
+function requestsSoon(): void {
+  if (requestsAsked) return;
+  requestsAsked = true;
+  requestAnimationFrame(() => {
+    requestsAsked = false;
+    void loadRequests();
+  });
+}
+
 async function loadList(): Promise<void> {
   const list = await api<DeliverySummary[]>('/api/deliveries');
   rows.clear();
-  for (const s of list) rows.set(s.id, s);
+  for (const s of list) put(s);
+  unsorted = true;
   renderList();
 }
 
@@ -619,6 +701,7 @@ async function start(): Promise<void> {
     info.kind === 'sandbox'
       ? 'rfs sandbox: deliveries sent'
       : `rfs webhooks listen: deliveries received${info.forwardTo === null ? '' : ` → ${shown(info.forwardTo)}`}`;
+  // Each keystroke filters at once: it only picks among rows already built, the newest WINDOW.
   for (const id of ['f-verdict', 'f-status', 'f-text']) $(id).addEventListener('input', renderList);
   $('filters').addEventListener('submit', (e) => e.preventDefault());
   await loadList();
@@ -634,10 +717,10 @@ async function start(): Promise<void> {
   events.addEventListener('reload', () => void loadList());
   events.addEventListener('delivery', (event) => {
     const s = JSON.parse((event as MessageEvent<string>).data) as DeliverySummary;
-    rows.set(s.id, s);
-    renderList();
+    put(s);
+    renderSoon();
     if (s.id === opened?.id) void refreshDetail(s.id);
-    if (info.hasRequests) void loadRequests();
+    if (info.hasRequests) requestsSoon();
   });
 }
 
