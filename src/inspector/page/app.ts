@@ -483,6 +483,9 @@ async function refreshDetail(id: string): Promise<void> {
   const d = await api<DeliveryDetail>(`/api/deliveries/${encodeURIComponent(id)}`);
   if (opened?.id !== id) return;
   opened = d;
+  // Only what the delivery's change touches is drawn again, in place: the pane keeps its scroll,
+  // the focus stays where it was, and an edit in progress (the edit box) is not touched.
+  $('facts').replaceWith(factList(d));
   const list = $('exchanges');
   list.replaceChildren(...exchangeViews(d));
   $('exchanges-head').hidden = d.exchanges.length === 0 && d.exchangesDropped === 0;
@@ -495,6 +498,25 @@ function signatureNote(d: DeliveryDetail): string {
   return name === undefined
     ? `it came with no ${SIGNATURE_HEADER} header.`
     : `a signature came with it (${name}), but the delivery did not verify (see Why); the signature's value is not kept, only that one came.`;
+}
+
+/** The facts of a delivery at the top of its detail (drawn again when the delivery changes). */
+function factList(d: DeliveryDetail): HTMLElement {
+  const summary = el('dl');
+  summary.id = 'facts';
+  const facts: [string, string | null][] = [
+    ['Delivery', d.deliveryId],
+    ['Event', d.event],
+    ['Recording', d.recordingId],
+    ['Title', d.title],
+    ['URL', d.url],
+    ['Verdict', d.verdict],
+    ['Why', d.explanation],
+    ['Answered', d.status === null ? null : String(d.status)],
+    ['Arrived', new Date(d.at).toLocaleString()],
+  ];
+  for (const [name, value] of facts) if (value !== null && value !== '') summary.append(el('dt', name), el('dd', value));
+  return summary;
 }
 
 async function openDetail(id: string, focus: boolean): Promise<void> {
@@ -533,19 +555,7 @@ async function openDetail(id: string, focus: boolean): Promise<void> {
   fixture.href = `/api/deliveries/${encodeURIComponent(d.id)}/body`;
   fixture.download = '';
   actions.append(fixture);
-  const summary = el('dl');
-  const facts: [string, string | null][] = [
-    ['Delivery', d.deliveryId],
-    ['Event', d.event],
-    ['Recording', d.recordingId],
-    ['Title', d.title],
-    ['URL', d.url],
-    ['Verdict', d.verdict],
-    ['Why', d.explanation],
-    ['Answered', d.status === null ? null : String(d.status)],
-    ['Arrived', new Date(d.at).toLocaleString()],
-  ];
-  for (const [name, value] of facts) if (value !== null && value !== '') summary.append(el('dt', name), el('dd', value));
+  const summary = factList(d);
   const note = el('p', lastReplay?.id === id ? lastReplay.text : '');
   note.id = 'replay-result';
   note.setAttribute('role', 'status');

