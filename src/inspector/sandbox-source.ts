@@ -70,7 +70,7 @@ export class SandboxSource implements InspectorSource {
   }
 
   info() {
-    return { kind: 'sandbox' as const, forwardTo: null, canReplay: true, canResign: false, hasRequests: true };
+    return { kind: 'sandbox' as const, forwardTo: null, canReplay: true, canResign: false, hasRequests: true, maxDeliveries: null };
   }
 
   list(): DeliverySummary[] {

@@ -117,4 +117,40 @@ describe('rfs webhooks listen --inspect', () => {
     await page.close();
   });
 
+  it('holds the listener bound: the oldest rows go, and an open detail of one says it is no longer kept', async () => {
+    const page = await openPage(listen.pageUrl, 1440);
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.locator('#rows tr', { hasText: 'dlv_detail_row1' }).click();
+    await page.locator('#facts dd', { hasText: /^dlv_detail_row1$/ }).waitFor();
+    const agent = new (await import('node:http')).Agent({ keepAlive: true, maxSockets: 4 });
+    const timestamp = Math.floor(Date.now() / 1000);
+    for (let i = 0; i < 1000; i += 50) {
+      await Promise.all(
+        Array.from({ length: 50 }, (_, j) => {
+          const id = `dlv_detail_bound${String(i + j).padStart(8, '0')}`;
+          const body = JSON.stringify({ id, event: 'recording.completed', data: { id: 'rec_bound', title: `bound ${i + j}` } });
+          return send(`${listen.receiverUrl}/`, {
+            agent,
+            body,
+            headers: {
+              'content-type': 'application/json',
+              'x-service-delivery': id,
+              'x-service-event': 'recording.completed',
+              'x-service-timestamp': String(timestamp),
+              'x-service-signature': signed(SECRET, timestamp, body),
+            },
+          });
+        }),
+      );
+    }
+    agent.destroy();
+    await page.locator('#rows tr', { hasText: 'dlv_detail_bound00000999' }).waitFor({ timeout: 30_000 });
+    await page.locator('#count', { hasText: /^1000 deliveries/ }).waitFor({ timeout: 10_000 });
+    await page.locator('#detail', { hasText: 'no longer kept' }).waitFor({ timeout: 10_000 });
+    await page.fill('#f-text', 'dlv_detail_row');
+    await expect(page.locator('#rows tr').count()).resolves.toBe(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
 });

@@ -13,7 +13,14 @@ const SIGNATURE_HEADER = 'x-service-signature';
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 
-let info: InspectorInfo = { kind: 'listen', forwardTo: null, canReplay: false, canResign: false, hasRequests: false };
+let info: InspectorInfo = {
+  kind: 'listen',
+  forwardTo: null,
+  canReplay: false,
+  canResign: false,
+  hasRequests: false,
+  maxDeliveries: null,
+};
 
 /** The most rows the list holds at once: the newest that match; a filter finds the others. */
 const WINDOW = 500;
@@ -234,6 +241,14 @@ function renderList(): void {
   if (unsorted) {
     sorted = [...rows.values()].map((r) => r.s).sort(newestFirst).map((s) => s.id);
     unsorted = false;
+    // The server's bound: what it dropped (the oldest) goes from the page too.
+    if (info.maxDeliveries !== null && sorted.length > info.maxDeliveries) {
+      for (const id of sorted.splice(info.maxDeliveries)) {
+        rows.delete(id);
+        if (id === selected) selected = undefined;
+        if (id === opened?.id) noLongerKept();
+      }
+    }
   }
   const test = matcher();
   const shownRows: Row[] = [];
@@ -479,8 +494,29 @@ function editor(d: DeliveryDetail): HTMLElement {
   return box;
 }
 
+/** The open delivery was dropped by the server's bound: the detail says so, and offers nothing more. */
+function noLongerKept(): void {
+  if (opened === undefined) return;
+  const gone = opened;
+  opened = undefined;
+  const note = el(
+    'p',
+    `Delivery ${gone.deliveryId ?? gone.id} is no longer kept: the listener keeps the newest ${info.maxDeliveries ?? ''} deliveries and dropped the oldest.`,
+    'hint cut',
+  );
+  note.id = 'not-kept';
+  $('detail').replaceChildren(note);
+}
+
 async function refreshDetail(id: string): Promise<void> {
-  const d = await api<DeliveryDetail>(`/api/deliveries/${encodeURIComponent(id)}`);
+  let d: DeliveryDetail;
+  try {
+    d = await api<DeliveryDetail>(`/api/deliveries/${encodeURIComponent(id)}`);
+  } catch {
+    // Dropped meanwhile (404): said once the list drops it too.
+    if (opened?.id === id && !rows.has(id)) noLongerKept();
+    return;
+  }
   if (opened?.id !== id) return;
   opened = d;
   // Only what the delivery's change touches is drawn again, in place: the pane keeps its scroll,
