@@ -117,6 +117,30 @@ describe('rfs webhooks listen --inspect', () => {
     await page.close();
   });
 
+  it('moves with j/k and the arrows from the row that has the focus, and the focus follows', async () => {
+    const page = await openPage(listen.pageUrl, 1440);
+    await page.locator('#rows tr').nth(5).waitFor();
+    const ids = await page.locator('#rows tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id')));
+    const focusedRow = () => page.evaluate<string | null>(FOCUSED_ROW);
+    await page.locator('#rows tr').nth(4).locator('button').focus();
+    await page.keyboard.press('j');
+    expect(await focusedRow()).toBe(ids[5]);
+    await page.keyboard.press('ArrowUp');
+    expect(await focusedRow()).toBe(ids[4]);
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('k');
+    expect(await focusedRow()).toBe(ids[2]);
+    await page.keyboard.press('ArrowDown');
+    expect(await focusedRow()).toBe(ids[3]);
+    await expect(page.locator('#rows tr[aria-current="true"]').getAttribute('data-id')).resolves.toBe(ids[3]);
+    // In the text filter the arrows are the box's own: no row moves.
+    await page.locator('#f-text').focus();
+    await page.keyboard.press('ArrowDown');
+    await expect(focusedId(page)).resolves.toBe('f-text');
+    await expect(page.locator('#rows tr[aria-current="true"]').getAttribute('data-id')).resolves.toBe(ids[3]);
+    await page.close();
+  });
+
   it('holds the listener bound: the oldest rows go, and an open detail of one says it is no longer kept', async () => {
     const page = await openPage(listen.pageUrl, 1440);
     const errors: string[] = [];

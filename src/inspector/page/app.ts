@@ -690,9 +690,15 @@ async function loadList(): Promise<void> {
   renderList();
 }
 
+/** The row whose button has the focus, if one has. */
+const focusedRow = (): string | undefined =>
+  document.activeElement instanceof HTMLElement ? document.activeElement.closest<HTMLElement>('#rows tr')?.dataset.id : undefined;
+
+/** The next or previous row from the one with the focus (else the selected one); the focus goes with it. */
 function move(step: number): void {
   if (order.length === 0) return;
-  const at = selected === undefined ? -1 : order.indexOf(selected);
+  const from = focusedRow() ?? selected;
+  const at = from === undefined ? -1 : order.indexOf(from);
   const next = order[Math.min(order.length - 1, Math.max(0, at + step))];
   select(next, true);
 }
@@ -732,8 +738,11 @@ document.addEventListener('keydown', (event) => {
     target instanceof HTMLButtonElement ||
     target instanceof HTMLAnchorElement ||
     (target instanceof HTMLElement && target.tagName === 'SUMMARY');
-  if (event.key === 'j' || (event.key === 'ArrowDown' && !onControl)) move(1);
-  else if (event.key === 'k' || (event.key === 'ArrowUp' && !onControl)) move(-1);
+  // The arrows move between rows from a row or with nothing focused; elsewhere (a body's pane, a
+  // button of the detail) they keep scrolling.
+  const arrows = focusedRow() !== undefined || target === document.body || target === document.documentElement;
+  if (event.key === 'j' || (event.key === 'ArrowDown' && arrows)) move(1);
+  else if (event.key === 'k' || (event.key === 'ArrowUp' && arrows)) move(-1);
   else if (event.key === 'Enter' && !onControl && selected !== undefined) void openDetail(selected, true);
   else if (event.key === 'r' && opened !== undefined && info.canReplay) void replay(opened.id, info.canResign);
   else if (event.key === '/') $('f-text').focus();
