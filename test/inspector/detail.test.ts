@@ -141,6 +141,32 @@ describe('rfs webhooks listen --inspect', () => {
     await page.close();
   });
 
+  it('at 390 px shows the detail as its own view, and Back or Escape returns to the row at its scroll position', async () => {
+    const page = await openPage(listen.pageUrl, 390);
+    await page.locator('#rows tr').nth(5).waitFor();
+    const target = page.locator('#rows tr').nth(4);
+    const id = await target.getAttribute('data-id');
+    await target.locator('button').scrollIntoViewIfNeeded();
+    const scrolled = await page.evaluate<number>('window.scrollY');
+    await target.locator('button').click();
+    await page.locator('#raw-body').waitFor();
+    const back = page.locator('#back-to-list');
+    await expect(back.isVisible()).resolves.toBe(true);
+    // Its own view: the detail starts at the top of the screen, the list is not shown.
+    await expect(page.locator('#list').isVisible()).resolves.toBe(false);
+    const top = await page.evaluate<number>("document.getElementById('detail').getBoundingClientRect().top + window.scrollY");
+    expect(top).toBeLessThan(844);
+    await page.keyboard.press('Escape');
+    await expect(page.locator('#list').isVisible()).resolves.toBe(true);
+    await expect(page.evaluate<string | null>(FOCUSED_ROW)).resolves.toBe(id);
+    expect(Math.abs((await page.evaluate<number>('window.scrollY')) - scrolled)).toBeLessThan(5);
+    await target.locator('button').click();
+    await back.click();
+    await expect(page.evaluate<string | null>(FOCUSED_ROW)).resolves.toBe(id);
+    await expect(page.locator('#list').isVisible()).resolves.toBe(true);
+    await page.close();
+  });
+
   it('holds the listener bound: the oldest rows go, and an open detail of one says it is no longer kept', async () => {
     const page = await openPage(listen.pageUrl, 1440);
     const errors: string[] = [];

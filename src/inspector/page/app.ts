@@ -555,9 +555,25 @@ function factList(d: DeliveryDetail): HTMLElement {
   return summary;
 }
 
+/** A narrow screen (app.css): the detail is a view of its own, in place of the list. */
+const NARROW = '(max-width: 760px)';
+/** The row a detail was opened from, and where the page was scrolled then: Back returns there. */
+let cameFrom: { id: string; scrollY: number } | undefined;
+
+/** Back to the list (the Back button, Escape): on a narrow screen the list again, at its scroll; the focus on the row the detail came from. */
+function backToList(): void {
+  const narrow = matchMedia(NARROW).matches;
+  if (narrow) document.querySelector('main')?.classList.remove('open');
+  if (cameFrom === undefined) return;
+  if (narrow) window.scrollTo(0, cameFrom.scrollY);
+  rows.get(cameFrom.id)?.tr?.querySelector('button')?.focus({ preventScroll: narrow });
+}
+
 async function openDetail(id: string, focus: boolean): Promise<void> {
+  const scrollY = window.scrollY;
   const d = await api<DeliveryDetail>(`/api/deliveries/${encodeURIComponent(id)}`);
   opened = d;
+  cameFrom = { id, scrollY };
   // A delivery open: the detail pane takes its width beside the list (app.css, main.open).
   document.querySelector('main')?.classList.add('open');
   const pane = $('detail');
@@ -598,7 +614,11 @@ async function openDetail(id: string, focus: boolean): Promise<void> {
   const heading = el('h2', `${d.request.method} ${d.request.path}`);
   heading.id = 'detail-heading';
   heading.tabIndex = -1;
-  const parts: HTMLElement[] = [heading, summary, actions];
+  const back = el('button', '← Back to list', 'back');
+  back.type = 'button';
+  back.id = 'back-to-list';
+  back.addEventListener('click', backToList);
+  const parts: HTMLElement[] = [back, heading, summary, actions];
   const whyNot = !d.verified
     ? `This delivery did not verify (${d.verdict}): ${signatureNote(d)} The listener never replays or signs it, so no curl command is made of it.`
     : info.canReplay && !d.replayable
@@ -732,6 +752,11 @@ document.addEventListener('keydown', (event) => {
     return;
   }
   if (target instanceof HTMLTextAreaElement) return;
+  if (event.key === 'Escape' && opened !== undefined) {
+    backToList();
+    event.preventDefault();
+    return;
+  }
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   // A focused button or link takes Enter and Space itself (native activation).
   const onControl =
