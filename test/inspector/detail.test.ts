@@ -117,6 +117,39 @@ describe('rfs webhooks listen --inspect', () => {
     await page.close();
   });
 
+  it('lists bidi and invisible characters of an edited body with where they are, and sends them only once told to', async () => {
+    const page = await openPage(listen.pageUrl, 1440);
+    await page.locator('#rows tr', { hasText: 'dlv_detail_row3' }).click();
+    await page.click('#edit-replay');
+    const before = app.received.length;
+    await page.fill('#edit-body', '{"title":"\u202Elive"}');
+    await page.locator('#edit-hidden', { hasText: 'U+202E at line 1, column 11' }).waitFor();
+    await expect(page.locator('#edit-diff-lines').textContent()).resolves.toContain('\\u202elive');
+    await page.click('#send-edited');
+    await page.locator('#replay-result', { hasText: 'not sent' }).waitFor();
+    expect(app.received.length).toBe(before);
+    await page.check('#edit-hidden-ok');
+    await page.click('#send-edited');
+    await page.locator('#replay-result', { hasText: 'replay edited, re-signed: HTTP 201' }).waitFor();
+    expect(app.received.at(-1)?.body.toString('utf8')).toBe('{"title":"\u202Elive"}');
+    await page.close();
+  });
+
+  it('says a whitespace-only change, a body that is not JSON and an empty body before sending', async () => {
+    const page = await openPage(listen.pageUrl, 1440);
+    await page.locator('#rows tr', { hasText: 'dlv_detail_row3' }).click();
+    await page.click('#edit-replay');
+    const original = await page.locator('#edit-body').inputValue();
+    await page.fill('#edit-body', `${original}\n`);
+    await expect(page.locator('#edit-diff-lines').textContent()).resolves.toContain('whitespace-only change');
+    await expect(page.locator('#edit-notes').textContent()).resolves.toBe('');
+    await page.fill('#edit-body', '{"broken": ');
+    await page.locator('#edit-notes', { hasText: 'not valid JSON' }).waitFor();
+    await page.fill('#edit-body', '');
+    await page.locator('#edit-notes', { hasText: 'empty' }).waitFor();
+    await page.close();
+  });
+
   it('moves with j/k and the arrows from the row that has the focus, and the focus follows', async () => {
     const page = await openPage(listen.pageUrl, 1440);
     await page.locator('#rows tr').nth(5).waitFor();

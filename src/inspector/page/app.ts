@@ -350,7 +350,8 @@ function diffView(before: string, after: string, id?: string): HTMLElement {
   if (id !== undefined) box.id = id;
   const lines = diffLines(left, right);
   if (!lines.some((line) => line.kind !== ' ')) {
-    box.textContent = '(no change)';
+    // The same lines (JSON indented alike) from other bytes: a signature of them differs too.
+    box.textContent = before === after ? '(no change)' : '(whitespace-only change: the bytes differ, and so does their signature)';
     return box;
   }
   for (const line of lines) {
@@ -471,6 +472,26 @@ function actionButton(id: string, text: string, onClick: () => void, replaying: 
   return button;
 }
 
+/** The characters of a text the terminal shows escaped (core/sanitize.ts), each as U+XXXX with its line and column. */
+function hiddenCharacters(text: string): string[] {
+  const found: string[] = [];
+  let line = 1;
+  let column = 1;
+  for (const ch of text) {
+    if (ch === '\n') {
+      line++;
+      column = 1;
+      continue;
+    }
+    if (ch !== '\t' && ch !== '\r' && block(ch) !== ch) {
+      const code = (ch.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0');
+      found.push(`U+${code} at line ${line}, column ${column}`);
+    }
+    column++;
+  }
+  return found;
+}
+
 /** The edit box of a verified delivery: its body, what changed as it is typed, and a send (re-signed) button. */
 function editor(d: DeliveryDetail): HTMLElement {
   const box = el('div', undefined, 'editor');
@@ -485,12 +506,57 @@ function editor(d: DeliveryDetail): HTMLElement {
   area.spellcheck = false;
   const changes = el('div');
   changes.id = 'edit-diff';
-  const update = (): void => changes.replaceChildren(el('h5', 'What changed'), diffView(d.request.body, area.value, 'edit-diff-lines'));
-  area.addEventListener('input', update);
+  // What the box may not show as it is (bidi controls reorder it, others show as nothing): listed
+  // with where they are, escaped in What changed, and sent only once the person says so.
+  const hidden = el('div', undefined, 'hint');
+  hidden.id = 'edit-hidden';
+  hidden.setAttribute('role', 'status');
+  const confirm = document.createElement('input');
+  confirm.type = 'checkbox';
+  confirm.id = 'edit-hidden-ok';
+  const confirmLabel = el('label', 'Send them as they are');
+  confirmLabel.prepend(confirm);
+  const notes = el('p', '', 'hint');
+  notes.id = 'edit-notes';
+  notes.setAttribute('role', 'status');
+  let found: string[] = [];
+  const update = (): void => {
+    changes.replaceChildren(el('h3', 'What changed'), diffView(d.request.body, area.value, 'edit-diff-lines'));
+    found = hiddenCharacters(area.value);
+    if (found.length === 0) hidden.replaceChildren();
+    else
+      hidden.replaceChildren(
+        el(
+          'p',
+          `The body holds ${found.length} character(s) that reorder the text or show as nothing, so the box above does not show it as it is (What changed shows them escaped): ${found.slice(0, 20).join('; ')}${found.length > 20 ? '; …' : ''}.`,
+        ),
+        confirmLabel,
+      );
+    const problems: string[] = [];
+    if (area.value === '') problems.push('The body is empty: it is sent empty.');
+    else if (pretty(d.request.body) !== null && pretty(area.value) === null)
+      problems.push('The body is not valid JSON (the delivery’s was): it is sent as it is, for an app’s test of that.');
+    notes.textContent = problems.join(' ');
+  };
+  area.addEventListener('input', () => {
+    confirm.checked = false;
+    update();
+  });
   update();
-  const send = actionButton('send-edited', 'Send edited, re-signed', () => void replay(d.id, true, area.value), true);
+  const send = actionButton(
+    'send-edited',
+    'Send edited, re-signed',
+    () => {
+      if (found.length > 0 && !confirm.checked) {
+        sayReplay(d.id, 'not sent: the body holds characters the box does not show as they are (listed above); tick “Send them as they are” to send it.');
+        return;
+      }
+      void replay(d.id, true, area.value);
+    },
+    true,
+  );
   const note = el('p', 'The listener signs the edited body with its secret and a fresh timestamp; the page never has the secret.', 'hint');
-  box.append(label, area, changes, send, note);
+  box.append(label, area, hidden, notes, changes, send, note);
   return box;
 }
 
