@@ -95,7 +95,8 @@ describe('rfs webhooks listen --inspect', () => {
     app = await startApp();
     listen = await startListen(work, { forwardTo: app.url });
     for (let i = 1; i <= 6; i++) expect(await post(listen.receiverUrl, delivery(`dlv_detail_row${i}`))).toBe(201);
-    await entryOf(listen.inspectorUrl, 'dlv_detail_row6');
+    expect(await post(listen.receiverUrl, delivery('dlv_detail_bidi', { title: 'invoice \u202Efdp.exe\u202C done' }))).toBe(201);
+    await entryOf(listen.inspectorUrl, 'dlv_detail_bidi');
   }, 60_000);
   afterAll(async () => {
     await listen?.stop();
@@ -147,6 +148,15 @@ describe('rfs webhooks listen --inspect', () => {
     await page.locator('#edit-notes', { hasText: 'not valid JSON' }).waitFor();
     await page.fill('#edit-body', '');
     await page.locator('#edit-notes', { hasText: 'empty' }).waitFor();
+    await page.close();
+  });
+
+  it('finds a title by its escape as the list shows it, as well as by its text', async () => {
+    const page = await openPage(listen.pageUrl, 1440);
+    await page.fill('#f-text', '\\u202efdp');
+    await expect(page.locator('#rows tr').count()).resolves.toBe(1);
+    await page.fill('#f-text', 'fdp.exe');
+    await expect(page.locator('#rows tr').count()).resolves.toBe(1);
     await page.close();
   });
 

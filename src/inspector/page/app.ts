@@ -127,12 +127,10 @@ function matcher(): (row: Row) => boolean {
   };
 }
 
-/** The text a search looks in: the row's texts, lower-cased once. */
+/** The text a search looks in: the row's texts as they came and as they are shown (escaped: `\u202e` finds a U+202E), lower-cased once. */
 function searchText(s: DeliverySummary): string {
-  return [s.deliveryId, s.event, s.recordingId, s.title, s.url, s.verdict, s.id]
-    .filter((v): v is string => v !== null)
-    .join('\n')
-    .toLowerCase();
+  const texts = [s.deliveryId, s.event, s.recordingId, s.title, s.url, s.verdict, s.id].filter((v): v is string => v !== null);
+  return [...texts, ...texts.map(shown).filter((v, i) => v !== texts[i])].join('\n').toLowerCase();
 }
 
 const newestFirst = (a: DeliverySummary, b: DeliverySummary): number => {
