@@ -286,7 +286,7 @@ export async function startInspector(o: InspectorServerOptions): Promise<Running
       if (!sameToken(req.headers['x-rfs-edit-token'], editToken)) {
         throw new InspectorError(
           403,
-          'an edited body is re-signed only from the page at the address rfs printed (its #… part): open that address',
+          "an edited body is re-signed only with this run's edit token in the x-rfs-edit-token header (the #… part of the address rfs printed at start); a page opened before the listener restarted needs the new address",
         );
       }
       const { edited } = replayRequest(await readJson(req, MAX_EDIT_REQUEST_BYTES));

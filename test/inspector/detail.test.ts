@@ -160,6 +160,19 @@ describe('rfs webhooks listen --inspect', () => {
     await page.close();
   });
 
+  it('says the listener was restarted, and the header, when the tab holds an edit token of another run', async () => {
+    const page = await openPage(`${listen.inspectorUrl}#${'A'.repeat(24)}`, 1440);
+    await page.locator('#rows tr', { hasText: 'dlv_detail_row3' }).click();
+    await page.click('#edit-replay');
+    await page.fill('#edit-body', '{"edited":true}');
+    await page.click('#send-edited');
+    const said = page.locator('#replay-result', { hasText: 'restarted' });
+    await said.waitFor();
+    await expect(said.textContent()).resolves.toContain('x-rfs-edit-token');
+    await expect(said.textContent()).resolves.toContain('new address');
+    await page.close();
+  });
+
   it('moves with j/k and the arrows from the row that has the focus, and the focus follows', async () => {
     const page = await openPage(listen.pageUrl, 1440);
     await page.locator('#rows tr').nth(5).waitFor();

@@ -77,12 +77,28 @@ const editToken = ((): string => {
   return sessionStorage.getItem('rfs-edit-token') ?? '';
 })();
 
+/** An answer of the API that is not a success: its status and the server's message. */
+class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 async function api<T>(path: string, init?: RequestInit): Promise<T> {
   const res = await fetch(path, init);
   const body = (await res.json()) as { data?: T; error?: string };
-  if (!res.ok) throw new Error(body.error ?? `HTTP ${res.status}`);
+  if (!res.ok) throw new ApiError(res.status, body.error ?? `HTTP ${res.status}`);
   return body.data as T;
 }
+
+/** Why an edited replay was refused for its token (server.ts, x-rfs-edit-token), in the words of what to do. */
+const tokenRefused = (): string =>
+  editToken === ''
+    ? 'not sent: this tab has no edit token (the x-rfs-edit-token header). Open the address rfs webhooks listen printed in its terminal, with its #… part.'
+    : 'not sent: the listener was restarted since this page was opened, and its edit token (the x-rfs-edit-token header) is of the earlier run. Open the new address rfs webhooks listen printed in its terminal.';
 
 const time = (iso: string): string => new Date(iso).toLocaleTimeString([], { hour12: false });
 const statusClass = (status: number | null): string => (status === null ? 'bad' : `s${String(status)[0]}`);
@@ -430,7 +446,10 @@ async function replay(id: string, resign: boolean, edited?: string): Promise<voi
       `${e.label}: ${e.response.status === null ? `no answer (${e.response.error ?? ''})` : `HTTP ${e.response.status}`} in ${e.response.durationMs} ms`,
     );
   } catch (error) {
-    sayReplay(id, `replay failed: ${(error as Error).message}`);
+    sayReplay(
+      id,
+      edited !== undefined && error instanceof ApiError && error.status === 403 ? tokenRefused() : `replay failed: ${(error as Error).message}`,
+    );
   } finally {
     inFlight.delete(id);
     markBusy(id);
