@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import axe from 'axe-core';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { send, signed } from '../commands/webhooks/listen/support.js';
@@ -79,6 +80,13 @@ describe('rfs sandbox --inspect: an open detail follows its delivery', () => {
       await page.locator('#facts dd', { hasText: 'SUCCEEDED' }).waitFor({ timeout: 5000 });
       await page.locator('#facts dd', { hasText: /^200$/ }).waitFor({ timeout: 5000 });
       await page.locator('#exchanges .exchange h4', { hasText: 'HTTP 200' }).waitFor({ timeout: 5000 });
+      // The sandbox's time of a delivery is its last attempt, said so, in one format with its date.
+      const facts = await page.locator('#facts').evaluate((dl) =>
+        Object.fromEntries([...dl.querySelectorAll('dt')].map((dt) => [dt.textContent, dt.nextElementSibling?.textContent])),
+      );
+      expect(facts.Arrived).toBeUndefined();
+      expect(facts['Last attempt']).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+      expect(facts['Last attempt']?.slice(11)).toBe(await page.locator('#rows tr button').first().textContent());
       await page.close();
     } finally {
       expect(await sandbox.stop()).toBe(0);
@@ -95,6 +103,9 @@ describe('rfs webhooks listen --inspect', () => {
     app = await startApp();
     listen = await startListen(work, { forwardTo: app.url });
     for (let i = 1; i <= 6; i++) expect(await post(listen.receiverUrl, delivery(`dlv_detail_row${i}`))).toBe(201);
+    // The same delivery three times (two duplicates, alike but for their entry), and a title that reads backwards unless escaped.
+    const twice = delivery('dlv_detail_twice');
+    for (let i = 0; i < 3; i++) expect(await post(listen.receiverUrl, twice)).toBe(201);
     expect(await post(listen.receiverUrl, delivery('dlv_detail_bidi', { title: 'invoice \u202Efdp.exe\u202C done' }))).toBe(201);
     await entryOf(listen.inspectorUrl, 'dlv_detail_bidi');
   }, 60_000);
@@ -171,6 +182,25 @@ describe('rfs webhooks listen --inspect', () => {
     await expect(said.textContent()).resolves.toContain('x-rfs-edit-token');
     await expect(said.textContent()).resolves.toContain('new address');
     await page.close();
+  });
+
+  it('gives each row a name of its own, and an open edit box keeps the headings in order (axe)', async () => {
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, bypassCSP: true });
+    const page = await context.newPage();
+    await page.goto(listen.pageUrl);
+    await page.locator('#rows tr', { hasText: 'duplicate' }).first().waitFor();
+    const names = await page.locator('#rows tr button').evaluateAll((b) => b.map((x) => x.getAttribute('aria-label')));
+    expect(new Set(names).size).toBe(names.length);
+    await page.locator('#rows tr', { hasText: 'dlv_detail_row3' }).click();
+    await page.click('#edit-replay');
+    await page.fill('#edit-body', '{"edited":true}');
+    await page.addScriptTag({ content: axe.source });
+    const found = await page.evaluate(async () => {
+      const run = (globalThis as unknown as { axe: { run(o: unknown): Promise<{ violations: { id: string }[] }> } }).axe;
+      return (await run.run({ runOnly: ['heading-order'] })).violations.map((v) => v.id);
+    });
+    expect(found).toEqual([]);
+    await context.close();
   });
 
   it('moves with j/k and the arrows from the row that has the focus, and the focus follows', async () => {

@@ -100,21 +100,33 @@ const tokenRefused = (): string =>
     ? 'not sent: this tab has no edit token (the x-rfs-edit-token header). Open the address rfs webhooks listen printed in its terminal, with its #… part.'
     : 'not sent: the listener was restarted since this page was opened, and its edit token (the x-rfs-edit-token header) is of the earlier run. Open the new address rfs webhooks listen printed in its terminal.';
 
-const time = (iso: string): string => new Date(iso).toLocaleTimeString([], { hour12: false });
+const two = (n: number): string => String(n).padStart(2, '0');
+/** A time of the list, 24-hour local: 02:02:07. */
+const time = (iso: string): string => {
+  const t = new Date(iso);
+  return `${two(t.getHours())}:${two(t.getMinutes())}:${two(t.getSeconds())}`;
+};
+/** A time of the detail: the same with its local date, ISO-like (2026-11-29 02:02:07). */
+const dateTime = (iso: string): string => {
+  const t = new Date(iso);
+  return `${t.getFullYear()}-${two(t.getMonth() + 1)}-${two(t.getDate())} ${time(iso)}`;
+};
 const statusClass = (status: number | null): string => (status === null ? 'bad' : `s${String(status)[0]}`);
 const verdictClass = (verdict: string): string =>
   verdict === 'valid' || verdict === 'duplicate' || verdict === 'SUCCEEDED' ? 'valid' : verdict === 'PENDING' ? '' : 'bad';
-const answerText = (status: number | null, durationMs: number): string =>
-  `${status === null ? 'no answer' : String(status)} · ${durationMs} ms`;
+/** No answer, said as what happened: a refused connection is not a silence. */
+const noAnswer = (error: string | null): string => (error !== null && /ECONNREFUSED/.test(error) ? 'connection refused' : 'no answer');
+const answerText = (status: number | null, durationMs: number, error: string | null): string =>
+  `${status === null ? noAnswer(error) : String(status)} · ${durationMs} ms`;
 
 /** The Target cell: the delivery's own answer, and the latest replay's marked apart (↻). */
 function targetCell(s: DeliverySummary): HTMLTableCellElement {
   const td = el('td', undefined, 'target');
   td.dataset.label = 'Target';
   if (s.target === null && s.replay === null) td.textContent = '–';
-  if (s.target !== null) td.append(el('span', answerText(s.target.status, s.target.durationMs), statusClass(s.target.status)));
+  if (s.target !== null) td.append(el('span', answerText(s.target.status, s.target.durationMs, s.target.error), statusClass(s.target.status)));
   if (s.replay !== null) {
-    const mark = el('span', `↻ ${answerText(s.replay.status, s.replay.durationMs)}`, `replayed ${statusClass(s.replay.status)}`);
+    const mark = el('span', `↻ ${answerText(s.replay.status, s.replay.durationMs, s.replay.error)}`, `replayed ${statusClass(s.replay.status)}`);
     mark.title = `${s.replay.label}: the latest replay's answer`;
     td.append(mark);
   }
@@ -209,7 +221,9 @@ function buildRow(s: DeliverySummary): HTMLTableRowElement {
   if (s.id === selected) tr.setAttribute('aria-current', 'true');
   const open = el('button', time(s.at), 'row-open');
   open.type = 'button';
-  open.setAttribute('aria-label', `Open delivery ${shown(s.deliveryId ?? s.id)}, ${s.verdict}, ${time(s.at)}`);
+  // A name of its own for each row: a delivery received twice (duplicate) has two rows.
+  const entry = info.kind === 'listen' ? ` (entry ${s.id})` : '';
+  open.setAttribute('aria-label', `Open delivery ${shown(s.deliveryId ?? s.id)}${entry}, ${s.verdict}, ${dateTime(s.at)}`);
   open.addEventListener('click', () => {
     select(s.id, false);
     void openDetail(s.id, true);
@@ -383,8 +397,10 @@ function exchangeView(e: Exchange, original: string): HTMLElement {
   const box = el('div', undefined, 'exchange');
   box.dataset.label = e.label;
   const r = e.response;
-  const head = `${e.label}: ${r.status === null ? `no answer (${r.error ?? 'unknown'})` : `HTTP ${r.status}`} in ${r.durationMs} ms`;
-  box.append(el('h4', head, statusClass(r.status)), el('p', `${time(e.at)}${e.url === null ? '' : ` → ${e.url}`}`));
+  // An error that already says "no answer …" is not wrapped in another.
+  const silent = r.error === null ? 'no answer' : /^no answer/i.test(r.error) ? r.error : `${noAnswer(r.error)} (${r.error})`;
+  const head = `${e.label}: ${r.status === null ? silent : `HTTP ${r.status}`} in ${r.durationMs} ms`;
+  box.append(el('h4', head, statusClass(r.status)), el('p', `${dateTime(e.at)}${e.url === null ? '' : ` → ${e.url}`}`));
   if (e.request.body !== null && !e.dropped) {
     box.append(el('h5', 'Body sent (edited): what changed'), diffView(original, e.request.body));
   }
@@ -632,7 +648,8 @@ function factList(d: DeliveryDetail): HTMLElement {
     ['Verdict', d.verdict],
     ['Why', d.explanation],
     ['Answered', d.status === null ? null : String(d.status)],
-    ['Arrived', new Date(d.at).toLocaleString()],
+    // The sandbox's time of a delivery is its latest attempt (sandbox-source.ts).
+    [info.kind === 'sandbox' ? 'Last attempt' : 'Arrived', dateTime(d.at)],
   ];
   for (const [name, value] of facts) if (value !== null && value !== '') summary.append(el('dt', name), el('dd', value));
   return summary;
