@@ -22,8 +22,14 @@ let info: InspectorInfo = {
   maxDeliveries: null,
 };
 
-/** The most rows the list holds at once: the newest that match; a filter finds the others. */
-const WINDOW = 500;
+/**
+ * The rows the list holds at first: the newest that match; "Show more" adds as many again, a
+ * filter finds the others. Laying out rows is most of a keystroke's cost (500 rows took over a
+ * second on a loaded 2-core machine, bench/RESULTS.md), so the list holds a few screens' worth.
+ */
+const WINDOW = 50;
+/** The rows shown now: WINDOW, more after "Show more"; WINDOW again when a filter changes. */
+let windowSize = WINDOW;
 
 /** A delivery of the list: its row built once (again only when it changes), and the text a search looks in. */
 interface Row {
@@ -215,6 +221,10 @@ function urlCell(s: DeliverySummary): HTMLTableCellElement {
   return cell('URL', text, 'url', s.url);
 }
 
+/** The row whose button has the focus, if one has. */
+const focusedRowId = (): string | undefined =>
+  document.activeElement instanceof HTMLElement ? document.activeElement.closest<HTMLElement>('#rows tr')?.dataset.id : undefined;
+
 function buildRow(s: DeliverySummary): HTMLTableRowElement {
   const tr = el('tr');
   tr.dataset.id = s.id;
@@ -285,14 +295,21 @@ function renderList(): void {
     const row = rows.get(id) as Row;
     if (!test(row)) continue;
     matched++;
-    if (shownRows.length < WINDOW) shownRows.push(row);
+    if (shownRows.length < windowSize) shownRows.push(row);
   }
   order = shownRows.map((r) => r.s.id);
   const body = $<HTMLTableSectionElement>('rows');
   const trs = shownRows.map((r) => (r.tr ??= buildRow(r.s)));
-  const same = trs.length === body.children.length && trs.every((tr, i) => body.children[i] === tr);
-  if (!same) {
-    const focused = document.activeElement instanceof HTMLElement ? document.activeElement.closest('tr')?.dataset.id : undefined;
+  const now = [...body.children];
+  const changed = trs.flatMap((tr, i) => (now[i] === tr ? [] : [i]));
+  // Rows built anew in their places (a delivery changed): each replaced where it is, the rest of
+  // the list untouched; otherwise (a filter, a new delivery on top) the list is laid out again.
+  if (trs.length === now.length && changed.every((i) => !(trs[i] as HTMLTableRowElement).isConnected)) {
+    const focused = focusedRowId();
+    for (const i of changed) (now[i] as Element).replaceWith(trs[i] as HTMLTableRowElement);
+    if (focused !== undefined && changed.length > 0) rows.get(focused)?.tr?.querySelector('button')?.focus({ preventScroll: true });
+  } else {
+    const focused = focusedRowId();
     body.replaceChildren(...trs);
     // A redraw (a new delivery arrived) keeps the keyboard where it was.
     if (focused !== undefined) rows.get(focused)?.tr?.querySelector('button')?.focus({ preventScroll: true });
@@ -303,8 +320,12 @@ function renderList(): void {
   empty.textContent =
     all === 0 ? 'No deliveries yet.' : filtered() ? 'No delivery matches these filters (Escape in a filter clears it).' : '';
   const counted = all === 0 ? '' : matched === all ? `${all} deliveries` : `${matched} of ${all} deliveries`;
+  const showing = shownRows.length;
   $('count').textContent =
-    matched > WINDOW ? `${counted}: showing ${WINDOW} of ${matched}, the newest (refine the filter to see others)` : counted;
+    matched > showing ? `${counted}: showing ${showing} of ${matched}, the newest (refine the filter to see others)` : counted;
+  const more = $<HTMLButtonElement>('more');
+  more.hidden = matched <= showing;
+  more.textContent = `Show ${Math.min(WINDOW, matched - showing)} more (${matched - showing} not shown)`;
 }
 
 /** Marks a row as the current one; with `focus`, moves the keyboard to its button (j/k). */
@@ -767,13 +788,20 @@ async function openDetail(id: string, focus: boolean): Promise<void> {
   if (focus) heading.focus();
 }
 
+/** The request log's newest seq on the page: only what came after it is asked for and added. */
+let requestsSeen = 0;
+
 async function loadRequests(): Promise<void> {
   const list =
     await api<{ seq: number; time: string; method: string; path: string; status: number | null; key: string | null; requestId: string }[]>(
-      '/api/requests',
+      `/api/requests?since=${requestsSeen}`,
     );
-  $('request-rows').replaceChildren(
-    ...list
+  const fresh = list.filter((r) => r.seq > requestsSeen);
+  if (fresh.length === 0) return;
+  requestsSeen = Math.max(...fresh.map((r) => r.seq));
+  const body = $('request-rows');
+  body.prepend(
+    ...fresh
       .slice(-200)
       .reverse()
       .map((r) => {
@@ -789,6 +817,8 @@ async function loadRequests(): Promise<void> {
         return tr;
       }),
   );
+  // The newest 200 kept.
+  while (body.children.length > 200) body.lastElementChild?.remove();
 }
 
 let requestsAsked = false;
@@ -810,14 +840,10 @@ async function loadList(): Promise<void> {
   renderList();
 }
 
-/** The row whose button has the focus, if one has. */
-const focusedRow = (): string | undefined =>
-  document.activeElement instanceof HTMLElement ? document.activeElement.closest<HTMLElement>('#rows tr')?.dataset.id : undefined;
-
 /** The next or previous row from the one with the focus (else the selected one); the focus goes with it. */
 function move(step: number): void {
   if (order.length === 0) return;
-  const from = focusedRow() ?? selected;
+  const from = focusedRowId() ?? selected;
   const at = from === undefined ? -1 : order.indexOf(from);
   const next = order[Math.min(order.length - 1, Math.max(0, at + step))];
   select(next, true);
@@ -826,6 +852,7 @@ function move(step: number): void {
 /** Escape in a filter: the box and its filter are cleared together, and the list shows again. */
 function clearFilter(control: HTMLInputElement | HTMLSelectElement): void {
   control.value = '';
+  windowSize = WINDOW;
   renderList();
 }
 
@@ -865,7 +892,7 @@ document.addEventListener('keydown', (event) => {
     (target instanceof HTMLElement && target.tagName === 'SUMMARY');
   // The arrows move between rows from a row or with nothing focused; elsewhere (a body's pane, a
   // button of the detail) they keep scrolling.
-  const arrows = focusedRow() !== undefined || target === document.body || target === document.documentElement;
+  const arrows = focusedRowId() !== undefined || target === document.body || target === document.documentElement;
   if (event.key === 'j' || (event.key === 'ArrowDown' && arrows)) move(1);
   else if (event.key === 'k' || (event.key === 'ArrowUp' && arrows)) move(-1);
   else if (event.key === 'Enter' && !onControl && selected !== undefined) void openDetail(selected, true);
@@ -882,7 +909,15 @@ async function start(): Promise<void> {
       ? 'rfs sandbox: deliveries sent'
       : `rfs webhooks listen: deliveries received${info.forwardTo === null ? '' : ` → ${shown(info.forwardTo)}`}`;
   // Each keystroke filters at once: it only picks among rows already built, the newest WINDOW.
-  for (const id of ['f-verdict', 'f-status', 'f-text']) $(id).addEventListener('input', renderList);
+  for (const id of ['f-verdict', 'f-status', 'f-text'])
+    $(id).addEventListener('input', () => {
+      windowSize = WINDOW;
+      renderList();
+    });
+  $('more').addEventListener('click', () => {
+    windowSize += WINDOW;
+    renderList();
+  });
   $('filters').addEventListener('submit', (e) => e.preventDefault());
   await loadList();
   if (info.hasRequests) {
