@@ -87,24 +87,26 @@ interface Measured {
 
 /** Every cell of the first rows, as laid out now; the detail pane's box; the document's scroll width. */
 function measure(page: Page): Promise<{ rows: Measured[][]; detail: Measured['box'] | null; scrollWidth: number }> {
-  return page.evaluate(() => {
-    const boxOf = (r: DOMRect) => ({ left: r.left, right: r.right, top: r.top, bottom: r.bottom, width: r.width });
+  // In the page (the tests' TypeScript has no DOM library: the page's objects come through `html`).
+  return page.locator('html').evaluate((html) => {
+    const doc = html.ownerDocument;
+    const boxOf = (r: Measured['box']): Measured['box'] => ({ left: r.left, right: r.right, top: r.top, bottom: r.bottom, width: r.width });
     /** The width a text needs on one line, in the font of `host`. */
-    const probe = document.createElement('span');
+    const probe = doc.createElement('span');
     probe.style.cssText = 'position:absolute;visibility:hidden;white-space:pre;left:0;top:0';
-    document.body.append(probe);
-    const widthOf = (host: Element, text: string): number => {
-      const style = getComputedStyle(host);
+    doc.body.append(probe);
+    const widthOf = (host: typeof html, text: string): number => {
+      const style = doc.defaultView.getComputedStyle(host);
       probe.style.font = style.font;
       probe.style.letterSpacing = style.letterSpacing;
       probe.textContent = text;
       return probe.getBoundingClientRect().width;
     };
-    const rows = [...document.querySelectorAll('#rows tr')].slice(0, 40).map((tr) =>
-      [...tr.children].map((td) => {
+    const rows: Measured[][] = [...doc.querySelectorAll('#rows tr')].slice(0, 40).map((tr) =>
+      [...tr.children].map((td): Measured => {
         const value = td.querySelector('.v') ?? td.querySelector('button') ?? td;
-        const text = value.textContent ?? '';
-        const range = document.createRange();
+        const text: string = value.textContent ?? '';
+        const range = doc.createRange();
         range.selectNodeContents(value);
         const lineTops = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
         return {
@@ -120,11 +122,9 @@ function measure(page: Page): Promise<{ rows: Measured[][]; detail: Measured['bo
       }),
     );
     probe.remove();
-    const main = document.querySelector('main');
-    const detail = main?.classList.contains('open')
-      ? boxOf((document.getElementById('detail') as HTMLElement).getBoundingClientRect())
-      : null;
-    return { rows, detail, scrollWidth: (document.scrollingElement as Element).scrollWidth };
+    const open: boolean = doc.querySelector('main')?.classList.contains('open') ?? false;
+    const detail = open ? boxOf(doc.getElementById('detail').getBoundingClientRect()) : null;
+    return { rows, detail, scrollWidth: doc.scrollingElement.scrollWidth as number };
   });
 }
 
