@@ -109,7 +109,7 @@ function runBundle() {
     require(filename);
     return;
   }
-  const debug = require('node:util').debuglog('rfs-bundle');
+  const debug = debugLog('rfs-bundle');
   globalThis[Symbol.for('rfs.loadScript')] = (name) => {
     if (!/^[\w-]+\.cjs$/.test(name)) throw new Error(`rfs: no script ${JSON.stringify(name)} in the bundle`);
     const loaded = { exports: {} };
@@ -118,6 +118,18 @@ function runBundle() {
     return loaded.exports;
   };
   runScript(filename, module, debug);
+}
+
+/**
+ * NODE_DEBUG's logger for `section`, its arguments (paths from XDG_CACHE_HOME, error messages)
+ * escaped by the one escaping function for the terminal, src/core/sanitize.ts, which the build
+ * puts beside the bundle (scripts/build.mjs); loaded only when the section is on.
+ */
+function debugLog(section) {
+  const log = require('node:util').debuglog(section);
+  if (!log.enabled) return log;
+  const { sanitize } = require(require('node:path').join(__dirname, '..', 'dist', 'bundle', 'sanitize.cjs'));
+  return (format, ...args) => log(format, ...args.map((arg) => (typeof arg === 'string' ? sanitize(arg) : arg)));
 }
 
 /** Compiles the CommonJS file `filename` with its code cache, if one passes every rule, and runs it as `target`. */
@@ -315,7 +327,7 @@ function saveCache(cache, script, bundle, debug) {
       debug('code cache not written: %s', ancestorProblem);
       return;
     }
-    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    makeFolder(folder);
     const folderProblem = untrustedFolder(folder) ?? foreignParent(folder);
     if (folderProblem !== undefined) {
       debug('code cache not written: %s', folderProblem);
@@ -338,6 +350,26 @@ function saveCache(cache, script, bundle, debug) {
     // A read-only home or a full disk: the next run compiles again, nothing else.
     if (temporary !== undefined) fs.rmSync(temporary, { force: true });
     debug('code cache not written: %s', error.message);
+  }
+}
+
+/**
+ * Makes `folder` and the missing folders above it, 0700, one mkdir each, nearest first. Not
+ * mkdirSync's `recursive`: on Node 20 and 22 it loops for ever where mkdir answers ENOENT under a
+ * folder that exists (XDG_CACHE_HOME=/proc/self), and rfs hung at exit; here that is an error,
+ * and the run goes on without a cache.
+ */
+function makeFolder(folder) {
+  const fs = require('node:fs');
+  const { dirname } = require('node:path');
+  const missing = [];
+  for (let at = folder; !fs.existsSync(at) && dirname(at) !== at; at = dirname(at)) missing.unshift(at);
+  for (const at of missing) {
+    try {
+      fs.mkdirSync(at, { mode: 0o700 });
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+    }
   }
 }
 

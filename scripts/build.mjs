@@ -40,6 +40,20 @@ try {
   const plainSecond = join(work, SECOND_SCRIPT);
   await writeBundle(second, fileURLToPath(new URL(SECOND_SCRIPT, bundleDir)), { map: `${plainSecond}.map` });
   for (const lazy of LAZY_FILES) await bundleLazyFile(lazy, fileURLToPath(new URL(lazy.asset, bundleDir)));
+  // The one escaping function for the terminal (src/core/sanitize.ts), for what bin/rfs.js says
+  // under NODE_DEBUG before the bundle runs (paths from XDG_CACHE_HOME, error messages).
+  await build({
+    entryPoints: ['src/core/sanitize.ts'],
+    outfile: fileURLToPath(new URL('sanitize.cjs', bundleDir)),
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    minify: true,
+    charset: 'ascii',
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
   // The overview (`rfs --help`), rendered once here at 80 columns as a non-terminal would see
   // it, so that bin/rfs.js can print it without loading the bundle.
   const help = execFileSync(process.execPath, [plain, '--help'], {

@@ -17,7 +17,7 @@ import { withRetries } from './retrying.js';
 import { openTransport } from './transport.js';
 import type { ApiClient, ApiResponse, Method, RawRequest, RawResponse, RequestOptions } from './types.js';
 import { redactSecrets } from './verbose.js';
-import { attemptChannel, makeWaits } from './waits.js';
+import { attemptChannel, makeWaits, type WaitMessage } from './waits.js';
 
 export { ATTEMPT_CHANNEL, WAIT_CHANNEL, type WaitMessage } from './waits.js';
 
@@ -40,7 +40,7 @@ export interface ClientOptions extends Partial<Clock> {
    * Called before every wait: before each retry, and before a pacing wait that is not zero.
    * `attempt` is the number of the attempt that follows the wait.
    */
-  onWait?: (wait: { ms: number; reason: string; attempt: number }) => void;
+  onWait?: (wait: WaitMessage) => void;
   /** Default 16 MiB; a larger answer is a ContractError, and is read no further. */
   maxResponseBytes?: number;
 }

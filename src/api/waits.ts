@@ -31,11 +31,11 @@ export interface Waits {
 
 export function makeWaits(
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>,
-  onWait: ((wait: { ms: number; reason: string; attempt: number }) => void) | undefined,
+  onWait: ((wait: WaitMessage) => void) | undefined,
 ): Waits {
   return {
     announce(wait) {
-      onWait?.({ ms: wait.ms, reason: wait.reason, attempt: wait.attempt });
+      onWait?.({ ms: wait.ms, reason: wait.reason, attempt: wait.attempt, kind: wait.kind });
       waitChannel.publish(wait);
     },
     async pause(ms, signal) {
@@ -57,4 +57,16 @@ export async function cancellable(signal: AbortSignal | undefined, wait: () => P
 
 export function cancelled(signal: AbortSignal): CancelError {
   return new CancelError('cancelled', { cause: signal.reason });
+}
+
+/**
+ * What a wait says on stderr (cli.md, Retries), `leftMs` of it to go: a countdown on a terminal
+ * ("retrying in 6s"), a line elsewhere. Pacing (--rate) is no failure: it says it is waiting,
+ * never that it retries.
+ */
+export function waitText(wait: WaitMessage, leftMs: number, o: { maxAttempts: number; countdown: boolean }): string {
+  const seconds = o.countdown ? `${Math.ceil(leftMs / 1000)}s` : `${(leftMs / 1000).toFixed(1)}s`;
+  if (wait.kind === 'pacing') return `${wait.reason}: waiting ${seconds}`;
+  const of = `(attempt ${wait.attempt}/${o.maxAttempts})`;
+  return o.countdown ? `${wait.reason}: retrying in ${seconds} ${of}` : `${wait.reason}: waiting ${seconds} before retrying ${of}`;
 }

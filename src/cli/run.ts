@@ -397,6 +397,7 @@ function checkOptions(g: GlobalOptions): GlobalOptions {
 
 async function makeClient(connection: Connection, g: GlobalOptions, ui: Ui, io: IO, clock: Clock, signal: AbortSignal): Promise<ApiClient> {
   const { createApiClient } = await import('../api/client.js');
+  const { waitText } = await import('../api/waits.js');
   return createApiClient({
     baseUrl: connection.baseUrl,
     apiKey: connection.apiKey,
@@ -407,16 +408,17 @@ async function makeClient(connection: Connection, g: GlobalOptions, ui: Ui, io: 
     sleep: clock.sleep,
     random: clock.random,
     log: (line) => ui.verbose(line),
-    onWait: ({ ms, reason, attempt }) => {
+    onWait: (wait) => {
       // cli.md: a wait longer than 2 s says why and for how long (a spinner on a terminal).
+      const { ms } = wait;
       if (ms <= 2000) return;
-      const of = `(attempt ${attempt}/${g.maxRetries + 1})`;
+      const maxAttempts = g.maxRetries + 1;
       if (!io.stderrIsTTY) {
-        ui.notice(`${reason}: waiting ${(ms / 1000).toFixed(1)}s before retrying ${of}`);
+        ui.notice(waitText(wait, ms, { maxAttempts, countdown: false }));
         return;
       }
       // The spinner counts down the client's own wait, on the same clock, and stops on Ctrl-C.
-      const text = (left: number) => `${reason}: retrying in ${Math.ceil(left / 1000)}s ${of}`;
+      const text = (left: number) => waitText(wait, left, { maxAttempts, countdown: true });
       void ui.spinner(text(ms)).then((s) => countDown(clock, ms, signal, (left) => s.update(text(left))).finally(() => s.stop()));
     },
   });

@@ -27,6 +27,9 @@ const ENVIRONMENT = `Environment variables read by rfs
   NO_COLOR            no colour (any value); FORCE_COLOR forces it
   XDG_CONFIG_HOME     base of the default config folder
   XDG_STATE_HOME      base of the default sync journal folder
+  XDG_CACHE_HOME      base of the code cache folder (default ~/.cache/rfs; safe to delete)
+  NODE_DISABLE_COMPILE_CACHE=1
+                      no code cache (NODE_DEBUG=rfs-bundle says what happened to it)
 
 Precedence, in every row: flag, then environment, then profile.
 `;

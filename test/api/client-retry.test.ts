@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import { ApiError, CancelError, NetworkError, exitCodeFor } from '../../src/core/errors.js';
 import { closedPort } from '../helpers/scenario-server.js';
+import type { WaitMessage } from '../../src/api/waits.js';
 import { KEY, problem, rejection, useScenario } from './support.js';
 
 const scenario = useScenario();
@@ -35,11 +36,11 @@ describe('retries', () => {
     expect(scenario.server.requests).toHaveLength(6);
     expect(scenario.time.waits).toEqual([500, 1_000, 2_000, 4_000, 8_000]);
     expect(onWait).toEqual([
-      { ms: 500, reason: 'HTTP 503', attempt: 2 },
-      { ms: 1_000, reason: 'HTTP 503', attempt: 3 },
-      { ms: 2_000, reason: 'HTTP 503', attempt: 4 },
-      { ms: 4_000, reason: 'HTTP 503', attempt: 5 },
-      { ms: 8_000, reason: 'HTTP 503', attempt: 6 },
+      { ms: 500, reason: 'HTTP 503', attempt: 2, kind: 'retry' },
+      { ms: 1_000, reason: 'HTTP 503', attempt: 3, kind: 'retry' },
+      { ms: 2_000, reason: 'HTTP 503', attempt: 4, kind: 'retry' },
+      { ms: 4_000, reason: 'HTTP 503', attempt: 5, kind: 'retry' },
+      { ms: 8_000, reason: 'HTTP 503', attempt: 6, kind: 'retry' },
     ]);
   });
 
@@ -73,7 +74,7 @@ describe('retries', () => {
 
   it('waits for the next one-minute window after a 429 without Retry-After', async () => {
     scenario.server.queue({ body: {} }, problem(429, 'RATE_LIMIT_EXCEEDED', 'Slow down'), { body: {} });
-    const waits: { ms: number; reason: string; attempt: number }[] = [];
+    const waits: WaitMessage[] = [];
     const client = scenario.client({ onWait: (w) => waits.push(w) });
     await client.request(GET); // the oldest request of this minute, at T
     scenario.time.advance(20_000);
@@ -98,13 +99,13 @@ describe('retries', () => {
       { ...problem(429, 'RATE_LIMIT_EXCEEDED', 'Slow down'), headers: { 'retry-after': '999999999' } },
       { body: { ok: true } },
     );
-    const waits: { ms: number; reason: string; attempt: number }[] = [];
+    const waits: WaitMessage[] = [];
     const res = await scenario.client({ onWait: (w) => waits.push(w) }).request(GET);
     expect(res).toMatchObject({ status: 200, data: { ok: true }, attempts: 2 });
     expect(scenario.server.requests).toHaveLength(2);
     expect(scenario.time.waits).toEqual([120_000]);
     expect(waits).toEqual([
-      { ms: 120_000, reason: 'HTTP 429, the server asked to wait 999999999 s (rfs waits at most 120 s)', attempt: 2 },
+      { ms: 120_000, reason: 'HTTP 429, the server asked to wait 999999999 s (rfs waits at most 120 s)', attempt: 2, kind: 'retry' },
     ]);
   });
 

@@ -297,6 +297,17 @@ describe('long waits', () => {
     expect(quiet.t.stderr()).toBe('');
   });
 
+  it('say a pacing wait (--rate) is a wait, not a retry: nothing failed', async () => {
+    const pages = Array.from({ length: 11 }, (_, i) => ({ body: page([recording(i + 1)], i < 10 ? `P${i + 2}` : null, 1) }));
+    server.queue(...pages);
+    const { t, run } = cli(['recordings', 'list', '--all', '--limit', '1', '--rate', '10', '-o', 'json']);
+    expect(await run()).toBe(0);
+    // A burst of ten, then one request per 6 s.
+    expect(time.waits).toEqual([6000]);
+    expect(t.stderr()).toBe('pacing: at most 10 requests per minute (--rate): waiting 6.0s\n');
+    expect(JSON.parse(t.stdout())).toHaveLength(11);
+  });
+
   it('show a spinner on a terminal that counts the wait down with the attempt number, then clear it', async () => {
     server.queue(
       {

@@ -1,8 +1,9 @@
 // Flag parsing and local validation: every invalid value of cli.md gets exit 2 and sends
 // nothing. A scenario server with nothing queued stands behind every run and must see no request.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import { bufferIO } from '../helpers/io.js';
@@ -134,6 +135,16 @@ describe('local validation', () => {
     const b = bufferIO({ env: env() });
     expect(await runCli(['help', 'environment'], b.io)).toBe(0);
     expect(b.stdout()).toMatch(/RFS_API_KEY/);
+    // What the start of rfs reads before any command (bin/rfs.js: the code cache) is listed too;
+    // HOME only locates the default folders.
+    const atStart = new Set(
+      [...readFileSync(fileURLToPath(new URL('../../bin/rfs.js', import.meta.url)), 'utf8').matchAll(/process\.env\.([A-Z_]+)/g)].map(
+        (m) => m[1],
+      ),
+    );
+    atStart.delete('HOME');
+    expect([...atStart].sort()).toEqual(['NODE_DISABLE_COMPILE_CACHE', 'RFS_DEBUG', 'XDG_CACHE_HOME']);
+    for (const name of atStart) expect(b.stdout()).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
   });
 
   it('sent no request in any of these runs', () => {

@@ -48,11 +48,11 @@ interface Run {
 function run(
   bin: string,
   cacheHome: string,
-  o: Pick<SpawnOptions, 'uid' | 'gid'> & { node?: string; onSpawn?: (pid: number) => void; args?: string[] } = {},
+  o: Pick<SpawnOptions, 'uid' | 'gid'> & { node?: string; onSpawn?: (pid: number) => void; args?: string[]; xdg?: string } = {},
 ): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(o.node ?? process.execPath, [bin, ...(o.args ?? ARGS)], {
-      env: { PATH: process.env.PATH, HOME: cacheHome, XDG_CACHE_HOME: cacheHome, NODE_DEBUG: 'rfs-bundle', NO_COLOR: '1' },
+      env: { PATH: process.env.PATH, HOME: cacheHome, XDG_CACHE_HOME: o.xdg ?? cacheHome, NODE_DEBUG: 'rfs-bundle', NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
       uid: o.uid,
       gid: o.gid,
@@ -168,6 +168,28 @@ describe.skipIf(!LINUX.met)(needs(LINUX, 'the code cache of bin/rfs.js'), () => 
     expect(healthy(file, bundle)).toBe(true);
   });
 
+  // mkdirSync's `recursive` loops for ever on Node 20 and 22 where mkdir answers ENOENT under a
+  // folder that exists; the write was at exit, so rfs hung after its output. A cache is an
+  // optimisation: without one, rfs runs. (run() kills the child after 20 s: a hang fails here.)
+  it('runs without a cache when its folder cannot be made (XDG_CACHE_HOME=/proc/self)', async () => {
+    const r = await run(RFS_BIN, join(work, 'proc-home'), { xdg: '/proc/self' });
+    expect(r.signal).toBeNull();
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(clean.stdout);
+    expect(r.stderr).toMatch(/code cache not written: ENOENT/);
+  });
+
+  it('escapes terminal controls of XDG_CACHE_HOME in what NODE_DEBUG=rfs-bundle prints', async () => {
+    const hostile = join(work, 'esc-\u001b[31m-\u202e-\u0007');
+    const r = await run(RFS_BIN, join(work, 'esc-home'), { xdg: hostile });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(clean.stdout);
+    expect(r.stderr).toContain(`no code cache yet at ${join(work, 'esc-\\x1b[31m-\\u202e-\\x07')}/rfs/`);
+    expect(r.stderr).toContain(`code cache written to ${join(work, 'esc-\\x1b[31m-\\u202e-\\x07')}/rfs/`);
+    expect(r.stderr).not.toMatch(/[\u001b\u0007\u202e]/);
+    expect(healthy(join(hostile, 'rfs', name), bundle)).toBe(true);
+  });
+
   it('sets aside a link to /dev/zero at the cache path instead of reading it forever', async () => {
     const { home, file } = folderWith('dev-zero');
     symlinkSync('/dev/zero', file);
@@ -245,6 +267,8 @@ describe.skipIf(!LINUX.met)(needs(LINUX, 'the code cache of bin/rfs.js'), () => 
     cpSync(join(RFS_BIN, '..'), join(copy, 'bin'), { recursive: true });
     mkdirSync(join(copy, 'dist', 'bundle'), { recursive: true });
     copyFileSync(BUNDLE, join(copy, 'dist', 'bundle', 'rfs.cjs'));
+    // What bin/rfs.js escapes NODE_DEBUG's lines with (scripts/build.mjs puts it beside the bundle).
+    copyFileSync(join(BUNDLE, '..', 'sanitize.cjs'), join(copy, 'dist', 'bundle', 'sanitize.cjs'));
     copyFileSync(join(RFS_BIN, '..', '..', 'package.json'), join(copy, 'package.json'));
     const bin = join(copy, 'bin', 'rfs.js');
     const { home, file } = folderWith('edited');

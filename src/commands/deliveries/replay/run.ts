@@ -41,6 +41,7 @@ import { renderTable } from '../../../output/table.js';
 import { confirmAction } from '../../../prompt/confirm.js';
 import type { Delivery } from '../../../shared/schemas.js';
 import { countText, incompleteNotice } from '../bounds.js';
+import { checkDeliveryIds } from '../delivery-id.js';
 import {
   applyDeliveryFilter,
   describeDeliveryFilter,
@@ -81,6 +82,7 @@ export function options({ args: [ids], flags }: Input, ctx: Context): ReplayOpti
   const wait = flags.wait === true;
   if (allFailed && ids.length > 0) throw new UsageError('give delivery ids or --all-failed, not both');
   if (!allFailed && ids.length === 0) throw new UsageError('give one or more delivery ids, or --all-failed');
+  checkDeliveryIds(ids);
   if (!allFailed && (flags.subscription !== undefined || dryRun || flags.max !== undefined)) {
     throw new UsageError('--subscription, --dry-run and --max go with --all-failed');
   }
