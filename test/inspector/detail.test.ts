@@ -12,7 +12,19 @@ import axe from 'axe-core';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { send, signed } from '../commands/webhooks/listen/support.js';
-import { CHROMIUM, delivery, entryOf, type Listener, post, replayApi, SECRET, startApp, startListen, startRfs, waitFor } from './support.js';
+import {
+  CHROMIUM,
+  delivery,
+  entryOf,
+  type Listener,
+  post,
+  replayApi,
+  SECRET,
+  startApp,
+  startListen,
+  startRfs,
+  waitFor,
+} from './support.js';
 
 vi.setConfig({ testTimeout: 90_000 });
 
@@ -59,7 +71,10 @@ describe('rfs sandbox --inspect: an open detail follows its delivery', () => {
       const made = await fetch(`${base}/api/v1/webhooks`, {
         method: 'POST',
         headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json', 'idempotency-key': 'detail-test-1' },
-        body: JSON.stringify({ url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`, events: ['recording.completed'] }),
+        body: JSON.stringify({
+          url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`,
+          events: ['recording.completed'],
+        }),
       });
       expect(made.status).toBe(201);
       const rec = (await (
@@ -81,9 +96,11 @@ describe('rfs sandbox --inspect: an open detail follows its delivery', () => {
       await page.locator('#facts dd', { hasText: /^200$/ }).waitFor({ timeout: 5000 });
       await page.locator('#exchanges .exchange h4', { hasText: 'HTTP 200' }).waitFor({ timeout: 5000 });
       // The sandbox's time of a delivery is its last attempt, said so, in one format with its date.
-      const facts = await page.locator('#facts').evaluate((dl) =>
-        Object.fromEntries([...dl.querySelectorAll('dt')].map((dt) => [dt.textContent, dt.nextElementSibling?.textContent])),
-      );
+      const facts = await page
+        .locator('#facts')
+        .evaluate((dl) =>
+          Object.fromEntries([...dl.querySelectorAll('dt')].map((dt) => [dt.textContent, dt.nextElementSibling?.textContent])),
+        );
       expect(facts.Arrived).toBeUndefined();
       expect(facts['Last attempt']).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
       expect(facts['Last attempt']?.slice(11)).toBe(await page.locator('#rows tr button').first().textContent());

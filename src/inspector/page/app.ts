@@ -130,9 +130,14 @@ function targetCell(s: DeliverySummary): HTMLTableCellElement {
   const td = el('td', undefined, 'target');
   td.dataset.label = 'Target';
   if (s.target === null && s.replay === null) td.textContent = '–';
-  if (s.target !== null) td.append(el('span', answerText(s.target.status, s.target.durationMs, s.target.error), statusClass(s.target.status)));
+  if (s.target !== null)
+    td.append(el('span', answerText(s.target.status, s.target.durationMs, s.target.error), statusClass(s.target.status)));
   if (s.replay !== null) {
-    const mark = el('span', `↻ ${answerText(s.replay.status, s.replay.durationMs, s.replay.error)}`, `replayed ${statusClass(s.replay.status)}`);
+    const mark = el(
+      'span',
+      `↻ ${answerText(s.replay.status, s.replay.durationMs, s.replay.error)}`,
+      `replayed ${statusClass(s.replay.status)}`,
+    );
     mark.title = `${s.replay.label}: the latest replay's answer`;
     td.append(mark);
   }
@@ -277,7 +282,10 @@ function renderSoon(): void {
  */
 function renderList(): void {
   if (unsorted) {
-    sorted = [...rows.values()].map((r) => r.s).sort(newestFirst).map((s) => s.id);
+    sorted = [...rows.values()]
+      .map((r) => r.s)
+      .sort(newestFirst)
+      .map((s) => s.id);
     unsorted = false;
     // The server's bound: what it dropped (the oldest) goes from the page too.
     if (info.maxDeliveries !== null && sorted.length > info.maxDeliveries) {
@@ -485,7 +493,9 @@ async function replay(id: string, resign: boolean, edited?: string): Promise<voi
   } catch (error) {
     sayReplay(
       id,
-      edited !== undefined && error instanceof ApiError && error.status === 403 ? tokenRefused() : `replay failed: ${(error as Error).message}`,
+      edited !== undefined && error instanceof ApiError && error.status === 403
+        ? tokenRefused()
+        : `replay failed: ${(error as Error).message}`,
     );
   } finally {
     inFlight.delete(id);
@@ -602,7 +612,10 @@ function editor(d: DeliveryDetail): HTMLElement {
     'Send edited, re-signed',
     () => {
       if (found.length > 0 && !confirm.checked) {
-        sayReplay(d.id, 'not sent: the body holds characters the box does not show as they are (listed above); tick “Send them as they are” to send it.');
+        sayReplay(
+          d.id,
+          'not sent: the body holds characters the box does not show as they are (listed above); tick “Send them as they are” to send it.',
+        );
         return;
       }
       void replay(d.id, true, area.value);
@@ -792,10 +805,9 @@ async function openDetail(id: string, focus: boolean): Promise<void> {
 let requestsSeen = 0;
 
 async function loadRequests(): Promise<void> {
-  const list =
-    await api<{ seq: number; time: string; method: string; path: string; status: number | null; key: string | null; requestId: string }[]>(
-      `/api/requests?since=${requestsSeen}`,
-    );
+  const list = await api<
+    { seq: number; time: string; method: string; path: string; status: number | null; key: string | null; requestId: string }[]
+  >(`/api/requests?since=${requestsSeen}`);
   const fresh = list.filter((r) => r.seq > requestsSeen);
   if (fresh.length === 0) return;
   requestsSeen = Math.max(...fresh.map((r) => r.seq));
