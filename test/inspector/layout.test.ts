@@ -228,6 +228,8 @@ describe('the URL column', () => {
       sandboxPage
         .locator('#rows td.url .v')
         .evaluateAll((spans) => [...new Set(spans.map((s) => `${s.textContent} ${s.getAttribute('title')}`))]);
+    // Every delivery in the list (it holds the newest 50 at first): Show more until none is left.
+    while (await sandboxPage.locator('#more').isVisible()) await sandboxPage.click('#more');
     const urls = await urlsOf();
     // The incident's three subscriptions: healthy, failing, and the one deleted after its deliveries
     // failed; each shown from its host on, whole in its tooltip.

@@ -129,7 +129,7 @@ describe('replay and re-sign: only what verified', () => {
     for (const token of [undefined, '', 'x'.repeat(listen.editToken.length)]) {
       const refused = await replayApi(listen.inspectorUrl, valid.id, { body: edited, token });
       expect(refused.status).toBe(403);
-      expect(refused.json.error).toMatch(/only from the page at the address rfs printed/);
+      expect(refused.json.error).toMatch(/only with this run's edit token in the x-rfs-edit-token header/);
     }
     expect(app.received.length).toBe(atApp);
     const answer = await replayApi(listen.inspectorUrl, valid.id, { body: edited, token: listen.editToken });
