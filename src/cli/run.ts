@@ -80,6 +80,12 @@ export async function runCli(argv: string[], io: IO, options: RunOptions = {}): 
   };
   // RFS_WEBHOOK_SECRET is a secret this run knows whether or not the command reads it.
   if (io.env.RFS_WEBHOOK_SECRET) knowSecret(io.env.RFS_WEBHOOK_SECRET);
+  // So is RFS_API_KEY, whether or not the command opens a connection: `webhooks listen` opens
+  // none, and a sender may put the key in what it prints.
+  if (io.env.RFS_API_KEY) {
+    secrets.add(io.env.RFS_API_KEY);
+    stdoutSecrets.addKey(io.env.RFS_API_KEY);
+  }
   const stdout = new RedactingStream(io.stdout, stdoutSecrets);
   const redactedIo = withIO(io, { stdout, redactText: (text) => stdoutSecrets.redact(text, true).out });
   let exitCode: number = EXIT.OK;

@@ -108,15 +108,24 @@ export function writeFileAtomicSync(file: string, data: string | Uint8Array, opt
   syncFolderSync(dirname(file));
 }
 
-/** Replaces `file` with `data`, atomically and durably, without blocking the event loop. */
-export async function writeFileAtomic(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+/**
+ * Replaces `file` with `data`, atomically and durably, without blocking the event loop. `data`
+ * may come in pieces (an iterable of strings, written one after the other as they are made), so
+ * that a large file is never held whole.
+ */
+export async function writeFileAtomic(
+  file: string,
+  data: string | Uint8Array | AsyncIterable<string>,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
   refuseLink(file);
   const { open, rename, unlink } = fsp;
   const temp = tempPath(file);
   try {
     const handle = await open(temp, 'wx', options.mode ?? DEFAULT_MODE);
     try {
-      await handle.writeFile(data);
+      if (typeof data === 'string' || data instanceof Uint8Array) await handle.writeFile(data);
+      else for await (const piece of data) await handle.writeFile(piece);
       await handle.sync();
     } finally {
       await handle.close();

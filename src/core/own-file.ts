@@ -133,11 +133,12 @@ export async function openAppend(file: string, mode = 0o600): Promise<fsp.FileHa
   return handle;
 }
 
-/** Appends `text` to `file` (openAppend's rules), then closes it. */
-export async function appendOwnFile(file: string, text: string, mode = 0o600): Promise<void> {
+/** Appends `text` (or its pieces, one after the other) to `file` (openAppend's rules), then closes it. */
+export async function appendOwnFile(file: string, text: string | Iterable<string>, mode = 0o600): Promise<void> {
   const handle = await openAppend(file, mode);
   try {
-    await handle.writeFile(text);
+    if (typeof text === 'string') await handle.writeFile(text);
+    else for (const piece of text) if (piece !== '') await handle.writeFile(piece);
   } finally {
     await handle.close();
   }

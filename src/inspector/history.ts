@@ -1,11 +1,15 @@
 // The inspector's history (cli.md, webhooks listen --inspect): each delivery, with its verdict,
-// the target's answer and its replays, as one JSON line appended to a file, read back at start.
-// Bounded: the newest MAX_ENTRIES deliveries and at most MAX_BYTES. A later line for the same id
-// (a replay's result) stands for the whole entry, at the place of the entry's first line, so the
-// order read back is the order of arrival. Writes are coalesced: changes that come while a write
-// runs (or within COALESCE_MS) go out together, one line per entry however often it changed.
-// When the file would pass MAX_LINES or MAX_BYTES it is written again (atomically) with the
-// newest MAX_ENTRIES entries only, so a restart lists the deliveries that were listed.
+// the target's answer and its replays, in a JSON Lines file read back at start. Bounded: the
+// newest MAX_ENTRIES deliveries and at most MAX_BYTES. Two kinds of line: an entry line holds a
+// whole delivery as it was then (the last one of an id stands for it, at the place of the
+// entry's first line, so the order read back is the order of arrival); a part line holds only
+// what was added to it since (a replay's exchange), so that a replay writes its own bytes and
+// not the whole delivery again (a delivery with 20 replays of 64 KiB is 3.5 MB as a line).
+// Files of an older rfs hold entry lines only: they read back as they did. Writes are
+// coalesced: changes that come while a write runs (or within COALESCE_MS) go out together. When
+// the file would pass MAX_LINES or MAX_BYTES it is written again (atomically, a line at a time,
+// never as one string) with the newest MAX_ENTRIES entries only, so a restart lists the
+// deliveries that were listed.
 import { lstat, mkdir, open, readdir, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { writeFileAtomic } from '../core/atomic-write.js';
@@ -74,6 +78,16 @@ export interface HistoryRecord {
   id: string;
 }
 
+/**
+ * A line that adds to an entry read before it (listen: a replay's exchange): its id, and how to
+ * tell it and apply it. A part of an id with no entry (its entry line was before the tail read,
+ * or forgotten) is left out, not counted as damage.
+ */
+export interface HistoryParts<T extends HistoryRecord, P extends HistoryRecord> {
+  isPart(value: unknown): value is P;
+  addPart(entry: T, part: P): void;
+}
+
 export interface ReadHistory<T> {
   entries: T[];
   /** Lines that were not an entry (a crash mid-write, an edit): skipped. */
@@ -118,7 +132,11 @@ async function tail(file: string, size: number, bytes: number): Promise<{ text: 
  * is no file. Only its newest MAX_BYTES are read (a file grown past its bound by another program);
  * a path that is not a regular file is a HistoryPathError, before anything is read from it.
  */
-export async function readHistory<T extends HistoryRecord>(file: string, isEntry: (value: unknown) => value is T): Promise<ReadHistory<T>> {
+export async function readHistory<T extends HistoryRecord, P extends HistoryRecord = never>(
+  file: string,
+  isEntry: (value: unknown) => value is T,
+  parts?: HistoryParts<T, P>,
+): Promise<ReadHistory<T>> {
   const found = await lstat(file).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return null;
     throw error;
@@ -152,25 +170,53 @@ export async function readHistory<T extends HistoryRecord>(file: string, isEntry
       damaged++;
       continue;
     }
-    if (!isEntry(value)) {
-      damaged++;
+    if (isEntry(value)) {
+      // Map.set keeps the place of the first line of the id: the order of arrival.
+      byId.set(value.id, value);
       continue;
     }
-    // Map.set keeps the place of the first line of the id: the order of arrival.
-    byId.set(value.id, value);
+    if (parts?.isPart(value)) {
+      const entry = byId.get(value.id);
+      if (entry !== undefined) parts.addPart(entry, value);
+      continue;
+    }
+    damaged++;
   }
   const entries = [...byId.values()];
   return { entries: entries.slice(Math.max(0, entries.length - MAX_ENTRIES)), damaged };
 }
 
-/** Appends entries as lines, coalesced; rewrites the file with the newest entries when a bound would be passed. */
-export class HistoryFile<T extends HistoryRecord> {
+export interface HistoryFileOptions<T, P = never> {
+  /** Told when a write fails (the inspector goes on without the file). */
+  onError?: (error: unknown) => void;
+  /** The bytes of an entry's line, or a close estimate (default: its JSON, measured). */
+  sizeOf?: (entry: T) => number;
+  /**
+   * A copy of the entry as it is now, whose line a rewrite makes later (default: the entry
+   * itself). Without it a change made while a rewrite runs could be in the file twice: in the
+   * rewritten line and in a part line after it.
+   */
+  snapshot?: (entry: T) => T;
+  /**
+   * An entry's line as pieces of text, its end of line included (default: its JSON, whole). The
+   * listener writes each body as a piece of its own: a line of 20 replays is 3.5 MB, and a
+   * string that large goes straight to V8's old space, which then grows before it is collected.
+   */
+  entryLine?: (entry: T) => HistoryLine;
+  /** A part's line as pieces of text (default: its JSON, whole). */
+  partLine?: (part: P) => HistoryLine;
+}
+
+/** Appends entries and their parts as lines, coalesced; rewrites the file with the newest entries when a bound would be passed. */
+export class HistoryFile<T extends HistoryRecord, P extends HistoryRecord = never> {
   private lines = 0;
   private bytes = 0;
   /** What the file stands for: the newest MAX_ENTRIES entries, in order of arrival (the objects themselves, not copies). */
   private readonly kept = new Map<string, T>();
-  /** Entries changed since the last write. */
+  /** Entries new or changed as a whole since the last write. */
   private readonly pending = new Map<string, T>();
+  /** Parts added since the last write, in order. */
+  private pendingParts: P[] = [];
   private draining: Promise<void> | undefined;
   /** An entry was forgotten: the next write is a rewrite. */
   private stale = false;
@@ -178,11 +224,18 @@ export class HistoryFile<T extends HistoryRecord> {
   /** How many writes went to the file (appends and rewrites): for the tests of coalescing. */
   writes = 0;
 
+  private readonly onError: (error: unknown) => void;
+  private readonly entryLine: (entry: T) => HistoryLine;
+  private readonly partLine: (part: P) => HistoryLine;
+
   constructor(
     readonly file: string,
     initial: readonly T[],
-    private readonly onError: (error: unknown) => void = () => undefined,
+    private readonly o: HistoryFileOptions<T, P> = {},
   ) {
+    this.onError = o.onError ?? (() => undefined);
+    this.entryLine = o.entryLine ?? wholeLine;
+    this.partLine = o.partLine ?? wholeLine;
     for (const entry of initial) this.keep(entry);
   }
 
@@ -195,10 +248,17 @@ export class HistoryFile<T extends HistoryRecord> {
     return this.started;
   }
 
-  /** The entry (new or changed) is written soon, once however often it changes meanwhile. */
+  /** The entry (new or changed) is written soon, whole, once however often it changes meanwhile. */
   append(entry: T): void {
     this.keep(entry);
     this.pending.set(entry.id, entry);
+    this.kick();
+  }
+
+  /** A part added to a kept entry (already changed in it) is written soon, as a line of its own. */
+  appendPart(part: P): void {
+    if (!this.kept.has(part.id)) return;
+    this.pendingParts.push(part);
     this.kick();
   }
 
@@ -206,6 +266,7 @@ export class HistoryFile<T extends HistoryRecord> {
   forget(id: string): void {
     if (!this.kept.delete(id)) return;
     this.pending.delete(id);
+    this.pendingParts = this.pendingParts.filter((part) => part.id !== id);
     this.stale = true;
     this.kick();
   }
@@ -222,6 +283,7 @@ export class HistoryFile<T extends HistoryRecord> {
       const oldest = this.kept.keys().next().value as string;
       this.kept.delete(oldest);
       this.pending.delete(oldest);
+      this.pendingParts = this.pendingParts.filter((part) => part.id !== oldest);
     }
   }
 
@@ -229,18 +291,19 @@ export class HistoryFile<T extends HistoryRecord> {
     if (this.draining !== undefined) return;
     this.draining = this.drain().finally(() => {
       this.draining = undefined;
-      if (this.pending.size > 0 || this.stale) this.kick();
+      if (this.pending.size > 0 || this.pendingParts.length > 0 || this.stale) this.kick();
     });
   }
 
   private async drain(): Promise<void> {
     await this.started.catch(() => undefined);
     await new Promise((resolve) => setTimeout(resolve, COALESCE_MS));
-    while (this.pending.size > 0 || this.stale) {
+    while (this.pending.size > 0 || this.pendingParts.length > 0 || this.stale) {
       if (this.stale) {
-        // Every kept entry as it is now, the pending ones included.
+        // Every kept entry as it is now, the pending ones and their parts included.
         this.stale = false;
         this.pending.clear();
+        this.pendingParts = [];
         try {
           this.writes++;
           await this.rewrite();
@@ -249,26 +312,35 @@ export class HistoryFile<T extends HistoryRecord> {
         }
         continue;
       }
-      const batch = [...this.pending.values()];
+      // Made now, at once: an entry's whole line holds its parts so far, which are not written again.
+      const lines = [...this.pending.values()].map(this.entryLine);
+      for (const part of this.pendingParts) if (!this.pending.has(part.id)) lines.push(this.partLine(part));
       this.pending.clear();
+      this.pendingParts = [];
       try {
-        await this.write(batch);
+        await this.write(lines);
       } catch (error) {
         this.onError(error);
       }
     }
   }
 
-  private async write(batch: readonly T[]): Promise<void> {
-    const lines = batch.map((entry) => `${JSON.stringify(entry)}\n`);
-    const size = lines.reduce((sum, line) => sum + Buffer.byteLength(line), 0);
+  private async write(lines: HistoryLine[]): Promise<void> {
+    const size = lines.reduce((sum, line) => sum + line.bytes, 0);
     this.writes++;
     if (this.lines + lines.length > MAX_LINES || this.bytes + size > MAX_BYTES) {
+      // The rewrite holds what they say: they are not kept while it runs (the caller's array too).
+      lines.length = 0;
       await this.rewrite();
       return;
     }
     // Never through a link rfs did not make (core/own-file.ts).
-    await appendOwnFile(this.file, lines.join(''));
+    await appendOwnFile(
+      this.file,
+      (function* () {
+        for (const line of lines) yield* line.pieces();
+      })(),
+    );
     this.lines += lines.length;
     this.bytes += size;
   }
@@ -276,24 +348,48 @@ export class HistoryFile<T extends HistoryRecord> {
   /**
    * The newest MAX_ENTRIES entries in place of the file, within a tenth below MAX_BYTES (so that
    * appends go on for a while before the next rewrite); what the byte bound leaves out is dropped.
+   * The entries are taken as they are when it starts (snapshot), and written a line at a time:
+   * a rewrite holds one line more than the entries themselves, not the whole file as a string.
    */
   private async rewrite(): Promise<void> {
     const all = [...this.kept.values()];
-    const kept: string[] = [];
+    const sizeOf = this.o.sizeOf ?? ((entry: T) => this.entryLine(entry).bytes);
     let bytes = 0;
     let from = all.length;
     for (let i = all.length - 1; i >= 0; i--) {
-      const line = `${JSON.stringify(all[i])}\n`;
-      const size = Buffer.byteLength(line);
+      const size = sizeOf(all[i] as T);
       if (bytes + size > MAX_BYTES * 0.9) break;
-      kept.push(line);
       bytes += size;
       from = i;
     }
-    kept.reverse();
     for (const entry of all.slice(0, from)) this.kept.delete(entry.id);
-    await writeFileAtomic(this.file, kept.join(''), { mode: 0o600 });
-    this.lines = kept.length;
-    this.bytes = bytes;
+    const snapshot = this.o.snapshot ?? ((entry: T) => entry);
+    const taken = all.slice(from).map(snapshot);
+    let written = 0;
+    const entryLine = this.entryLine;
+    async function* lines(): AsyncGenerator<string> {
+      for (const entry of taken) {
+        const line = entryLine(entry);
+        written += line.bytes;
+        yield* line.pieces();
+      }
+    }
+    await writeFileAtomic(this.file, lines(), { mode: 0o600 });
+    this.lines = taken.length;
+    this.bytes = written;
   }
+}
+
+/**
+ * A line as the file gets it: its size, and its text in pieces made as they are written (the
+ * listener's bodies become base64 one at a time, none held while the others are written).
+ */
+export interface HistoryLine {
+  bytes: number;
+  pieces(): Iterable<string>;
+}
+
+function wholeLine(value: unknown): HistoryLine {
+  const text = `${JSON.stringify(value)}\n`;
+  return { bytes: Buffer.byteLength(text), pieces: () => [text] };
 }

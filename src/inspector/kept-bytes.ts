@@ -1,6 +1,9 @@
 // The bytes the listener's inspector holds (cli.md, webhooks listen --inspect: Bounds): every
 // body and answer it keeps, counted as the history writes them (one JSON line per delivery, its
-// bodies as base64: what a V8 string of that text holds, a byte a character). Past
+// bodies as base64). The bodies themselves are kept as Buffers, outside V8's heap: the heap
+// then holds only the small parts, and V8, which lets its heap grow to a few times what it
+// held after its last full collection, does not grow it to hundreds of MB for 40 MiB of bodies
+// (docs/inspector.md, Bounds; bench/RESULTS.md). Past
 // MAX_KEPT_BYTES the oldest go first, each leaving a mark that says so: the bodies of the oldest
 // exchanges (answers, edited bodies sent), then the oldest exchanges themselves, then the oldest
 // deliveries' bodies, then the oldest deliveries. The bound sits below what the history file
@@ -11,18 +14,18 @@ export const MAX_KEPT_BYTES = 40 * 1024 * 1024;
 /** Trimmed down to this share of the bound, so that a trim is not made on every replay. */
 const LOW_WATER = 0.9;
 
-/** An exchange as kept: its bodies (base64), and the mark of a trim. */
+/** An exchange as kept: its bodies, and the mark of a trim. */
 export interface KeptExchange {
   at: string;
-  bodyBase64: string;
-  requestBodyBase64?: string;
+  body: Buffer;
+  requestBody?: Buffer;
   /** Its bodies were dropped to keep the inspector within MAX_KEPT_BYTES. */
   dropped?: true;
 }
 
 export interface KeptEntry<E extends KeptExchange> {
   id: string;
-  bodyBase64: string;
+  body: Buffer;
   bodyBytes?: number;
   /** The body was dropped to keep within MAX_KEPT_BYTES (`bodyBytes` says its size). */
   bodyDropped?: true;
@@ -33,20 +36,22 @@ export interface KeptEntry<E extends KeptExchange> {
 
 const measured = new WeakMap<object, number>();
 
+/** A body's length as base64 text. */
+export const base64Length = (bytes: number): number => Math.ceil(bytes / 3) * 4;
+
+/** No body: one shared empty Buffer. */
+export const NO_BODY: Buffer = Buffer.alloc(0);
+
 /**
- * A value's size as JSON text, measured once per object (a trim replaces what it changes). Its
- * base64 bodies are counted by their length: base64 needs no escape in JSON, a byte a
- * character, and stringifying them whole would cost milliseconds per answer.
+ * A value's size as its JSON line holds it (bodies as `bodyBase64`, `requestBodyBase64`),
+ * measured once per object (a trim replaces what it changes). Its bodies are counted by their
+ * base64 length: base64 needs no escape in JSON, a byte a character.
  */
-function jsonBytes<T extends { bodyBase64: string; requestBodyBase64?: string }>(
-  value: T,
-  rest: Omit<T, 'bodyBase64' | 'requestBodyBase64'>,
-): number {
+function jsonBytes(value: object, rest: object, body: Buffer, sent: Buffer | undefined): number {
   let size = measured.get(value);
   if (size === undefined) {
-    const sent = value.requestBodyBase64;
     const shape = sent === undefined ? { ...rest, bodyBase64: '' } : { ...rest, bodyBase64: '', requestBodyBase64: '' };
-    size = Buffer.byteLength(JSON.stringify(shape)) + value.bodyBase64.length + (sent?.length ?? 0);
+    size = Buffer.byteLength(JSON.stringify(shape)) + base64Length(body.length) + (sent === undefined ? 0 : base64Length(sent.length));
     measured.set(value, size);
   }
   return size;
@@ -57,8 +62,12 @@ export function entryBytes<E extends KeptExchange>(entry: KeptEntry<E>): number 
   // The entry without its exchanges is measured as the object it is; `exchanges` alone changes (a replay).
   // Its line: the entry with `"exchanges":[]`, the exchanges between those brackets with a comma
   // between each two, and the line's end.
-  let bytes = jsonBytes(entry, { ...entry, exchanges: [] }) + Math.max(0, entry.exchanges.length - 1) + 1;
-  for (const e of entry.exchanges) bytes += jsonBytes(e, e);
+  const { body, ...rest } = entry;
+  let bytes = jsonBytes(entry, { ...rest, exchanges: [] }, body, undefined) + Math.max(0, entry.exchanges.length - 1) + 1;
+  for (const e of entry.exchanges) {
+    const { body: answer, requestBody, ...fields } = e;
+    bytes += jsonBytes(e, fields, answer, requestBody);
+  }
   return bytes;
 }
 
@@ -102,10 +111,10 @@ export function trimToBudget<E extends KeptExchange, T extends KeptEntry<E>>(
   };
 
   // 1. The bodies of the oldest exchanges, across deliveries, by when they were made.
-  for (const { entry, e } of byAge(entries, (e) => e.bodyBase64 !== '' || e.requestBodyBase64 !== undefined)) {
+  for (const { entry, e } of byAge(entries, (e) => e.body.length > 0 || e.requestBody !== undefined)) {
     if (total <= target) break;
-    const { requestBodyBase64: _sent, ...rest } = e;
-    entry.exchanges = entry.exchanges.map((x) => (x === e ? ({ ...rest, bodyBase64: '', dropped: true } as E) : x));
+    const { requestBody: _sent, ...rest } = e;
+    entry.exchanges = entry.exchanges.map((x) => (x === e ? ({ ...rest, body: NO_BODY, dropped: true } as E) : x));
     remeasure(entry);
   }
   // 2. The oldest exchanges themselves, counted on their delivery.
@@ -120,9 +129,9 @@ export function trimToBudget<E extends KeptExchange, T extends KeptEntry<E>>(
   // 3. The oldest deliveries' bodies (a delivery without its body is no longer replayed).
   for (const entry of entries) {
     if (total <= target) break;
-    if (entry.bodyBase64 === '') continue;
-    entry.bodyBytes = entry.bodyBytes ?? Buffer.from(entry.bodyBase64, 'base64').length;
-    entry.bodyBase64 = '';
+    if (entry.body.length === 0) continue;
+    entry.bodyBytes = entry.bodyBytes ?? entry.body.length;
+    entry.body = NO_BODY;
     entry.bodyDropped = true;
     remeasure(entry);
   }

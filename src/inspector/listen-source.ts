@@ -6,8 +6,8 @@ import { sign } from '../shared/signature.js';
 import { SIGNATURE_HEADERS } from '../shared/schemas.js';
 import { forwardedHeaders, type ReceivedDelivery, type ReceivedRaw } from '../webhooks/receiver.js';
 import type { SendResult } from '../webhooks/send.js';
-import { HistoryFile, MAX_ENTRIES, readHistory } from './history.js';
-import { entryBytes, MAX_KEPT_BYTES, trimToBudget } from './kept-bytes.js';
+import { HistoryFile, type HistoryLine, type HistoryParts, MAX_ENTRIES, readHistory } from './history.js';
+import { base64Length, entryBytes, MAX_KEPT_BYTES, NO_BODY, trimToBudget } from './kept-bytes.js';
 
 /** A refused delivery's body is kept only this far: anyone can POST to the receiver (cli.md, Bounds). */
 export const MAX_REFUSED_BODY_BYTES = 16 * 1024;
@@ -23,7 +23,7 @@ const FORWARD = 'forward';
 import type { DeliveryDetail, DeliverySummary, Exchange } from './model.js';
 import { InspectorError, type InspectorSource } from './source.js';
 
-/** An answer as the history keeps it: the body as base64 (it may not be text). */
+/** An answer as the history writes it: the body as base64 (it may not be text). */
 interface StoredAnswer {
   label: string;
   at: string;
@@ -40,8 +40,14 @@ interface StoredAnswer {
   dropped?: true;
 }
 
-/** One line of the history. */
-export interface ListenEntry {
+/** An answer as the inspector keeps it: as the history writes it, but its bodies as Buffers (kept-bytes.ts). */
+interface Answer extends Omit<StoredAnswer, 'bodyBase64' | 'requestBodyBase64'> {
+  body: Buffer;
+  requestBody?: Buffer;
+}
+
+/** An entry line of the history: a delivery as it was then, whole. */
+export interface ListenEntryLine {
   id: string;
   at: string;
   method: string;
@@ -63,6 +69,21 @@ export interface ListenEntry {
   bodyDropped?: true;
   /** How many of its oldest exchanges were dropped to keep the inspector within its bytes. */
   exchangesDropped?: number;
+}
+
+/** A delivery as the inspector keeps it: as its history line, but its bodies as Buffers (kept-bytes.ts). */
+interface ListenEntry extends Omit<ListenEntryLine, 'bodyBase64' | 'exchanges'> {
+  body: Buffer;
+  exchanges: Answer[];
+}
+
+/**
+ * A line of the history that adds a replay's exchange to the entry of its id, written when the
+ * replay is made: a replay writes its own bytes, not its delivery again (history.ts).
+ */
+export interface ListenPart {
+  id: string;
+  exchange: StoredAnswer;
 }
 
 // Each line of the history is checked as its type says before it is believed: a hand edit or
@@ -98,7 +119,7 @@ function isStoredAnswer(value: unknown): value is StoredAnswer {
   );
 }
 
-export function isListenEntry(value: unknown): value is ListenEntry {
+export function isListenEntry(value: unknown): value is ListenEntryLine {
   if (!isRecord(value)) return false;
   return (
     isEntryId(value.id) &&
@@ -120,6 +141,102 @@ export function isListenEntry(value: unknown): value is ListenEntry {
     (value.bodyDropped === undefined || value.bodyDropped === true) &&
     (value.exchangesDropped === undefined || isCount(value.exchangesDropped))
   );
+}
+
+export function isListenPart(value: unknown): value is ListenPart {
+  return isRecord(value) && isEntryId(value.id) && isStoredAnswer(value.exchange) && Object.keys(value).length === 2;
+}
+
+/** Adds an exchange to an entry: its forward and the newest replays only (cli.md, Bounds). */
+function addExchange<A extends { label: string }>(entry: { exchanges: A[] }, answer: A): void {
+  entry.exchanges.push(answer);
+  if (entry.exchanges.length > MAX_EXCHANGES) entry.exchanges.splice(entry.exchanges[0]?.label === FORWARD ? 1 : 0, 1);
+}
+
+/** How the history reads a replay's line back. */
+const LISTEN_PARTS: HistoryParts<ListenEntryLine, ListenPart> = {
+  isPart: isListenPart,
+  addPart: (entry, part) => addExchange(entry, part.exchange),
+};
+
+/**
+ * A Buffer of its own: a small one Node made from its pool shares an 8 KiB slab, and a piece of
+ * a larger one holds all of it; kept for the run, either would hold more than its bytes.
+ */
+function own(bytes: Buffer): Buffer {
+  if (bytes.length === 0) return NO_BODY;
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) return bytes;
+  const copy = Buffer.allocUnsafeSlow(bytes.length);
+  bytes.copy(copy);
+  return copy;
+}
+
+const fromBase64 = (text: string): Buffer => own(Buffer.from(text, 'base64'));
+
+function answerFromLine({ bodyBase64, requestBodyBase64, ...rest }: StoredAnswer): Answer {
+  return {
+    ...rest,
+    body: fromBase64(bodyBase64),
+    ...(requestBodyBase64 === undefined ? {} : { requestBody: fromBase64(requestBodyBase64) }),
+  };
+}
+
+/**
+ * Stands in a line's JSON for a body, written in its place as base64 (linePieces): random per
+ * run, so that no text a sender chose (a header) can be taken for it.
+ */
+const BODY_MARK = `rfs-body-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}-`;
+const BODY_MARKED = new RegExp(`${BODY_MARK}([0-9]+)`);
+
+/**
+ * A line of the history as pieces: its JSON with each body as a piece of its own, in base64.
+ * A body as base64 (87 KB for 64 KiB) is a string V8 makes and drops in its young space; the
+ * whole line (3.5 MB for a delivery with 20 replays) would go to its old space (history.ts).
+ */
+function linePieces(make: (base64: (bytes: Buffer) => string) => unknown): HistoryLine {
+  const bodies: Buffer[] = [];
+  const json = JSON.stringify(
+    make((bytes) => {
+      if (bytes.length === 0) return '';
+      bodies.push(bytes);
+      return `${BODY_MARK}${bodies.length - 1}`;
+    }),
+  );
+  // split with a group: the text between marks at even places, each mark's number at odd ones.
+  const parts = json.split(BODY_MARKED);
+  let bytes = 1;
+  parts.forEach((part, i) => {
+    bytes += i % 2 === 0 ? Buffer.byteLength(part) : base64Length((bodies[Number(part)] as Buffer).length);
+  });
+  return {
+    bytes,
+    *pieces() {
+      for (const [i, part] of parts.entries()) yield i % 2 === 0 ? part : (bodies[Number(part)] as Buffer).toString('base64');
+      yield '\n';
+    },
+  };
+}
+
+function answerToLine({ body, requestBody, ...rest }: Answer, base64: (bytes: Buffer) => string): StoredAnswer {
+  return {
+    ...rest,
+    bodyBase64: base64(body),
+    ...(requestBody === undefined ? {} : { requestBodyBase64: base64(requestBody) }),
+  };
+}
+
+function entryFromLine({ bodyBase64, exchanges, ...rest }: ListenEntryLine): ListenEntry {
+  return { ...rest, body: fromBase64(bodyBase64), exchanges: exchanges.map(answerFromLine) };
+}
+
+function entryToLine({ body, exchanges, ...rest }: ListenEntry, base64: (bytes: Buffer) => string): ListenEntryLine {
+  return { ...rest, bodyBase64: base64(body), exchanges: exchanges.map((e) => answerToLine(e, base64)) };
+}
+
+/** What the history writes of the inspector's record: its lines, the bodies as base64. */
+interface ListenPartKept {
+  id: string;
+  exchange: Answer;
 }
 
 /** A text of the list, cut. */
@@ -156,13 +273,12 @@ function withoutSignature(headers: Record<string, string>, verdict: string): Rec
  * forward and the newest replays only. Applied to what arrives and to what is read back.
  */
 function bounded(entry: ListenEntry): ListenEntry {
-  let { bodyBase64, bodyBytes, exchanges, headers } = entry;
+  let { body, bodyBytes, exchanges, headers } = entry;
   if (!verified(entry)) {
     headers = withoutSignature(headers, entry.verdict);
-    const body = Buffer.from(bodyBase64, 'base64');
     if (body.length > MAX_REFUSED_BODY_BYTES) {
       bodyBytes = bodyBytes ?? body.length;
-      bodyBase64 = body.subarray(0, MAX_REFUSED_BODY_BYTES).toString('base64');
+      body = own(body.subarray(0, MAX_REFUSED_BODY_BYTES));
     }
     exchanges = exchanges
       .filter((e) => e.label === FORWARD)
@@ -175,7 +291,7 @@ function bounded(entry: ListenEntry): ListenEntry {
   return {
     ...entry,
     headers,
-    bodyBase64,
+    body: own(body),
     ...(bodyBytes === undefined ? {} : { bodyBytes }),
     deliveryId: cut(entry.deliveryId),
     event: cut(entry.event),
@@ -191,18 +307,37 @@ function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   return out;
 }
 
-function stored(label: string, at: number, requestHeaders: Record<string, string>, result: SendResult): StoredAnswer {
+function stored(label: string, at: number, requestHeaders: Record<string, string>, result: SendResult): Answer {
   return {
     label,
     at: new Date(at).toISOString(),
     requestHeaders,
     status: result.status,
     headers: result.headers,
-    bodyBase64: result.body.toString('base64'),
+    body: own(result.body),
     bodyTruncated: result.bodyTruncated,
     error: result.error,
     durationMs: result.durationMs,
   };
+}
+
+/** How a replay was made: as it arrived, re-signed now, or with an edited body (re-signed). */
+export type ReplayKind = 'as-sent' | 're-signed' | 'edited';
+
+/** One replay made from the inspector, as the listener's output reports it (docs/inspector.md, Replays in the output). */
+export interface ReplayReport {
+  kind: ReplayKind;
+  /** The inspector's id of the delivery. */
+  id: string;
+  deliveryId: string | null;
+  event: string | null;
+  recordingId: string | null;
+  title: string | null;
+  /** The app's answer; null when none came (`error` says why). */
+  status: number | null;
+  durationMs: number;
+  error: string | null;
+  at: number;
 }
 
 export interface ListenSourceOptions {
@@ -221,12 +356,14 @@ export interface ListenSourceOptions {
   onHistoryError: (error: unknown) => void;
   /** The bytes kept in all (kept-bytes.ts); MAX_KEPT_BYTES unless a test says otherwise. */
   maxKeptBytes?: number;
+  /** Told of each replay once the app answered (or did not): the listener prints a line for it. */
+  onReplay?: (replay: ReplayReport) => void;
 }
 
 export class ListenSource implements InspectorSource {
   private readonly entries = new Map<string, ListenEntry>();
   private readonly listeners = new Set<(summary: DeliverySummary) => void>();
-  private history: HistoryFile<ListenEntry> | undefined;
+  private history: HistoryFile<ListenEntry, ListenPartKept> | undefined;
   private next = 1;
   /** Each entry's bytes as last measured (kept-bytes.ts), and their sum. */
   private readonly sizes = new Map<string, number>();
@@ -240,9 +377,9 @@ export class ListenSource implements InspectorSource {
   static async open(o: ListenSourceOptions): Promise<ListenSource> {
     const source = new ListenSource(o);
     if (o.historyFile !== undefined) {
-      const read = await readHistory(o.historyFile, isListenEntry);
+      const read = await readHistory(o.historyFile, isListenEntry, LISTEN_PARTS);
       source.damaged = read.damaged;
-      let entries = read.entries.map(bounded);
+      let entries = read.entries.map((line) => bounded(entryFromLine(line)));
       // The next id must be one a restart reads back: past the safe integers, the entries are numbered anew.
       if (entries.some((entry) => Number(entry.id) >= Number.MAX_SAFE_INTEGER - MAX_ENTRIES))
         entries = entries.map((entry, i) => ({ ...entry, id: String(i + 1) }));
@@ -252,7 +389,14 @@ export class ListenSource implements InspectorSource {
       }
       for (const entry of entries) source.measure(entry);
       source.fit(false);
-      source.history = new HistoryFile(o.historyFile, [...source.entries.values()], o.onHistoryError);
+      source.history = new HistoryFile<ListenEntry, ListenPartKept>(o.historyFile, [...source.entries.values()], {
+        onError: o.onHistoryError,
+        sizeOf: entryBytes,
+        entryLine: (entry) => linePieces((base64) => entryToLine(entry, base64)),
+        partLine: ({ id, exchange }) => linePieces((base64): ListenPart => ({ id, exchange: answerToLine(exchange, base64) })),
+        // A shallow copy: the bodies are shared, not copied; a replay made while a rewrite runs is in its part line only.
+        snapshot: (entry) => ({ ...entry, exchanges: [...entry.exchanges] }),
+      });
       await source.history.start();
     }
     return source;
@@ -278,7 +422,7 @@ export class ListenSource implements InspectorSource {
       method: raw.method,
       path: raw.path,
       headers,
-      bodyBase64: raw.body.toString('base64'),
+      body: raw.body,
       deliveryId: delivery.deliveryId,
       event: delivery.event,
       recordingId: delivery.recordingId,
@@ -292,7 +436,8 @@ export class ListenSource implements InspectorSource {
     // The newest MAX_ENTRIES in memory, as in the file.
     if (this.entries.size > MAX_ENTRIES) this.drop(this.entries.keys().next().value as string);
     this.measure(entry);
-    this.changed(entry);
+    this.history?.append(entry);
+    this.tell(entry);
     this.fit(true);
   }
 
@@ -313,7 +458,11 @@ export class ListenSource implements InspectorSource {
     this.sizes.delete(id);
   }
 
-  /** Within the bytes bound (kept-bytes.ts): what a trim changed is written and told again, with `tell`. */
+  /**
+   * Within the bytes bound (kept-bytes.ts): what a trim changed is told again (with `tell`), not
+   * written: a restart trims what it reads back the same way, and only a delivery dropped whole
+   * makes the history write itself anew without it.
+   */
   private fit(tell: boolean): void {
     const limit = this.o.maxKeptBytes ?? MAX_KEPT_BYTES;
     if (this.keptBytes <= limit) return;
@@ -324,7 +473,7 @@ export class ListenSource implements InspectorSource {
     }
     for (const entry of trim.changed) {
       this.measure(entry);
-      if (tell) this.changed(entry);
+      if (tell) this.tell(entry);
     }
   }
 
@@ -335,7 +484,7 @@ export class ListenSource implements InspectorSource {
   detail(id: string): DeliveryDetail | undefined {
     const entry = this.entries.get(id);
     if (entry === undefined) return undefined;
-    const body = Buffer.from(entry.bodyBase64, 'base64');
+    const body = entry.body;
     return {
       ...this.summary(entry),
       explanation: entry.explanation,
@@ -357,7 +506,7 @@ export class ListenSource implements InspectorSource {
     const entry = this.entries.get(id);
     if (entry?.bodyDropped)
       throw new InspectorError(409, `the body of delivery ${id} was dropped to keep the inspector within its memory bound`);
-    return entry === undefined ? undefined : Buffer.from(entry.bodyBase64, 'base64');
+    return entry?.body;
   }
 
   curlTarget(): string {
@@ -373,6 +522,14 @@ export class ListenSource implements InspectorSource {
     const entry = this.entries.get(id);
     if (entry === undefined) throw new InspectorError(404, `no delivery ${id}`);
     if (this.o.forward === undefined) throw new InspectorError(409, 'replay sends a delivery to --forward-to: start listen with it');
+    // Stale: the HMAC matched, but the timestamp is outside the tolerance. Not replayed either
+    // (cli.md, Trust: valid and duplicate only): a stale body may be an old delivery that someone
+    // captured and sends again, and a re-signed replay would pass it to the app as new.
+    if (entry.verdict === 'stale')
+      throw new InspectorError(
+        409,
+        `delivery ${id} is stale: signed with the right secret, but its timestamp is outside the tolerance, so it is kept as received only (not replayed or re-signed: a stale body may be an old delivery captured and sent again by someone else)`,
+      );
     if (!verified(entry))
       throw new InspectorError(
         409,
@@ -387,7 +544,7 @@ export class ListenSource implements InspectorSource {
       throw new InspectorError(400, 'an edited body is sent re-signed only: {"resign": true, "body": …}');
     if (edited !== undefined && edited.length > MAX_EDITED_BODY_BYTES)
       throw new InspectorError(413, `an edited body is at most ${MAX_EDITED_BODY_BYTES} bytes`);
-    const body = edited ?? Buffer.from(entry.bodyBase64, 'base64');
+    const body = edited ?? entry.body;
     const headers = forwardedHeaders(entry.headers);
     if (resign) {
       // A fresh timestamp and its signature, so that the target's tolerance does not call it stale.
@@ -399,14 +556,25 @@ export class ListenSource implements InspectorSource {
     const result = await this.o.forward(headers, body);
     const label = edited !== undefined ? 'replay edited, re-signed' : resign ? 'replay re-signed' : 'replay as sent';
     const answer = stored(label, at, headers, result);
-    if (edited !== undefined) answer.requestBodyBase64 = edited.toString('base64');
-    entry.exchanges.push(answer);
-    // The forward and the newest replays only (cli.md, Bounds).
-    if (entry.exchanges.length > MAX_EXCHANGES) entry.exchanges.splice(entry.exchanges[0]?.label === FORWARD ? 1 : 0, 1);
+    if (edited !== undefined) answer.requestBody = own(edited);
+    this.o.onReplay?.({
+      kind: edited !== undefined ? 'edited' : resign ? 're-signed' : 'as-sent',
+      id,
+      deliveryId: entry.deliveryId,
+      event: entry.event,
+      recordingId: entry.recordingId,
+      title: entry.title,
+      status: result.status,
+      durationMs: result.durationMs,
+      error: result.error,
+      at,
+    });
+    addExchange(entry, answer);
     // A delivery dropped meanwhile (past the newest MAX_ENTRIES) is not brought back.
     if (this.entries.get(id) === entry) {
       this.measure(entry);
-      this.changed(entry);
+      this.history?.appendPart({ id, exchange: answer });
+      this.tell(entry);
       this.fit(true);
     }
     return exchange(answer, this.o.forwardTo ?? null);
@@ -422,8 +590,8 @@ export class ListenSource implements InspectorSource {
     await this.history?.flushed();
   }
 
-  private changed(entry: ListenEntry): void {
-    this.history?.append(entry);
+  /** Tells the event stream's clients the entry's row as it is now. */
+  private tell(entry: ListenEntry): void {
     const row = this.summary(entry);
     for (const listener of this.listeners) listener(row);
   }
@@ -451,19 +619,19 @@ export class ListenSource implements InspectorSource {
   }
 }
 
-function exchange(e: StoredAnswer, url: string | null): Exchange {
+function exchange(e: Answer, url: string | null): Exchange {
   return {
     label: e.label,
     at: e.at,
     url,
     request: {
       headers: e.requestHeaders,
-      body: e.requestBodyBase64 === undefined ? null : Buffer.from(e.requestBodyBase64, 'base64').toString('utf8'),
+      body: e.requestBody === undefined ? null : e.requestBody.toString('utf8'),
     },
     response: {
       status: e.status,
       headers: e.headers,
-      body: Buffer.from(e.bodyBase64, 'base64').toString('utf8'),
+      body: e.body.toString('utf8'),
       bodyTruncated: e.bodyTruncated,
       error: e.error,
       durationMs: e.durationMs,

@@ -5,7 +5,7 @@ import { ListenError } from '../core/listen.js';
 import type { RunningReceiver } from '../webhooks/receiver.js';
 import { assetsFolder } from './assets.js';
 import { DEFAULT_HISTORY_DAYS, defaultHistoryPath, HistoryPathError, MAX_DEFAULT_HISTORIES, pruneDefaultHistories } from './history.js';
-import { ListenSource } from './listen-source.js';
+import { ListenSource, type ReplayReport } from './listen-source.js';
 import { startInspector } from './server.js';
 import { StdoutSecrets } from '../core/redact-stream.js';
 
@@ -22,6 +22,8 @@ export interface ListenInspectorOptions {
   /** A line on stderr, even with --quiet: where the inspector is. */
   say: (line: string) => void;
   warn: (line: string) => void;
+  /** Told of each replay made from the inspector (ListenSourceOptions.onReplay). */
+  onReplay?: (replay: ReplayReport) => void;
 }
 
 /** Where the page is missing (a build without it): said, with what to do. */
@@ -54,6 +56,7 @@ export async function startListenInspector(
     secret: o.secret,
     receiverUrl: o.receiver.url,
     now: o.now,
+    ...(o.onReplay === undefined ? {} : { onReplay: o.onReplay }),
     onHistoryError: (error) =>
       o.warn(`could not write the history ${historyFile}: ${error instanceof Error ? error.message : String(error)}`),
   }).catch((error: unknown) => {

@@ -44,6 +44,8 @@ export interface DeliverySummary {
   replay: { label: string; status: number | null; durationMs: number; error: string | null } | null;
   /** Whether this delivery can be replayed here: listen replays and re-signs only one that verified (cli.md, Trust). */
   replayable: boolean;
+  /** Why it cannot be replayed, where the source can say more than the page does (sandbox: its subscription was deleted). */
+  whyNotReplayable?: string;
   /**
    * Whether the delivery verified (listen: `valid`, `duplicate`; the sandbox's own deliveries
    * always). One that did not keeps no signature: it has no curl command (cli.md, Trust).

@@ -5,6 +5,7 @@
 import { systemClock } from '../core/clock.js';
 import type { InspectedDelivery, RunningSandbox, SandboxInspection } from '../sandbox/index.js';
 import type { DeliveryDetail, DeliverySummary, Exchange } from './model.js';
+import { newestFirst } from './order.js';
 import { InspectorError, type InspectorSource } from './source.js';
 
 /** How often the sandbox's deliveries are looked at for changes. */
@@ -18,6 +19,10 @@ function titleOf(body: string): string | null {
     return null;
   }
 }
+
+/** Why a delivery of a deleted subscription is not replayed. */
+const deletedSubscription = (d: InspectedDelivery): string =>
+  `subscription ${d.subscriptionId} was deleted: its deliveries cannot be replayed`;
 
 function summary(d: InspectedDelivery): DeliverySummary {
   const last = d.attempts.at(-1);
@@ -35,7 +40,10 @@ function summary(d: InspectedDelivery): DeliverySummary {
     target: last === undefined ? null : { status: last.responseStatus, durationMs: last.durationMs, error: last.error },
     // A replay through the API is one more attempt: it shows as the latest.
     replay: null,
-    replayable: true,
+    // The API answers 404 to a replay of a deleted subscription's delivery (cli.md, Deleted
+    // subscriptions): the page's button is off with the reason, before anyone presses it.
+    replayable: !d.subscriptionDeleted,
+    ...(d.subscriptionDeleted ? { whyNotReplayable: deletedSubscription(d) } : {}),
     verified: true,
   };
 }
@@ -49,12 +57,12 @@ function notFound(d: InspectedDelivery, answer: string): string {
   } catch {
     // Not a problem document: its status says enough.
   }
-  if (d.subscriptionDeleted)
-    return `subscription ${d.subscriptionId} was deleted: its deliveries cannot be replayed (the API answered 404: ${title})`;
+  if (d.subscriptionDeleted) return `${deletedSubscription(d)} (the API answered 404: ${title})`;
   return `${title} (the API answered 404): it may be a delivery of a deleted subscription, which the service keeps listing but cannot replay`;
 }
 
-const fingerprint = (d: InspectedDelivery): string => `${d.status}|${d.attempts.length}`;
+// A deleted subscription changes the row too: it is no longer replayable.
+const fingerprint = (d: InspectedDelivery): string => `${d.status}|${d.attempts.length}|${d.subscriptionDeleted}`;
 
 export class SandboxSource implements InspectorSource {
   private readonly listeners = new Set<(summary: DeliverySummary) => void>();
@@ -73,8 +81,9 @@ export class SandboxSource implements InspectorSource {
     return { kind: 'sandbox' as const, forwardTo: null, canReplay: true, canResign: false, hasRequests: true, maxDeliveries: null };
   }
 
+  /** Newest first by the latest attempt, as the page orders them (./order.ts). */
   list(): DeliverySummary[] {
-    return this.inspection.deliveries().reverse().map(summary);
+    return this.inspection.deliveries().map(summary).sort(newestFirst);
   }
 
   private find(id: string): InspectedDelivery | undefined {

@@ -91,7 +91,7 @@ describe.skipIf(!LINUX.met)(needs(LINUX, 'links at the names rfs writes'), () =>
     const link = path.join(tmp, 'history.jsonl');
     fs.symlinkSync(victim, link);
     const errors: unknown[] = [];
-    const history = new HistoryFile(link, [], (error) => errors.push(error));
+    const history = new HistoryFile(link, [], { onError: (error) => errors.push(error) });
     expect(await rejection(history.start())).toBeInstanceOf(NotOwnFileError);
     // Appends are coalesced and written later: a failed write is reported, not thrown.
     history.append({ id: 'evt_1' } as never);

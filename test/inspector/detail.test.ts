@@ -198,6 +198,8 @@ describe('rfs webhooks listen --inspect', () => {
     await said.waitFor();
     await expect(said.textContent()).resolves.toContain('x-rfs-edit-token');
     await expect(said.textContent()).resolves.toContain('new address');
+    // The page's own words (the server's answer names no terminal).
+    await expect(said.textContent()).resolves.toContain('printed in its terminal');
     await page.close();
   });
 

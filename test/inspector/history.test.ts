@@ -28,7 +28,7 @@ import {
   pruneDefaultHistories,
   readHistory,
 } from '../../src/inspector/history.js';
-import { isListenEntry, ListenSource } from '../../src/inspector/listen-source.js';
+import { isListenEntry, isListenPart, ListenSource } from '../../src/inspector/listen-source.js';
 import { openDeliverySender } from '../../src/webhooks/send.js';
 import { parseListenAddress } from '../../src/core/listen.js';
 
@@ -268,9 +268,154 @@ describe('default histories (one per port)', () => {
   });
 });
 
+/** A listener's record whose replays go to an app that answers `answer` bytes. */
+function replayingOptions(historyFile: string, answer: number) {
+  return {
+    ...sourceOptions(historyFile),
+    forwardTo: 'http://127.0.0.1:9/hooks',
+    forward: async () => ({
+      status: 201,
+      error: null,
+      durationMs: 1,
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.alloc(answer, 'a'),
+      bodyTruncated: false,
+    }),
+  };
+}
+
+/** A delivery that verified, as the receiver reports it. */
+function arriveValid(source: ListenSource, deliveryId: string): void {
+  source.add(
+    {
+      deliveryId,
+      event: 'recording.completed',
+      recordingId: 'rec_1',
+      title: `title of ${deliveryId}`,
+      valid: true,
+      reason: null,
+      explanation: 'ok',
+      ageSeconds: 0,
+      status: 201,
+    },
+    { method: 'POST', path: '/', headers: { 'x-service-delivery': deliveryId }, body: Buffer.from(`{"id":"${deliveryId}"}`) },
+    'valid',
+    Date.parse('2026-11-28T12:00:00Z'),
+  );
+}
+
+describe("a replay's line", () => {
+  it('holds only its own exchange, not its delivery again; a restart reads the delivery with every replay', async () => {
+    work = mkdtempSync(join(tmpdir(), 'rfs-history-'));
+    const file = join(work, 'h.jsonl');
+    const answer = 8 * 1024;
+    const source = await ListenSource.open(replayingOptions(file, answer));
+    arriveValid(source, 'dlv_first');
+    arriveValid(source, 'dlv_second');
+    await source.close();
+    const id = source.list().at(-1)?.id as string;
+    for (let r = 0; r < 5; r++) {
+      await source.replay(id, true, Buffer.from(`{"edited":${r}}`));
+      // Each written before the next: one line each, not coalesced into the entry.
+      await source.close();
+    }
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    expect(lines.length).toBe(2 + 5);
+    const parts = lines.slice(2).map((line) => JSON.parse(line) as Record<string, unknown>);
+    for (const part of parts) {
+      expect(Object.keys(part)).toEqual(['id', 'exchange']);
+      expect(part.id).toBe(id);
+    }
+    // A replay's line is about its own answer's size (base64), however many replays came before it.
+    const sizes = lines.slice(2).map((line) => Buffer.byteLength(line));
+    for (const size of sizes) expect(size).toBeLessThan(answer * 1.34 + 1024);
+
+    const again = await ListenSource.open(replayingOptions(file, answer));
+    expect(again.list().map((s) => s.deliveryId)).toEqual(['dlv_second', 'dlv_first']);
+    const detail = again.detail(id);
+    expect(detail?.exchanges.map((e) => e.request.body)).toEqual([0, 1, 2, 3, 4].map((r) => `{"edited":${r}}`));
+    expect(detail?.exchanges.at(-1)?.response.body?.length).toBe(answer);
+    expect(again.detail(again.list()[0]?.id as string)?.exchanges).toEqual([]);
+    await again.close();
+  });
+
+  it('keeps the newest 20 exchanges read back however many part lines there are; a part with no entry is skipped, not damage', async () => {
+    work = mkdtempSync(join(tmpdir(), 'rfs-history-'));
+    const file = join(work, 'h.jsonl');
+    const exchange = (n: number) => ({
+      label: 'replay re-signed',
+      at: new Date(Date.parse('2026-11-28T12:00:00Z') + n * 1000).toISOString(),
+      requestHeaders: {},
+      status: 201,
+      headers: {},
+      bodyBase64: Buffer.from(`answer ${n}`).toString('base64'),
+      bodyTruncated: false,
+      error: null,
+      durationMs: 1,
+    });
+    const lines = [
+      JSON.stringify(good),
+      ...Array.from({ length: 30 }, (_, n) => JSON.stringify({ id: good.id, exchange: exchange(n) })),
+      JSON.stringify({ id: '99', exchange: exchange(99) }),
+    ];
+    writeFileSync(file, `${lines.join('\n')}\n`, { mode: 0o600 });
+    const source = await ListenSource.open(replayingOptions(file, 10));
+    expect(source.damaged).toBe(0);
+    expect(source.list().map((s) => s.id)).toEqual([good.id]);
+    const bodies = source.detail(good.id)?.exchanges.map((e) => e.response.body);
+    expect(bodies).toEqual(Array.from({ length: 20 }, (_, n) => `answer ${n + 10}`));
+    await source.close();
+  });
+
+  it('reads a history an older rfs wrote (a whole entry line at each change) as before', async () => {
+    work = mkdtempSync(join(tmpdir(), 'rfs-history-'));
+    const file = join(work, 'h.jsonl');
+    const answer = (n: number) => ({
+      label: n === 0 ? 'forward' : 'replay as sent',
+      at: '2026-11-28T12:00:00.000Z',
+      requestHeaders: {},
+      status: 200 + n,
+      headers: {},
+      bodyBase64: Buffer.from(`answer ${n}`).toString('base64'),
+      bodyTruncated: false,
+      error: null,
+      durationMs: 1,
+    });
+    const entry = (exchanges: number) => JSON.stringify({ ...good, exchanges: Array.from({ length: exchanges }, (_, n) => answer(n)) });
+    writeFileSync(file, `${[entry(1), entry(2), entry(3)].join('\n')}\n`, { mode: 0o600 });
+    const source = await ListenSource.open(replayingOptions(file, 10));
+    expect(source.damaged).toBe(0);
+    expect(source.detail(good.id)?.exchanges.map((e) => e.response.status)).toEqual([200, 201, 202]);
+    await source.close();
+    // Written anew at start in the format of this rfs: one entry line, read back the same.
+    expect(readFileSync(file, 'utf8').trim().split('\n').length).toBe(1);
+    const again = await ListenSource.open(replayingOptions(file, 10));
+    expect(again.detail(good.id)?.exchanges.map((e) => e.response.body)).toEqual(['answer 0', 'answer 1', 'answer 2']);
+    await again.close();
+  });
+});
+
 describe("a line of the listener's history is checked as its type says", () => {
   it('takes a well-formed entry', () => {
     expect(isListenEntry(good)).toBe(true);
+  });
+  it("refuses a replay's line whose exchange is not one, or that carries anything else", () => {
+    const exchange = {
+      label: 'replay as sent',
+      at: '2026-11-28T12:00:00.000Z',
+      requestHeaders: {},
+      status: 201,
+      headers: {},
+      bodyBase64: '',
+      bodyTruncated: false,
+      error: null,
+      durationMs: 1,
+    };
+    expect(isListenPart({ id: '3', exchange })).toBe(true);
+    expect(isListenPart({ id: '3', exchange: null })).toBe(false);
+    expect(isListenPart({ id: 'Infinity', exchange })).toBe(false);
+    expect(isListenPart({ id: '3', exchange: { ...exchange, bodyBase64: '{}' } })).toBe(false);
+    expect(isListenPart({ id: '3', exchange, verdict: 'valid' })).toBe(false);
   });
   it.each([
     ['exchanges: [null]', { exchanges: [null] }],

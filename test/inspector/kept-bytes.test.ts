@@ -100,8 +100,13 @@ describe('the bytes the inspector keeps', () => {
     // Without the bound it would be 150 × 20 kept exchanges of 2 × 16 KiB as base64: about 13 MB.
     expect(most).toBeGreaterThan(limit * 0.8);
     await source.close();
-    // What is counted is what the history holds, line for line.
-    expect(lastLines(historyFile).bytes).toBe(source.bytes);
+    // A restart reads the entries and their replays' lines back, within the same bound, and
+    // writes the file anew as entry lines: what is counted is what those lines hold, byte for byte.
+    const again = await ListenSource.open(options({ historyFile, maxKeptBytes: limit, forward: () => answer(size) }));
+    expect(again.bytes).toBeLessThanOrEqual(limit);
+    expect(again.list().map((s) => s.id)).toEqual(source.list().map((s) => s.id));
+    await again.close();
+    expect(lastLines(historyFile).bytes).toBe(again.bytes);
 
     // Every delivery is still listed; the oldest exchanges lost their bodies first, each marked.
     expect(source.list().length).toBe(150);

@@ -1,14 +1,16 @@
 // rfs sandbox --inspect's replay through the API (sandbox.md, Inspecting it): a delivery whose
 // subscription was deleted gets a 404 from the API, and the inspector says what it is, as
-// rfs deliveries replay does (cli.md, Deleted subscriptions), in the answer the page shows.
+// rfs deliveries replay does (cli.md, Deleted subscriptions), in the answer the page shows; the
+// list already marks it not replayable, with that reason, and the page's button is off.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { chromium } from 'playwright-core';
 import { afterAll, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { SandboxSource } from '../../src/inspector/sandbox-source.js';
 import { startInspector } from '../../src/inspector/server.js';
 import { start, type Harness } from '../sandbox/helpers.js';
-import { waitFor } from './support.js';
+import { CHROMIUM, waitFor } from './support.js';
 
 let harness: Harness | undefined;
 let inspector: { url: string; close(): Promise<void> } | undefined;
@@ -55,10 +57,27 @@ it("says that a delivery's subscription was deleted when the API answers its rep
   expect(rec.status).toBeLessThan(300);
   const url = inspector.url;
   const failed = await waitFor('the FAILED delivery', async () => {
-    const list = ((await (await fetch(`${url}api/deliveries`)).json()) as { data: { id: string; verdict: string }[] }).data;
+    const list = ((await (await fetch(`${url}api/deliveries`)).json()) as { data: { id: string; verdict: string; replayable: boolean }[] })
+      .data;
     return list.find((d) => d.verdict === 'FAILED');
   });
+  expect(failed).toMatchObject({ replayable: true });
   expect((await harness.api(`/webhooks/${subscription}`, { method: 'DELETE' })).status).toBeLessThan(300);
+  const gone = `subscription ${subscription} was deleted: its deliveries cannot be replayed`;
+  const listed = ((await (await fetch(`${url}api/deliveries`)).json()) as { data: { id: string }[] }).data.find((d) => d.id === failed.id);
+  expect(listed).toMatchObject({ replayable: false, whyNotReplayable: gone });
+  // The page: the delivery opened, its Replay (API) button off and the reason said.
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    await page.goto(url);
+    await page.locator('#rows tr', { hasText: 'FAILED' }).first().click();
+    await page.locator('#not-replayable').waitFor();
+    expect(await page.locator('#not-replayable').textContent()).toBe(`Not replayed: ${gone}.`);
+    expect(await page.locator('#replay-as-sent').getAttribute('aria-disabled')).toBe('true');
+  } finally {
+    await browser.close();
+  }
   const replay = await fetch(`${url}api/deliveries/${failed.id}/replay`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -7,6 +7,7 @@
 // it), the shortcuts (j/k, r, /) never take a key from a control that has focus.
 import { sanitize } from '../../core/sanitize.js';
 import type { DeliveryDetail, DeliverySummary, Exchange, InspectorInfo } from '../model.js';
+import { newestFirst } from '../order.js';
 
 /** The header that carries a delivery's signature (shared/schemas.ts, SIGNATURE_HEADERS; not imported: the bundle stays free of zod). */
 const SIGNATURE_HEADER = 'x-service-signature';
@@ -172,13 +173,6 @@ function searchText(s: DeliverySummary): string {
   return [...texts, ...texts.map(shown).filter((v, i) => v !== texts[i])].join('\n').toLowerCase();
 }
 
-const newestFirst = (a: DeliverySummary, b: DeliverySummary): number => {
-  if (a.at !== b.at) return a.at < b.at ? 1 : -1;
-  const [x, y] = [Number(a.id), Number(b.id)];
-  if (Number.isFinite(x) && Number.isFinite(y)) return y - x;
-  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
-};
-
 /** A new or changed delivery: its row is built again when next shown. */
 function put(s: DeliverySummary): void {
   const known = rows.get(s.id);
@@ -186,6 +180,8 @@ function put(s: DeliverySummary): void {
     rows.set(s.id, { s, search: searchText(s), tr: undefined });
     unsorted = true;
   } else {
+    // A later attempt (the sandbox) or a changed time moves it in the list (order.ts).
+    if (known.s.at !== s.at) unsorted = true;
     known.s = s;
     known.search = searchText(s);
     known.tr = undefined;
@@ -756,7 +752,7 @@ async function openDetail(id: string, focus: boolean): Promise<void> {
   const whyNot = !d.verified
     ? `This delivery did not verify (${d.verdict}): ${signatureNote(d)} The listener never replays or signs it, so no curl command is made of it.`
     : info.canReplay && !d.replayable
-      ? 'Not replayed: its body was dropped to keep the inspector within its memory bound.'
+      ? `Not replayed: ${d.whyNotReplayable ?? 'its body was dropped to keep the inspector within its memory bound'}.`
       : undefined;
   if (whyNot !== undefined) {
     const why = el('p', whyNot);

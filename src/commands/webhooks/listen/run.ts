@@ -19,7 +19,7 @@ import {
   type RunningReceiver,
   startWebhookReceiver,
 } from '../../../webhooks/receiver.js';
-import type { ListenSource } from '../../../inspector/listen-source.js';
+import type { ListenSource, ReplayReport } from '../../../inspector/listen-source.js';
 import { describeSecretSource, readWebhookSecret } from '../../../webhooks/secret.js';
 import { beyondLoopbackWarning, inspectAddressFlag } from '../../../core/listen.js';
 import { MAX_UNIX_SECONDS } from '../../../webhooks/verify.js';
@@ -83,6 +83,45 @@ interface Row {
   at: number;
   delivery: ReceivedDelivery;
   duplicate: boolean;
+  /** A replay made from the inspector (--inspect): its row says the app's answer to it. */
+  replay?: ReplayReport;
+}
+
+/**
+ * The ndjson line of a replay made from the inspector (docs/inspector.md, Replays in the
+ * output): what was sent again and what the app answered; never a header, so never a signature.
+ */
+function replayJson(r: ReplayReport): Record<string, unknown> {
+  return {
+    replay: r.kind,
+    deliveryId: r.deliveryId,
+    event: r.event,
+    recordingId: r.recordingId,
+    title: r.title,
+    status: r.status,
+    durationMs: r.durationMs,
+    error: r.error,
+  };
+}
+
+/** A replay's row: the delivery's texts, with the app's answer to the replay. */
+function replayRow(r: ReplayReport): Row {
+  return {
+    at: r.at,
+    duplicate: false,
+    replay: r,
+    delivery: {
+      deliveryId: r.deliveryId,
+      event: r.event,
+      recordingId: r.recordingId,
+      title: r.title,
+      valid: true,
+      reason: null,
+      explanation: '',
+      ageSeconds: null,
+      status: r.status ?? 0,
+    },
+  };
 }
 
 /**
@@ -106,6 +145,7 @@ function clock(ms: number): string {
  * reason a delivery was refused (`stale`, `mismatch`, `malformed`, `missing`; STATUS says 401).
  */
 function verdict(row: Row): string {
+  if (row.replay !== undefined) return 'replay';
   if (!row.delivery.valid) return row.delivery.reason ?? 'invalid';
   return row.duplicate ? 'duplicate' : 'valid';
 }
@@ -131,7 +171,10 @@ function listenColumns(forwarding: boolean): readonly Column<Row>[] {
     ? [
         {
           header: 'TOOK',
-          value: fixed(8, (r) => (r.delivery.forwarded === undefined ? null : `${r.delivery.forwarded.durationMs} ms`)),
+          value: fixed(8, (r) => {
+            const took = r.replay?.durationMs ?? r.delivery.forwarded?.durationMs;
+            return took === undefined ? null : `${took} ms`;
+          }),
           dropOrder: 2,
         },
       ]
@@ -140,14 +183,19 @@ function listenColumns(forwarding: boolean): readonly Column<Row>[] {
   return [
     { header: 'TIME', value: fixed(8, (r) => clock(r.at)), dropOrder: 2 + later },
     { header: 'VERDICT', value: fixed(9, verdict) },
-    { header: 'STATUS', value: fixed(6, (r) => r.delivery.status) },
+    { header: 'STATUS', value: fixed(6, (r) => (r.replay === undefined ? r.delivery.status : r.replay.status)) },
     ...took,
     { header: 'DELIVERY', value: fixed(24, (r) => r.delivery.deliveryId) },
     { header: 'EVENT', value: fixed(19, (r) => r.delivery.event), dropOrder: 1 },
     { header: 'RECORDING', value: fixed(20, (r) => r.delivery.recordingId), dropOrder: 3 + later },
     // Padded to the table's smallest flexible width (10), so that which columns fit never
     // depends on one title's length.
-    { header: 'TITLE', value: (r) => pad(sanitize(r.delivery.title ?? '-'), 10), flex: true },
+    // A replay's title says how it was sent again: `[re-signed] …`.
+    {
+      header: 'TITLE',
+      value: (r) => pad(sanitize(`${r.replay === undefined ? '' : `[${r.replay.kind}] `}${r.delivery.title ?? '-'}`), 10),
+      flex: true,
+    },
   ];
 }
 
@@ -220,6 +268,7 @@ async function startListenInspector(
   address: { host: string; port: number },
   receiver: RunningReceiver,
   secret: () => string,
+  onReplay: (replay: ReplayReport) => void,
 ): Promise<{ source: ListenSource; server: { close(): Promise<void> } }> {
   const { startListenInspector: start } = await import('../../../inspector/listen.js');
   return start({
@@ -233,6 +282,7 @@ async function startListenInspector(
     now: ctx.clock.now,
     say: (line) => ctx.ui.say(line),
     warn: (line) => ctx.ui.warn(line),
+    onReplay,
   });
 }
 
@@ -281,6 +331,19 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
       ui.warn(`could not forward delivery ${id} to ${o.forwardTo ?? ''}: ${d.forwardError} (answered HTTP 502)`);
   };
 
+  // A replay made from the inspector: one line, as a delivery has (table row or ndjson object).
+  const onReplay = (r: ReplayReport): void => {
+    if (asTable) {
+      const row = replayRow(r);
+      const { header, row: line } = table.lines({ ...row, delivery: laidOut(io, row.delivery) });
+      const ok = r.status !== null && r.status < 300;
+      print(`${header === undefined ? '' : `${header}\n`}${ok ? line : chalk.red(line)}\n`);
+    } else {
+      print(`${safeJson(replayJson(r))}\n`);
+    }
+    if (r.error !== null) ui.warn(`could not replay delivery ${r.deliveryId ?? r.id} (${r.kind}) to ${o.forwardTo ?? ''}: ${r.error}`);
+  };
+
   const receiver = await startWebhookReceiver({
     host: o.host,
     port: o.port,
@@ -321,7 +384,7 @@ export async function run(ctx: Context, o: ListenOptions): Promise<number> {
       ].join('; '),
     );
     if (o.inspect !== undefined) {
-      const started = await startListenInspector(ctx, o, o.inspect, receiver, () => secret);
+      const started = await startListenInspector(ctx, o, o.inspect, receiver, () => secret, onReplay);
       inspection = started.source;
       inspector = started.server;
     }
