@@ -2,7 +2,7 @@
 // delivery with its request, verdict and the --forward-to target's answer, its replays, kept in
 // the history file (./history.ts) and read back at start.
 import type { IncomingHttpHeaders } from 'node:http';
-import { sign } from '../shared/signature.js';
+import { sign, verifySignature } from '../shared/signature.js';
 import { SIGNATURE_HEADERS } from '../shared/schemas.js';
 import { forwardedHeaders, type ReceivedDelivery, type ReceivedRaw } from '../webhooks/receiver.js';
 import type { SendResult } from '../webhooks/send.js';
@@ -20,6 +20,8 @@ export const MAX_EDITED_BODY_BYTES = 64 * 1024;
 /** The verdicts of a delivery that verified: only these are replayed or re-signed (cli.md, Trust). */
 const VERIFIED = new Set(['valid', 'duplicate']);
 const FORWARD = 'forward';
+/** A replay with the delivery's own headers: the signature it carries is the sender's. */
+const AS_SENT = 'replay as sent';
 import type { DeliveryDetail, DeliverySummary, Exchange } from './model.js';
 import { InspectorError, type InspectorSource } from './source.js';
 
@@ -156,7 +158,8 @@ function addExchange<A extends { label: string }>(entry: { exchanges: A[] }, ans
 /** How the history reads a replay's line back. */
 const LISTEN_PARTS: HistoryParts<ListenEntryLine, ListenPart> = {
   isPart: isListenPart,
-  addPart: (entry, part) => addExchange(entry, part.exchange),
+  // A replay's line read back goes through the same rule as one made now (withoutMadeSignature).
+  addPart: (entry, part) => addExchange(entry, withoutMadeSignature(part.exchange)),
 };
 
 /**
@@ -253,12 +256,54 @@ function receivedAt(receiverUrl: string, path: string): string {
 const verified = (entry: ListenEntry): boolean => VERIFIED.has(entry.verdict);
 
 /**
+ * Whether the kept body and signature verify under `secret`, whatever their age: a verdict the
+ * history says is only what an earlier run saw, maybe under another secret (an old one, or a
+ * tutorial's that anyone could sign with), and the listener re-signs only what it verified itself.
+ */
+function verifiesUnder(entry: ListenEntry, secret: string): boolean {
+  if (entry.bodyDropped === true) return false;
+  return verifySignature({
+    secret,
+    timestamp: entry.headers[SIGNATURE_HEADERS.timestamp],
+    signature: entry.headers[SIGNATURE_HEADERS.signature],
+    body: entry.body,
+    toleranceSeconds: Number.POSITIVE_INFINITY,
+    nowSeconds: 0,
+  }).valid;
+}
+
+/** What the page and the API say of a verified delivery whose signature is not the current secret's. */
+export const OTHER_SECRET =
+  'verified under another secret (an earlier run of this history): replayed as sent only, never re-signed or edited, since the listener signs only what verifies under its secret now';
+
+/**
  * What stands for the signature a refused delivery came with: that one was received and why it
  * failed (the verdict), never its value (cli.md, Trust: no signature of a body that did not
  * verify in any answer, page or file; a curl command or fixture made of it would carry one).
  */
 export function signatureNotKept(verdict: string): string {
   return `[received, not kept: the delivery did not verify (${verdict})]`;
+}
+
+/**
+ * What stands for a signature the listener made (a re-signed replay): when, never its value. The
+ * app received it; an answer that carried it would hand anyone who can read the API a signature
+ * of the body (cli.md, Trust).
+ */
+export function signatureMade(timestamp: string | undefined): string {
+  const seconds = Number(timestamp);
+  const when = timestamp !== undefined && /^[0-9]{1,10}$/.test(timestamp) ? new Date(seconds * 1000).toISOString() : 'an unknown time';
+  return `[re-signed by the listener at ${when}: not kept]`;
+}
+
+/** The request headers of an exchange as kept: a signature the listener made, replaced (signatureMade). */
+function withoutMadeSignature<E extends Pick<StoredAnswer, 'label' | 'requestHeaders'>>(e: E): E {
+  const signature = e.requestHeaders[SIGNATURE_HEADERS.signature];
+  if (e.label === FORWARD || e.label === AS_SENT || signature === undefined || signature.startsWith('[')) return e;
+  return {
+    ...e,
+    requestHeaders: { ...e.requestHeaders, [SIGNATURE_HEADERS.signature]: signatureMade(e.requestHeaders[SIGNATURE_HEADERS.timestamp]) },
+  };
 }
 
 /** Headers with a refused delivery's signature replaced by what says it came (signatureNotKept). */
@@ -284,6 +329,8 @@ function bounded(entry: ListenEntry): ListenEntry {
       .filter((e) => e.label === FORWARD)
       .map((e) => ({ ...e, requestHeaders: withoutSignature(e.requestHeaders, entry.verdict) }));
   }
+  // An older rfs kept the signatures it made: they do not come back.
+  exchanges = exchanges.map(withoutMadeSignature);
   if (exchanges.length > MAX_EXCHANGES) {
     const forward = exchanges[0]?.label === FORWARD ? exchanges.slice(0, 1) : [];
     exchanges = [...forward, ...exchanges.slice(exchanges.length - (MAX_EXCHANGES - forward.length))];
@@ -368,6 +415,8 @@ export class ListenSource implements InspectorSource {
   /** Each entry's bytes as last measured (kept-bytes.ts), and their sum. */
   private readonly sizes = new Map<string, number>();
   private keptBytes = 0;
+  /** Whether each entry verifies under the secret (ListenSource.resignable). */
+  private readonly underSecret = new WeakMap<ListenEntry, { secret: string; ok: boolean }>();
   /** Lines of the history that could not be read back. */
   damaged = 0;
 
@@ -485,9 +534,10 @@ export class ListenSource implements InspectorSource {
     const entry = this.entries.get(id);
     if (entry === undefined) return undefined;
     const body = entry.body;
+    const otherSecret = verified(entry) && entry.bodyDropped !== true && !this.resignable(entry);
     return {
       ...this.summary(entry),
-      explanation: entry.explanation,
+      explanation: otherSecret ? `${entry.explanation}; ${OTHER_SECRET}` : entry.explanation,
       request: {
         method: entry.method,
         path: entry.path,
@@ -540,6 +590,7 @@ export class ListenSource implements InspectorSource {
         409,
         `the body of delivery ${id} was dropped to keep the inspector within its memory bound: it is not replayed`,
       );
+    if (resign && !this.resignable(entry)) throw new InspectorError(409, `delivery ${id} was ${OTHER_SECRET}`);
     if (edited !== undefined && !resign)
       throw new InspectorError(400, 'an edited body is sent re-signed only: {"resign": true, "body": …}');
     if (edited !== undefined && edited.length > MAX_EDITED_BODY_BYTES)
@@ -554,8 +605,9 @@ export class ListenSource implements InspectorSource {
     }
     const at = this.o.now();
     const result = await this.o.forward(headers, body);
-    const label = edited !== undefined ? 'replay edited, re-signed' : resign ? 'replay re-signed' : 'replay as sent';
-    const answer = stored(label, at, headers, result);
+    const label = edited !== undefined ? 'replay edited, re-signed' : resign ? 'replay re-signed' : AS_SENT;
+    // The signature made here went to the app only: what is kept, answered and told says when, not what.
+    const answer = withoutMadeSignature(stored(label, at, headers, result));
     if (edited !== undefined) answer.requestBody = own(edited);
     this.o.onReplay?.({
       kind: edited !== undefined ? 'edited' : resign ? 're-signed' : 'as-sent',
@@ -590,6 +642,17 @@ export class ListenSource implements InspectorSource {
     await this.history?.flushed();
   }
 
+  /** A delivery that verified, and verifies under the secret the listener has now (cached per entry and secret). */
+  private resignable(entry: ListenEntry): boolean {
+    if (!verified(entry) || entry.bodyDropped === true) return false;
+    const secret = this.o.secret();
+    const known = this.underSecret.get(entry);
+    if (known !== undefined && known.secret === secret) return known.ok;
+    const ok = verifiesUnder(entry, secret);
+    this.underSecret.set(entry, { secret, ok });
+    return ok;
+  }
+
   /** Tells the event stream's clients the entry's row as it is now. */
   private tell(entry: ListenEntry): void {
     const row = this.summary(entry);
@@ -614,6 +677,7 @@ export class ListenSource implements InspectorSource {
       replay:
         replay === undefined ? null : { label: replay.label, status: replay.status, durationMs: replay.durationMs, error: replay.error },
       replayable: this.o.forward !== undefined && verified(entry) && entry.bodyDropped !== true,
+      resignable: this.o.forward !== undefined && this.resignable(entry),
       verified: verified(entry),
     };
   }

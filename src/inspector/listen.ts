@@ -86,5 +86,19 @@ export async function startListenInspector(
     throw error;
   }
   o.say(`inspector on ${server.pageUrl} (history ${historyFile})`);
-  return { source, server };
+  // The address works once (server.ts, pageUrl): another browser asks for a fresh one, as a signal
+  // (SIGUSR1 is Node's debugger's), which needs no terminal and leaves Ctrl-C as it is.
+  o.say(`each inspector address opens once: kill -USR2 ${process.pid} prints a fresh one`);
+  const fresh = (): void => o.say(`inspector on ${server.freshPageUrl()} (a fresh address: it opens once)`);
+  process.on('SIGUSR2', fresh);
+  const close = server.close;
+  return {
+    source,
+    server: {
+      close: () => {
+        process.off('SIGUSR2', fresh);
+        return close();
+      },
+    },
+  };
 }

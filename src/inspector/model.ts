@@ -47,6 +47,12 @@ export interface DeliverySummary {
   /** Why it cannot be replayed, where the source can say more than the page does (sandbox: its subscription was deleted). */
   whyNotReplayable?: string;
   /**
+   * Whether it can also be re-signed or edited: listen, one that verifies under the secret the
+   * listener has now (one kept in the history from a run with another secret is replayed as
+   * sent only: cli.md, Trust); the sandbox, never.
+   */
+  resignable: boolean;
+  /**
    * Whether the delivery verified (listen: `valid`, `duplicate`; the sandbox's own deliveries
    * always). One that did not keeps no signature: it has no curl command (cli.md, Trust).
    */

@@ -43,6 +43,7 @@ function summary(d: InspectedDelivery): DeliverySummary {
     // The API answers 404 to a replay of a deleted subscription's delivery (cli.md, Deleted
     // subscriptions): the page's button is off with the reason, before anyone presses it.
     replayable: !d.subscriptionDeleted,
+    resignable: false,
     ...(d.subscriptionDeleted ? { whyNotReplayable: deletedSubscription(d) } : {}),
     verified: true,
   };

@@ -25,6 +25,13 @@ export const MAX_STREAMS = 32;
 export const MAX_STREAM_BACKLOG = 256 * 1024;
 /** Events kept for a client that reconnects with Last-Event-ID. */
 const KEPT_EVENTS = 1000;
+/**
+ * Replays in flight at once, all deliveries together (cli.md, Bounds): each holds a request to
+ * --forward-to open, which a slow target keeps; one more is told 429. One per delivery, too (409).
+ */
+export const MAX_REPLAYS_IN_FLIGHT = 8;
+/** One-time codes not used yet, at most: a new one past it ends the oldest. */
+const MAX_LIVE_CODES = 16;
 
 // The secrets of this run (the listener's webhook secret, an API key it holds) never reach the
 // page, wherever they appear (InspectorServerOptions.redact, on every string of each answer). Text
@@ -98,11 +105,15 @@ export interface RunningInspector {
   /** The inspector's root, for scripts (`<url>api/deliveries`). */
   url: string;
   /**
-   * The address to open, printed at start: the root with this run's edit token after `#` (never
-   * sent to the server by a browser, kept by the page). Re-signing an edited body needs it: the
-   * JSON API is open to every local user (cli.md: "by the person at the page").
+   * The address to open, printed at start: the root with a one-time code after `#`, which the
+   * page swaps at once (POST /api/session) for this run's cookie (HttpOnly). Re-signing needs
+   * that cookie: the JSON API is open to every local user (cli.md: "by the person at the page"),
+   * and an address a browser was started with is on its command line, which every local user can
+   * read, so the code in it is dead once the page has used it.
    */
   pageUrl: string;
+  /** Another one-time address, for another browser (the listener prints it on SIGUSR2). */
+  freshPageUrl(): string;
   close(): Promise<void>;
 }
 
@@ -121,6 +132,9 @@ const DRAIN_LIMIT = 1024 * 1024;
 
 /** A request body over its bound: answered 413 once the rest is read (up to DRAIN_LIMIT), then the connection closes. */
 class TooLarge extends InspectorError {}
+
+/** Too many replays in flight: answered 429 with Retry-After. */
+class Busy extends InspectorError {}
 
 function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
   return new Promise((resolve, reject) => {
@@ -174,13 +188,28 @@ function replayRequest(input: unknown): { resign: boolean; edited: Buffer | unde
   return { resign: resign === true, edited: body === undefined ? undefined : Buffer.from(body, 'utf8') };
 }
 
-/** The header holds this run's edit token (compared in constant time). */
-function sameToken(given: string | string[] | undefined, token: string): boolean {
-  if (typeof given !== 'string') return false;
+/** Two secrets compared in constant time. */
+function same(given: string, token: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(token);
   return a.length === b.length && timingSafeEqual(a, b);
 }
+
+/** The value of one cookie of a Cookie header; undefined without it. */
+function cookie(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const at = part.indexOf('=');
+    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
+  }
+  return undefined;
+}
+
+/** Where the page got a code the server does not take: a used one, or one of another run. */
+const NO_CODE =
+  'this address was used already (each address rfs prints opens the inspector once) or is not of this run: ask rfs for a fresh one (kill -USR2 <its pid>, see docs/inspector.md)';
+/** What a re-sign (or an edited replay) without the page's cookie is told. */
+const NO_SESSION =
+  'a delivery is re-signed only from the page opened at an address rfs printed (it works once; kill -USR2 <rfs pid> prints a fresh one): open one';
 
 export async function startInspector(o: InspectorServerOptions): Promise<RunningInspector> {
   const files = await readAssets(o.assets);
@@ -204,8 +233,34 @@ export async function startInspector(o: InspectorServerOptions): Promise<Running
   // reconnects with Last-Event-ID. The run's own prefix tells an id of an earlier run (or one
   // too old to be kept): that client is told to load the list again (`event: reload`).
   const run = randomBytes(4).toString('hex');
-  // The edit token of this run (RunningInspector.pageUrl).
-  const editToken = randomBytes(18).toString('base64url');
+  // This run's session (the cookie's value) and its live one-time codes (RunningInspector.pageUrl).
+  const session = randomBytes(32).toString('base64url');
+  const codes: string[] = [];
+  const freshCode = (): string => {
+    const code = randomBytes(18).toString('base64url');
+    codes.push(code);
+    if (codes.length > MAX_LIVE_CODES) codes.shift();
+    return code;
+  };
+  // Named for the port: a browser keeps cookies per host, not per port, and two inspectors must not overwrite each other's.
+  let cookieName = 'rfs-inspector';
+  const hasSession = (req: IncomingMessage): boolean => {
+    const given = cookie(req.headers.cookie, cookieName);
+    return given !== undefined && same(given, session);
+  };
+  // The replays in flight, by delivery (MAX_REPLAYS_IN_FLIGHT), whoever asks: the page or a script.
+  const replaying = new Set<string>();
+  const replay = async (id: string, resign: boolean, edited?: Buffer) => {
+    if (replaying.has(id)) throw new InspectorError(409, `a replay of delivery ${id} is in flight: wait for its answer`);
+    if (replaying.size >= MAX_REPLAYS_IN_FLIGHT)
+      throw new Busy(429, `${MAX_REPLAYS_IN_FLIGHT} replays are in flight (the target is slow to answer): try again when one has ended`);
+    replaying.add(id);
+    try {
+      return await o.source.replay(id, resign, edited);
+    } finally {
+      replaying.delete(id);
+    }
+  };
   let seq = 0;
   const kept: { seq: number; text: string }[] = [];
   const write = (res: ServerResponse, text: string): void => {
@@ -246,6 +301,16 @@ export async function startInspector(o: InspectorServerOptions): Promise<Running
     if (parts[0] !== 'api') return json(res, 404, { error: 'no such page' });
     const [, what, id, action] = parts;
     if (get && what === 'info' && parts.length === 2) return json(res, 200, { data: o.source.info() });
+    if (method === 'POST' && what === 'session' && parts.length === 2) {
+      // The page swaps the code of its address for the cookie, once: a second use is refused.
+      const input = await readJson(req, MAX_REQUEST_BYTES);
+      const code = typeof input === 'object' && input !== null ? (input as { code?: unknown }).code : undefined;
+      const at = typeof code === 'string' ? codes.findIndex((live) => same(code, live)) : -1;
+      if (at < 0) return json(res, 403, { error: NO_CODE });
+      codes.splice(at, 1);
+      res.writeHead(204, { ...PAGE_HEADERS, 'set-cookie': `${cookieName}=${session}; HttpOnly; SameSite=Strict; Path=/` }).end();
+      return;
+    }
     if (get && what === 'events' && parts.length === 2) return events(req, res);
     if (get && what === 'requests' && parts.length === 2) {
       if (o.source.requests === undefined) return json(res, 404, { error: 'no request log here: only rfs sandbox --inspect has one' });
@@ -280,18 +345,15 @@ export async function startInspector(o: InspectorServerOptions): Promise<Running
     if (method === 'POST' && action === 'replay' && parts.length === 4) {
       const { resign, edited } = replayRequest(await readJson(req, MAX_REQUEST_BYTES));
       if (edited !== undefined) throw new InspectorError(400, 'an edited body goes to POST /api/deliveries/<id>/replay-edited');
-      return json(res, 200, { data: await o.source.replay(id, resign) });
+      // A fresh signature of a verified body is the person at the page's to ask for, as an edit is (cli.md, Trust).
+      if (resign && !hasSession(req)) throw new InspectorError(403, NO_SESSION);
+      return json(res, 200, { data: await replay(id, resign) });
     }
     if (method === 'POST' && action === 'replay-edited' && parts.length === 4) {
-      if (!sameToken(req.headers['x-rfs-edit-token'], editToken)) {
-        throw new InspectorError(
-          403,
-          "an edited body is re-signed only with this run's edit token in the x-rfs-edit-token header (the #… part of the address rfs printed at start); a page opened before the listener restarted needs the new address",
-        );
-      }
+      if (!hasSession(req)) throw new InspectorError(403, NO_SESSION);
       const { edited } = replayRequest(await readJson(req, MAX_EDIT_REQUEST_BYTES));
       if (edited === undefined) throw new InspectorError(400, 'expected {"body": "<edited body>"}');
-      return json(res, 200, { data: await o.source.replay(id, true, edited) });
+      return json(res, 200, { data: await replay(id, true, edited) });
     }
     return json(res, 404, { error: 'no such endpoint' });
   };
@@ -328,14 +390,18 @@ export async function startInspector(o: InspectorServerOptions): Promise<Running
       if (error instanceof TooLarge) {
         json(res, error.status, { error: error.message }, { connection: 'close' });
         res.on('finish', () => req.socket.destroySoon());
-      } else if (error instanceof InspectorError) json(res, error.status, { error: error.message });
+      } else if (error instanceof Busy) json(res, error.status, { error: error.message }, { 'retry-after': '1' });
+      else if (error instanceof InspectorError) json(res, error.status, { error: error.message });
       else json(res, 500, { error: error instanceof Error ? error.message : String(error) });
     });
   });
   const bound: AddressInfo = await listenOn(server, o.host, o.port);
+  cookieName = `rfs-inspector-${bound.port}`;
+  const root = `http://${urlHost(o.host, bound.address)}:${bound.port}/`;
   return {
-    url: `http://${urlHost(o.host, bound.address)}:${bound.port}/`,
-    pageUrl: `http://${urlHost(o.host, bound.address)}:${bound.port}/#${editToken}`,
+    url: root,
+    pageUrl: `${root}#${freshCode()}`,
+    freshPageUrl: () => `${root}#${freshCode()}`,
     close: () =>
       new Promise<void>((resolve) => {
         stopSource();

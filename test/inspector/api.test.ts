@@ -13,16 +13,32 @@ import { startInspector } from '../../src/inspector/server.js';
 import type { InspectorSource } from '../../src/inspector/source.js';
 import type { DeliverySummary } from '../../src/inspector/model.js';
 import { RFS_BIN } from '../helpers/child.js';
-import { delivery, entryOf, type Listener, list, listenEnv, post, replayApi, SECRET, startApp, startListen, waitFor } from './support.js';
+import {
+  delivery,
+  entryOf,
+  type Listener,
+  list,
+  listenEnv,
+  post,
+  replayApi,
+  SECRET,
+  startApp,
+  startListen,
+  swapCode,
+  waitFor,
+} from './support.js';
 
 let work: string;
 let app: Awaited<ReturnType<typeof startApp>>;
 let listen: Listener;
+/** The page's cookie (re-signing needs it). */
+let cookie: string;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'rfs-inspector-api-'));
   app = await startApp();
   listen = await startListen(work, { forwardTo: app.url });
+  cookie = (await swapCode(listen.pageUrl)).cookie;
 }, 30_000);
 afterAll(async () => {
   await listen?.stop();
@@ -93,7 +109,7 @@ describe('bounds', () => {
   it('keeps the forward and the newest replays, 20 exchanges in all', async () => {
     expect(await post(listen.receiverUrl, delivery('dlv_api_many_replays'))).toBe(201);
     const entry = await entryOf(listen.inspectorUrl, 'dlv_api_many_replays');
-    for (let i = 0; i < 25; i++) expect((await replayApi(listen.inspectorUrl, entry.id, { resign: i % 2 === 0 })).status).toBe(200);
+    for (let i = 0; i < 25; i++) expect((await replayApi(listen.inspectorUrl, entry.id, { resign: i % 2 === 0, cookie })).status).toBe(200);
     const detail = (await (await fetch(`${listen.inspectorUrl}api/deliveries/${entry.id}`)).json()) as {
       data: { exchanges: { label: string }[] };
     };
@@ -189,6 +205,7 @@ describe('the event stream', () => {
             target: null,
             replay: null,
             replayable: false,
+            resignable: false,
             verified: false,
           });
         }

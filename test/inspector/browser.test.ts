@@ -11,7 +11,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRfs, startSandboxProcess, type SandboxProcess } from '../helpers/child.js';
 import { send, signed } from '../commands/webhooks/listen/support.js';
-import { CHROMIUM, type Child, SECRET, startRfs, waitFor } from './support.js';
+import { CHROMIUM, type Child, LISTEN_READY, SECRET, startRfs, waitFor } from './support.js';
 
 interface Received {
   headers: IncomingHttpHeaders;
@@ -33,8 +33,6 @@ async function startApp(): Promise<{ url: string; received: Received[]; server: 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, received, server };
 }
-
-const LISTEN_READY = /listening on (http:\/\/127\.0\.0\.1:\d+)[\s\S]*inspector on (http:\/\/127\.0\.0\.1:\d+\/)/;
 
 /** A request with exactly these headers (a browser cannot forge Host; a page elsewhere would send Origin). */
 async function raw(url: string, headers: Record<string, string>, method = 'GET', body?: string): Promise<number> {
@@ -83,7 +81,8 @@ describe('rfs webhooks listen --inspect', () => {
     app = await startApp();
     await startListen();
     page = await browser.newPage({ viewport: { width: 1440, height: 900 }, acceptDownloads: true });
-    await page.goto(inspectorUrl);
+    // The address rfs printed: its one-time code is swapped for the run's cookie, which re-signing needs.
+    await page.goto(`${inspectorUrl}#${listen.match[3] as string}`);
     await page.locator('#live', { hasText: 'live' }).waitFor();
   }, 60_000);
   afterAll(async () => {

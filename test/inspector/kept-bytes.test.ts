@@ -12,6 +12,7 @@ import { MAX_KEPT_BYTES } from '../../src/inspector/kept-bytes.js';
 import { MAX_ENTRIES } from '../../src/inspector/history.js';
 import type { ReceivedDelivery, ReceivedRaw } from '../../src/webhooks/receiver.js';
 import type { SendResult } from '../../src/webhooks/send.js';
+import { sign } from '../../src/shared/signature.js';
 
 const KIB64 = 64 * 1024;
 
@@ -31,6 +32,7 @@ const answer = async (size = KIB64): Promise<SendResult> => ({
   bodyTruncated: false,
 });
 
+const SECRET = 'whsec_keptBytesTestSecret';
 let clock = Date.parse('2026-11-28T10:00:00Z');
 const now = () => (clock += 1000);
 
@@ -39,7 +41,7 @@ function options(o: Partial<ListenSourceOptions>): ListenSourceOptions {
     historyFile: undefined,
     forwardTo: 'http://127.0.0.1:9/hooks',
     forward: async () => answer(),
-    secret: () => 'whsec_keptBytesTestSecret',
+    secret: () => SECRET,
     receiverUrl: 'http://127.0.0.1:8/',
     now,
     onHistoryError: (error) => {
@@ -64,10 +66,17 @@ async function arrive(source: ListenSource, n: number, forwarded: boolean, title
     status: 201,
     ...(forwarded ? { forwarded: await answer() } : {}),
   };
+  // Signed, as a valid delivery is: only what verifies under the listener's secret is re-signed.
+  const timestamp = Math.floor(clock / 1000);
   const raw: ReceivedRaw = {
     method: 'POST',
     path: '/',
-    headers: { 'content-type': 'application/json', 'x-service-delivery': `dlv_${n}` },
+    headers: {
+      'content-type': 'application/json',
+      'x-service-delivery': `dlv_${n}`,
+      'x-service-timestamp': String(timestamp),
+      'x-service-signature': sign(SECRET, timestamp, body),
+    },
     body,
   };
   source.add(delivery, raw, 'valid', now());

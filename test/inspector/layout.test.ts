@@ -17,6 +17,7 @@ import {
   type Child,
   delivery,
   entryOf,
+  freshAddress,
   IMAGES,
   type Listener,
   post,
@@ -24,6 +25,7 @@ import {
   startApp,
   startListen,
   startRfs,
+  swapCode,
   UPDATE_DOCS,
 } from './support.js';
 
@@ -56,7 +58,9 @@ beforeAll(async () => {
   const short = delivery('dlv_0123456789abcdefABCD', { title: 'Billing review' });
   expect(await post(`${listen.receiverUrl}/rfs-listen-build-host-4242`, short)).toBe(201);
   const replayed = await entryOf(listen.inspectorUrl, 'dlv_0123456789abcdefABCD');
-  expect((await replayApi(listen.inspectorUrl, replayed.id, { resign: true })).status).toBe(200);
+  // Re-signed as the page does it: with the cookie a fresh address gives (the printed one is the pages' below).
+  const { cookie } = await swapCode(await freshAddress(listen));
+  expect((await replayApi(listen.inspectorUrl, replayed.id, { resign: true, cookie })).status).toBe(200);
   sandbox = await startRfs(
     ['sandbox', '--port', '0', '--scenario', 'incident', '--seed', '39', '--inspect', '127.0.0.1:0'],
     {},

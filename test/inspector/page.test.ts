@@ -19,6 +19,7 @@ import {
   type Child,
   delivery,
   entryOf,
+  freshAddress,
   IMAGES,
   type Listener,
   listenEnv,
@@ -67,7 +68,8 @@ afterAll(async () => {
 async function openPage(width: number, o: { bypassCSP?: boolean; url?: string } = {}): Promise<Page> {
   const context = await browser.newContext({ viewport: { width, height: width < 500 ? 844 : 900 }, bypassCSP: o.bypassCSP ?? false });
   const page = await context.newPage();
-  await page.goto(o.url ?? listen.pageUrl);
+  // Each address opens once: a new browser context gets a fresh one, as a user's other browser would.
+  await page.goto(o.url ?? (await freshAddress(listen)));
   await page.locator('#live', { hasText: 'live' }).waitFor();
   await page.locator('#rows tr').first().waitFor();
   return page;

@@ -6,16 +6,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { delivery, entryOf, type Listener, post, replayApi, startApp, startListen } from './support.js';
+import { delivery, entryOf, type Listener, post, replayApi, startApp, startListen, swapCode } from './support.js';
 
 let work: string;
 let app: Awaited<ReturnType<typeof startApp>>;
 let listen: Listener;
+/** The page's cookie: re-signing needs it, so the refusal below is the stale one, not the missing cookie's. */
+let cookie: string;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'rfs-inspector-stale-'));
   app = await startApp();
   listen = await startListen(work, { forwardTo: app.url });
+  cookie = (await swapCode(listen.pageUrl)).cookie;
 }, 30_000);
 afterAll(async () => {
   await listen?.stop();
@@ -30,7 +33,7 @@ it('refuses a stale delivery for replay, re-sign and edit, saying it was signed 
   const stale = await entryOf(listen.inspectorUrl, 'dlv_stale_replay');
   expect(stale).toMatchObject({ verdict: 'stale', replayable: false });
   const atApp = app.received.length;
-  for (const input of [{ resign: false }, { resign: true }, { body: '{"edited":true}', token: listen.editToken }]) {
+  for (const input of [{ resign: false }, { resign: true, cookie }, { body: '{"edited":true}', cookie }]) {
     const answer = await replayApi(listen.inspectorUrl, stale.id, input);
     expect(answer.status, JSON.stringify(input)).toBe(409);
     expect(answer.json.error).toMatch(/signed with the right secret, but its timestamp is outside the tolerance/);

@@ -99,13 +99,37 @@ export async function waitFor<T>(what: string, probe: () => T | undefined | Prom
 export interface Listener extends Child {
   receiverUrl: string;
   inspectorUrl: string;
-  /** The address rfs printed: the root and this run's edit token after `#`. */
+  /** The address rfs printed: the root and a one-time code after `#` (it opens the inspector once). */
   pageUrl: string;
-  editToken: string;
+}
+
+/** Another one-time address of a running inspector: what rfs prints on SIGUSR2 (docs/inspector.md, Trust). */
+export async function freshAddress(child: Child): Promise<string> {
+  const from = child.stderr().length;
+  process.kill(child.pid, 'SIGUSR2');
+  return waitFor(
+    'a fresh inspector address',
+    () => /inspector on (http:\/\/\S+#[A-Za-z0-9_-]+) \(a fresh address/.exec(child.stderr().slice(from))?.[1],
+  );
+}
+
+/** What the page does at load: the address's one-time code swapped for the run's cookie; the Cookie header to send, and the answer's status. */
+export async function swapCode(address: string): Promise<{ status: number; cookie: string; setCookie: string }> {
+  const url = new URL(address);
+  const res = await fetch(new URL('/api/session', url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ code: url.hash.slice(1) }),
+  });
+  const setCookie = res.headers.get('set-cookie') ?? '';
+  return { status: res.status, cookie: setCookie.split(';')[0] ?? '', setCookie };
 }
 
 /** rfs webhooks listen --inspect on free ports, verifying with SECRET, forwarding to `forwardTo` when given. */
-export async function startListen(work: string, o: { forwardTo?: string; history?: string; extra?: string[] } = {}): Promise<Listener> {
+export async function startListen(
+  work: string,
+  o: { forwardTo?: string; history?: string; extra?: string[]; secret?: string } = {},
+): Promise<Listener> {
   const child = await startRfs(
     [
       'webhooks',
@@ -121,12 +145,11 @@ export async function startListen(work: string, o: { forwardTo?: string; history
       'ndjson',
       ...(o.extra ?? []),
     ],
-    listenEnv(work),
+    { ...listenEnv(work), RFS_WEBHOOK_SECRET: o.secret ?? SECRET },
     LISTEN_READY,
   );
   const inspectorUrl = child.match[2] as string;
-  const editToken = child.match[3] as string;
-  return { ...child, receiverUrl: child.match[1] as string, inspectorUrl, pageUrl: `${inspectorUrl}#${editToken}`, editToken };
+  return { ...child, receiverUrl: child.match[1] as string, inspectorUrl, pageUrl: `${inspectorUrl}#${child.match[3] as string}` };
 }
 
 export const listenEnv = (work: string): NodeJS.ProcessEnv => ({
@@ -167,6 +190,7 @@ interface Summary {
   verdict: string;
   title: string | null;
   replayable: boolean;
+  resignable: boolean;
   target: { status: number | null } | null;
   replay: { label: string; status: number | null } | null;
 }
@@ -187,7 +211,7 @@ export function entryOf(inspectorUrl: string, deliveryId: string): Promise<Summa
 export async function replayApi(
   inspectorUrl: string,
   id: string,
-  input: { resign?: boolean; body?: string; token?: string },
+  input: { resign?: boolean; body?: string; cookie?: string },
 ): Promise<{
   status: number;
   json: { data?: { label: string; request: { headers: Record<string, string> }; response: { status: number | null } }; error?: string };
@@ -195,7 +219,7 @@ export async function replayApi(
   const path = input.body === undefined ? 'replay' : 'replay-edited';
   const res = await fetch(`${inspectorUrl}api/deliveries/${id}/${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...(input.token === undefined ? {} : { 'x-rfs-edit-token': input.token }) },
+    headers: { 'content-type': 'application/json', ...(input.cookie === undefined ? {} : { cookie: input.cookie }) },
     body: JSON.stringify({ resign: input.resign, body: input.body }),
   });
   return { status: res.status, json: (await res.json()) as never };

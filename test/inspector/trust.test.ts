@@ -9,18 +9,33 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRfs } from '../helpers/child.js';
-import { delivery, entryOf, type Listener, listenEnv, post, replayApi, SECRET, startApp, startListen, waitFor } from './support.js';
+import {
+  delivery,
+  entryOf,
+  type Listener,
+  listenEnv,
+  post,
+  replayApi,
+  SECRET,
+  startApp,
+  startListen,
+  swapCode,
+  waitFor,
+} from './support.js';
 
 const run = promisify(execFile);
 
 let work: string;
 let app: Awaited<ReturnType<typeof startApp>>;
 let listen: Listener;
+/** The Cookie header of the page opened at the address rfs printed. */
+let cookie: string;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'rfs-inspector-trust-'));
   app = await startApp();
   listen = await startListen(work, { forwardTo: app.url });
+  cookie = (await swapCode(listen.pageUrl)).cookie;
 }, 30_000);
 afterAll(async () => {
   await listen?.stop();
@@ -66,7 +81,7 @@ describe('replay and re-sign: only what verified', () => {
     const atApp = app.received.length;
 
     for (const refused of [forged, unsigned]) {
-      for (const input of [{ resign: true }, { resign: false }, { body: '{"amount":"1"}', token: listen.editToken }]) {
+      for (const input of [{ resign: true, cookie }, { resign: false }, { body: '{"amount":"1"}', cookie }]) {
         const answer = await replayApi(listen.inspectorUrl, refused.id, input);
         expect(answer.status, JSON.stringify(input)).toBe(409);
         expect(answer.json.error).toMatch(/did not verify/);
@@ -75,11 +90,66 @@ describe('replay and re-sign: only what verified', () => {
     // Nothing reached the app, signed or not.
     expect(app.received.length).toBe(atApp);
 
-    const resigned = await replayApi(listen.inspectorUrl, valid.id, { resign: true });
+    const resigned = await replayApi(listen.inspectorUrl, valid.id, { resign: true, cookie });
     expect(resigned.status).toBe(200);
     const got = await waitFor('the re-signed replay at the app', () => app.received[atApp]);
-    expect(resigned.json.data?.request.headers['x-service-signature']).toBe(got.headers['x-service-signature']);
     expect(await verifies(got)).toBe(0);
+  });
+
+  it('re-signs only for the page (its cookie), and no answer, event or history line carries a signature the listener made', async () => {
+    expect(await post(listen.receiverUrl, delivery('dlv_trust_resign'))).toBe(201);
+    const valid = await entryOf(listen.inspectorUrl, 'dlv_trust_resign');
+    const events = await fetch(`${listen.inspectorUrl}api/events`);
+    const reader = (events.body as ReadableStream<Uint8Array>).getReader();
+    let told = '';
+    const atApp = app.received.length;
+    // Any local user can reach the JSON API: a fresh signature of a verified body is the page's to ask for.
+    for (const wrong of [undefined, 'rfs-inspector-1=x']) {
+      const refused = await replayApi(listen.inspectorUrl, valid.id, { resign: true, cookie: wrong });
+      expect(refused.status).toBe(403);
+      expect(refused.json.error).toMatch(/only from the page opened at an address rfs printed/);
+    }
+    expect(app.received.length).toBe(atApp);
+    // Replay as sent signs nothing: it stays open to scripts.
+    expect((await replayApi(listen.inspectorUrl, valid.id, { resign: false })).status).toBe(200);
+    const asSent = await waitFor('the replay as sent at the app', () => app.received[atApp]);
+    expect(await verifies(asSent)).toBe(0);
+
+    const edited = '{"id":"dlv_trust_resign","edited":true}';
+    const resigned = await replayApi(listen.inspectorUrl, valid.id, { resign: true, cookie });
+    const editedAnswer = await replayApi(listen.inspectorUrl, valid.id, { body: edited, cookie });
+    expect([resigned.status, editedAnswer.status]).toEqual([200, 200]);
+    const made = [
+      await waitFor('the re-signed replay at the app', () => app.received[atApp + 1]),
+      await waitFor('the edited replay at the app', () => app.received[atApp + 2]),
+    ];
+    // The app got them, signed with the secret: verify-signature says so.
+    for (const got of made) expect(await verifies(got)).toBe(0);
+    const values = made.map((got) => String(got.headers['x-service-signature']).slice('sha256='.length));
+    expect(values.every((v) => /^[0-9a-f]{64}$/.test(v))).toBe(true);
+    // What the answers say instead: when it was re-signed, not the value.
+    for (const [answer, got] of [
+      [resigned, made[0]],
+      [editedAnswer, made[1]],
+    ] as const) {
+      const when = new Date(Number(got?.headers['x-service-timestamp']) * 1000).toISOString();
+      expect(answer.json.data?.request.headers['x-service-signature']).toBe(`[re-signed by the listener at ${when}: not kept]`);
+    }
+    const detail = await (await fetch(`${listen.inspectorUrl}api/deliveries/${valid.id}`)).text();
+    const listed = await (await fetch(`${listen.inspectorUrl}api/deliveries`)).text();
+    told = await waitFor('the event of the edited replay', async () => {
+      const { value } = await reader.read();
+      told += Buffer.from(value ?? []).toString('utf8');
+      return told.includes('replay edited, re-signed') ? told : undefined;
+    });
+    await reader.cancel();
+    const history = await waitFor('the edited replay in the history', () => {
+      const text = readFileSync(join(work, 'history.jsonl'), 'utf8');
+      return text.includes('"replay edited, re-signed"') ? text : undefined;
+    });
+    for (const text of [JSON.stringify(resigned.json), JSON.stringify(editedAnswer.json), detail, listed, told, history])
+      for (const value of values) expect(text).not.toContain(value);
+    expect(detail).toContain('re-signed by the listener at');
   });
 
   it('keeps no signature of a refused delivery, not even the one it came with: not in the list, its detail, the event stream, a curl command, its fixture nor the history file', async () => {
@@ -124,15 +194,16 @@ describe('replay and re-sign: only what verified', () => {
       data: { id: 'rec_test0001', title: 'edited title' },
     });
     const atApp = app.received.length;
-    // Any local user can reach the JSON API: without this run's edit token (the `#…` of the address
-    // rfs printed, which only the page opened from it holds) no edited body is signed.
-    for (const token of [undefined, '', 'x'.repeat(listen.editToken.length)]) {
-      const refused = await replayApi(listen.inspectorUrl, valid.id, { body: edited, token });
+    // Any local user can reach the JSON API: without this run's cookie (which only the page opened
+    // at an address rfs printed holds) no edited body is signed.
+    const [name, value] = cookie.split('=') as [string, string];
+    for (const wrong of [undefined, '', `${name}=`, `${name}=${'x'.repeat(value.length)}`, `rfs-inspector=${value}`]) {
+      const refused = await replayApi(listen.inspectorUrl, valid.id, { body: edited, cookie: wrong });
       expect(refused.status).toBe(403);
-      expect(refused.json.error).toMatch(/only with this run's edit token in the x-rfs-edit-token header/);
+      expect(refused.json.error).toMatch(/only from the page opened at an address rfs printed/);
     }
     expect(app.received.length).toBe(atApp);
-    const answer = await replayApi(listen.inspectorUrl, valid.id, { body: edited, token: listen.editToken });
+    const answer = await replayApi(listen.inspectorUrl, valid.id, { body: edited, cookie });
     expect(answer.status).toBe(200);
     expect(answer.json.data?.label).toBe('replay edited, re-signed');
     const got = await waitFor('the edited replay at the app', () => app.received[atApp]);
@@ -142,6 +213,55 @@ describe('replay and re-sign: only what verified', () => {
       data: { exchanges: { label: string; request: { body: string | null } }[] };
     };
     expect(detail.data.exchanges.at(-1)).toMatchObject({ label: 'replay edited, re-signed', request: { body: edited } });
+  });
+});
+
+describe('a history kept under another secret', () => {
+  // The default history is one file per port, so a restart with another secret reads verdicts
+  // made under the earlier one: a body anyone could sign with that one (a tutorial's secret, the
+  // sandbox's) must not come out signed with the secret the listener has now.
+  it('is replayed as sent only after a restart with another secret: never re-signed nor edited', async () => {
+    const earlier = 'whsec_aTutorialsPublicSecret0123456789abcdef';
+    const history = join(work, 'other-secret.jsonl');
+    const chosen = '{"id":"dlv_other_secret","event":"recording.completed","data":{"amount":"1000000"}}';
+    const first = await startListen(work, { forwardTo: app.url, history, secret: earlier });
+    try {
+      expect(await post(first.receiverUrl, delivery('dlv_other_secret', { body: chosen, secret: earlier }))).toBe(201);
+      await entryOf(first.inspectorUrl, 'dlv_other_secret');
+    } finally {
+      await first.stop();
+    }
+    const second = await startListen(work, { forwardTo: app.url, history });
+    try {
+      const secondCookie = (await swapCode(second.pageUrl)).cookie;
+      expect(await post(second.receiverUrl, delivery('dlv_current_secret'))).toBe(201);
+      const other = await entryOf(second.inspectorUrl, 'dlv_other_secret');
+      const current = await entryOf(second.inspectorUrl, 'dlv_current_secret');
+      const atApp = app.received.length;
+      for (const input of [
+        { resign: true, cookie: secondCookie },
+        { body: '{"amount":"1"}', cookie: secondCookie },
+      ]) {
+        const refused = await replayApi(second.inspectorUrl, other.id, input);
+        expect(refused.status, JSON.stringify(input)).toBe(409);
+        expect(refused.json.error).toMatch(/verified under another secret/);
+      }
+      expect(app.received.length).toBe(atApp);
+      expect(other).toMatchObject({ verdict: 'valid', replayable: true, resignable: false });
+      expect(current).toMatchObject({ verdict: 'valid', replayable: true, resignable: true });
+      const detail = (await (await fetch(`${second.inspectorUrl}api/deliveries/${other.id}`)).json()) as { data: { explanation: string } };
+      expect(detail.data.explanation).toMatch(/verified under another secret/);
+      // As sent: the bytes and the earlier secret's signature, nothing signed now.
+      expect((await replayApi(second.inspectorUrl, other.id, { resign: false })).status).toBe(200);
+      const asSent = await waitFor('the replay as sent at the app', () => app.received[atApp]);
+      expect(asSent.body.toString('utf8')).toBe(chosen);
+      expect(await verifies(asSent)).not.toBe(0);
+      // What verified under the secret of this run still re-signs.
+      expect((await replayApi(second.inspectorUrl, current.id, { resign: true, cookie: secondCookie })).status).toBe(200);
+      expect(await verifies(await waitFor('the re-signed replay at the app', () => app.received[atApp + 1]))).toBe(0);
+    } finally {
+      await second.stop();
+    }
   });
 });
 

@@ -73,15 +73,21 @@ function pre(text: string, id?: string, label?: string): HTMLPreElement {
   return node;
 }
 
-// The edit token rfs printed after `#` in the address (server.ts, pageUrl): kept for this tab,
-// and sent with an edited replay only. The address bar keeps no copy of it.
-const editToken = ((): string => {
-  const fromAddress = location.hash.slice(1);
-  if (fromAddress !== '') {
-    sessionStorage.setItem('rfs-edit-token', fromAddress);
-    history.replaceState(null, '', location.pathname + location.search);
-  }
-  return sessionStorage.getItem('rfs-edit-token') ?? '';
+// The one-time code rfs printed after `#` in the address (server.ts, pageUrl): swapped at once
+// for this run's cookie (HttpOnly: the page never holds it), after which the code is dead. The
+// address bar keeps no copy of it; a reload has the cookie.
+/** Whether this tab swapped a code for the cookie: a refusal then means the listener was restarted. */
+let swapped = false;
+const session: Promise<void> = (async () => {
+  const code = location.hash.slice(1);
+  if (code === '') return;
+  history.replaceState(null, '', location.pathname + location.search);
+  const res = await fetch('/api/session', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ code }),
+  }).catch(() => undefined);
+  swapped = res?.ok === true;
 })();
 
 /** An answer of the API that is not a success: its status and the server's message. */
@@ -101,11 +107,11 @@ async function api<T>(path: string, init?: RequestInit): Promise<T> {
   return body.data as T;
 }
 
-/** Why an edited replay was refused for its token (server.ts, x-rfs-edit-token), in the words of what to do. */
-const tokenRefused = (): string =>
-  editToken === ''
-    ? 'not sent: this tab has no edit token (the x-rfs-edit-token header). Open the address rfs webhooks listen printed in its terminal, with its #… part.'
-    : 'not sent: the listener was restarted since this page was opened, and its edit token (the x-rfs-edit-token header) is of the earlier run. Open the new address rfs webhooks listen printed in its terminal.';
+/** Why a re-signed replay was refused for want of this run's cookie (server.ts, /api/session), in the words of what to do. */
+const sessionRefused = (): string =>
+  swapped
+    ? 'not sent: the listener was restarted since this page was opened, and its cookie is of the earlier run. Open the address rfs webhooks listen printed in its terminal when it started again (kill -USR2 <its pid> prints a fresh one).'
+    : 'not sent: this page has no cookie of this run of the listener: it was opened without the #… code of an address rfs printed, that code was used already, or the listener was restarted since. Open a fresh address: rfs webhooks listen printed one in its terminal, and kill -USR2 <its pid> prints another.';
 
 const two = (n: number): string => String(n).padStart(2, '0');
 /** A time of the list, 24-hour local: 02:02:07. */
@@ -463,7 +469,7 @@ function sayReplay(id: string, text: string): void {
 function markBusy(id: string): void {
   if (opened?.id !== id) return;
   for (const button of document.querySelectorAll<HTMLButtonElement>('[data-replay]')) {
-    const off = inFlight.has(id) || !opened.replayable;
+    const off = inFlight.has(id) || !opened.replayable || (button.dataset.resign !== undefined && !opened.resignable);
     button.setAttribute('aria-disabled', String(off));
   }
 }
@@ -471,15 +477,16 @@ function markBusy(id: string): void {
 /** One replay of a delivery: none while another of it is in flight, whatever asks (a key, a button). */
 async function replay(id: string, resign: boolean, edited?: string): Promise<void> {
   if (inFlight.has(id)) return;
-  if (opened?.id === id && !opened.replayable) return;
+  if (opened?.id === id && (!opened.replayable || (resign && !opened.resignable))) return;
   inFlight.add(id);
   markBusy(id);
   sayReplay(id, edited !== undefined ? 'sending the edited body, re-signed…' : resign ? 'replaying, re-signed…' : 'replaying as sent…');
   try {
     const path = `/api/deliveries/${encodeURIComponent(id)}/${edited === undefined ? 'replay' : 'replay-edited'}`;
+    await session;
     const e = await api<Exchange>(path, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...(edited === undefined ? {} : { 'x-rfs-edit-token': editToken }) },
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify(edited === undefined ? { resign } : { body: edited }),
     });
     sayReplay(
@@ -489,8 +496,8 @@ async function replay(id: string, resign: boolean, edited?: string): Promise<voi
   } catch (error) {
     sayReplay(
       id,
-      edited !== undefined && error instanceof ApiError && error.status === 403
-        ? tokenRefused()
+      (resign || edited !== undefined) && error instanceof ApiError && error.status === 403
+        ? sessionRefused()
         : `replay failed: ${(error as Error).message}`,
     );
   } finally {
@@ -714,7 +721,9 @@ async function openDetail(id: string, focus: boolean): Promise<void> {
     );
   }
   if (info.canResign) {
-    actions.append(actionButton('replay-resigned', 'Replay re-signed', () => void replay(d.id, true), true));
+    const resigned = actionButton('replay-resigned', 'Replay re-signed', () => void replay(d.id, true), true);
+    resigned.dataset.resign = '';
+    actions.append(resigned);
     const edit = actionButton(
       'edit-replay',
       'Edit, then replay',
@@ -726,6 +735,7 @@ async function openDetail(id: string, focus: boolean): Promise<void> {
       },
       true,
     );
+    edit.dataset.resign = '';
     edit.setAttribute('aria-expanded', 'false');
     edit.setAttribute('aria-controls', 'editor');
     actions.append(edit);
@@ -753,7 +763,9 @@ async function openDetail(id: string, focus: boolean): Promise<void> {
     ? `This delivery did not verify (${d.verdict}): ${signatureNote(d)} The listener never replays or signs it, so no curl command is made of it.`
     : info.canReplay && !d.replayable
       ? `Not replayed: ${d.whyNotReplayable ?? 'its body was dropped to keep the inspector within its memory bound'}.`
-      : undefined;
+      : info.canResign && !d.resignable
+        ? 'This delivery verified under another secret (an earlier run of this history), not the listener’s now: it is replayed as sent only, never re-signed or edited.'
+        : undefined;
   if (whyNot !== undefined) {
     const why = el('p', whyNot);
     why.id = 'not-replayable';
@@ -761,7 +773,7 @@ async function openDetail(id: string, focus: boolean): Promise<void> {
     parts.push(why);
   }
   parts.push(note);
-  if (info.canResign && d.replayable) parts.push(editor(d));
+  if (info.canResign && d.resignable) parts.push(editor(d));
   const curlBox = el('textarea');
   curlBox.id = 'curl';
   curlBox.hidden = true;
@@ -904,7 +916,7 @@ document.addEventListener('keydown', (event) => {
   if (event.key === 'j' || (event.key === 'ArrowDown' && arrows)) move(1);
   else if (event.key === 'k' || (event.key === 'ArrowUp' && arrows)) move(-1);
   else if (event.key === 'Enter' && !onControl && selected !== undefined) void openDetail(selected, true);
-  else if (event.key === 'r' && opened !== undefined && info.canReplay) void replay(opened.id, info.canResign);
+  else if (event.key === 'r' && opened !== undefined && info.canReplay) void replay(opened.id, info.canResign && opened.resignable);
   else if (event.key === '/') $('f-text').focus();
   else return;
   event.preventDefault();

@@ -8,7 +8,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RFS_BIN } from '../../../helpers/child.js';
-import { delivery, entryOf, LISTEN_READY, listenEnv, post, replayApi, SECRET, startApp, waitFor } from '../../../inspector/support.js';
+import {
+  delivery,
+  entryOf,
+  LISTEN_READY,
+  listenEnv,
+  post,
+  replayApi,
+  SECRET,
+  startApp,
+  swapCode,
+  waitFor,
+} from '../../../inspector/support.js';
 
 let work: string;
 let app: Awaited<ReturnType<typeof startApp>>;
@@ -45,7 +56,9 @@ async function listen(output: 'ndjson' | 'table') {
       }),
   );
   const ready = await waitFor('the listener and its inspector', () => LISTEN_READY.exec(stderr) ?? undefined);
-  return { receiverUrl: ready[1] as string, inspectorUrl: ready[2] as string, editToken: ready[3] as string, stdout: () => stdout };
+  // The page's cookie, for which the printed address's one-time code is swapped: re-signing needs it.
+  const { cookie } = await swapCode(`${ready[2] as string}#${ready[3] as string}`);
+  return { receiverUrl: ready[1] as string, inspectorUrl: ready[2] as string, cookie, stdout: () => stdout };
 }
 
 // A title with an escape sequence and a bidi override: shown escaped, never raw.
@@ -66,7 +79,7 @@ describe('webhooks listen --inspect: replays in the output', () => {
 
     const inputs = [{ resign: false }, { resign: true }, { body: '{"edited":true}', resign: true }];
     for (const input of inputs) {
-      const answer = await replayApi(l.inspectorUrl, entry.id, { ...input, token: l.editToken });
+      const answer = await replayApi(l.inspectorUrl, entry.id, { ...input, cookie: l.cookie });
       expect(answer.status, JSON.stringify(answer.json)).toBe(200);
     }
     await waitFor('a line per replay', () => (lines().length === 4 ? true : undefined));
@@ -101,7 +114,7 @@ describe('webhooks listen --inspect: replays in the output', () => {
         .split('\n')
         .filter((line) => line.includes('dlv_replayOutput00000002'));
     await waitFor('the delivery row', () => (rows().length === 1 ? true : undefined));
-    expect((await replayApi(l.inspectorUrl, entry.id, { resign: true, token: l.editToken })).status).toBe(200);
+    expect((await replayApi(l.inspectorUrl, entry.id, { resign: true, cookie: l.cookie })).status).toBe(200);
     await waitFor('the replay row', () => (rows().length === 2 ? true : undefined));
     const row = rows()[1] as string;
     expect(row).toMatch(/\breplay\s+201\s+\d+ ms\s+dlv_replayOutput00000002\b/);
