@@ -115,6 +115,15 @@ export function sanitize(text: string, o: SanitizeOptions = {}): string {
 }
 
 /**
+ * Whether a text shows on a terminal as it is: sanitize leaves it unchanged. The same rule for
+ * anything else that must not carry what a terminal would obey or hide (the inspector's curl
+ * command decides by it what goes as base64).
+ */
+export function showsAsIs(text: string, o: SanitizeOptions = {}): boolean {
+  return sanitize(text, o) === text;
+}
+
+/**
  * Every string in a value (object keys included: unknown fields come from the server too),
  * sanitised for a table or key/value view. JSON output never goes through this.
  */

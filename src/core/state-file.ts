@@ -39,7 +39,8 @@ export function checkStateFile(file: string): StateFileCheck {
   }
   const stats = lstatOrNull(file);
   if (stats === null) return { kind: 'missing' };
-  const why = untrustedWhy(stats) ?? (stats.isFile() ? undefined : 'is not a regular file');
+  // What it is comes first (a device is "not a regular file" before it is "writable by others").
+  const why = stats.isFile() || stats.isSymbolicLink() ? untrustedWhy(stats) : 'is not a regular file';
   return why === undefined ? { kind: 'own', stats } : { kind: 'refused', why: `${file} ${why}` };
 }
 

@@ -10,16 +10,17 @@
 // the file would pass MAX_LINES or MAX_BYTES it is written again (atomically, a line at a time,
 // never as one string) with the newest MAX_ENTRIES entries only, so a restart lists the
 // deliveries that were listed.
-import { lstat, mkdir, open, readdir, unlink } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, lstat, mkdir, open, readdir, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { writeFileAtomic } from '../core/atomic-write.js';
 import { stateFolderOrHome } from '../config/state-folder.js';
 import { appendOwnFile } from '../core/own-file.js';
-import { untrustedWhy } from '../core/state-file.js';
+import { checkStateFile, untrustedWhy } from '../core/state-file.js';
 
 export const MAX_ENTRIES = 1000;
 export const MAX_BYTES = 50 * 1024 * 1024;
-/** A delivery and each change to it take a line: twice the entries before the file is written anew. */
+/** A delivery and each change to it take a line: twice the entries kept (HistoryFile's maxEntries) before the file is written anew. */
 export const MAX_LINES = 2 * MAX_ENTRIES;
 /** How long a change waits for others to go out with it. */
 const COALESCE_MS = 50;
@@ -92,70 +93,107 @@ export interface ReadHistory<T> {
   entries: T[];
   /** Lines that were not an entry (a crash mid-write, an edit): skipped. */
   damaged: number;
+  /**
+   * The file holds bytes, but what was read of it (its tail) not one entry: not what rfs writes
+   * (it writes an empty file for none). The caller sets it aside rather than write over it.
+   */
+  unreadable?: true;
 }
 
 /** Every line rfs writes in a history starts so: an object whose first member is its id (a whole number). */
 const HISTORY_LINE_START = /^\{"id":"[1-9][0-9]*"/;
 
 /** Whether the file's first line starts as a history line does (its first 64 bytes are enough to tell). */
-async function startsAsHistory(file: string): Promise<boolean> {
-  const handle = await open(file, 'r');
-  try {
-    const head = Buffer.alloc(64);
-    const { bytesRead } = await handle.read(head, 0, head.length, 0);
-    return HISTORY_LINE_START.test(head.subarray(0, bytesRead).toString('latin1'));
-  } finally {
-    await handle.close();
-  }
+async function startsAsHistory(handle: FileHandle): Promise<boolean> {
+  const head = Buffer.alloc(64);
+  const { bytesRead } = await handle.read(head, 0, head.length, 0);
+  return HISTORY_LINE_START.test(head.subarray(0, bytesRead).toString('latin1'));
 }
 
 /** The last `bytes` of a file, without reading what comes before them. */
-async function tail(file: string, size: number, bytes: number): Promise<{ text: string; cut: boolean }> {
+async function tail(handle: FileHandle, size: number, bytes: number): Promise<{ text: string; cut: boolean }> {
   const start = Math.max(0, size - bytes);
-  const handle = await open(file, 'r');
+  const buffer = Buffer.alloc(size - start);
+  let got = 0;
+  while (got < buffer.length) {
+    const { bytesRead } = await handle.read(buffer, got, buffer.length - got, start + got);
+    if (bytesRead === 0) break;
+    got += bytesRead;
+  }
+  return { text: buffer.subarray(0, got).toString('utf8'), cut: start > 0 };
+}
+
+// Windows has neither; there, no owners or modes are judged either (core/state-file.ts).
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+const NONBLOCK = constants.O_NONBLOCK ?? 0;
+
+/** Why a history is refused, said for --history: what is wrong, and why that matters. */
+function refused(why: string): HistoryPathError {
+  if (why.endsWith('is not a regular file') || why.endsWith('is not a folder')) return new HistoryPathError(`the history ${why}`);
+  // Its entries say which deliveries verified, and only those are re-signed.
+  return new HistoryPathError(`the history is not read: ${why}; a history that another user could write (or swap) is not trusted`);
+}
+
+/**
+ * The history opened for reading, as core/state-file.ts judges a state file rfs acts on: the
+ * file and its folder this user's own and not writable by others, no link, a regular file.
+ * Judged by name first (nothing is opened that is a FIFO or a device), then opened without
+ * following a link and judged again by what was opened (the name may have been swapped in
+ * between): every read goes through that descriptor. Undefined when there is no file.
+ */
+async function openHistory(file: string): Promise<{ handle: FileHandle; size: number } | undefined> {
+  const check = checkStateFile(file);
+  if (check.kind === 'missing') return undefined;
+  if (check.kind === 'refused') throw refused(check.why);
+  let handle: FileHandle;
   try {
-    const buffer = Buffer.alloc(size - start);
-    let got = 0;
-    while (got < buffer.length) {
-      const { bytesRead } = await handle.read(buffer, got, buffer.length - got, start + got);
-      if (bytesRead === 0) break;
-      got += bytesRead;
-    }
-    return { text: buffer.subarray(0, got).toString('utf8'), cut: start > 0 };
-  } finally {
+    // O_NONBLOCK: a FIFO swapped in opens at once (then refused) rather than waiting for a writer.
+    handle = await open(file, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ELOOP') throw refused(`${file} is a symbolic link`);
+    throw error;
+  }
+  try {
+    const stats = await handle.stat();
+    const why = stats.isFile() ? untrustedWhy(stats) : 'is not a regular file';
+    if (why !== undefined) throw refused(`${file} ${why}`);
+    return { handle, size: stats.size };
+  } catch (error) {
     await handle.close();
+    throw error;
   }
 }
 
 /**
  * The entries of a history file, oldest first, the last line of each id winning; none when there
  * is no file. Only its newest MAX_BYTES are read (a file grown past its bound by another program);
- * a path that is not a regular file is a HistoryPathError, before anything is read from it.
+ * a path that is not a regular file, or that another user could write, is a HistoryPathError,
+ * before anything is read from it.
  */
 export async function readHistory<T extends HistoryRecord, P extends HistoryRecord = never>(
   file: string,
   isEntry: (value: unknown) => value is T,
   parts?: HistoryParts<T, P>,
+  select: (entries: T[]) => T[] = newest,
 ): Promise<ReadHistory<T>> {
-  const found = await lstat(file).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return null;
-    throw error;
-  });
-  if (found === null) return { entries: [], damaged: 0 };
-  if (found.isSymbolicLink()) throw new HistoryPathError(`the history ${file} is a symbolic link: give the file itself`);
-  if (!found.isFile()) throw new HistoryPathError(`the history ${file} is not a regular file`);
-  // Its entries say which deliveries verified, and only those are re-signed: a file another user
-  // could have written is not read (core/state-file.ts, as the code cache is not).
-  const why = untrustedWhy(found);
-  if (why !== undefined) throw new HistoryPathError(`the history ${file} ${why}: a history another user could write is not read`);
-  // A file of something else (notes, another program's log) is refused before anything is read
-  // or written: the history would be written anew over it.
-  if (found.size > 0 && !(await startsAsHistory(file))) {
-    throw new HistoryPathError(
-      `the history ${file} is not an rfs history (its first line is not one): it is left as it is; give the path of a new file, or of a history rfs wrote`,
-    );
+  const opened = await openHistory(file);
+  if (opened === undefined) return { entries: [], damaged: 0 };
+  let text: string;
+  let cut: boolean;
+  try {
+    // A file of something else (notes, another program's log) is refused before anything is read
+    // or written: the history would be written anew over it.
+    if (opened.size > 0 && !(await startsAsHistory(opened.handle))) {
+      throw new HistoryPathError(
+        `the history ${file} is not an rfs history (its first line is not one): it is left as it is; give the path of a new file, or of a history rfs wrote`,
+      );
+    }
+    ({ text, cut } = await tail(opened.handle, opened.size, MAX_BYTES));
+  } finally {
+    await opened.handle.close();
   }
-  const { text, cut } = await tail(file, found.size, MAX_BYTES);
   const lines = text.split('\n');
   // The first line of a tail starts mid-line: not damage, just where the read began.
   if (cut) lines.shift();
@@ -183,12 +221,24 @@ export async function readHistory<T extends HistoryRecord, P extends HistoryReco
     damaged++;
   }
   const entries = [...byId.values()];
-  return { entries: entries.slice(Math.max(0, entries.length - MAX_ENTRIES)), damaged };
+  const kept = select(entries);
+  return opened.size > 0 && kept.length === 0 ? { entries: kept, damaged, unreadable: true } : { entries: kept, damaged };
+}
+
+/** The newest MAX_ENTRIES entries (oldest first): what a history keeps unless its writer says otherwise. */
+function newest<T>(entries: T[]): T[] {
+  return entries.slice(Math.max(0, entries.length - MAX_ENTRIES));
 }
 
 export interface HistoryFileOptions<T, P = never> {
   /** Told when a write fails (the inspector goes on without the file). */
   onError?: (error: unknown) => void;
+  /**
+   * The entries it keeps at most, oldest out first (MAX_ENTRIES by default); a writer with quotas
+   * of its own (the listener's: verified and refused deliveries apart) gives their sum and says
+   * which go (evict). The file is written anew past twice this many lines.
+   */
+  maxEntries?: number;
   /** The bytes of an entry's line, or a close estimate (default: its JSON, measured). */
   sizeOf?: (entry: T) => number;
   /**
@@ -225,6 +275,7 @@ export class HistoryFile<T extends HistoryRecord, P extends HistoryRecord = neve
   writes = 0;
 
   private readonly onError: (error: unknown) => void;
+  private readonly maxEntries: number;
   private readonly entryLine: (entry: T) => HistoryLine;
   private readonly partLine: (part: P) => HistoryLine;
 
@@ -234,6 +285,7 @@ export class HistoryFile<T extends HistoryRecord, P extends HistoryRecord = neve
     private readonly o: HistoryFileOptions<T, P> = {},
   ) {
     this.onError = o.onError ?? (() => undefined);
+    this.maxEntries = o.maxEntries ?? MAX_ENTRIES;
     this.entryLine = o.entryLine ?? wholeLine;
     this.partLine = o.partLine ?? wholeLine;
     for (const entry of initial) this.keep(entry);
@@ -271,6 +323,15 @@ export class HistoryFile<T extends HistoryRecord, P extends HistoryRecord = neve
     this.kick();
   }
 
+  /**
+   * The entry leaves what the file stands for without a rewrite: its lines stay until the next
+   * one, and a read back that selects as its writer does (the newest of its kind) leaves it out.
+   */
+  evict(id: string): void {
+    this.kept.delete(id);
+    this.pending.delete(id);
+  }
+
   /** Waits until every change made so far is in the file (or its write failed and was reported). */
   async flushed(): Promise<void> {
     await this.started.catch(() => undefined);
@@ -279,7 +340,7 @@ export class HistoryFile<T extends HistoryRecord, P extends HistoryRecord = neve
 
   private keep(entry: T): void {
     this.kept.set(entry.id, entry);
-    if (this.kept.size > MAX_ENTRIES) {
+    if (this.kept.size > this.maxEntries) {
       const oldest = this.kept.keys().next().value as string;
       this.kept.delete(oldest);
       this.pending.delete(oldest);
@@ -328,7 +389,7 @@ export class HistoryFile<T extends HistoryRecord, P extends HistoryRecord = neve
   private async write(lines: HistoryLine[]): Promise<void> {
     const size = lines.reduce((sum, line) => sum + line.bytes, 0);
     this.writes++;
-    if (this.lines + lines.length > MAX_LINES || this.bytes + size > MAX_BYTES) {
+    if (this.lines + lines.length > 2 * this.maxEntries || this.bytes + size > MAX_BYTES) {
       // The rewrite holds what they say: they are not kept while it runs (the caller's array too).
       lines.length = 0;
       await this.rewrite();

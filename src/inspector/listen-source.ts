@@ -6,11 +6,18 @@ import { sign, verifySignature } from '../shared/signature.js';
 import { SIGNATURE_HEADERS } from '../shared/schemas.js';
 import { forwardedHeaders, type ReceivedDelivery, type ReceivedRaw } from '../webhooks/receiver.js';
 import type { SendResult } from '../webhooks/send.js';
-import { HistoryFile, type HistoryLine, type HistoryParts, MAX_ENTRIES, readHistory } from './history.js';
+import { HistoryFile, type HistoryLine, HistoryPathError, type HistoryParts, MAX_ENTRIES, readHistory } from './history.js';
 import { base64Length, entryBytes, MAX_KEPT_BYTES, NO_BODY, trimToBudget } from './kept-bytes.js';
+import { setAside } from '../core/state-file.js';
 
 /** A refused delivery's body is kept only this far: anyone can POST to the receiver (cli.md, Bounds). */
 export const MAX_REFUSED_BODY_BYTES = 16 * 1024;
+/**
+ * Refused deliveries kept: the newest this many, apart from the verified ones (the newest
+ * MAX_ENTRIES), so that POSTs anyone can send (any web page, no-cors) never push a verified one
+ * out of the list or the history (cli.md, Bounds).
+ */
+export const MAX_REFUSED_ENTRIES = 200;
 /** Texts shown in the list (title, ids, event) are cut to this many characters. */
 export const MAX_LIST_TEXT = 200;
 /** The exchanges kept per delivery: its forward and the newest replays, this many in all. */
@@ -143,6 +150,18 @@ export function isListenEntry(value: unknown): value is ListenEntryLine {
     (value.bodyDropped === undefined || value.bodyDropped === true) &&
     (value.exchangesDropped === undefined || isCount(value.exchangesDropped))
   );
+}
+
+/** The newest MAX_ENTRIES verified deliveries and the newest MAX_REFUSED_ENTRIES refused ones, in order of arrival. */
+function withinQuotas<E extends { verdict: string }>(entries: E[]): E[] {
+  let verifiedLeft = MAX_ENTRIES;
+  let refusedLeft = MAX_REFUSED_ENTRIES;
+  const kept: E[] = [];
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const entry = entries[i] as E;
+    if (VERIFIED.has(entry.verdict) ? verifiedLeft-- > 0 : refusedLeft-- > 0) kept.push(entry);
+  }
+  return kept.reverse();
 }
 
 export function isListenPart(value: unknown): value is ListenPart {
@@ -419,6 +438,8 @@ export class ListenSource implements InspectorSource {
   private readonly underSecret = new WeakMap<ListenEntry, { secret: string; ok: boolean }>();
   /** Lines of the history that could not be read back. */
   damaged = 0;
+  /** Where a history that held no delivery that could be read back was moved: the listener starts a new one. */
+  setAsideAs: string | undefined;
 
   private constructor(private readonly o: ListenSourceOptions) {}
 
@@ -426,8 +447,20 @@ export class ListenSource implements InspectorSource {
   static async open(o: ListenSourceOptions): Promise<ListenSource> {
     const source = new ListenSource(o);
     if (o.historyFile !== undefined) {
-      const read = await readHistory(o.historyFile, isListenEntry, LISTEN_PARTS);
+      const read = await readHistory(o.historyFile, isListenEntry, LISTEN_PARTS, withinQuotas);
       source.damaged = read.damaged;
+      if (read.unreadable) {
+        // Not one delivery could be read back (a file damaged in its tail: zeros, a cut): it is kept
+        // aside, as core/state-file.ts keeps a state file rfs cannot read, never written over.
+        const file = o.historyFile;
+        try {
+          source.setAsideAs = setAside(file, o.now());
+        } catch (error) {
+          throw new HistoryPathError(
+            `the history ${file} holds no delivery rfs can read, and could not be set aside: ${error instanceof Error ? error.message : String(error)}`,
+          );
+        }
+      }
       let entries = read.entries.map((line) => bounded(entryFromLine(line)));
       // The next id must be one a restart reads back: past the safe integers, the entries are numbered anew.
       if (entries.some((entry) => Number(entry.id) >= Number.MAX_SAFE_INTEGER - MAX_ENTRIES))
@@ -440,13 +473,19 @@ export class ListenSource implements InspectorSource {
       source.fit(false);
       source.history = new HistoryFile<ListenEntry, ListenPartKept>(o.historyFile, [...source.entries.values()], {
         onError: o.onHistoryError,
+        maxEntries: MAX_ENTRIES + MAX_REFUSED_ENTRIES,
         sizeOf: entryBytes,
         entryLine: (entry) => linePieces((base64) => entryToLine(entry, base64)),
         partLine: ({ id, exchange }) => linePieces((base64): ListenPart => ({ id, exchange: answerToLine(exchange, base64) })),
         // A shallow copy: the bodies are shared, not copied; a replay made while a rewrite runs is in its part line only.
         snapshot: (entry) => ({ ...entry, exchanges: [...entry.exchanges] }),
       });
-      await source.history.start();
+      // Its first write: a path that reads as a file but takes no file beside it (/proc/<pid>/environ)
+      // is refused as a path is, not reported as a bug.
+      const file = o.historyFile;
+      await source.history.start().catch((error: unknown) => {
+        throw new HistoryPathError(`the history ${file} cannot be written: ${error instanceof Error ? error.message : String(error)}`);
+      });
     }
     return source;
   }
@@ -482,8 +521,18 @@ export class ListenSource implements InspectorSource {
       exchanges: delivery.forwarded === undefined ? [] : [stored(FORWARD, at, forwardedHeaders(raw.headers), delivery.forwarded)],
     });
     this.entries.set(entry.id, entry);
-    // The newest MAX_ENTRIES in memory, as in the file.
-    if (this.entries.size > MAX_ENTRIES) this.drop(this.entries.keys().next().value as string);
+    // The newest of its kind in memory, as read back (withinQuotas): a refused one only ever
+    // pushes out a refused one.
+    const kind = verified(entry);
+    const quota = kind ? MAX_ENTRIES : MAX_REFUSED_ENTRIES;
+    if (this.count(kind) > quota) {
+      for (const [id, old] of this.entries)
+        if (verified(old) === kind) {
+          this.drop(id);
+          this.history?.evict(id);
+          break;
+        }
+    }
     this.measure(entry);
     this.history?.append(entry);
     this.tell(entry);
@@ -493,6 +542,12 @@ export class ListenSource implements InspectorSource {
   /** The bytes the inspector holds now: its deliveries' bodies, answers and headers, as the history writes them. */
   get bytes(): number {
     return this.keptBytes;
+  }
+
+  private count(kind: boolean): number {
+    let n = 0;
+    for (const entry of this.entries.values()) if (verified(entry) === kind) n++;
+    return n;
   }
 
   private measure(entry: ListenEntry): void {

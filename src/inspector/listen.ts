@@ -65,7 +65,11 @@ export async function startListenInspector(
       throw new UsageError(`--history: ${error.message}`, { cause: error, hint: 'give the path of a regular file (or of none yet)' });
     throw error;
   });
-  if (source.damaged > 0) o.warn(`the history ${historyFile} had ${source.damaged} damaged line(s): skipped`);
+  if (source.setAsideAs !== undefined)
+    o.warn(
+      `the history ${historyFile} is damaged: no delivery could be read from ${source.damaged > 0 ? `its ${source.damaged} line(s)` : 'its end'}; it was set aside as ${source.setAsideAs} (nothing in it is lost) and a new history starts`,
+    );
+  else if (source.damaged > 0) o.warn(`the history ${historyFile} had ${source.damaged} damaged line(s): skipped`);
   let server: Awaited<ReturnType<typeof startInspector>>;
   try {
     const known = new StdoutSecrets();

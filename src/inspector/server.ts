@@ -11,6 +11,7 @@ import { listenOn, urlHost } from '../core/listen.js';
 import { type AssetName, readAssets } from './assets.js';
 import type { DeliverySummary } from './model.js';
 import { InspectorError, type InspectorSource } from './source.js';
+import { curlCommand } from './curl.js';
 
 // As in src/webhooks/receiver.ts: an ES module import of node:http loads Node's own undici on Node 22+.
 const { createServer } = process.getBuiltinModule('node:http');
@@ -52,43 +53,6 @@ const PAGE_HEADERS = {
   'referrer-policy': 'no-referrer',
   'cache-control': 'no-store',
 };
-
-// C0 but \t and \n, DEL and C1, and the bidi and invisible characters the terminal escapes.
-const UNPASTEABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]/u;
-
-/** A POSIX shell word: single quotes, each quote inside closed, escaped and opened again. */
-function shellWord(text: string): string {
-  return /^[A-Za-z0-9_./:=+-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
-}
-
-/**
- * A body that a shell word carries byte for byte and a paste into a terminal cannot turn into
- * keystrokes: valid UTF-8 with no control character but newline and tab (ESC[201~ would end a
- * bracketed paste, ^C and CR act at once), no DEL, C1, bidi or invisible character (a paste would
- * not show what it runs). Anything else goes as base64.
- */
-function isShellText(body: Buffer): boolean {
-  const text = body.toString('utf8');
-  return Buffer.from(text, 'utf8').equals(body) && !UNPASTEABLE.test(text);
-}
-
-/**
- * The delivery as a curl command: its signature headers and body as sent (never the secret). The
- * body goes byte for byte and is never a file name: `--data-raw` (curl reads no `@file` from it),
- * or for bytes a shell word cannot hold, base64 decoded onto curl's stdin (`--data-binary @-`).
- */
-export function curlCommand(url: string, headers: Record<string, string>, body: Buffer): string {
-  const lines = [`curl -sS -X POST ${shellWord(url)}`];
-  for (const [name, value] of Object.entries(headers)) {
-    if (name.startsWith('x-service-') || name === 'content-type') lines.push(`  -H ${shellWord(`${name}: ${value}`)}`);
-  }
-  if (isShellText(body)) {
-    lines.push(`  --data-raw ${shellWord(body.toString('utf8'))}`);
-    return `${lines.join(' \\\n')}\n`;
-  }
-  lines.push('  --data-binary @-');
-  return `printf '%s' ${body.toString('base64')} | base64 -d | ${lines.join(' \\\n')}\n`;
-}
 
 export interface InspectorServerOptions {
   /** `host:port` as --inspect took it. */

@@ -45,12 +45,35 @@ export interface ReceivedRaw {
   body: Buffer;
 }
 
-/** A request refused before any signature was checked: not a POST (405), or too large (413). */
+/** A request refused before any signature was checked: not a POST (405), too large (413), or one too many at once (503). */
 export interface RefusedRequest {
   method: string;
-  status: 405 | 413;
+  status: 405 | 413 | 503;
   message: string;
 }
+
+/**
+ * What the receiver holds at once, and for how long (docs/webhooks.md, the receiver's bounds):
+ * anyone on the machine, and any web page, can POST to it, and a body that never ends must not
+ * hold memory for ever. Deliveries are at most MAX_BODY_BYTES each.
+ */
+export interface ReceiverLimits {
+  /** POSTs in flight at once (their body being read, or forwarded); one more is told 503. */
+  maxInFlight: number;
+  /** The whole request, headers and body, must have arrived within this (else 408, connection closed). */
+  requestTimeoutMs: number;
+  /** The headers must have arrived within this. */
+  headersTimeoutMs: number;
+}
+
+/**
+ * 32 at once (at most 32 MiB of bodies held); a request must arrive within 30 s, its headers
+ * within 10 s: a webhook sender waits about as long for the whole answer (Stripe 30 s, GitHub
+ * 10 s) and sends its body at once, so a delivery slower than that has been given up already.
+ */
+export const RECEIVER_LIMITS: ReceiverLimits = { maxInFlight: 32, requestTimeoutMs: 30_000, headersTimeoutMs: 10_000 };
+/** Retry-After of a 503 (one too many at once), in seconds. */
+const BUSY_RETRY_SECONDS = 1;
 
 export interface ReceiverOptions {
   host: string;
@@ -68,6 +91,8 @@ export interface ReceiverOptions {
   onRefused?: (request: RefusedRequest) => void;
   /** Whether the listener is ready (GET /healthz answers 200, else 503); always, without it. */
   ready?: () => boolean;
+  /** RECEIVER_LIMITS unless a test says otherwise. */
+  limits?: Partial<ReceiverLimits>;
 }
 
 /** cli.md, webhooks listen: `GET /healthz`, 200 once the listener accepts deliveries, so CI can wait for it. */
@@ -206,6 +231,11 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<Ru
   const forwarding: DeliverySender | undefined =
     options.forwardTo === undefined ? undefined : await openDeliverySender(new URL(forwardTarget(options.forwardTo)));
 
+  const limits = { ...RECEIVER_LIMITS, ...options.limits };
+  let inFlight = 0;
+  /** A 503 was reported since the receiver was last below its cap: a flood is one line, not one a request. */
+  let busyTold = false;
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const method = req.method ?? '';
     if ((method === 'GET' || method === 'HEAD') && (req.url ?? '').split('?')[0] === HEALTH_PATH) {
@@ -218,6 +248,32 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<Ru
       options.onRefused?.({ method, status: 405, message: `${method} is not a delivery (only POST is)` });
       return;
     }
+    if (inFlight >= limits.maxInFlight) {
+      // Nothing of its body is read or kept: told to come back, and the connection closed.
+      answer(res, 503, `busy: ${limits.maxInFlight} requests are arriving at once; try again`, {
+        'retry-after': String(BUSY_RETRY_SECONDS),
+        connection: 'close',
+      });
+      req.resume();
+      if (!busyTold)
+        options.onRefused?.({
+          method,
+          status: 503,
+          message: `more than ${limits.maxInFlight} requests at once (more refused so are not reported)`,
+        });
+      busyTold = true;
+      return;
+    }
+    inFlight++;
+    try {
+      await handlePost(req, res, method);
+    } finally {
+      inFlight--;
+      if (inFlight < limits.maxInFlight) busyTold = false;
+    }
+  };
+
+  const handlePost = async (req: IncomingMessage, res: ServerResponse, method: string): Promise<void> => {
     const declared = Number(req.headers['content-length']);
     const body = Number.isFinite(declared) && declared > MAX_BODY_BYTES ? null : await readBody(req);
     if (body === null) {
@@ -268,13 +324,21 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<Ru
     if (!closing.signal.aborted) options.onDelivery(delivery, { method, path: req.url ?? '/', headers: req.headers, body });
   };
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      // A broken request (the client went away mid-body) or a failing onDelivery: the receiver goes on.
-      answer(res, 500, 'internal error');
-      if (!res.writableEnded) res.destroy(error instanceof Error ? error : undefined);
-    });
-  });
+  const server = createServer(
+    {
+      requestTimeout: limits.requestTimeoutMs,
+      headersTimeout: Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs),
+      // Node checks those timeouts at this interval (30 s by default, which would double them).
+      connectionsCheckingInterval: Math.max(10, Math.min(1000, limits.requestTimeoutMs / 4)),
+    },
+    (req, res) => {
+      handle(req, res).catch((error: unknown) => {
+        // A broken request (the client went away mid-body) or a failing onDelivery: the receiver goes on.
+        answer(res, 500, 'internal error');
+        if (!res.writableEnded) res.destroy(error instanceof Error ? error : undefined);
+      });
+    },
+  );
   let bound: AddressInfo;
   try {
     bound = await listenOn(server, options.host, options.port);

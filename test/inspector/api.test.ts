@@ -3,7 +3,19 @@
 // with their 4xx, every kept thing bounded, the stream numbered and resumable, a history that
 // another program damaged read back safely, and no key or secret that a sender put in a delivery.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -288,6 +300,73 @@ describe('the history read back', () => {
     expect(run.status, run.stderr).toBe(2);
     expect(run.stderr).toContain('is not a regular file');
     expect(readdirSync(dir).filter((f) => f.endsWith('.jsonl'))).toEqual([]);
+  });
+});
+
+describe('a history damaged in its tail', () => {
+  // Its first line is a delivery, then 3 GiB of zeros (sparse): the tail read finds no line at
+  // all. Written anew, it was 0 bytes and the delivery gone, without a word.
+  it('is set aside, said on stderr, and a new history starts: nothing in it is lost', async () => {
+    const dir = mkdtempSync(join(work, 'zeros-'));
+    const history = join(dir, 'history.jsonl');
+    const first = `${JSON.stringify({
+      id: '1',
+      at: '2026-01-02T03:04:05.000Z',
+      method: 'POST',
+      path: '/',
+      headers: {},
+      bodyBase64: '',
+      deliveryId: 'dlv_before_the_zeros',
+      event: null,
+      recordingId: null,
+      title: null,
+      verdict: 'missing',
+      status: 401,
+      explanation: 'no signature',
+      exchanges: [],
+    })}\n`;
+    writeFileSync(history, first, { mode: 0o600 });
+    truncateSync(history, 3 * 1024 ** 3);
+    const listener = await startListen(dir, { history });
+    try {
+      const said =
+        /the history (\S+) is damaged: no delivery could be read from its end; it was set aside as (\S+) \(nothing in it is lost\)/.exec(
+          listener.stderr(),
+        );
+      expect(said, listener.stderr()).not.toBeNull();
+      const aside = (said as RegExpExecArray)[2] as string;
+      expect(aside).toMatch(/history\.jsonl\.unreadable-/);
+      // The damaged file whole, under its new name; the history is a new one.
+      expect(statSync(aside).size).toBe(3 * 1024 ** 3);
+      const head = Buffer.alloc(first.length);
+      const fd = openSync(aside, 'r');
+      readSync(fd, head, 0, head.length, 0);
+      closeSync(fd);
+      expect(head.toString('utf8')).toBe(first);
+      expect(await list(listener.inspectorUrl)).toEqual([]);
+      expect(statSync(history).size).toBe(0);
+    } finally {
+      await listener.stop();
+    }
+  });
+});
+
+describe('a --history that is no file rfs can keep', () => {
+  // Each refused as /dev/zero is: exit 2, said, never "a bug in rfs".
+  it.each([
+    ['/proc/self/environ', '/proc/self/environ', /the history \/proc\/self is not a folder/],
+    ["this test's /proc/<pid>/environ", `/proc/${process.pid}/environ`, /the history \/proc\/\d+\/environ cannot be written/],
+    ['/dev/zero', '/dev/zero', /the history \/dev\/zero is not a regular file/],
+  ])('refuses %s with exit 2', (_name, path, said) => {
+    const dir = mkdtempSync(join(work, 'proc-'));
+    const run = spawnSync(process.execPath, [RFS_BIN, 'webhooks', 'listen', '--port', '0', '--inspect', '127.0.0.1:0', '--history', path], {
+      env: { PATH: process.env.PATH, ...listenEnv(dir) },
+      encoding: 'utf8',
+      timeout: 15_000,
+    });
+    expect(run.status, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(said);
+    expect(run.stderr).not.toContain('bug in rfs');
   });
 });
 

@@ -2,6 +2,8 @@
 // playwright-core, against the built rfs (bin/rfs.js) — rfs webhooks listen --inspect with a
 // test app behind --forward-to, deliveries from the sandbox through `rfs webhooks trigger`, and
 // rfs sandbox --inspect with a receiver that fails. Every wait is on a condition.
+import { MAX_ENTRIES } from '../../src/inspector/history.js';
+import { MAX_REFUSED_ENTRIES } from '../../src/inspector/listen-source.js';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -297,13 +299,15 @@ describe('rfs webhooks listen --inspect', () => {
       () => (readFileSync(history(), 'utf8').includes(newest) ? true : undefined),
       30_000,
     );
-    // A line per delivery and per change, at most 2,000 (then the file is written anew with the
-    // newest 1,000 deliveries); read back, the newest 1,000.
+    // A line per delivery and per change, at most twice the deliveries kept (then the file is
+    // written anew with them): the newest 1,000 that verified, and the refused ones apart.
     const lines = readFileSync(history(), 'utf8').trim().split('\n');
-    expect(lines.length).toBeLessThanOrEqual(2000);
+    expect(lines.length).toBeLessThanOrEqual(2 * (MAX_ENTRIES + MAX_REFUSED_ENTRIES));
     expect(statSync(history()).size).toBeLessThanOrEqual(50 * 1024 * 1024);
-    const listed = ((await (await fetch(`${inspectorUrl}api/deliveries`)).json()) as { data: { id: string }[] }).data;
-    expect(listed.length).toBe(1000);
+    const listed = ((await (await fetch(`${inspectorUrl}api/deliveries`)).json()) as { data: { id: string; verified: boolean }[] }).data;
+    expect(listed.filter((d) => d.verified).length).toBe(MAX_ENTRIES);
+    // The refused ones listed before the 1,500 were not pushed out by them.
+    expect(listed.some((d) => !d.verified)).toBe(true);
     // A restart lists what was listed: the same 1,000, not the share a rewrite kept.
     expect(await listen.stop()).toBe(0);
     await startListen();

@@ -1,10 +1,12 @@
 // The inspector's history file (cli.md, webhooks listen --inspect: the newest 1,000 deliveries,
 // at most 50 MB, read back at start) and the forward target's answer that it keeps (64 KiB).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import {
   appendFileSync,
   chmodSync,
   chownSync,
+  linkSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -28,9 +30,12 @@ import {
   pruneDefaultHistories,
   readHistory,
 } from '../../src/inspector/history.js';
-import { isListenEntry, isListenPart, ListenSource } from '../../src/inspector/listen-source.js';
+import { isListenEntry, isListenPart, ListenSource, MAX_REFUSED_ENTRIES } from '../../src/inspector/listen-source.js';
 import { openDeliverySender } from '../../src/webhooks/send.js';
+import { sign } from '../../src/shared/signature.js';
+import { SIGNATURE_HEADERS } from '../../src/shared/schemas.js';
 import { parseListenAddress } from '../../src/core/listen.js';
+import { checkStateFile } from '../../src/core/state-file.js';
 
 interface Entry {
   id: string;
@@ -94,6 +99,37 @@ function arrive(source: ListenSource, deliveryId: string): void {
     Date.parse('2026-11-28T12:00:00Z'),
   );
 }
+
+describe('refused deliveries have a quota of their own', () => {
+  // Any web page can POST text/plain to the receiver (no-cors): 1,100 such POSTs pushed every
+  // verified delivery out of the list and the history.
+  it(`keeps the newest ${MAX_REFUSED_ENTRIES} refused ones and never lets them push a verified one out, in the list and read back`, async () => {
+    work = mkdtempSync(join(tmpdir(), 'rfs-history-'));
+    const file = join(work, 'h.jsonl');
+    const first = await ListenSource.open(sourceOptions(file));
+    arriveValid(first, 'dlv_valid_1');
+    arriveValid(first, 'dlv_valid_2');
+    for (let n = 1; n <= 1100; n++) arrive(first, `dlv_refused_${n}`);
+    const listed = first.list().map((s) => s.deliveryId);
+    const refused = Array.from({ length: MAX_REFUSED_ENTRIES }, (_, i) => `dlv_refused_${1100 - i}`);
+    expect(listed).toEqual([...refused, 'dlv_valid_2', 'dlv_valid_1']);
+    await first.close();
+    const again = await ListenSource.open(sourceOptions(file));
+    expect(again.damaged).toBe(0);
+    expect(again.list().map((s) => s.deliveryId)).toEqual(listed);
+    // Verified ones keep their own bound: the newest MAX_ENTRIES of them.
+    for (let n = 3; n <= MAX_ENTRIES + 5; n++) arriveValid(again, `dlv_valid_${n}`);
+    const after = again.list();
+    expect(after.filter((s) => s.verified).length).toBe(MAX_ENTRIES);
+    expect(after.filter((s) => !s.verified).length).toBe(MAX_REFUSED_ENTRIES);
+    expect(after.find((s) => s.deliveryId === 'dlv_valid_6')).toBeDefined();
+    expect(after.find((s) => s.deliveryId === 'dlv_valid_5')).toBeUndefined();
+    await again.close();
+    const third = await ListenSource.open(sourceOptions(file));
+    expect(third.list().map((s) => s.deliveryId)).toEqual(after.map((s) => s.deliveryId));
+    await third.close();
+  });
+});
 
 describe('the history file', () => {
   it('holds at most 2,000 lines and reads back the newest 1,000 entries however many arrive', async () => {
@@ -192,6 +228,75 @@ describe('the history file', () => {
   });
 });
 
+describe('the history is judged as core/state-file.ts judges a state file, by what was opened', () => {
+  it('refuses a history in a folder others may write (0777), as checkStateFile does', async () => {
+    work = mkdtempSync(join(tmpdir(), 'rfs-history-'));
+    const folder = join(work, 'open');
+    mkdirSync(folder);
+    chmodSync(folder, 0o777);
+    const file = join(folder, 'h.jsonl');
+    writeFileSync(file, `${JSON.stringify(good)}\n`, { mode: 0o600 });
+    expect(checkStateFile(file)).toMatchObject({ kind: 'refused' });
+    await expect(readHistory(file, isEntry)).rejects.toThrow(/its folder .* is writable by group or others/);
+    await expect(ListenSource.open(sourceOptions(file))).rejects.toBeInstanceOf(HistoryPathError);
+    expect(readFileSync(file, 'utf8')).toBe(`${JSON.stringify(good)}\n`);
+  });
+
+  // The name judged, then opened by name again following links: a link swapped in between was
+  // read. Here a process swaps the name between the history and a link to a forged one as fast as
+  // it can while the history is read again and again: the forged one is never read.
+  it('never reads a forged history swapped in as a link while it is checked and opened', async () => {
+    work = mkdtempSync(join(tmpdir(), 'rfs-history-'));
+    const file = join(work, 'h.jsonl');
+    const real = join(work, 'real.jsonl');
+    const forged = join(work, 'forged.jsonl');
+    writeFileSync(real, '{"id":"1","n":1}\n', { mode: 0o600 });
+    // The same length: a read sized by the real one takes the whole forged one.
+    writeFileSync(forged, '{"id":"9","n":9}\n', { mode: 0o600 });
+    linkSync(real, file);
+    const swapper = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const fs = require('node:fs');
+         const [file, real, forged, link, hard] = process.argv.slice(1);
+         process.stdout.write('swapping\\n');
+         for (;;) {
+           try { fs.rmSync(link, { force: true }); fs.symlinkSync(forged, link); fs.renameSync(link, file); } catch {}
+           try { fs.rmSync(hard, { force: true }); fs.linkSync(real, hard); fs.renameSync(hard, file); } catch {}
+         }`,
+        file,
+        real,
+        forged,
+        join(work, 'swap-link'),
+        join(work, 'swap-hard'),
+      ],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
+    );
+    // Reads begin once the swaps do (a loaded machine starts a process slowly).
+    await new Promise((resolve) => swapper.stdout?.once('data', resolve));
+    const seen = { real: 0, forged: 0, refused: 0 };
+    try {
+      for (let i = 0; i < 2000; i++) {
+        try {
+          const read = await readHistory(file, isEntry);
+          if (read.entries.some((e) => e.id === '9')) seen.forged++;
+          else if (read.entries.length > 0) seen.real++;
+        } catch (error) {
+          expect(error).toBeInstanceOf(HistoryPathError);
+          seen.refused++;
+        }
+      }
+    } finally {
+      swapper.kill('SIGKILL');
+    }
+    // Both states were met (the race ran), and the forged history never came back.
+    expect(seen.real).toBeGreaterThan(0);
+    expect(seen.refused).toBeGreaterThan(0);
+    expect(seen.forged).toBe(0);
+  });
+});
+
 describe('a file that is not a history', () => {
   it('is refused before it is read or written: a notes file stays as it was', async () => {
     work = mkdtempSync(join(tmpdir(), 'rfs-history-'));
@@ -284,8 +389,14 @@ function replayingOptions(historyFile: string, answer: number) {
   };
 }
 
-/** A delivery that verified, as the receiver reports it. */
+/** A delivery that verified, as the receiver reports it: signed with the record's secret (it re-signs only that). */
 function arriveValid(source: ListenSource, deliveryId: string): void {
+  const body = Buffer.from(`{"id":"${deliveryId}"}`);
+  const timestamp = Math.floor(Date.parse('2026-11-28T12:00:00Z') / 1000);
+  const signed = {
+    [SIGNATURE_HEADERS.timestamp]: String(timestamp),
+    [SIGNATURE_HEADERS.signature]: sign(sourceOptions('').secret(), timestamp, body),
+  };
   source.add(
     {
       deliveryId,
@@ -298,7 +409,7 @@ function arriveValid(source: ListenSource, deliveryId: string): void {
       ageSeconds: 0,
       status: 201,
     },
-    { method: 'POST', path: '/', headers: { 'x-service-delivery': deliveryId }, body: Buffer.from(`{"id":"${deliveryId}"}`) },
+    { method: 'POST', path: '/', headers: { 'x-service-delivery': deliveryId, ...signed }, body },
     'valid',
     Date.parse('2026-11-28T12:00:00Z'),
   );

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sanitize } from '../../src/core/sanitize.js';
 import { runRfs } from '../helpers/child.js';
 import {
   delivery,
@@ -97,7 +98,9 @@ describe('replay and re-sign: only what verified', () => {
   });
 
   it('re-signs only for the page (its cookie), and no answer, event or history line carries a signature the listener made', async () => {
-    expect(await post(listen.receiverUrl, delivery('dlv_trust_resign'))).toBe(201);
+    // Signed a minute ago (within the tolerance): a re-sign in the same second as the delivery would
+    // make the sender's own signature again, which the detail rightly shows.
+    expect(await post(listen.receiverUrl, delivery('dlv_trust_resign', { timestamp: Math.floor(Date.now() / 1000) - 60 }))).toBe(201);
     const valid = await entryOf(listen.inspectorUrl, 'dlv_trust_resign');
     const events = await fetch(`${listen.inspectorUrl}api/events`);
     const reader = (events.body as ReadableStream<Uint8Array>).getReader();
@@ -304,6 +307,61 @@ describe('copy as curl', () => {
       // The signature headers went along: the app can verify what curl sent.
       expect(await verifies(got)).toBe(0);
       expect(() => readFileSync(join(work, 'pwned'))).toThrow();
+    });
+  }
+});
+
+describe("copy as curl, with the terminal's escaping rule and past one argument", () => {
+  // Each run by bash and curl themselves; the app records the bytes that came.
+  const bodies: [string, Buffer][] = [
+    ['line and paragraph separators', Buffer.from('{"a":"x\u2028y\u2029z"}')],
+    ['tag characters', Buffer.from('{"a":"ok\u{e0041}\u{e007f}"}')],
+    ['Hangul fillers', Buffer.from('{"a":"\u3164\u115f\u1160\uffa0"}')],
+    ['a combining grapheme joiner', Buffer.from('{"a":"a\u034fb"}')],
+    // One argument holds at most 128 KiB on Linux: "Argument list too long" (exit 126) before.
+    ['a 200 KB text body', Buffer.from(JSON.stringify({ a: 'x'.repeat(200 * 1024) }))],
+    ['a 200 KB body that is not text', Buffer.from(Array.from({ length: 200 * 1024 }, (_, i) => (i * 7919) % 256))],
+  ];
+  for (const [name, body] of bodies) {
+    it(`sends a body with ${name} byte for byte, and the command shows none of it raw`, async () => {
+      const id = `dlv_curl2_${name.replace(/\W+/g, '_')}`;
+      expect(await post(listen.receiverUrl, delivery(id, { body }))).toBe(201);
+      const entry = await entryOf(listen.inspectorUrl, id);
+      const command = await (await fetch(`${listen.inspectorUrl}api/deliveries/${entry.id}/curl`)).text();
+      // The one escaping rule of the terminal leaves the command as it is.
+      expect(sanitize(command, { multiline: true })).toBe(command);
+      const atApp = app.received.length;
+      // From a script file, as a paste would run it (one `bash -c` argument could not hold 200 KB either).
+      const script = join(work, `${id}.sh`);
+      writeFileSync(script, command);
+      await run('bash', [script], { cwd: work });
+      const got = await waitFor('the curl request at the app', () => app.received[atApp]);
+      expect(got.body.equals(body)).toBe(true);
+      expect(await verifies(got)).toBe(0);
+    });
+  }
+
+  // Header values are bytes (node:http reads them as latin1): sent as they came, pasteable or as base64.
+  const headers: [string, Buffer][] = [
+    ['a C1 CSI (U+009B)', Buffer.from('a\u009b31mb', 'utf8')],
+    ['a right-to-left override (E2 80 AE)', Buffer.from('\u202etxt.exe', 'utf8')],
+    ['plain UTF-8 (é)', Buffer.from('café', 'utf8')],
+    ['a byte that is not UTF-8', Buffer.from([0x61, 0xff, 0x62])],
+  ];
+  for (const [name, value] of headers) {
+    it(`sends a header with ${name} byte for byte, and the command shows none of it raw`, async () => {
+      const id = `dlv_curlh_${name.replace(/\W+/g, '_')}`;
+      const d = delivery(id);
+      d.headers['x-service-note'] = value.toString('latin1');
+      expect(await post(listen.receiverUrl, d)).toBe(201);
+      const entry = await entryOf(listen.inspectorUrl, id);
+      const command = await (await fetch(`${listen.inspectorUrl}api/deliveries/${entry.id}/curl`)).text();
+      expect(sanitize(command, { multiline: true })).toBe(command);
+      const atApp = app.received.length;
+      await run('bash', ['-c', command], { cwd: work });
+      const got = await waitFor('the curl request at the app', () => app.received[atApp]);
+      expect(Buffer.from(String(got.headers['x-service-note']), 'latin1').equals(value)).toBe(true);
+      expect(await verifies(got)).toBe(0);
     });
   }
 });
