@@ -110,8 +110,8 @@ async function api<T>(path: string, init?: RequestInit): Promise<T> {
 /** Why a re-signed replay was refused for want of this run's cookie (server.ts, /api/session), in the words of what to do. */
 const sessionRefused = (): string =>
   swapped
-    ? 'not sent: the listener was restarted since this page was opened, and its cookie is of the earlier run. Open the address rfs webhooks listen printed in its terminal when it started again (kill -USR2 <its pid> prints a fresh one).'
-    : 'not sent: this page has no cookie of this run of the listener: it was opened without the #… code of an address rfs printed, that code was used already, or the listener was restarted since. Open a fresh address: rfs webhooks listen printed one in its terminal, and kill -USR2 <its pid> prints another.';
+    ? 'replay failed: the listener was restarted since this page was opened, and its cookie is of the earlier run. Open the address rfs webhooks listen printed in its terminal when it started again (kill -USR2 <its pid> prints a fresh one).'
+    : 'replay failed: this page has no cookie of this run of the listener: it was opened without the #… code of an address rfs printed, that code was used already, or the listener was restarted since. Open a fresh address: rfs webhooks listen printed one in its terminal, and kill -USR2 <its pid> prints another.';
 
 const two = (n: number): string => String(n).padStart(2, '0');
 /** A time of the list, 24-hour local: 02:02:07. */
