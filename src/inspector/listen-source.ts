@@ -497,6 +497,7 @@ export class ListenSource implements InspectorSource {
       canReplay: this.o.forward !== undefined,
       canResign: this.o.forward !== undefined,
       hasRequests: false,
+      maxDeliveries: MAX_ENTRIES,
     };
   }
 

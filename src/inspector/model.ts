@@ -13,6 +13,8 @@ export interface InspectorInfo {
   canResign: boolean;
   /** Whether GET /api/requests answers (the sandbox's /api/v1 request log). */
   hasRequests: boolean;
+  /** The most deliveries kept (listen: the newest 1,000, the oldest dropped first); null: no bound (the sandbox's own). The page keeps as many. */
+  maxDeliveries: number | null;
 }
 
 /** One row of the list. */

@@ -79,7 +79,7 @@ export class SandboxSource implements InspectorSource {
   }
 
   info() {
-    return { kind: 'sandbox' as const, forwardTo: null, canReplay: true, canResign: false, hasRequests: true };
+    return { kind: 'sandbox' as const, forwardTo: null, canReplay: true, canResign: false, hasRequests: true, maxDeliveries: null };
   }
 
   /** Newest first by the latest attempt, as the page orders them (./order.ts). */

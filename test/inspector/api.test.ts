@@ -177,7 +177,7 @@ describe('the event stream', () => {
     // The server alone, with a source that sends 10 MB of events: a stalled reader gets a part of them, then the end.
     const listeners = new Set<(s: DeliverySummary) => void>();
     const source: InspectorSource = {
-      info: () => ({ kind: 'listen', forwardTo: null, canReplay: false, canResign: false, hasRequests: false }),
+      info: () => ({ kind: 'listen', forwardTo: null, canReplay: false, canResign: false, hasRequests: false, maxDeliveries: null }),
       list: () => [],
       detail: () => undefined,
       body: () => undefined,

@@ -356,7 +356,7 @@ describe('rfs sandbox --inspect', () => {
       await waitFor('three attempts', async () => ((await attempts.count()) === 3 ? true : undefined));
       for (let i = 0; i < 3; i++) {
         await expect(attempts.nth(i).locator('h4').textContent()).resolves.toMatch(
-          new RegExp(`^attempt ${i + 1}: no answer \\(.*ECONNREFUSED.*\\) in \\d+ ms$`),
+          new RegExp(`^attempt ${i + 1}: connection refused \\(.*ECONNREFUSED.*\\) in \\d+ ms$`),
         );
       }
       // The request log of /api/v1 is there too, and no key reached the page.
