@@ -2,9 +2,10 @@
 // limit (~600 MB). It is read as --input is, at most 1 MiB, and refused with exit 2 at once:
 // the built CLI, as a child process, stays under 200 MB however endless the file is.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RFS_BIN } from '../helpers/child.js';
 
@@ -13,11 +14,7 @@ let preload: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'rfs-metadata-read-'));
   // Loaded before the CLI: writes the process's peak resident memory (KiB) when it exits.
-  preload = join(dir, 'max-rss.mjs');
-  writeFileSync(
-    preload,
-    "import { writeFileSync } from 'node:fs';\nprocess.on('exit', () => writeFileSync(process.env.RSS_OUT, String(process.resourceUsage().maxRSS)));\n",
-  );
+  preload = fileURLToPath(new URL('../helpers/peak-rss.cjs', import.meta.url));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -32,7 +29,7 @@ function rfs(args: string[]): Promise<{ code: number | null; stderr: string; max
       RFS_BASE_URL: 'http://127.0.0.1:9',
       RSS_OUT: rssOut,
     };
-    const child = spawn(process.execPath, ['--import', preload, RFS_BIN, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['--require', preload, RFS_BIN, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
     const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);

@@ -2,13 +2,13 @@
 // JSON were read until V8's string limit (~600 MB of memory, then "Cannot create a string
 // longer than…"). They are read through the one bounded read (core/bounded-read.ts): refused at
 // the first byte no JSON text holds, and past 256 MiB (PUT /_sandbox/state's limit) in any case.
-// Run as the built CLI; the child reports its peak memory (process.resourceUsage) on exit.
+// Run as the built CLI; the child reports its peak memory (VmHWM, test/helpers/peak-rss.cjs) on exit.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SandboxStartError, startSandbox } from '../../src/sandbox/index.js';
 import { RFS_BIN } from '../helpers/child.js';
@@ -18,11 +18,7 @@ let dir: string;
 let rssHook: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'rfs-sandbox-reads-'));
-  rssHook = join(dir, 'rss.mjs');
-  writeFileSync(
-    rssHook,
-    "import { writeFileSync } from 'node:fs';\nprocess.on('exit', () => writeFileSync(process.env.RSS_FILE, String(process.resourceUsage().maxRSS)));\n",
-  );
+  rssHook = fileURLToPath(new URL('../helpers/peak-rss.cjs', import.meta.url));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -38,8 +34,8 @@ interface Exit {
 function sandbox(args: string[]): Promise<Exit> {
   const rssFile = join(dir, `rss-${Math.random().toString(36).slice(2)}`);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', pathToFileURL(rssHook).href, RFS_BIN, 'sandbox', '--port', '0', ...args], {
-      env: { PATH: process.env.PATH, RSS_FILE: rssFile },
+    const child = spawn(process.execPath, ['--require', rssHook, RFS_BIN, 'sandbox', '--port', '0', ...args], {
+      env: { PATH: process.env.PATH, RSS_OUT: rssFile },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

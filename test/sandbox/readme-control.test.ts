@@ -69,8 +69,10 @@ describe('README: the control API', () => {
 
   it('shows a webhook URL the sandbox accepts, and its walk-through runs as written on --seed 42', async () => {
     // The receiver the README points at (127.0.0.1:8787), on a free port here.
+    const section = WEBHOOKS.indexOf('\n## rfs webhooks\n');
+    expect(section, 'docs/webhooks.md has its "## rfs webhooks" section').toBeGreaterThanOrEqual(0);
     const create = /^rfs (webhooks create --url http:\/\/127\.0\.0\.1:8787\/[^#\n>]*?)\s*(?:>.*)?$/m.exec(
-      WEBHOOKS.slice(WEBHOOKS.indexOf('\n## webhooks\n'), WEBHOOKS.indexOf('\n## ', WEBHOOKS.indexOf('\n## webhooks\n') + 4)),
+      WEBHOOKS.slice(section, WEBHOOKS.indexOf('\n## ', section + 4)),
     );
     expect(create, 'a `rfs webhooks create` line for a local receiver').not.toBeNull();
     const created = await rfs(words((create?.[1] ?? '').replace(':8787/', `:${receiver.port}/`)));

@@ -11,7 +11,7 @@ import { runRfs } from '../../helpers/child.js';
 import { LINUX, needs } from '../../helpers/platform.js';
 
 /** Preloaded into the child: its peak RSS (KiB) as the last line of stderr. */
-const PEAK_RSS = fileURLToPath(new URL('./fixtures/peak-rss.cjs', import.meta.url));
+const PEAK_RSS = fileURLToPath(new URL('../../helpers/peak-rss.cjs', import.meta.url));
 
 let dir: string;
 beforeEach(() => {
