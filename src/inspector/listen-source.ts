@@ -177,8 +177,7 @@ function addExchange<A extends { label: string }>(entry: { exchanges: A[] }, ans
 /** How the history reads a replay's line back. */
 const LISTEN_PARTS: HistoryParts<ListenEntryLine, ListenPart> = {
   isPart: isListenPart,
-  // A replay's line read back goes through the same rule as one made now (withoutMadeSignature).
-  addPart: (entry, part) => addExchange(entry, withoutMadeSignature(part.exchange)),
+  addPart: (entry, part) => addExchange(entry, part.exchange),
 };
 
 /**

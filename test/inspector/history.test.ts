@@ -490,6 +490,32 @@ describe("a replay's line", () => {
     await source.close();
   });
 
+  // cli.md, Trust: no signature the listener made in any answer or file. A replay's line read back
+  // (one an older rfs wrote, or a hand-edited file) goes through the rule a replay made now does.
+  it('reads back a re-signed replay line carrying its signature without that signature', async () => {
+    work = mkdtempSync(join(tmpdir(), 'rfs-history-'));
+    const file = join(work, 'h.jsonl');
+    const made = `sha256=${'ab'.repeat(32)}`;
+    const exchange = (label: string) => ({
+      label,
+      at: '2026-11-28T12:00:01.000Z',
+      requestHeaders: { 'x-service-timestamp': '1795953601', 'x-service-signature': made },
+      status: 201,
+      headers: {},
+      bodyBase64: '',
+      bodyTruncated: false,
+      error: null,
+      durationMs: 1,
+    });
+    const lines = [good, { id: good.id, exchange: exchange('replay re-signed') }, { id: good.id, exchange: exchange('replay as sent') }];
+    writeFileSync(file, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`, { mode: 0o600 });
+    const source = await ListenSource.open(replayingOptions(file, 10));
+    const signatures = source.detail(good.id)?.exchanges.map((e) => e.request.headers['x-service-signature']);
+    // The re-signed one says when it was made, not what; one replayed as sent carries the sender's own.
+    expect(signatures).toEqual(['[re-signed by the listener at 2026-11-29T12:00:01.000Z: not kept]', made]);
+    await source.close();
+  });
+
   it('reads a history an older rfs wrote (a whole entry line at each change) as before', async () => {
     work = mkdtempSync(join(tmpdir(), 'rfs-history-'));
     const file = join(work, 'h.jsonl');
